@@ -1,0 +1,126 @@
+"""Scores used in the paper (Joly, Wehenkel & Geurts, section 4.1.1).
+
+* multi-output regression: :func:`macro_r2` (eq. 26) and
+  :func:`half_macro_r2` (Table 6, macro-r2 over the original outputs only);
+* multi-label classification: :func:`lrap` (eq. 25), :func:`hamming_loss`,
+  :func:`subset_zero_one_loss`.
+
+All take ``(Y_true, Y_pred)`` of shape (n_samples, n_outputs); a 1-D array is
+read as a single output. Bad input raises ``ValueError`` naming the argument.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.metrics import label_ranking_average_precision_score, r2_score
+
+__all__ = ["macro_r2", "half_macro_r2", "lrap", "hamming_loss", "subset_zero_one_loss"]
+
+
+def _as_2d(a, name):
+    try:
+        a = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array") from None
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D (n_samples, n_outputs), got {a.ndim}-D")
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {a.shape})")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def _pair(Y_true, Y_pred, min_samples=1):
+    Y_true = _as_2d(Y_true, "Y_true")
+    Y_pred = _as_2d(Y_pred, "Y_pred")
+    if Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"Y_true and Y_pred must have the same shape, got {Y_true.shape} and {Y_pred.shape}"
+        )
+    if Y_true.shape[0] < min_samples:
+        raise ValueError(f"Y_true needs at least {min_samples} samples, got {Y_true.shape[0]}")
+    return Y_true, Y_pred
+
+
+def _check_binary(a, name):
+    if not np.isin(a, (0.0, 1.0)).all():
+        raise ValueError(f"{name} must contain only 0 and 1")
+
+
+def macro_r2(Y_true, Y_pred):
+    """macro-r2 score, eq. 26: 1 - (1/d) sum_j SSE_j / SST_j.
+
+    The mean over the outputs of the coefficient of determination of each
+    output; 1 is perfect, <= 0 is no better than predicting the test mean.
+    Computed with scikit-learn's ``r2_score(multioutput="uniform_average")``,
+    which is exactly eq. 26 whenever every output varies in ``Y_true``.
+
+    Edge case: for an output that is constant in ``Y_true`` (SST_j = 0) eq. 26
+    is undefined; following scikit-learn, that output scores 1.0 if it is
+    predicted exactly and 0.0 otherwise. Needs at least 2 samples.
+    """
+    Y_true, Y_pred = _pair(Y_true, Y_pred, min_samples=2)
+    return float(r2_score(Y_true, Y_pred, multioutput="uniform_average"))
+
+
+def half_macro_r2(Y_true, Y_pred, n_original):
+    """macro-r2 (eq. 26) over the first ``n_original`` outputs only.
+
+    This is the "half-macro-r2" of Table 6 (section 4.2.3), where purely noisy
+    outputs are appended after the original ones and the score is also
+    reported on the original half.
+    """
+    Y_true, Y_pred = _pair(Y_true, Y_pred, min_samples=2)
+    if isinstance(n_original, (bool, np.bool_)) or not isinstance(n_original, numbers.Integral):
+        raise ValueError(f"n_original must be an integer, got {n_original!r}")
+    if not 1 <= n_original <= Y_true.shape[1]:
+        raise ValueError(
+            f"n_original must be between 1 and the number of outputs ({Y_true.shape[1]}), got {n_original}"
+        )
+    n = int(n_original)
+    return macro_r2(Y_true[:, :n], Y_pred[:, :n])
+
+
+def lrap(Y_true, Y_score):
+    """Label ranking average precision, eq. 25 (Schapire & Singer, 2000).
+
+    For each sample and each of its true labels j: the fraction of the labels
+    scored at least as high as j (ties count as ranked above) that are true;
+    averaged over the sample's true labels, then over the samples. 1 is
+    perfect. ``Y_true`` is a 0/1 matrix, ``Y_score`` real-valued scores.
+    Computed with scikit-learn's ``label_ranking_average_precision_score``.
+
+    Edge case: eq. 25 divides by the number of true labels; a sample with no
+    true label (or with every label true) scores 1, as in scikit-learn.
+    """
+    Y_true, Y_score = _pair(Y_true, Y_score)
+    _check_binary(Y_true, "Y_true")
+    return float(label_ranking_average_precision_score(Y_true.astype(int), Y_score))
+
+
+def hamming_loss(Y_true, Y_pred):
+    """Hamming loss: fraction of (sample, label) entries predicted wrong.
+
+    ``Y_true`` and ``Y_pred`` are 0/1 matrices (threshold scores first).
+    0 is perfect.
+    """
+    Y_true, Y_pred = _pair(Y_true, Y_pred)
+    _check_binary(Y_true, "Y_true")
+    _check_binary(Y_pred, "Y_pred")
+    return float(np.mean(Y_true != Y_pred))
+
+
+def subset_zero_one_loss(Y_true, Y_pred):
+    """Subset 0/1 loss: fraction of samples whose label vector is not exactly right.
+
+    ``Y_true`` and ``Y_pred`` are 0/1 matrices. 0 is perfect.
+    """
+    Y_true, Y_pred = _pair(Y_true, Y_pred)
+    _check_binary(Y_true, "Y_true")
+    _check_binary(Y_pred, "Y_pred")
+    return float(np.mean((Y_true != Y_pred).any(axis=1)))
