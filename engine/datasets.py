@@ -16,6 +16,7 @@ the dashboard can show it as is.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
@@ -594,6 +595,19 @@ def _read_limited(file_or_buffer, max_bytes):
     return raw
 
 
+def _check_field_counts(text, sep, n_columns, max_rows):
+    """Refuse ragged rows: pandas pads short rows silently (as empty fields)."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    for k, row in enumerate(reader):
+        if k > max_rows + 1:
+            break
+        if row and len(row) != n_columns:
+            raise ValueError(
+                f"malformed CSV: line {reader.line_num} has {len(row)} fields, "
+                f"the header has {n_columns}"
+            )
+
+
 def load_csv(
     file_or_buffer,
     target_columns,
@@ -670,11 +684,7 @@ def load_csv(
         raise ValueError(f"the file has {df.shape[1]} columns, over the limit of {max_columns}")
     if df.shape[0] - 1 > max_rows:
         raise ValueError(f"the file has more than {max_rows:,} data rows (the limit)")
-    if df.isna().to_numpy().any():  # only short rows leave NaN when na_filter=False
-        bad = int(np.flatnonzero(df.isna().any(axis=1).to_numpy())[0]) + 1
-        raise ValueError(
-            f"malformed CSV: line {bad} has fewer fields than the header ({df.shape[1]})"
-        )
+    _check_field_counts(text, sep, df.shape[1], max_rows)
 
     header = [str(h).strip() for h in df.iloc[0]]
     body = df.iloc[1:]
@@ -685,10 +695,16 @@ def load_csv(
         raise ValueError(f"the header has duplicated column names: {', '.join(dups)}")
     missing = [c for c in target_columns if c not in header]
     if missing:
+        hint = ""
+        if len(header) == 1:
+            for other in (";", "\t", "|"):
+                if other in header[0]:
+                    hint = f" (the file seems to use {other!r} as separator, not {sep!r})"
         raise ValueError(
             f"target column(s) not found: {', '.join(missing)}; the columns are: "
             + ", ".join(header[:50])
             + (" ..." if len(header) > 50 else "")
+            + hint
         )
     if len(target_columns) == len(header):
         raise ValueError("every column is a target: at least one feature column is needed")
