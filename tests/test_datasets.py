@@ -257,7 +257,7 @@ def test_generator_bad_arguments(kwargs, arg):
         make_friedman_dataset(structure, **full)
 
 
-def test_generator_validates_before_work(monkeypatch):
+def test_generator_validates_before_work():
     # a huge n_samples with a bad later argument must fail fast, without allocating
     with pytest.raises(ValueError, match="noise"):
         make_friedman1_multioutput("ind", n_samples=10**12, n_outputs=10**6, noise=-1)
