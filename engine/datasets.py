@@ -620,6 +620,9 @@ def load_csv(
 ) -> Dataset:
     """Parse a user's CSV file into a :class:`Dataset` (data only, nothing is evaluated).
 
+    ``name`` defaults to the file's name without extension when the source
+    has one (a path, or an upload object with a ``name`` attribute).
+
     The file needs a header row; ``target_columns`` (a column name or a list
     of names) are the outputs and every other column is a feature. All values
     must be numbers. A gzip-compressed file is accepted too.
@@ -654,6 +657,13 @@ def load_csv(
     if len(set(target_columns)) != len(target_columns):
         raise ValueError("target_columns lists the same column twice")
 
+    if name == "uploaded":  # default: use the file's own name when it has one
+        src = getattr(file_or_buffer, "name", file_or_buffer)
+        if isinstance(src, (str, os.PathLike)):
+            stem = Path(src).name
+            for suffix in (".gz", ".csv"):
+                stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
+            name = stem or name
     raw = _read_limited(file_or_buffer, max_bytes)
     try:
         text = raw.decode("utf-8-sig")

@@ -491,6 +491,16 @@ def test_load_csv_round_trip(tmp_path):
         np.testing.assert_array_equal(again.Y, back.Y)
 
 
+def test_load_csv_name_from_file(tmp_path):
+    path = tmp_path / "my_data.csv"
+    path.write_text(GOOD)
+    assert load_csv(path, ["y1"]).name == "my_data"
+    buf = io.BytesIO(GOOD.encode())
+    buf.name = "upload.csv.gz"  # like streamlit's UploadedFile
+    assert load_csv(buf, ["y1"]).name == "upload"
+    assert load_csv(GOOD.encode(), ["y1"], name="x").name == "x"
+
+
 def test_load_csv_target_order_and_task():
     data = load_csv(GOOD.encode(), ["y2", "a"])
     assert data.target_names == ["y2", "a"]

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from sklearn.metrics import hamming_loss as sk_hamming
 from sklearn.metrics import zero_one_loss as sk_zero_one
 
@@ -94,6 +97,27 @@ def test_lrap_matches_eq25_with_ties(seed):
     assert lrap(Y, F) == pytest.approx(brute_lrap(Y, F), abs=1e-12)
     G = rng.normal(size=(n, d))
     assert lrap(Y, G) == pytest.approx(brute_lrap(Y, G), abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.integers(2, 6).flatmap(
+            lambda d: st.tuples(
+                arrays(np.int8, (n, d), elements=st.integers(0, 1)),
+                arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, 0.0, 0.5, 2.0])),
+            )
+        )
+    )
+)
+def test_lrap_property(data):
+    Y, F = data
+    Y = Y.astype(float)
+    keep = (Y.sum(axis=1) > 0) & (Y.sum(axis=1) < Y.shape[1])
+    if not keep.any():
+        return
+    Y, F = Y[keep], F[keep]
+    assert lrap(Y, F) == pytest.approx(brute_lrap(Y, F), abs=1e-12)
 
 
 def test_lrap_reference_points():
