@@ -48,7 +48,9 @@ def friedman1_output_correlation(structure: str, n_outputs: int = 16, var_f: flo
     else:
         cov = (v + 1.0) * np.eye(n_outputs)
     sd = np.sqrt(np.diag(cov))
-    return cov / np.outer(sd, sd)
+    corr = cov / np.outer(sd, sd)
+    np.fill_diagonal(corr, 1.0)  # exactly, not 1 + rounding error
+    return np.clip(corr, -1.0, 1.0)
 
 
 def output_correlation_figure(n_outputs: int = 16, var_f: float | None = None) -> go.Figure:
