@@ -35,7 +35,7 @@ navigation = st.navigation(
 st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
 
 with st.sidebar:
-    st.markdown(f"### 🌳 {PAGE_TITLE}")
+    st.markdown(f"### {PAGE_TITLE}")
     st.caption("Multi-output tree ensembles with random projections of the output space.")
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
 

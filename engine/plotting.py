@@ -60,15 +60,16 @@ def output_correlation_figure(n_outputs: int = 16, var_f: float | None = None) -
     (chain), one block (group) and the identity (ind). One shared colour scale on [0, 1].
     """
     v = friedman1_variance() if var_f is None else float(var_f)
+    corrs = {s: friedman1_output_correlation(s, n_outputs, v) for s in STRUCTURES}
     titles = {
-        "chain": "chain: noise piles up along the outputs",
-        "group": "group: one signal, independent noise",
-        "ind": "ind: independent outputs",
+        "chain": f"<b>chain</b><br><span style='font-size:12px'>corr with y1 falls to {corrs['chain'][0, -1]:.2f}</span>",
+        "group": f"<b>group</b><br><span style='font-size:12px'>every pair at {corrs['group'][0, -1]:.2f}</span>",
+        "ind": "<b>ind</b><br><span style='font-size:12px'>uncorrelated</span>",
     }
     fig = make_subplots(rows=1, cols=3, subplot_titles=[titles[s] for s in STRUCTURES], horizontal_spacing=0.07)
     labels = [f"y{j}" for j in range(1, n_outputs + 1)]
     for col, structure in enumerate(STRUCTURES, start=1):
-        corr = friedman1_output_correlation(structure, n_outputs, v)
+        corr = corrs[structure]
         fig.add_trace(
             go.Heatmap(
                 z=corr,
@@ -82,13 +83,17 @@ def output_correlation_figure(n_outputs: int = 16, var_f: float | None = None) -
             col=col,
         )
         axis = "" if col == 1 else str(col)
-        fig.update_xaxes(showticklabels=False, ticks="", row=1, col=col)
-        # matrix orientation: y1 at the top; square cells
-        fig.update_yaxes(autorange="reversed", showticklabels=False, ticks="", scaleanchor=f"x{axis}", row=1, col=col)
+        # Square cells; "domain" shrinks the panel rather than padding the axis range, and
+        # "top" keeps it right under its title. Matrix orientation: y1 at the top left.
+        fig.update_xaxes(showticklabels=False, ticks="", constrain="domain", row=1, col=col)
+        fig.update_yaxes(
+            autorange="reversed", showticklabels=False, ticks="", scaleanchor=f"x{axis}",
+            constrain="domain", constraintoward="top", row=1, col=col,
+        )  # fmt: skip
     fig.update_layout(
-        coloraxis={"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "corr"}}},
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        height=340,
+        coloraxis={"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "corr"}, "len": 0.9, "y": 1.0, "yanchor": "top", "thickness": 14}},
+        margin={"l": 10, "r": 10, "t": 56, "b": 0},
+        height=320,
         meta={"n_outputs": n_outputs, "var_f": v},
     )
     fig.update_annotations(font_size=13)

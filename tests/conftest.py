@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-VIEWPORT = {"width": 1280, "height": 1800}  # tall: Streamlit scrolls inside its own container
+VIEWPORT = {"width": 1280, "height": 2200}  # tall: Streamlit scrolls inside its own container
 
 _screenshot_dir_key = pytest.StashKey[Path]()
 
