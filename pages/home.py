@@ -70,14 +70,18 @@ st.markdown("Each preset opens a page with the settings of a figure or table fro
 # are listed as "coming soon" so the tour already shows what the app will reproduce.
 registered = st.session_state.get("app_registered_pages", ())
 available = presets_for(registered)
-for preset in PRESETS:
-    if preset in available:
-        st.page_link(
-            preset["page"],
-            label=preset["label"],
-            icon="▶️",
-            help=preset["description"],
-            query_params=preset["query_params"],
+links = [p for p in PRESETS if p in available]
+for preset in links:
+    st.page_link(
+        preset["page"],
+        label=preset["label"],
+        icon="▶️",
+        help=preset["description"],
+        query_params=preset["query_params"],
+    )
+if len(links) < len(PRESETS):
+    st.markdown(
+        "\n".join(
+            f"- {p['label']} · *coming soon*: {p['description']}" for p in PRESETS if p not in available
         )
-    else:
-        st.markdown(f"- {preset['label']} · *coming soon*: {preset['description']}")
+    )

@@ -1,5 +1,6 @@
 """AppTest (no browser): the app frame and the Home page, started from the entry point."""
 
+import ast
 import base64
 import json
 from pathlib import Path
@@ -42,6 +43,21 @@ def test_sidebar_frame(at):
     assert at.sidebar.caption[0].value
 
 
+def test_page_table_is_well_formed():
+    # app.py's PAGES is a literal list of (file, title, icon); read it without running streamlit.
+    tree = ast.parse(Path(APP).read_text())
+    (pages,) = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "PAGES"
+    ]
+    assert pages[0] == ("pages/home.py", "Home", "🏠")
+    for path, title, icon in pages:
+        assert (Path(APP).parent / path).is_file(), path
+        assert title and icon and not icon.startswith(":material/")  # material icons load fonts online
+    assert len({t for _, t, _ in pages}) == len(pages)
+
+
 def test_registered_pages_are_shared_with_pages(at):
     assert at.session_state["app_registered_pages"] == ("pages/home.py",)
 
@@ -64,8 +80,7 @@ def test_presets_of_unregistered_pages_are_not_links(at):
     assert len(at.get("page_link")) == 0
     text = " ".join(m.value for m in at.markdown)
     for preset in PRESETS:
-        assert preset["label"] in text
-    assert text.count("coming soon") == len(PRESETS)
+        assert f"{preset['label']} · *coming soon*" in text
 
 
 def test_presets_of_registered_pages_are_links(monkeypatch):
@@ -84,4 +99,6 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     assert [link.proto.label for link in links] == ["Back to the tour"]
     assert links[0].proto.query_string == "problem=group&seed=3"
     assert links[0].proto.help == "test preset"
-    assert " ".join(m.value for m in at.markdown).count("coming soon") == len(PRESETS)
+    text = " ".join(m.value for m in at.markdown)
+    assert text.count("coming soon") == len(PRESETS)
+    assert "Back to the tour" not in text
