@@ -1,0 +1,42 @@
+"""Entry point of the dashboard: page config, navigation and the sidebar frame.
+
+Run with ``streamlit run app.py`` from the repository root. Every page is a file in
+``pages/``, registered below with ``st.navigation`` (so Streamlit's legacy
+auto-discovery of ``pages/`` is off). Adding a page is one line in ``PAGES``.
+"""
+
+import streamlit as st
+
+PAGE_TITLE = "rpo-explorer"
+PAPER_URL = "https://arxiv.org/abs/1905.07558"
+
+# (file, title, icon), in sidebar order; the first one is the default page.
+# Emoji icons only: ":material/...:" icons make the browser fetch fonts online.
+PAGES = [
+    ("pages/home.py", "Home", "🏠"),
+    # Planned, add each line once its file exists:
+    # ("pages/data.py", "Data", "🧮"),
+    # ("pages/convergence.py", "Convergence", "📈"),
+    # ("pages/bias_variance.py", "Bias–variance", "🎯"),
+    # ("pages/projections.py", "Projections", "🎲"),
+    # ("pages/forests.py", "Forests", "🌲"),
+    # ("pages/benchmark.py", "Benchmark", "⏱️"),
+]
+
+# Plain session_state key: the registered page files, so a page (Home's presets) can link
+# only to pages that exist. st.page_link to an unregistered file raises an error.
+REGISTERED_PAGES_KEY = "app_registered_pages"
+
+st.set_page_config(page_title=PAGE_TITLE, page_icon="🌳", layout="wide")
+
+navigation = st.navigation(
+    [st.Page(path, title=title, icon=icon, default=(i == 0)) for i, (path, title, icon) in enumerate(PAGES)]
+)
+st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
+
+with st.sidebar:
+    st.markdown(f"### {PAGE_TITLE}")
+    st.caption("Multi-output tree ensembles with random projections of the output space.")
+    st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
+
+navigation.run()

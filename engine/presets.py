@@ -1,0 +1,74 @@
+"""Presets: one-click starting points that reproduce a figure or table of the paper.
+
+Plain Python (no streamlit), so the app, scripts and tests share one definition.
+
+Each preset is a dict with
+    label         text of the link ("Figure 1a: convergence on chain")
+    page          the target page file, relative to the repository root ("pages/convergence.py"),
+                  exactly as it is registered in ``app.py``
+    query_params  dict of str -> str that the target page reads from ``st.query_params``
+                  (widgets bound with ``bind="query-params"`` pick them up)
+    description   one sentence saying what the user will see
+
+The Home page renders a preset as a link only when its target page is registered in
+``app.py``; presets of pages that are not written yet are listed without a link. The
+query-parameter names are provisional until their target page exists: whoever writes a
+page must keep its widget keys and the names here in step (``tests/test_app.py`` checks
+that a registered page's presets render as links).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# Stumps (2 leaves), learning rate 0.1, square loss: the setting of Figure 1 (section 4.2.2).
+_FIGURE1 = {"learning_rate": "0.1", "max_leaf_nodes": "2", "seed": "0"}
+
+PRESETS: list[dict] = [
+    {
+        "label": "Figure 1a: convergence on chain",
+        "page": "pages/convergence.py",
+        "query_params": {"problem": "chain", **_FIGURE1},
+        "description": "st-gbrt, gbmort and gbrt-rpo on friedman1-chain: sharing trees converges far faster.",
+    },
+    {
+        "label": "Figure 1b: convergence on group",
+        "page": "pages/convergence.py",
+        "query_params": {"problem": "group", **_FIGURE1},
+        "description": "The same three methods on friedman1-group, where averaging outputs filters noise.",
+    },
+    {
+        "label": "Figure 1c: convergence on ind",
+        "page": "pages/convergence.py",
+        "query_params": {"problem": "ind", **_FIGURE1},
+        "description": "Independent outputs: single-target boosting reaches the best optimum.",
+    },
+    {
+        "label": "Figure 5: projection size",
+        "page": "pages/projections.py",
+        "query_params": {"projection": "gaussian", "n_components": "1,98,196,491", "seed": "0"},
+        "description": "gbmort versus gbrt-relabel-rpo with q random projections: score against fit time.",
+    },
+    {
+        "label": "Table 4: all methods on chain / group / ind",
+        "page": "pages/benchmark.py",
+        "query_params": {"table": "4"},
+        "description": "artificial-gbrt, st-gbrt, gbmort and both rpo variants, macro-r2 on the test set.",
+    },
+    {
+        "label": "Bias–variance of stumps vs depth",
+        "page": "pages/bias_variance.py",
+        "query_params": {"problem": "group", "sweep": "max_depth", "seed": "0"},
+        "description": "How bias² and variance move as the trees grow from stumps to deeper trees.",
+    },
+]
+
+
+def presets_for(registered_pages: Iterable[str], presets: list[dict] | None = None) -> list[dict]:
+    """Return the presets whose target page is in ``registered_pages`` (order kept)."""
+    registered = {_norm(p) for p in registered_pages}
+    return [p for p in (PRESETS if presets is None else presets) if _norm(p["page"]) in registered]
+
+
+def _norm(path: str) -> str:
+    return str(path).replace("\\", "/").removeprefix("./")
