@@ -183,14 +183,22 @@ def line_search(loss, y, f, a, sample_weight=None):
     def deriv(rho):
         return -float((w * a) @ (2.0 * y * expit(-2.0 * y * (f + rho * a))))
 
+    # Separable along +a (every weighted sample has y a >= 0) or along -a:
+    # the loss decreases forever and the minimum is at +-infinity; return
+    # the documented bound instead.
+    active = (w * a) != 0
+    if np.all(y[active] * a[active] > 0):
+        return LOGISTIC_RHO_MAX
+    if np.all(y[active] * a[active] < 0):
+        return -LOGISTIC_RHO_MAX
+    # Otherwise D -> +-2 sum w|a| over the misclassified side as rho -> +-inf,
+    # so a finite bracket exists (no underflow issue).
     d0 = deriv(0.0)
     if d0 == 0.0:
         return 0.0
     direction = 1.0 if d0 < 0 else -1.0
     bound = 1.0
     while deriv(direction * bound) * direction < 0:
-        if bound >= LOGISTIC_RHO_MAX:
-            return direction * LOGISTIC_RHO_MAX  # separable: minimum at infinity
         bound *= 2.0
     lo, hi = sorted((0.0, direction * bound))
     return float(brentq(deriv, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500))

@@ -21,7 +21,10 @@ squared deviations) so that large target offsets do not cancel.
 import numpy as np
 
 FEATURE_THRESHOLD = 1e-7  # same constant as scikit-learn's splitter
-TIE_RTOL = 1e-10  # candidates within this relative gap of the best are "tied"
+# Candidates whose improvement is within TIE_RTOL of the best are "tied"; the
+# gap is taken relative to max(|best improvement|, SSE(node)), the scale of
+# the rounding error in an improvement.
+TIE_RTOL = 1e-10
 
 
 def _as_inputs(X, T, sample_weight):

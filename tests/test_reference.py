@@ -16,6 +16,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.tree import DecisionTreeRegressor
 
 from reference_boosting import (
+    LOGISTIC_RHO_MAX,
     LOSSES,
     STRATEGIES,
     init_constant,
@@ -71,13 +72,14 @@ def test_split_matches_sklearn_stump(seed, n_outputs, weighted, min_samples_leaf
 
     assert ours["feature"] == tree.feature[0]
     assert ours["threshold"] == tree.threshold[0]  # same float32 midpoint, bit for bit
-    assert (ours["n_left"], ours["n_right"]) == (tree.n_node_samples[left], tree.n_node_samples[right])
+    assert ours["n_left"] == tree.n_node_samples[left]
+    assert ours["n_right"] == tree.n_node_samples[right]
     # scikit-learn's impurity is the MEAN over outputs of the variances; ours the SUM.
     np.testing.assert_allclose(ours["impurity"], n_outputs * tree.impurity[0], rtol=1e-9)
     np.testing.assert_allclose(ours["impurity_left"], n_outputs * tree.impurity[left], rtol=1e-9)
     np.testing.assert_allclose(ours["impurity_right"], n_outputs * tree.impurity[right], rtol=1e-9)
-    np.testing.assert_allclose(ours["value_left"], tree.value[left].ravel(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ours["value_right"], tree.value[right].ravel(), rtol=1e-12, atol=1e-12)
+    for side, node in (("value_left", left), ("value_right", right)):
+        np.testing.assert_allclose(ours[side], tree.value[node].ravel(), rtol=1e-12, atol=1e-12)
 
 
 def test_split_quantities_are_consistent():
@@ -121,14 +123,22 @@ def test_split_beats_every_single_candidate(seed, n, msl):
         np.testing.assert_allclose(s["improvement"], best_direct, rtol=1e-9, atol=1e-12)
 
 
-def test_split_is_numerically_careful_with_large_offsets():
-    """Two-pass SSE: a 1e6 offset in the targets changes nothing (one-pass would lose ~1e-4)."""
+@pytest.mark.parametrize("offset", [1e6, 1e8])
+def test_split_is_numerically_careful_with_large_offsets(offset):
+    """Two-pass SSE: a large offset in the targets changes nothing (a one-pass
+    sum-of-squares formula loses ~all digits at 1e8)."""
     X, Y, w = _data(2)
     a = brute_force_best_split(X, Y, w)
-    b = brute_force_best_split(X, Y + 1e6, w)
-    assert (a["feature"], a["threshold"]) == (b["feature"], b["threshold"])
+    b = brute_force_best_split(X, Y + offset, w)
+    for key in ("feature", "threshold", "n_ties"):
+        assert a[key] == b[key]
     for key in ("impurity", "impurity_left", "impurity_right", "improvement"):
         np.testing.assert_allclose(b[key], a[key], rtol=1e-7)
+    # exact ties survive the offset too (every candidate is evaluated carefully)
+    x = np.arange(4.0)[:, None]
+    t = brute_force_best_split(x, np.array([0.0, 5.0, 5.0, 0.0]) + offset)
+    assert (t["n_ties"], t["threshold"]) == (2, 0.5)
+    np.testing.assert_allclose(t["improvement"], 25 / 3, rtol=1e-7)
 
 
 def test_split_ties_pick_lowest_feature_then_lowest_threshold():
@@ -235,7 +245,9 @@ def test_line_search_hits_the_minimum(loss, seed):
     def h(r):
         return _objective(loss, y, f, a, w, r)
 
-    res = minimize_scalar(h, bounds=(rho - 10, rho + 10), method="bounded", options={"xatol": 1e-12})
+    res = minimize_scalar(
+        h, bounds=(rho - 10, rho + 10), method="bounded", options={"xatol": 1e-12}
+    )
     assert h(rho) <= res.fun + 1e-10
     grid = rho + np.linspace(-2, 2, 4001)
     assert h(rho) <= min(h(r) for r in grid) + 1e-12
@@ -278,7 +290,8 @@ def test_line_search_zero_direction_gives_zero():
     y = np.array([1.0, -1.0, 1.0])
     for loss in LOSSES:
         assert line_search(loss, y, np.zeros(3), np.zeros(3)) == 0.0
-        assert line_search(loss, y, np.zeros(3), np.array([1.0, 2.0, 0.0]), np.array([0.0, 0.0, 1.0])) == 0.0
+        a, w = np.array([1.0, 2.0, 0.0]), np.array([0.0, 0.0, 1.0])  # w * a == 0
+        assert line_search(loss, y, np.zeros(3), a, w) == 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +305,8 @@ def test_single_target_one_output_matches_sklearn_gbr(learning_rate, weighted):
     w = w if weighted else None
     n_steps = 25
     ref = reference_boosting(
-        X, y, strategy="single_target", learning_rate=learning_rate, n_steps=n_steps, sample_weight=w
+        X, y, strategy="single_target", learning_rate=learning_rate, n_steps=n_steps,
+        sample_weight=w,
     )
     gbr = GradientBoostingRegressor(
         loss="squared_error", max_depth=1, learning_rate=learning_rate, n_estimators=n_steps,
@@ -301,7 +315,8 @@ def test_single_target_one_output_matches_sklearn_gbr(learning_rate, weighted):
     for ours, theirs in zip(ref["staged_raw"], gbr.staged_predict(X), strict=True):
         np.testing.assert_allclose(ours[:, 0], theirs, rtol=0, atol=1e-8)
     X_new = np.random.default_rng(7).uniform(size=(30, X.shape[1]))
-    for ours, theirs in zip(ref["staged_predict_raw"](X_new), gbr.staged_predict(X_new), strict=True):
+    stages = ref["staged_predict_raw"](X_new)
+    for ours, theirs in zip(stages, gbr.staged_predict(X_new), strict=True):
         np.testing.assert_allclose(ours[:, 0], theirs, rtol=0, atol=1e-8)
 
 
@@ -309,7 +324,9 @@ def test_single_target_one_output_matches_sklearn_gbr(learning_rate, weighted):
 def test_multi_output_square_loss_rho_is_one_and_first_tree_is_sklearn(weighted):
     X, Y, w = _data(8)
     w = w if weighted else np.ones(len(Y))
-    ref = reference_boosting(X, Y, strategy="multi_output", n_steps=6, max_leaf_nodes=3, sample_weight=w)
+    ref = reference_boosting(
+        X, Y, strategy="multi_output", n_steps=6, max_leaf_nodes=3, sample_weight=w
+    )
     np.testing.assert_allclose(ref["rho"], 1.0, rtol=0, atol=1e-12)
 
     mean = np.average(Y, axis=0, weights=w)
@@ -321,7 +338,8 @@ def test_multi_output_square_loss_rho_is_one_and_first_tree_is_sklearn(weighted)
     np.testing.assert_allclose(rho_eq20, 1.0, atol=1e-12)
     np.testing.assert_allclose(ref["staged_raw"][0], mean + 0.1 * A, rtol=0, atol=1e-12)
     # and the multi-output stump agrees with the brute-force split oracle
-    stump = reference_boosting(X, Y, strategy="multi_output", n_steps=1, sample_weight=w)["trees"][0][0]
+    stump = reference_boosting(X, Y, strategy="multi_output", n_steps=1, sample_weight=w)
+    stump = stump["trees"][0][0]
     s = brute_force_best_split(X, Y - mean, w)
     assert (stump.tree_.feature[0], stump.tree_.threshold[0]) == (s["feature"], s["threshold"])
 
@@ -335,7 +353,8 @@ def test_identity_projection_relabel_equals_multi_output(loss, weighted):
     d, n_steps = Y.shape[1], 8
     kw = dict(loss=loss, learning_rate=0.3, n_steps=n_steps, max_leaf_nodes=4, sample_weight=w)
     mo = reference_boosting(X, Y, strategy="multi_output", **kw)
-    rl = reference_boosting(X, Y, strategy="projected_relabel", projections=[np.eye(d)] * n_steps, **kw)
+    identity = [np.eye(d)] * n_steps
+    rl = reference_boosting(X, Y, strategy="projected_relabel", projections=identity, **kw)
     np.testing.assert_allclose(rl["rho"], mo["rho"], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(rl["train_loss"], mo["train_loss"], rtol=1e-10)
     for a, b in zip(rl["staged_raw"], mo["staged_raw"], strict=True):
@@ -362,15 +381,20 @@ def test_projected_square_loss_rho_follows_eq23_and_relabel_rho_is_one():
     d = Y.shape[1]
     rng = np.random.default_rng(13)
     phis = [rng.normal(size=(1, d)) for _ in range(3)]
-    pr = reference_boosting(X, Y, strategy="projected", n_steps=3, projections=phis, sample_weight=w)
+    pr = reference_boosting(
+        X, Y, strategy="projected", n_steps=3, projections=phis, sample_weight=w
+    )
     G = Y - np.average(Y, axis=0, weights=w)
-    tree = DecisionTreeRegressor(max_leaf_nodes=2, random_state=0).fit(X, G @ phis[0][0], sample_weight=w)
+    tree = DecisionTreeRegressor(max_leaf_nodes=2, random_state=0)
+    tree.fit(X, G @ phis[0][0], sample_weight=w)
     a = tree.predict(X)
     np.testing.assert_allclose(pr["rho"][0], (w * a) @ G / ((w * a) @ a), rtol=1e-12)  # eq. 23
     assert np.ptp(pr["rho"][0]) > 0.01  # outputs get different weights
     # Section 3.3.1: with output sub-sampling and relabelling, rho is all ones.
     subs = [np.eye(d)[[k % d]] for k in range(5)]
-    rl = reference_boosting(X, Y, strategy="projected_relabel", n_steps=5, projections=subs, sample_weight=w)
+    rl = reference_boosting(
+        X, Y, strategy="projected_relabel", n_steps=5, projections=subs, sample_weight=w
+    )
     np.testing.assert_allclose(rl["rho"], 1.0, atol=1e-12)
 
 
@@ -416,7 +440,8 @@ def test_single_target_fits_one_tree_per_output_on_its_own_gradient():
     ref = reference_boosting(X, Y, strategy="single_target", n_steps=2)
     assert all(len(trees) == 3 for trees in ref["trees"])
     F0, F1 = ref["staged_raw"][0], ref["staged_raw"][1]
-    np.testing.assert_allclose(F1[:, 1] - F0[:, 1], -3 * (F1[:, 0] - F0[:, 0]), rtol=1e-9, atol=1e-10)
+    step0, step1 = F1[:, 0] - F0[:, 0], F1[:, 1] - F0[:, 1]
+    np.testing.assert_allclose(step1, -3 * step0, rtol=1e-9, atol=1e-10)
     tree0 = DecisionTreeRegressor(max_leaf_nodes=2, random_state=0).fit(X, Y[:, 2] - Y[:, 2].mean())
     np.testing.assert_allclose(F0[:, 2], Y[:, 2].mean() + 0.1 * tree0.predict(X), atol=1e-12)
 
@@ -428,3 +453,10 @@ def test_projected_strategies_require_projections():
             reference_boosting(X, Y, strategy=strategy, n_steps=2)
     with pytest.raises(ValueError):
         reference_boosting(X, Y, strategy="projected", n_steps=1, projections=[np.eye(3)])
+
+
+def test_logistic_line_search_on_separable_data_stops_at_the_bound():
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    # a agrees in sign with y everywhere: the loss decreases forever along +a
+    assert line_search("logistic", y, np.zeros(4), 0.5 * y) == LOGISTIC_RHO_MAX
+    assert line_search("logistic", y, np.zeros(4), -0.5 * y) == -LOGISTIC_RHO_MAX
