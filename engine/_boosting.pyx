@@ -210,6 +210,56 @@ cdef float64_t _logistic_line_search(const float64_t* y, const float64_t* f, int
     return rho
 
 
+cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, const int32_t* leaf,
+                                 const float64_t* w, intp_t n, intp_t d, float64_t* rho,
+                                 float64_t* num) noexcept nogil:
+    """Eq. 23 for every output at once: rho_j = sum_i w_i G_ij g_i / sum_i w_i g_i^2."""
+    cdef intp_t i, j
+    cdef float64_t a, wa, den = 0.0
+    for j in range(d):
+        num[j] = 0.0
+    for i in range(n):
+        if w[i] == 0.0:
+            continue
+        a = values[leaf[i]]
+        wa = w[i] * a
+        den += wa * a
+        for j in range(d):
+            num[j] += wa * G[i * d + j]
+    for j in range(d):
+        rho[j] = num[j] / den if den > 0.0 else 0.0
+
+
+cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
+                               const float64_t* values, const int32_t* leaf, intp_t nv,
+                               const float64_t* scale, const float64_t* w,
+                               intp_t n, intp_t d) noexcept nogil:
+    """F += scale ⊙ tree(x); G = Y - F; return sum_i w_i 0.5 |G_i|^2 (square loss)."""
+    cdef intp_t i, j, c
+    cdef float64_t a, g, acc, total = 0.0
+    cdef const float64_t* v
+    for i in range(n):
+        acc = 0.0
+        if nv == 1:
+            a = values[leaf[i]]
+            for j in range(d):
+                c = i * d + j
+                F[c] += scale[j] * a
+                g = Y[c] - F[c]
+                G[c] = g
+                acc += g * g
+        else:
+            v = values + leaf[i] * nv
+            for j in range(d):
+                c = i * d + j
+                F[c] += scale[j] * v[j]
+                g = Y[c] - F[c]
+                G[c] = g
+                acc += g * g
+        total += w[i] * 0.5 * acc
+    return total
+
+
 # ---------------------------------------------------------------- the loop
 
 cdef class Workspace:
@@ -220,6 +270,7 @@ cdef class Workspace:
     cdef int32_t[::1] leaf              # n: leaf of every training sample
     cdef int32_t[::1] eval_leaf         # n_eval
     cdef int32_t[::1] perm              # n: for sub-sampling without replacement
+    cdef float64_t[::1] scale           # d: learning_rate * rho of the current step
     cdef RatioWeight* work
     cdef object work_buffer
 
@@ -230,6 +281,7 @@ cdef class Workspace:
         self.leaf = np.zeros(n, dtype=np.int32)
         self.eval_leaf = np.zeros(max(n_eval, 1), dtype=np.int32)
         self.perm = np.arange(n, dtype=np.int32)
+        self.scale = np.zeros(max(d, 1))
         self.work_buffer = np.zeros(2 * max(n, 1))
         cdef float64_t[::1] buf = self.work_buffer
         self.work = <RatioWeight*> &buf[0]
@@ -311,6 +363,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
         W_eval += w_eval[i]
 
     cdef float64_t* G = &ws.gradient[0, 0]
+    cdef float64_t* scale = &ws.scale[0]
     cdef float64_t* T = &ws.targets[0, 0]
     cdef float64_t* wstep = &ws.step_weight[0]
     cdef int32_t* leaf = &ws.leaf[0]
@@ -324,8 +377,12 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
     cdef const float32_t* Xe = &X_eval[0, 0] if has_eval else NULL
 
     with nogil:
+        if strategy != SINGLE_TARGET:
+            for i in range(n * d):
+                G[i] = negative_gradient(loss, Yp[i], Fp[i])
         for m in range(n_steps):
             rho_row = &rho[m, 0]
+            total = 0.0
             if strategy == SINGLE_TARGET:
                 for j in range(d):
                     _draw_in_bag(&sample_weight[0], wstep, &ws.perm[0], n, subsample, rng)
@@ -340,8 +397,10 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                         rho_j = line_search(loss, Yp + j, Fp + j, d, values, leaf, 1, 0,
                                             wstep, n, ws.work)
                     rho_row[j] = rho_j
+                    # Update output j and add its share of the training loss.
                     for i in range(n):
                         Fp[i * d + j] += lr * rho_j * values[leaf[i]]
+                        total += sample_weight[i] * loss_value(loss, Yp[i * d + j], Fp[i * d + j])
                     if has_eval:
                         tree = store._n_trees - 1
                         for e in range(n_eval):
@@ -349,8 +408,6 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                             F_eval[e, j] += lr * rho_j * values[k]
             else:
                 _draw_in_bag(&sample_weight[0], wstep, &ws.perm[0], n, subsample, rng)
-                for i in range(n * d):
-                    G[i] = negative_gradient(loss, Yp[i], Fp[i])
                 if strategy == MULTI_OUTPUT:
                     grower.grow(store, G, d, G, wstep, rng)
                 else:
@@ -370,17 +427,29 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                 _leaves_of_training_samples(grower, store, leaf)
                 values = store._values
                 nv = store.n_values
+                if loss == SQUARED_ERROR and strategy == PROJECTED:
+                    _squared_rho_projected(G, values, leaf, wstep, n, d, rho_row, scale)
                 for j in range(d):
                     col = 0 if nv == 1 else j
                     if loss == SQUARED_ERROR and strategy != PROJECTED:
                         rho_row[j] = 1.0   # eq. 20 equals 1 when leaves are mean gradients
-                    else:
+                    elif loss != SQUARED_ERROR:
                         rho_row[j] = line_search(loss, Yp + j, Fp + j, d, values, leaf, nv, col,
                                                  wstep, n, ws.work)
-                for i in range(n):
-                    for j in range(d):
-                        col = 0 if nv == 1 else j
-                        Fp[i * d + j] += lr * rho_row[j] * values[leaf[i] * nv + col]
+                    scale[j] = lr * rho_row[j]
+                # One pass: update F, the next step's gradient and the training loss.
+                if loss == SQUARED_ERROR:
+                    total = _update_squared(Yp, Fp, G, values, leaf, nv, scale, &sample_weight[0], n, d)
+                else:
+                    for i in range(n):
+                        acc = 0.0
+                        for j in range(d):
+                            col = 0 if nv == 1 else j
+                            c = i * d + j
+                            Fp[c] += scale[j] * values[leaf[i] * nv + col]
+                            G[c] = negative_gradient(loss, Yp[c], Fp[c])
+                            acc += loss_value(loss, Yp[c], Fp[c])
+                        total += sample_weight[i] * acc
                 if has_eval:
                     tree = store._n_trees - 1
                     for e in range(n_eval):
@@ -388,13 +457,6 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                         for j in range(d):
                             col = 0 if nv == 1 else j
                             F_eval[e, j] += lr * rho_row[j] * values[k * nv + col]
-            # Training loss (summed over outputs, weighted mean over samples).
-            total = 0.0
-            for i in range(n):
-                acc = 0.0
-                for j in range(d):
-                    acc += loss_value(loss, Yp[i * d + j], Fp[i * d + j])
-                total += sample_weight[i] * acc
             train_loss[m] = total / W
             if has_eval:
                 total = 0.0

@@ -7,7 +7,7 @@ cdef struct SplitRecord:
     intp_t feature            # split feature
     intp_t n_left             # samples going left (the first n_left of the node's range)
     float64_t threshold       # go left when x <= threshold
-    float64_t proxy           # |S_left|^2 / W_left + |S_right|^2 / W_right
+    float64_t gain            # |S_left - W_left m|^2 / (W_left W_right); SSE decrease / W
     float64_t weight_left     # sum of weights going left
 
 
@@ -37,7 +37,13 @@ cdef class TreeGrower:
     cdef intp_t min_samples_split
     cdef intp_t max_features
     cdef bint random_splits                 # extra-trees: one random threshold per feature
+    cdef bint leaf_impurity                 # compute impurity of never-evaluated leaves
     # Workspace for one tree at a time.
+    cdef const int32_t* rows_idx            # order, or idx once a tree partitions
+    cdef const float32_t* rows_x            # sorted_x, or xs once a tree partitions
+    cdef bint rows_are_copy                 # rows_* point at the working copy
+    cdef bint unit_weights                  # every in-bag weight is 1: counts replace sums
+    cdef float64_t[::1] inverse             # inverse[k] = 1 / k
     cdef int32_t[:, ::1] idx                # node-partitioned copy of order
     cdef float32_t[:, ::1] xs               # X values aligned with idx
     cdef int32_t[::1] tmp_idx
@@ -45,6 +51,7 @@ cdef class TreeGrower:
     cdef uint8_t[::1] goes_left
     cdef int32_t[::1] features              # feature permutation for max_features draws
     cdef float64_t[::1] node_sum            # sum of weighted targets in the node being evaluated
+    cdef float64_t[:, ::1] centered         # targets minus the node mean (multi-target scans)
     cdef float64_t[::1] left_sum
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] node_weight         # per tree node: sum of weights (values pass)
@@ -65,7 +72,9 @@ cdef class TreeGrower:
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil
-    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
+    cdef void _center_targets(self, NodeRecord* rec, const float64_t* targets,
+                              intp_t t) noexcept nogil
+    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
                           const float64_t* weights, SplitRecord* best) noexcept nogil
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
                            const float64_t* weights, uint64_t* rng_state,

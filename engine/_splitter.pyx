@@ -7,7 +7,9 @@ Splitting a node with weight W and target sum S into (W_l, S_l) and
 
     improvement = |S_l|^2 / W_l + |S_r|^2 / W_r - |S|^2 / W,
 
-so the search maximises the proxy |S_l|^2 / W_l + |S_r|^2 / W_r.
+which equals W |S_l - W_l m|^2 / (W_l W_r) with m = S / W the node mean: the
+search maximises that centred form, which stays accurate when the targets have
+a large mean.
 
 Splitter. X never changes during a boosting fit, so every feature is sorted
 once (``order``). A tree starts from a copy of those sorted rows holding only
@@ -32,7 +34,7 @@ import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, NAN
 
 from engine._typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._tree cimport TreeStore, Node, TREE_LEAF
@@ -66,12 +68,16 @@ cdef class TreeGrower:
         instead of searching all of them.
     max_targets : int
         Largest number of split targets a tree will be grown on.
+    leaf_impurity : bool
+        Compute the impurity of leaves that were never evaluated for a split
+        (two extra passes over their samples). Boosting, which never reads
+        it, turns this off; those leaves then store NaN.
     """
 
     def __init__(self, X, *, intp_t max_leaf_nodes=0, intp_t max_depth=0,
                  intp_t min_samples_leaf=1, intp_t min_samples_split=2,
                  intp_t max_features=0, bint random_splits=False,
-                 intp_t max_targets=1):
+                 intp_t max_targets=1, bint leaf_impurity=True):
         X = np.asfortranarray(X, dtype=np.float32)
         if X.ndim != 2:
             raise ValueError("X must be 2-D")
@@ -88,6 +94,7 @@ cdef class TreeGrower:
             max_features = self.n_features
         self.max_features = max_features
         self.random_splits = random_splits
+        self.leaf_impurity = leaf_impurity
         n, p = self.n_samples, self.n_features
         self.idx = np.empty((p, n), dtype=np.int32)
         self.xs = np.empty((p, n), dtype=np.float32)
@@ -97,10 +104,12 @@ cdef class TreeGrower:
         self.features = np.arange(p, dtype=np.int32)
         t = max(max_targets, 1)
         self.node_sum = np.zeros(t)
+        self.centered = np.zeros((n if t > 1 else 1, t))
         self.left_sum = np.zeros(t)
         self.node_mean = np.zeros(t)
         self.node_weight = np.zeros(64)
         self.sample_leaf = np.full(n, -1, dtype=np.int32)
+        self.inverse = 1.0 / np.maximum(np.arange(n + 1, dtype=np.float64), 1.0)
         self.frontier_capacity = 64
         self.frontier = <NodeRecord*> malloc(self.frontier_capacity * sizeof(NodeRecord))
         self.leaves_capacity = 64
@@ -179,7 +188,7 @@ cdef class TreeGrower:
                                intp_t t, const float64_t* weights) noexcept nogil:
         """Fill node_sum and node_mean; return the node's weighted SSE (two passes)."""
         cdef intp_t r, k, i
-        cdef const int32_t* samples = &self.idx[rec.range_feature, 0]
+        cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
         cdef float64_t w, W = 0.0, diff, sse = 0.0
         cdef const float64_t* y
         for k in range(t):
@@ -206,19 +215,23 @@ cdef class TreeGrower:
 
     cdef bint _best_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil:
-        """Search the best split of a node; fill rec.split and rec.improvement."""
+        """Search the best split of a node; fill rec.split and rec.improvement.
+
+        Needs node_mean and rec.weight from _node_stats. Candidate splits are
+        ranked by gain = |S_l - W_l m|^2 / (W_l W_r), where m is the node's
+        mean target; the SSE decrease of a split is W times its gain. This
+        centred form equals the textbook proxy but does not subtract large
+        nearly equal numbers when the targets have a large mean.
+        """
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t p = self.n_features
         cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, j, f, tmp
         cdef const float32_t* xv
-        cdef float64_t node_term = 0.0
-        cdef intp_t k
         cdef bint found = False
         cdef SplitRecord best
-        best.proxy = -INFINITY
-        for k in range(t):
-            node_term += self.node_sum[k] * self.node_sum[k]
-        node_term /= rec.weight
+        best.gain = -INFINITY
+        if t > 1 and not self.random_splits:
+            self._center_targets(rec, targets, t)
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
             if self.max_features < p:
                 j = n_drawn + rng_int(rng_state, p - n_drawn)
@@ -230,7 +243,7 @@ cdef class TreeGrower:
                 f = n_drawn
             n_drawn += 1
             n_visited += 1
-            xv = &self.xs[f, rec.start]
+            xv = self.rows_x + f * self.n_samples + rec.start
             if xv[n_node - 1] <= xv[0] + FEATURE_THRESHOLD:
                 n_constant += 1
                 continue
@@ -239,23 +252,54 @@ cdef class TreeGrower:
             elif t == 1:
                 found |= self._scan_single(rec, f, targets, weights, &best)
             else:
-                found |= self._scan_multi(rec, f, targets, t, weights, &best)
+                found |= self._scan_multi(rec, f, t, weights, &best)
         if found:
             rec.split = best
-            rec.improvement = best.proxy - node_term
+            rec.improvement = rec.weight * best.gain
         return found
+
+    cdef void _center_targets(self, NodeRecord* rec, const float64_t* targets,
+                              intp_t t) noexcept nogil:
+        """centered[i] = targets[i] - node mean, for the node's samples."""
+        cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
+        cdef intp_t r, i, k
+        for r in range(rec.start, rec.end):
+            i = samples[r]
+            for k in range(t):
+                self.centered[i, k] = targets[i * t + k] - self.node_mean[k]
 
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil:
         """All thresholds of feature f for one target."""
-        cdef const int32_t* samples = &self.idx[f, rec.start]
-        cdef const float32_t* xv = &self.xs[f, rec.start]
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t msl = self.min_samples_leaf
-        cdef float64_t total = self.node_sum[0], W = rec.weight
-        cdef float64_t sum_left = 0.0, w_left = 0.0, w, proxy, right
+        cdef float64_t mean = self.node_mean[0], W = rec.weight
+        cdef float64_t sum_left = 0.0, w_left = 0.0, w, gain, c
         cdef intp_t r, i
         cdef bint found = False
+        cdef const float64_t* inv = &self.inverse[0]
+        if self.unit_weights:
+            # W_left = r + 1, and 1/k comes from a table: no division in the loop.
+            for r in range(n_node - 1):
+                sum_left += targets[samples[r]]
+                if r + 1 < msl:
+                    continue
+                if n_node - r - 1 < msl:
+                    break
+                if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
+                    continue
+                c = sum_left - (r + 1) * mean
+                gain = c * c * inv[r + 1] * inv[n_node - r - 1]
+                if gain > best.gain:
+                    best.gain = gain
+                    best.feature = f
+                    best.n_left = r + 1
+                    best.weight_left = r + 1
+                    best.threshold = _midpoint(xv[r], xv[r + 1])
+                    found = True
+            return found
         for r in range(n_node - 1):
             i = samples[r]
             w = weights[i]
@@ -267,10 +311,10 @@ cdef class TreeGrower:
                 break
             if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
                 continue
-            right = total - sum_left
-            proxy = sum_left * sum_left / w_left + right * right / (W - w_left)
-            if proxy > best.proxy:
-                best.proxy = proxy
+            c = sum_left - w_left * mean
+            gain = c * c / (w_left * (W - w_left))
+            if gain > best.gain:
+                best.gain = gain
                 best.feature = f
                 best.n_left = r + 1
                 best.weight_left = w_left
@@ -278,16 +322,17 @@ cdef class TreeGrower:
                 found = True
         return found
 
-    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
+    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
                           const float64_t* weights, SplitRecord* best) noexcept nogil:
-        """All thresholds of feature f for several targets."""
-        cdef const int32_t* samples = &self.idx[f, rec.start]
-        cdef const float32_t* xv = &self.xs[f, rec.start]
+        """All thresholds of feature f for several (centred) targets."""
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t msl = self.min_samples_leaf
         cdef float64_t* left = &self.left_sum[0]
-        cdef const float64_t* total = &self.node_sum[0]
-        cdef float64_t W = rec.weight, w_left = 0.0, w, proxy, sq_left, sq_right, diff
+        cdef const float64_t* centered = &self.centered[0, 0]
+        cdef intp_t stride = self.centered.shape[1]
+        cdef float64_t W = rec.weight, w_left = 0.0, w, gain, sq
         cdef const float64_t* y
         cdef intp_t r, i, k
         cdef bint found = False
@@ -296,25 +341,24 @@ cdef class TreeGrower:
         for r in range(n_node - 1):
             i = samples[r]
             w = weights[i]
-            y = targets + i * t
+            y = centered + i * stride
+            w_left += w
+            sq = 0.0
             for k in range(t):
                 left[k] += w * y[k]
-            w_left += w
+                sq += left[k] * left[k]
             if r + 1 < msl:
                 continue
             if n_node - r - 1 < msl:
                 break
             if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
                 continue
-            sq_left = 0.0
-            sq_right = 0.0
-            for k in range(t):
-                sq_left += left[k] * left[k]
-                diff = total[k] - left[k]
-                sq_right += diff * diff
-            proxy = sq_left / w_left + sq_right / (W - w_left)
-            if proxy > best.proxy:
-                best.proxy = proxy
+            if self.unit_weights:
+                gain = sq * self.inverse[r + 1] * self.inverse[n_node - r - 1]
+            else:
+                gain = sq / (w_left * (W - w_left))
+            if gain > best.gain:
+                best.gain = gain
                 best.feature = f
                 best.n_left = r + 1
                 best.weight_left = w_left
@@ -326,14 +370,13 @@ cdef class TreeGrower:
                            const float64_t* weights, uint64_t* rng_state,
                            SplitRecord* best) noexcept nogil:
         """One threshold drawn uniformly between the node's min and max of feature f."""
-        cdef const int32_t* samples = &self.idx[f, rec.start]
-        cdef const float32_t* xv = &self.xs[f, rec.start]
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
         cdef float64_t lo = xv[0], hi = xv[n_node - 1]
         cdef float64_t threshold = lo + rng_uniform(rng_state) * (hi - lo)
         cdef float64_t* left = &self.left_sum[0]
-        cdef const float64_t* total = &self.node_sum[0]
-        cdef float64_t W = rec.weight, w_left = 0.0, w, proxy, sq_left = 0.0, sq_right = 0.0, diff
+        cdef float64_t W = rec.weight, w_left = 0.0, w, gain, sq = 0.0, c
         cdef const float64_t* y
         cdef intp_t r, i, k, n_left = 0
         if threshold >= hi:
@@ -352,12 +395,11 @@ cdef class TreeGrower:
                 left[k] += w * y[k]
             w_left += w
         for k in range(t):
-            sq_left += left[k] * left[k]
-            diff = total[k] - left[k]
-            sq_right += diff * diff
-        proxy = sq_left / w_left + sq_right / (W - w_left)
-        if proxy > best.proxy:
-            best.proxy = proxy
+            c = left[k] - w_left * self.node_mean[k]
+            sq += c * c
+        gain = sq / (w_left * (W - w_left))
+        if gain > best.gain:
+            best.gain = gain
             best.feature = f
             best.n_left = n_left
             best.weight_left = w_left
@@ -372,6 +414,13 @@ cdef class TreeGrower:
         cdef intp_t f_split = rec.split.feature
         cdef intp_t mid = rec.start + rec.split.n_left
         cdef intp_t r, g, i, n_left, n_right
+        cdef intp_t n = self.n_samples, p = self.n_features
+        if not self.rows_are_copy:
+            memcpy(&self.idx[0, 0], &self.order[0, 0], p * n * sizeof(int32_t))
+            memcpy(&self.xs[0, 0], &self.sorted_x[0, 0], p * n * sizeof(float32_t))
+            self.rows_idx = &self.idx[0, 0]
+            self.rows_x = &self.xs[0, 0]
+            self.rows_are_copy = True
         for r in range(rec.start, rec.end):
             self.goes_left[self.idx[f_split, r]] = r < mid
         for g in range(self.n_features):
@@ -389,22 +438,31 @@ cdef class TreeGrower:
                     self.tmp_idx[n_right] = <int32_t> i
                     self.tmp_x[n_right] = self.xs[g, r]
                     n_right += 1
-            memcpy(&self.idx[g, n_left], &self.tmp_idx[0], n_right * sizeof(int32_t))
-            memcpy(&self.xs[g, n_left], &self.tmp_x[0], n_right * sizeof(float32_t))
+            if n_right > 0:
+                memcpy(&self.idx[g, n_left], &self.tmp_idx[0], n_right * sizeof(int32_t))
+                memcpy(&self.xs[g, n_left], &self.tmp_x[0], n_right * sizeof(float32_t))
 
     # ------------------------------------------------------------ growth
 
     cdef int _reset(self, const float64_t* weights) except -1 nogil:
         """Copy the sorted rows of the in-bag (non-zero weight) samples."""
         cdef intp_t n = self.n_samples, p = self.n_features, f, r, i, n_in = 0
+        self.unit_weights = True
         for i in range(n):
             self.sample_leaf[i] = -1
             if weights[i] != 0.0:
                 n_in += 1
+                if weights[i] != 1.0:
+                    self.unit_weights = False
         if n_in == n:
-            memcpy(&self.idx[0, 0], &self.order[0, 0], p * n * sizeof(int32_t))
-            memcpy(&self.xs[0, 0], &self.sorted_x[0, 0], p * n * sizeof(float32_t))
+            # Read the presorted rows in place; _partition copies them if needed.
+            self.rows_idx = &self.order[0, 0]
+            self.rows_x = &self.sorted_x[0, 0]
+            self.rows_are_copy = False
         else:
+            self.rows_idx = &self.idx[0, 0]
+            self.rows_x = &self.xs[0, 0]
+            self.rows_are_copy = True
             for f in range(p):
                 n_in = 0
                 for r in range(n):
@@ -462,7 +520,7 @@ cdef class TreeGrower:
         root.weight = 0.0
         cdef intp_t r
         for r in range(n_in):
-            root.weight += weights[self.idx[0, r]]
+            root.weight += weights[self.rows_idx[r]]
         self._open_node(store, &root, targets, t, weights, rng_state,
                         self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1)
         while self.frontier_size > 0:
@@ -512,16 +570,19 @@ cdef class TreeGrower:
             node = rec.node_id
             value = store._values + node * m
             for r in range(rec.start, rec.end):
-                i = self.idx[rec.range_feature, r]
+                i = self.rows_idx[rec.range_feature * self.n_samples + r]
                 self.sample_leaf[i] = <int32_t> node
                 w = weights[i]
                 y = labels + i * m
                 for k in range(m):
                     value[k] += w * y[k]
             nd = &store._nodes[node]
-            if rec.sse < 0.0:
+            if rec.sse < 0.0 and self.leaf_impurity:
                 rec.sse = self._node_stats(rec, targets, t, weights)
-            nd.impurity = rec.sse / rec.weight if rec.weight > 0.0 else 0.0
+            if rec.sse < 0.0:
+                nd.impurity = NAN
+            else:
+                nd.impurity = rec.sse / rec.weight if rec.weight > 0.0 else 0.0
         # ... internal nodes the sums of their children (children have larger
         # ids than their parent), then every sum becomes a mean.
         for node in range(store._node_count - 1, first - 1, -1):

@@ -319,7 +319,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         cache = getattr(self, "_train_cache", {})
         if cache.get("key") == key:
             return cache["grower"], cache["F"]
-        grower = TreeGrower(X.astype(np.float32), random_splits=False, max_targets=n_targets, **params)
+        grower = TreeGrower(X.astype(np.float32), random_splits=False, max_targets=n_targets,
+                             leaf_impurity=False, **params)
         F = self._raw_predict_array(X)
         self._train_cache = {"key": key, "grower": grower, "F": F}
         return grower, F

@@ -1,0 +1,115 @@
+"""Speed of the boosting engine next to scikit-learn, measured in one run.
+
+    python -m engine.bench [--trees 2000] [--repeats 3] [--quick]
+
+For friedman1-group (n=300, p=5, d=16) and friedman1-ind (n=300, p=80,
+d=16), stumps and learning rate 0.1, it prints the milliseconds per 1000
+trees for each strategy, next to scikit-learn's GradientBoostingRegressor and
+HistGradientBoostingRegressor fitted per output (MultiOutputRegressor), and
+the ratio. A tree is one stump: single target grows d of them per step, the
+other strategies one. Every timing is the best of ``--repeats`` runs, because
+machines are shared and noisy; ratios taken in the same run are what to
+compare across machines.
+
+It also checks that single-output st-gbrt predicts exactly what
+GradientBoostingRegressor predicts.
+"""
+import argparse
+import sys
+import time
+
+import numpy as np
+from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+from sklearn.multioutput import MultiOutputRegressor
+
+from engine.datasets import make_friedman1_multioutput
+from engine.registry import make_estimator
+
+STRATEGY_NAMES = (
+    "st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-rpo-gaussian",
+    "gbrt-relabel-rpo-subsampled", "gbrt-relabel-rpo-gaussian",
+)
+PROBLEMS = (("friedman1-group", "group"), ("friedman1-ind", "ind"))
+
+
+def best_time(fit, repeats):
+    """Best wall-clock seconds of ``repeats`` calls of fit()."""
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fit()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def time_engine(name, X, Y, n_trees, repeats):
+    d = Y.shape[1]
+    steps = max(1, n_trees // d) if name == "st-gbrt" else n_trees
+    model = make_estimator(name, n_estimators=steps, learning_rate=0.1, max_leaf_nodes=2,
+                           random_state=0)
+    seconds = best_time(lambda: model.fit(X, Y), repeats)
+    return 1000.0 * seconds / model.trees_.n_trees * 1000.0
+
+
+def time_sklearn(kind, X, Y, n_trees, repeats):
+    per_output = max(1, n_trees // Y.shape[1])
+    if kind == "gb":
+        base = GradientBoostingRegressor(n_estimators=per_output, max_depth=1, learning_rate=0.1,
+                                         random_state=0)
+    else:
+        base = HistGradientBoostingRegressor(max_iter=per_output, max_leaf_nodes=2,
+                                             learning_rate=0.1, early_stopping=False,
+                                             random_state=0)
+    model = MultiOutputRegressor(base)
+    seconds = best_time(lambda: model.fit(X, Y), repeats)
+    return 1000.0 * seconds / (per_output * Y.shape[1]) * 1000.0
+
+
+def check_single_output(n_steps=200):
+    """Largest |difference| between st-gbrt and GradientBoostingRegressor (one output)."""
+    X, Y, _ = make_friedman1_multioutput("group", n_samples=300, n_outputs=1, random_state=1)
+    ours = make_estimator("st-gbrt", n_estimators=n_steps, learning_rate=0.1).fit(X, Y[:, 0])
+    theirs = GradientBoostingRegressor(n_estimators=n_steps, max_depth=1, learning_rate=0.1).fit(X, Y[:, 0])
+    X_new, _, _ = make_friedman1_multioutput("group", n_samples=1000, n_outputs=1, random_state=2)
+    return float(np.abs(ours.predict(X_new) - theirs.predict(X_new)).max())
+
+
+def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout):
+    rows = []
+    for label, structure in PROBLEMS:
+        X, Y, _ = make_friedman1_multioutput(structure, n_samples=300, random_state=0)
+        gb = time_sklearn("gb", X, Y, sklearn_trees, 1)
+        hgb = time_sklearn("hgb", X, Y, sklearn_trees, 1)
+        for name in STRATEGY_NAMES:
+            ms = time_engine(name, X, Y, n_trees, repeats)
+            rows.append((label, name, ms, gb / ms, hgb / ms))
+        rows.append((label, "sklearn GradientBoostingRegressor per output", gb, 1.0, hgb / gb))
+        rows.append((label, "sklearn HistGradientBoostingRegressor per output", hgb, gb / hgb, 1.0))
+    print("| problem | estimator | ms per 1000 stumps | sklearn GB / this | sklearn HGB / this |", file=out)
+    print("|---|---|---:|---:|---:|", file=out)
+    for label, name, ms, r_gb, r_hgb in rows:
+        print(f"| {label} | {name} | {ms:.1f} | {r_gb:.0f}x | {r_hgb:.1f}x |", file=out)
+    diff = check_single_output()
+    print(f"\nsingle-output st-gbrt vs GradientBoostingRegressor, 200 stumps: "
+          f"max |prediction difference| = {diff:.1e}", file=out)
+    return rows, diff
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
+    parser.add_argument("--sklearn-trees", type=int, default=1000,
+                        help="trees per scikit-learn fit (default 1000)")
+    parser.add_argument("--repeats", type=int, default=3, help="best of this many fits (default 3)")
+    parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.trees, args.sklearn_trees, args.repeats = 320, 160, 1
+    for name in ("trees", "sklearn_trees", "repeats"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    run(args.trees, args.sklearn_trees, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
