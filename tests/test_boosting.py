@@ -394,7 +394,7 @@ def test_same_seed_same_model_different_seed_different_model(params):
     assert not np.allclose(a.predict(X), c.predict(X))
 
 
-@pytest.mark.parametrize("params", _warm_start_params())
+@pytest.mark.parametrize("params", list(_warm_start_params()))
 def test_warm_start_in_chunks_equals_one_fit(params):
     X, Y, _ = _regression(9, d=3)
     kw = dict(learning_rate=0.3, random_state=1, **params)
