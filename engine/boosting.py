@@ -48,6 +48,8 @@ CLASSIFICATION_LOSSES = {"logistic": Loss.LOGISTIC, "squared_error": Loss.SQUARE
 MAX_INITIAL_LOGIT = 15.0
 # Aim for a callback about every 50 ms of training.
 CHUNK_SECONDS = 0.05
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MAX_SQUARED_LOSS_Y = 1e150
 
 
 def _is_int(value):
@@ -72,6 +74,10 @@ def _as_numeric(name, value, ndims):
         raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D.{hint}")
     if not np.isfinite(array).all():
         raise ValueError(f"{name} contains NaN or infinity")
+    if name.endswith("X") and array.size and np.abs(array).max() > FLOAT32_MAX:
+        # Features are stored as float32 (like scikit-learn's trees); larger values
+        # would silently become infinite and indistinguishable.
+        raise ValueError(f"{name} contains values too large for float32 (|x| > {FLOAT32_MAX:.3g})")
     return array
 
 
@@ -226,6 +232,12 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         Y2 = Y_raw.reshape(-1, 1) if Y_raw.ndim == 1 else Y_raw
         Y_enc = np.ascontiguousarray(self._encode_targets(Y2), dtype=np.float64)
         n, d = Y_enc.shape
+        if self.loss == "squared_error" and np.abs(Y_enc).max() > MAX_SQUARED_LOSS_Y:
+            # (y - f)^2 and the closed-form line search (sum r a / sum a^2) overflow
+            # float64 beyond about 1e154; refuse instead of returning NaN.
+            raise ValueError(
+                f"Y contains values larger than {MAX_SQUARED_LOSS_Y:.0e} in magnitude, where the "
+                "squared loss overflows; rescale Y (or use loss='absolute_error')")
         if warm and d != self.n_outputs_:
             raise ValueError(f"Y has {d} outputs but the warm-started model has {self.n_outputs_}")
         if self.strategy in ("projected", "projected_relabel"):
