@@ -25,6 +25,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine import _boosting
@@ -47,6 +48,8 @@ CLASSIFICATION_LOSSES = {"logistic": Loss.LOGISTIC, "squared_error": Loss.SQUARE
 MAX_INITIAL_LOGIT = 15.0
 # Aim for a callback about every 50 ms of training.
 CHUNK_SECONDS = 0.05
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MAX_SQUARED_LOSS_Y = 1e150
 
 
 def _is_int(value):
@@ -66,9 +69,15 @@ def _as_numeric(name, value, ndims):
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must contain only numbers ({exc})") from None
     if array.ndim not in ndims:
-        raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D")
+        hint = (" Reshape your data either using array.reshape(-1, 1) if it has a single feature "
+                "or array.reshape(1, -1) if it contains a single sample.") if name == "X" else ""
+        raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D.{hint}")
     if not np.isfinite(array).all():
         raise ValueError(f"{name} contains NaN or infinity")
+    if name.endswith("X") and array.size and np.abs(array).max() > FLOAT32_MAX:
+        # Features are stored as float32 (like scikit-learn's trees); larger values
+        # would silently become infinite and indistinguishable.
+        raise ValueError(f"{name} contains values too large for float32 (|x| > {FLOAT32_MAX:.3g})")
     return array
 
 
@@ -131,6 +140,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
 
     def _check_data(self, X, Y, sample_weight, reset):
+        if Y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X_array = _as_numeric("X", X, (2,))
         Y = _as_numeric("Y", Y, (1, 2))
         if X_array.shape[0] != Y.shape[0]:
@@ -139,7 +150,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         if X_array.shape[0] < 2:
             raise ValueError(f"got {X_array.shape[0]} sample(s) in X; at least 2 samples are needed (n_samples = 1 is too few)")
         if X_array.shape[1] == 0:
-            raise ValueError("X has no feature column (0 features)")
+            raise ValueError(
+                f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")
         if Y.ndim == 2 and Y.shape[1] == 0:
             raise ValueError("Y has no output column (0 outputs)")
         X_array = validate_data(self, X, reset=reset, dtype=np.float64)
@@ -153,7 +165,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             if (sample_weight < 0).any():
                 raise ValueError("sample_weight must not be negative")
             if sample_weight.sum() <= 0:
-                raise ValueError("sample_weight must have a positive sum")
+                raise ValueError("sample_weight must have a positive sum (all weights are zero)")
         return X_array, Y, np.ascontiguousarray(sample_weight)
 
     def _resolved_tree_params(self, n_samples, n_features):
@@ -196,13 +208,14 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
 
     # ------------------------------------------------------------ fit
 
-    def fit(self, X, Y, sample_weight=None, *, eval_set=None, callback=None):
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
         """Fit the boosting model.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        Y : array-like of shape (n_samples, n_outputs) or (n_samples,)
+        y : array-like of shape (n_samples, n_outputs) or (n_samples,)
+            The output matrix Y (scikit-learn's name for the parameter is y).
         sample_weight : array-like of shape (n_samples,), optional
         eval_set : tuple (X_eval, Y_eval), optional
             A held-out set scored after every step (``eval_loss_`` and, for the
@@ -214,11 +227,17 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         """
         self._validate_params()
         warm = self.warm_start and hasattr(self, "trees_")
-        X, Y_raw, w = self._check_data(X, Y, sample_weight, reset=not warm)
+        X, Y_raw, w = self._check_data(X, y, sample_weight, reset=not warm)
         self._y_was_1d = Y_raw.ndim == 1 if not warm else self._y_was_1d
         Y2 = Y_raw.reshape(-1, 1) if Y_raw.ndim == 1 else Y_raw
         Y_enc = np.ascontiguousarray(self._encode_targets(Y2), dtype=np.float64)
         n, d = Y_enc.shape
+        if self.loss == "squared_error" and np.abs(Y_enc).max() > MAX_SQUARED_LOSS_Y:
+            # (y - f)^2 and the closed-form line search (sum r a / sum a^2) overflow
+            # float64 beyond about 1e154; refuse instead of returning NaN.
+            raise ValueError(
+                f"Y contains values larger than {MAX_SQUARED_LOSS_Y:.0e} in magnitude, where the "
+                "squared loss overflows; rescale Y (or use loss='absolute_error')")
         if warm and d != self.n_outputs_:
             raise ValueError(f"Y has {d} outputs but the warm-started model has {self.n_outputs_}")
         if self.strategy in ("projected", "projected_relabel"):
@@ -490,10 +509,10 @@ class MultiOutputBoostingRegressor(RegressorMixin, _MultiOutputBoosting):
         for F in self._staged_raw_predict(X):
             yield self._shape_output(F)
 
-    def score(self, X, Y, sample_weight=None):
+    def score(self, X, y, sample_weight=None):
         """macro-r2 (eq. 26 of paper 002): the mean of the per-output r2."""
         from sklearn.metrics import r2_score
-        return r2_score(Y, self.predict(X), sample_weight=sample_weight,
+        return r2_score(y, self.predict(X), sample_weight=sample_weight,
                         multioutput="uniform_average")
 
 
@@ -535,11 +554,22 @@ class MultiLabelBoostingClassifier(ClassifierMixin, _MultiOutputBoosting):
 
     def _encode_targets(self, Y):
         if not np.isin(Y, (0.0, 1.0)).all():
-            raise ValueError("Y must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
+            try:
+                kind = type_of_target(Y)
+            except ValueError:
+                kind = "unknown"
+            if kind.startswith("continuous"):
+                prefix = f"Unknown label type: {kind!r} target. "
+            elif kind.startswith("multiclass"):
+                prefix = f"Only binary classification is supported per label; the target is {kind!r}. "
+            else:
+                prefix = ""
+            raise ValueError(
+                f"{prefix}Y must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
         return 2.0 * Y - 1.0
 
-    def fit(self, X, Y, sample_weight=None, *, eval_set=None, callback=None):
-        super().fit(X, Y, sample_weight, eval_set=eval_set, callback=callback)
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
+        super().fit(X, y, sample_weight, eval_set=eval_set, callback=callback)
         self.classes_ = (np.array([0, 1]) if self._y_was_1d
                          else [np.array([0, 1]) for _ in range(self.n_outputs_)])
         return self
