@@ -298,8 +298,11 @@ cdef void _draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* 
     n_in = <intp_t> (subsample * n)
     if n_in < 1:
         n_in = 1
+    # Start from the identity every time, so the draw depends only on the
+    # generator state (not on earlier fits, chunks or pickling).
     for i in range(n):
         out[i] = 0.0
+        perm[i] = <int32_t> i
     for k in range(n_in):
         j = k + rng_int(rng, n - k)
         tmp = perm[k]

@@ -447,6 +447,10 @@ cdef class TreeGrower:
     cdef int _reset(self, const float64_t* weights) except -1 nogil:
         """Copy the sorted rows of the in-bag (non-zero weight) samples."""
         cdef intp_t n = self.n_samples, p = self.n_features, f, r, i, n_in = 0
+        # Feature draws start from the identity permutation in every tree, so a
+        # tree depends only on the generator state (not on earlier trees).
+        for f in range(p):
+            self.features[f] = <int32_t> f
         self.unit_weights = True
         for i in range(n):
             self.sample_leaf[i] = -1

@@ -268,8 +268,14 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         train_loss = np.concatenate([self.train_score_, np.empty(n_new)])
         times = np.concatenate([self.fit_times_, np.empty(n_new)])
         if evaluation is not None:
+            # Steps fitted before a warm start keep their scores when they were
+            # evaluated on the same set; otherwise they are NaN.
             eval_loss = np.full(old + n_new, np.nan)
             eval_sse = np.full((old + n_new, d), np.nan)
+            previous = getattr(self, "_eval_history", None)
+            if old and previous is not None and previous["key"] == evaluation["key"]:
+                eval_loss[:old] = previous["loss"][:old]
+                eval_sse[:old] = previous["sse"][:old]
         time_offset = self.fit_times_[-1] if old else 0.0
         t0 = _boosting.monotonic_now() - time_offset
         done, chunk = 0, 1
@@ -300,6 +306,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             self._set_progress(rho, train_loss, times, old + done)
             if evaluation is not None:
                 self._set_eval_progress(eval_loss, eval_sse, evaluation, old + done)
+                self._eval_history = {"key": evaluation["key"], "loss": eval_loss, "sse": eval_sse}
             if callback is not None and callback(self.n_steps_, self):
                 break
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
@@ -357,7 +364,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
                 f"eval_set must have {n_features} features, {self.n_outputs_} outputs and matching rows, "
                 f"got X {X_eval.shape} and Y {Y_eval.shape}")
         Y_enc = np.ascontiguousarray(self._encode_targets(Y_eval), dtype=np.float64)
-        return {"X": np.ascontiguousarray(X_eval, dtype=np.float32), "Y": Y_enc,
+        return {"key": _fingerprint(X_eval, Y_enc),
+                "X": np.ascontiguousarray(X_eval, dtype=np.float32), "Y": Y_enc,
                 "F": self._raw_predict_array(X_eval), "w": np.ones(len(X_eval)),
                 "sst": ((Y_enc - Y_enc.mean(axis=0)) ** 2).sum(axis=0)}
 

@@ -366,18 +366,11 @@ def test_stage_i_equals_a_fresh_model_with_i_steps(params):
         np.testing.assert_array_equal(fresh.train_score_, full.train_score_[:i])
 
 
-# Engine bug (reported, in engine/_boosting.pyx): the row sub-sampling draw
-# (_draw_in_bag) partially shuffles Workspace.perm, which persists between
-# chunks of one fit but is rebuilt as arange(n) by every fit() call, so a warm
-# start (or a fit after unpickling) continues with a different in-bag stream.
-SUBSAMPLE_WARM_START_BUG = pytest.mark.xfail(
-    strict=True, reason="engine bug: subsample draws depend on Workspace.perm, reset by each fit")
-
-
 def _warm_start_params():
+    # Row sub-sampling and feature draws must not depend on state left over
+    # from earlier fits (the compiled loop restarts its permutations per draw).
     for p in RANDOMIZED:
-        marks = [SUBSAMPLE_WARM_START_BUG] if p.get("subsample", 1.0) < 1.0 else []
-        yield pytest.param(p, marks=marks, id=p["strategy"])
+        yield pytest.param(p, id=p["strategy"])
     yield pytest.param(dict(strategy="projected", projection="achlioptas", max_features=2),
                        id="projected-no-subsample")
 
@@ -412,18 +405,8 @@ def test_warm_start_in_chunks_equals_one_fit(params):
         warm.set_params(n_estimators=10).fit(X, Y)
 
 
-# Engine bug (reported, in engine/_splitter.pyx): with max_features < p the
-# feature draw partially shuffles TreeGrower.features, which persists between
-# trees; the grower is cached in the estimator but not pickled, so after
-# unpickling a warm start draws features from a fresh arange(p).
-MAX_FEATURES_PICKLE_BUG = pytest.mark.xfail(
-    strict=True, reason="engine bug: feature draws depend on TreeGrower.features, rebuilt after unpickling")
-
-
 @pytest.mark.parametrize("subsample,max_features", [
-    (1.0, None),
-    pytest.param(1.0, 2, marks=MAX_FEATURES_PICKLE_BUG),
-    pytest.param(0.7, None, marks=SUBSAMPLE_WARM_START_BUG)])
+    (1.0, None), (1.0, 2), (0.7, None), (0.7, 2)])
 def test_warm_start_after_pickling_continues_identically(subsample, max_features):
     X, Y, _ = _regression(9, d=3)
     kw = dict(strategy="projected", projection="gaussian", subsample=subsample,
