@@ -1,0 +1,88 @@
+"""python -m engine reproduce ...: files written, offline HTML, errors."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine import __main__ as cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_reproduce_figure1_quick_writes_csv_json_and_offline_html(tmp_path):
+    out = tmp_path / "figure1"
+    proc = run("reproduce", "figure1", "--quick", "--out", str(out), "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "100.0%" in proc.stderr  # the text progress bar
+    for problem in ("chain", "group", "ind"):
+        df = pd.read_csv(out / f"figure1_friedman1-{problem}.csv")
+        assert set(df.estimator) == set(cli.FIGURE1_ESTIMATORS)
+        data = json.loads((out / f"figure1_friedman1-{problem}.json").read_text())
+        assert data["params"]["seed"] == 1 and data["complete"]
+    summary = pd.read_csv(out / "figure1_summary.csv")
+    assert len(summary) == 12
+    page = (out / "figure1.html").read_text()
+    assert "plotly.js v" in page or "Plotly" in page[:5_000_000]
+    assert page.count("<script src=") == 0  # nothing loaded from the network: the bundle is inline
+    assert page.count('class="plotly-graph-div"') == 3
+    listed = proc.stdout.split()
+    assert all(Path(p).exists() for p in listed) and len(listed) == 8
+
+
+def test_unknown_subcommand_fails_with_a_message(tmp_path):
+    proc = run("reproduce", "figure99", "--out", str(tmp_path))
+    assert proc.returncode != 0 and "figure99" in proc.stderr
+    proc = run()
+    assert proc.returncode != 0 and "reproduce" in proc.stderr
+
+
+def test_missing_provider_exits_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(cli.REPRODUCTIONS, "table4", cli._lazy("engine.no_such_module", "reproduce_table4"))
+    assert cli.main(["reproduce", "table4", "--quick", "--out", str(tmp_path)]) == 2
+    assert "engine.no_such_module.reproduce_table4 is not available" in capsys.readouterr().err
+
+
+def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
+    assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6", "bias-variance"}
+    calls = []
+
+    def fake(out_dir, quick, seed, progress):
+        progress(0.5, "half")
+        calls.append((out_dir, quick, seed))
+        path = out_dir / "x.csv"
+        path.write_text("a\n1\n")
+        return [path]
+
+    monkeypatch.setitem(cli.REPRODUCTIONS, "table6", fake)
+    assert cli.main(["reproduce", "table6", "--out", str(tmp_path), "--seed", "4"]) == 0
+    assert calls == [(tmp_path, False, 4)]
+    assert str(tmp_path / "x.csv") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("what", ["projection-size", "schemes"])
+def test_other_reproductions_quick(tmp_path, what):
+    written = cli.REPRODUCTIONS[what](tmp_path, True, 0, lambda f, m: None)
+    assert all(p.exists() for p in written)
+    assert any(p.suffix == ".html" for p in written) and any(p.suffix == ".json" for p in written)
+
+
+def test_text_progress_bar(capsys):
+    import io
+    stream = io.StringIO()
+    bar = cli.TextProgress(stream=stream, min_interval=0)
+    bar(0.25, "fitting")
+    bar(1.0, "done")
+    bar.close()
+    text = stream.getvalue()
+    assert "25.0%" in text and "100.0%" in text and text.endswith("\n") and "#" * 30 in text
