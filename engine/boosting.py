@@ -293,13 +293,14 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
                 extra = dict(X_eval=evaluation["X"], Y_eval=evaluation["Y"], F_eval=evaluation["F"],
                              w_eval=evaluation["w"], eval_loss=eval_loss[a:b], eval_sse=eval_sse[a:b])
             started = _boosting.monotonic_now()
-            _boosting.boost(
+            eval_seconds = _boosting.boost(
                 grower, self.trees_, ws, Y=Y_enc, F=F, sample_weight=w, strategy=strategy,
                 loss=loss, learning_rate=float(self.learning_rate), subsample=float(self.subsample),
                 proj_indptr=indptr, proj_indices=indices, proj_data=data, n_projections=q,
                 n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b], times=times[a:b],
                 t0=t0, rng_state=self._rng_state, **extra)
-            elapsed = _boosting.monotonic_now() - started
+            elapsed = _boosting.monotonic_now() - started - eval_seconds
+            t0 += eval_seconds          # held-out scoring is not training time
             done += c
             segment_state, segment_steps = self._projection_segments[-1]
             self._projection_segments[-1] = (segment_state, segment_steps + c)
@@ -307,8 +308,12 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             if evaluation is not None:
                 self._set_eval_progress(eval_loss, eval_sse, evaluation, old + done)
                 self._eval_history = {"key": evaluation["key"], "loss": eval_loss, "sse": eval_sse}
-            if callback is not None and callback(self.n_steps_, self):
-                break
+            if callback is not None:
+                callback_started = _boosting.monotonic_now()
+                stop = callback(self.n_steps_, self)
+                t0 += _boosting.monotonic_now() - callback_started   # nor is the caller's work
+                if stop:
+                    break
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
         self._train_cache["F"] = F
         return self
@@ -482,7 +487,8 @@ class MultiOutputBoostingRegressor(RegressorMixin, _MultiOutputBoosting):
     train_score_ : ndarray (n_steps,)
         Training loss after each step (weighted mean over samples of the loss summed over outputs).
     fit_times_ : ndarray (n_steps,)
-        Cumulative fitting seconds after each step, measured inside the loop.
+        Cumulative fitting seconds after each step, measured inside the loop
+        (scoring ``eval_set`` and the callback's own time are left out).
     eval_loss_, eval_score_ : ndarray (n_steps,)
         With ``eval_set``: held-out loss and macro-r2 after each step.
     n_outputs_, n_steps_, n_features_in_, feature_importances_
