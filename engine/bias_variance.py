@@ -173,7 +173,25 @@ class BiasVarianceResult:
     notes: str = field(default=(
         "error = noise + E_{L,theta} mean_x (f - E[y|x])^2 (expectation over y|x taken "
         "analytically); error_noisy_test = mean squared error on one noisy draw of the test "
-        "outputs; noise is exact (Var(y|x)); population variances over sets and seeds."))
+        "outputs; noise is exact (Var(y|x)); population variances over sets and seeds, so that "
+        "the identity is exact; with finite n_seeds var_learning_set also contains "
+        "var_algorithm / n_seeds (see var_learning_set_corrected)."))
+
+    @property
+    def var_learning_set_corrected(self) -> np.ndarray:
+        """Var_L(E_theta f) with the finite-sample biases removed (per value, mean over outputs).
+
+        ``var_learning_set`` is the population variance over the sets of the
+        mean over ``n_seeds`` seeds, so its expectation is
+        (L-1)/L (Var_L(E_theta f) + E_L Var_theta(f) / n_seeds); and
+        ``var_algorithm`` has expectation (S-1)/S E_L Var_theta(f). This
+        removes both biases (it is not part of the exact identity).
+        """
+        L, S = self.n_sets_done, self.n_seeds
+        if L < 2:
+            return np.full_like(self.var_learning_set, np.nan)
+        alg = self.var_algorithm / (S - 1) if S > 1 else 0.0
+        return self.var_learning_set * L / (L - 1) - alg
 
     @property
     def identity_gap(self) -> float:
@@ -211,6 +229,7 @@ class BiasVarianceResult:
         out["estimator_params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
                                    for k, v in self.estimator_params.items()}
         out["identity_gap"] = self.identity_gap
+        out["var_learning_set_corrected"] = self.var_learning_set_corrected.tolist()
         return out
 
     def to_json(self, path=None) -> str:
