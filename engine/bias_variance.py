@@ -626,6 +626,8 @@ def reproduce_bias_variance(out_dir, quick=False, seed=0, progress=None):
             if progress is not None:
                 progress((r + frac) / len(runs), f"{tag}: {msg}")
         res = run_bias_variance(progress=sub, n_jobs=-1, **kwargs)
+        if tag == "averaging":
+            res.estimator = "average of n_models gbrt-rpo-gaussian"
         results[tag] = res
         csv = out / f"bias_variance_{tag}.csv"
         res.to_frame().to_csv(csv, index=False)
