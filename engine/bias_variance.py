@@ -1,0 +1,657 @@
+"""Bias-variance decomposition of multi-output boosting by Monte-Carlo simulation.
+
+Thesis 001, sections 4.1-4.2 (Figures 4.1 / 4.2, eq. 4.28) and paper 003,
+section 3.3 / Appendix C. For the square loss at a test point x and output j,
+averaging over learning sets L and over the algorithm's randomness theta
+(random_state: output projections, feature sampling):
+
+    E_{L,theta,y|x} (y - f_{L,theta}(x))^2
+        = Var(y|x)                                   noise
+        + (E_L E_theta f(x) - E[y|x])^2              bias^2
+        + Var_L(E_theta f(x))                        learning-set variance
+        + E_L Var_theta(f(x))                        algorithm variance
+
+(variance = learning-set variance + algorithm variance). Averaging M
+randomized models with independent theta divides only the algorithm term by
+M (eq. 4.28).
+
+Choices made here (all documented in the result):
+
+* Data: :func:`engine.datasets.make_friedman1_multioutput` (uniform inputs).
+  One fixed test set of ``n_test`` points, with its Bayes prediction E[Y|X];
+  ``n_learning_sets`` independent learning sets of ``n_train`` points, and
+  ``n_seeds`` random_state values per set.
+* Noise is known exactly: Var(y_j|x) = noise^2 for "group" and "ind",
+  j * noise^2 for output j (1-based) of "chain".
+* The expected test error ``error`` is computed as noise + E_{L,theta} mean
+  (f - E[y|x])^2, i.e. the expectation over y|x is taken analytically (no
+  extra Monte-Carlo noise). The empirical error on the noisy test outputs
+  (one noise draw) is reported too as ``error_noisy_test``, for a sanity check.
+* Expectations over L and theta are sample means and variances are
+  population variances (divide by the number of sets / seeds), so that the
+  identity error = noise + bias^2 + variance holds to rounding error, which
+  the result checks (``identity_gap``).
+* For ``param_name="n_estimators"`` one model is fitted per (set, seed) with
+  the largest value and its staged predictions are read at every requested
+  value; other parameters refit one model per value.
+
+Repetitions (one task per learning set) run with joblib (``n_jobs``), or on a
+dask cluster (``backend="dask"`` or ``client=``). Every random draw comes from
+``numpy.random.SeedSequence(seed)`` spawned per learning set, and the results
+are accumulated in learning-set order, so the result does not depend on the
+backend or the number of workers.
+"""
+from __future__ import annotations
+
+import json
+import numbers
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+import pandas as pd
+
+from engine.datasets import FRIEDMAN_STRUCTURES, friedman1, make_friedman1_multioutput
+from engine.registry import ESTIMATOR_NAMES, make_estimator
+
+__all__ = [
+    "BiasVarianceResult",
+    "AveragedEstimator",
+    "run_bias_variance",
+    "reproduce_bias_variance",
+    "slice_inputs",
+]
+
+BACKENDS = ("loky", "dask")
+N_SLICE_POINTS = 101
+N_CURVES = 5
+
+
+# --------------------------------------------------------------------------
+# An averaging ensemble of randomized estimators (eq. 4.28)
+# --------------------------------------------------------------------------
+
+
+class AveragedEstimator:
+    """Average of M copies of a randomized estimator fitted with different seeds.
+
+    ``AveragedEstimator("gbrt-rpo-gaussian", n_models=4, n_estimators=50)``
+    fits 4 gbrt-rpo-gaussian models on the same data, with random states drawn
+    from ``random_state``, and predicts their mean: the f_{L,theta_1..theta_M}
+    of the thesis, eq. 4.28. ``staged_predict`` averages the members' stages.
+    """
+
+    def __init__(self, estimator="gbrt-rpo-gaussian", *, n_models=2, random_state=None, **params):
+        self.estimator = estimator
+        self.n_models = n_models
+        self.random_state = random_state
+        self.params = params
+
+    def get_params(self, deep=False):
+        return {"estimator": self.estimator, "n_models": self.n_models,
+                "random_state": self.random_state, **self.params}
+
+    def set_params(self, **params):
+        for key in ("estimator", "n_models", "random_state"):
+            if key in params:
+                setattr(self, key, params.pop(key))
+        self.params.update(params)
+        return self
+
+    def fit(self, X, Y):
+        if not isinstance(self.n_models, numbers.Integral) or self.n_models < 1:
+            raise ValueError(f"n_models must be an integer >= 1, got {self.n_models!r}")
+        rng = np.random.default_rng(self.random_state)
+        seeds = rng.integers(0, 2**31 - 1, size=self.n_models)
+        self.estimators_ = [make_estimator(self.estimator, **self.params, random_state=int(s)).fit(X, Y)
+                            for s in seeds]
+        return self
+
+    def predict(self, X):
+        return np.mean([e.predict(X) for e in self.estimators_], axis=0)
+
+    def staged_predict(self, X):
+        for stages in zip(*(e.staged_predict(X) for e in self.estimators_)):
+            yield np.mean(stages, axis=0)
+
+
+# --------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class BiasVarianceResult:
+    """Bias-variance decomposition per value of the swept parameter.
+
+    Arrays indexed ``[k]`` are averaged over test points and outputs for
+    ``param_values[k]``; the ``*_per_output`` arrays are ``[k, j]`` (averaged
+    over test points only). ``error = noise + bias2 + variance`` and
+    ``variance = var_learning_set + var_algorithm``.
+
+    Slice view ("resample the training set"): ``slice_x`` are values of x1 in
+    [0, 1] with the other inputs at 0.5; ``slice_curves[k, i]`` is the
+    prediction for output 1 of the model fitted on learning set i (seed 0),
+    for the first ``slice_curves.shape[1]`` sets; ``slice_mean[k]`` the mean
+    prediction over all sets and seeds; ``slice_bayes`` E[y_1 | x].
+    """
+
+    estimator: str
+    param_name: Optional[str]
+    param_values: list
+    structure: str
+    n_learning_sets: int
+    n_sets_done: int
+    n_seeds: int
+    n_train: int
+    n_test: int
+    n_outputs: int
+    noise_sd: float
+    seed: int
+    estimator_params: dict
+    noise: np.ndarray
+    bias2: np.ndarray
+    var_learning_set: np.ndarray
+    var_algorithm: np.ndarray
+    variance: np.ndarray
+    error: np.ndarray
+    error_noisy_test: np.ndarray
+    noise_per_output: np.ndarray
+    bias2_per_output: np.ndarray
+    var_learning_set_per_output: np.ndarray
+    var_algorithm_per_output: np.ndarray
+    variance_per_output: np.ndarray
+    error_per_output: np.ndarray
+    slice_x: np.ndarray
+    slice_curves: np.ndarray
+    slice_mean: np.ndarray
+    slice_bayes: np.ndarray
+    partial: bool = False
+    elapsed: float = 0.0
+    notes: str = field(default=(
+        "error = noise + E_{L,theta} mean_x (f - E[y|x])^2 (expectation over y|x taken "
+        "analytically); error_noisy_test = mean squared error on one noisy draw of the test "
+        "outputs; noise is exact (Var(y|x)); population variances over sets and seeds, so that "
+        "the identity is exact; with finite n_seeds var_learning_set also contains "
+        "var_algorithm / n_seeds (see var_learning_set_corrected)."))
+
+    @property
+    def var_learning_set_corrected(self) -> np.ndarray:
+        """Var_L(E_theta f) with the finite-sample biases removed (per value, mean over outputs).
+
+        ``var_learning_set`` is the population variance over the sets of the
+        mean over ``n_seeds`` seeds, so its expectation is
+        (L-1)/L (Var_L(E_theta f) + E_L Var_theta(f) / n_seeds); and
+        ``var_algorithm`` has expectation (S-1)/S E_L Var_theta(f). This
+        removes both biases (it is not part of the exact identity).
+        """
+        L, S = self.n_sets_done, self.n_seeds
+        if L < 2:
+            return np.full_like(self.var_learning_set, np.nan)
+        alg = self.var_algorithm / (S - 1) if S > 1 else 0.0
+        return self.var_learning_set * L / (L - 1) - alg
+
+    @property
+    def identity_gap(self) -> float:
+        """max |error - (noise + bias^2 + variance)| over values and outputs."""
+        gap = self.error_per_output - (self.noise_per_output + self.bias2_per_output
+                                       + self.var_learning_set_per_output
+                                       + self.var_algorithm_per_output)
+        return float(np.nanmax(np.abs(gap))) if gap.size else 0.0
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per parameter value: the averaged components."""
+        return pd.DataFrame({
+            "estimator": self.estimator,
+            "param_name": self.param_name or "",
+            "param_value": [str(v) for v in self.param_values],
+            "error": self.error,
+            "noise": self.noise,
+            "bias2": self.bias2,
+            "variance": self.variance,
+            "var_learning_set": self.var_learning_set,
+            "var_algorithm": self.var_algorithm,
+            "error_noisy_test": self.error_noisy_test,
+            "n_sets_done": self.n_sets_done,
+            "partial": self.partial,
+        })
+
+    def to_dict(self) -> dict:
+        out = {}
+        for key, value in asdict(self).items():
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            out[key] = value
+        out["param_values"] = [v if isinstance(v, (int, float, str, type(None))) else str(v)
+                               for v in self.param_values]
+        out["estimator_params"] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+                                   for k, v in self.estimator_params.items()}
+        out["identity_gap"] = self.identity_gap
+        out["var_learning_set_corrected"] = self.var_learning_set_corrected.tolist()
+        return out
+
+    def to_json(self, path=None) -> str:
+        """JSON text (NaN written as null); also written to ``path`` if given."""
+        text = json.dumps(_nan_to_none(self.to_dict()))
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+
+def _nan_to_none(obj):
+    if isinstance(obj, float):
+        return None if not np.isfinite(obj) else obj
+    if isinstance(obj, dict):
+        return {k: _nan_to_none(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_nan_to_none(v) for v in obj]
+    return obj
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+
+def _check_int(value, name, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _build(estimator, params):
+    """A fresh estimator from a registry name or a factory, with ``params``."""
+    if callable(estimator):
+        return estimator(**params)
+    return make_estimator(estimator, **params)
+
+
+def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
+                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client):
+    if isinstance(estimator, str):
+        if estimator not in ESTIMATOR_NAMES:
+            raise ValueError(f"estimator must be one of {ESTIMATOR_NAMES} or a callable factory, "
+                             f"got {estimator!r}")
+    elif not callable(estimator):
+        raise ValueError(f"estimator must be one of {ESTIMATOR_NAMES} or a callable factory, "
+                         f"got {estimator!r}")
+    if structure not in FRIEDMAN_STRUCTURES:
+        raise ValueError(f"structure must be one of {FRIEDMAN_STRUCTURES}, got {structure!r}")
+    n_learning_sets = _check_int(n_learning_sets, "n_learning_sets", 2)
+    n_train = _check_int(n_train, "n_train", 2)
+    n_test = _check_int(n_test, "n_test", 2)
+    n_seeds = _check_int(n_seeds, "n_seeds", 1)
+    n_outputs = _check_int(n_outputs, "n_outputs", 1)
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) \
+            or not np.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    if estimator_params is None:
+        estimator_params = {}
+    if not isinstance(estimator_params, dict):
+        raise ValueError(f"estimator_params must be a dict, got {estimator_params!r}")
+    if "random_state" in estimator_params:
+        raise ValueError("estimator_params must not set random_state: seeds are drawn from `seed`")
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "dask" and client is None:
+        try:
+            from distributed import get_client
+            client = get_client()
+        except (ImportError, ValueError):
+            raise ValueError("backend='dask' needs a dask.distributed client: pass client= or "
+                             "create a Client first") from None
+    if param_name is None:
+        if param_values is not None and len(list(param_values)) != 1:
+            raise ValueError("param_values needs param_name (or pass param_values=None)")
+        param_values = [None]
+    else:
+        if not isinstance(param_name, str):
+            raise ValueError(f"param_name must be a string, got {param_name!r}")
+        if param_name == "random_state" or param_name in estimator_params:
+            raise ValueError(f"param_name {param_name!r} cannot be swept here "
+                             "(it is fixed by seed or by estimator_params)")
+        if param_values is None:
+            raise ValueError("param_values must be given with param_name")
+        param_values = list(param_values)
+        if not param_values:
+            raise ValueError("param_values is empty")
+        if len(set(map(repr, param_values))) != len(param_values):
+            raise ValueError(f"param_values has duplicates: {param_values}")
+        if param_name == "n_estimators":
+            for v in param_values:
+                _check_int(v, "param_values (n_estimators)", 1)
+            param_values = [int(v) for v in param_values]
+    # Build every configuration once (cheap) so that unknown or invalid
+    # parameters fail here, before any fit.
+    for v in param_values:
+        params = dict(estimator_params)
+        if param_name is not None:
+            params[param_name] = v
+        try:
+            est = _build(estimator, params)
+        except TypeError as exc:
+            raise ValueError(f"estimator factory rejected parameters {params}: {exc}") from None
+        if hasattr(est, "get_params") and param_name is not None and not callable(estimator):
+            if param_name not in est.get_params():
+                raise ValueError(f"param_name {param_name!r} is not a parameter of {estimator}")
+        if hasattr(est, "_validate_params"):
+            try:
+                est._validate_params()
+            except ValueError as exc:
+                raise ValueError(f"invalid value {param_name}={v!r}: {exc}") from None
+    return (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, float(noise),
+            estimator_params, client)
+
+
+# --------------------------------------------------------------------------
+# The work of one learning set (picklable, module level)
+# --------------------------------------------------------------------------
+
+
+def slice_inputs(structure, n_outputs, n_points=N_SLICE_POINTS):
+    """The 1-D slice of the curves view: x1 in [0, 1], every other input 0.5."""
+    p = 5 * n_outputs if structure == "ind" else 5
+    X = np.full((n_points, p), 0.5)
+    X[:, 0] = np.linspace(0.0, 1.0, n_points)
+    return X
+
+
+def _test_set(structure, n_test, n_outputs, noise, test_seq):
+    X, Y, B = make_friedman1_multioutput(structure, n_samples=n_test, n_outputs=n_outputs,
+                                         noise=noise, random_state=np.random.default_rng(test_seq))
+    return X, Y, B
+
+
+def _staged(est, X_list, param_values):
+    """Staged predictions at the steps in ``param_values``: one (P, n, d) array per X.
+
+    A fit that stopped before the largest value keeps its last stage.
+    """
+    wanted = {v: k for k, v in enumerate(param_values)}
+    X_all = np.vstack(X_list)
+    preds = [None] * len(param_values)
+    last = None
+    for m, F in enumerate(est.staged_predict(X_all), start=1):
+        last = F
+        if m in wanted:
+            preds[wanted[m]] = np.asarray(F, dtype=np.float64).reshape(X_all.shape[0], -1)
+    preds = [p if p is not None else np.asarray(last, dtype=np.float64).reshape(X_all.shape[0], -1)
+             for p in preds]
+    P = np.stack(preds)
+    splits = np.cumsum([len(X) for X in X_list])[:-1]
+    return np.split(P, splits, axis=1)
+
+
+def _run_set(set_seq, test_seq, estimator, param_name, param_values, structure, n_train, n_test,
+             n_seeds, n_outputs, noise, estimator_params):
+    """Fit the models of one learning set; return its sufficient statistics."""
+    X_test, Y_test, B_test = _test_set(structure, n_test, n_outputs, noise, test_seq)
+    X_slice = slice_inputs(structure, n_outputs)
+    data_seq, model_seq = set_seq.spawn(2)
+    X, Y, _ = make_friedman1_multioutput(structure, n_samples=n_train, n_outputs=n_outputs,
+                                         noise=noise, random_state=np.random.default_rng(data_seq))
+    seeds = np.random.default_rng(model_seq).integers(0, 2**31 - 1, size=n_seeds)
+    P = len(param_values)
+    staged = param_name == "n_estimators"
+    test_pred = np.empty((n_seeds, P, n_test, n_outputs))
+    slice_pred = np.empty((n_seeds, P, X_slice.shape[0]))
+    for s, rs in enumerate(seeds):
+        if staged:
+            params = {**estimator_params, "n_estimators": max(param_values)}
+            if hasattr(_build(estimator, params), "staged_predict"):
+                est = _fitted(estimator, params, int(rs), X, Y)
+                pt, ps = _staged(est, [X_test, X_slice], param_values)
+                test_pred[s] = pt
+                slice_pred[s] = ps[:, :, 0]
+                continue
+        for k, v in enumerate(param_values):
+            params = dict(estimator_params)
+            if param_name is not None:
+                params[param_name] = v
+            est = _fitted(estimator, params, int(rs), X, Y)
+            test_pred[s, k] = np.asarray(est.predict(X_test), dtype=np.float64).reshape(n_test, -1)
+            slice_pred[s, k] = np.asarray(est.predict(X_slice), dtype=np.float64).reshape(
+                X_slice.shape[0], -1)[:, 0]
+    mean_theta = test_pred.mean(axis=0)                                   # (P, n, d)
+    within = ((test_pred - mean_theta) ** 2).mean(axis=(0, 2))            # (P, d)
+    to_bayes = ((test_pred - B_test) ** 2).mean(axis=(0, 2))              # (P, d)
+    to_noisy = ((test_pred - Y_test) ** 2).mean(axis=(0, 2))              # (P, d)
+    return {"mean_theta": mean_theta, "within": within, "to_bayes": to_bayes,
+            "to_noisy": to_noisy, "slice_first": slice_pred[0], "slice_mean": slice_pred.mean(axis=0)}
+
+
+def _fitted(estimator, params, random_state, X, Y):
+    est = _build(estimator, params)
+    if hasattr(est, "set_params") and hasattr(est, "get_params") and "random_state" in est.get_params():
+        est.set_params(random_state=random_state)
+    return est.fit(X, Y)
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def run_bias_variance(estimator, *, param_name=None, param_values=None, structure="group",
+                      n_learning_sets=100, n_train=300, n_test=2000, n_seeds=1, n_outputs=16,
+                      noise=1.0, estimator_params=None, seed=0, n_jobs=1, backend="loky",
+                      client=None, progress=None, stop=None) -> BiasVarianceResult:
+    """Monte-Carlo bias-variance decomposition over learning sets and seeds.
+
+    Parameters
+    ----------
+    estimator : str in ``ESTIMATOR_NAMES`` or callable
+        A callable is a factory ``factory(**params)`` returning an unfitted
+        estimator with ``fit``/``predict`` (``staged_predict`` is used for an
+        ``n_estimators`` sweep when present); its ``random_state`` is set via
+        ``set_params`` when it has one. Must be picklable for n_jobs != 1/dask.
+    param_name, param_values : the swept parameter and its values (e.g.
+        ``"n_estimators", [1, 10, 100]``, ``"n_projections"``, ``"learning_rate"``,
+        ``"max_leaf_nodes"``, ``"projection"``). ``None`` = a single configuration.
+    structure : "chain", "group" or "ind" (Friedman1, uniform inputs).
+    n_learning_sets : int >= 2; n_train, n_test : sizes; n_seeds : random
+        states per learning set (> 1 to estimate the algorithm variance).
+    n_outputs, noise : the generator's d and noise standard deviation.
+    estimator_params : dict of fixed estimator parameters.
+    seed : int, the root of every random draw.
+    n_jobs : joblib workers (-1 = all cores); backend : "loky" or "dask";
+        client : a ``distributed.Client`` (implies backend="dask").
+    progress : callable(fraction, message) after each learning set.
+    stop : object with ``is_set()``; when set, the result over the sets done
+        so far is returned with ``partial=True``.
+    """
+    if client is not None:
+        backend = "dask"
+    (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
+     client) = _check_arguments(estimator, param_name, param_values, structure, n_learning_sets,
+                                n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
+                                n_jobs, backend, client)
+    seed = _check_int(seed, "seed", 0)
+    started = time.perf_counter()
+    root = np.random.SeedSequence(seed)
+    test_seq, *set_seqs = root.spawn(1 + n_learning_sets)
+    X_test, Y_test, B_test = _test_set(structure, n_test, n_outputs, noise, test_seq)
+    args = (test_seq, estimator, param_name, param_values, structure, n_train, n_test, n_seeds,
+            n_outputs, noise, estimator_params)
+
+    P, d = len(param_values), n_outputs
+    acc = _Accumulator(P, n_test, d, N_SLICE_POINTS)
+    partial = False
+    for i, res in enumerate(_results(set_seqs, args, n_jobs, backend, client)):
+        acc.add(res, keep_curve=i < N_CURVES)
+        if progress is not None:
+            progress((i + 1) / n_learning_sets, f"learning set {i + 1}/{n_learning_sets}")
+        if stop is not None and stop.is_set() and i + 1 < n_learning_sets:
+            partial = True
+            break
+    if acc.n == 0:
+        partial = True
+
+    j = np.arange(1, d + 1)
+    noise_out = (j if structure == "chain" else np.ones(d)) * noise ** 2
+    noise_pv = np.tile(noise_out, (P, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_f = acc.mean
+        bias2 = ((mean_f - B_test) ** 2).mean(axis=1)                     # (P, d)
+        var_ls = (acc.m2 / acc.n).mean(axis=1)
+        var_alg = acc.within / acc.n
+        err = noise_pv + acc.to_bayes / acc.n
+        err_noisy = acc.to_noisy / acc.n
+    var = var_ls + var_alg
+    slice_x = slice_inputs(structure, n_outputs)[:, 0]
+    X5 = slice_inputs(structure, 1)[:, :5]
+    return BiasVarianceResult(
+        estimator=estimator if isinstance(estimator, str) else getattr(estimator, "__name__", repr(estimator)),
+        param_name=param_name, param_values=list(param_values), structure=structure,
+        n_learning_sets=n_learning_sets, n_sets_done=acc.n, n_seeds=n_seeds, n_train=n_train,
+        n_test=n_test, n_outputs=d, noise_sd=noise, seed=seed,
+        estimator_params=dict(estimator_params),
+        noise=noise_pv.mean(axis=1), bias2=bias2.mean(axis=1), var_learning_set=var_ls.mean(axis=1),
+        var_algorithm=var_alg.mean(axis=1), variance=var.mean(axis=1), error=err.mean(axis=1),
+        error_noisy_test=err_noisy.mean(axis=1),
+        noise_per_output=noise_pv, bias2_per_output=bias2, var_learning_set_per_output=var_ls,
+        var_algorithm_per_output=var_alg, variance_per_output=var, error_per_output=err,
+        slice_x=slice_x,
+        slice_curves=(np.stack(acc.curves, axis=1) if acc.curves
+                      else np.empty((P, 0, N_SLICE_POINTS))),
+        slice_mean=acc.slice_sum / acc.n if acc.n else np.full((P, N_SLICE_POINTS), np.nan),
+        slice_bayes=friedman1(X5),
+        partial=partial, elapsed=time.perf_counter() - started)
+
+
+class _Accumulator:
+    """Running sums over learning sets, in set order (Welford for Var_L)."""
+
+    def __init__(self, P, n_test, d, n_slice):
+        self.n = 0
+        self.mean = np.zeros((P, n_test, d))
+        self.m2 = np.zeros((P, n_test, d))
+        self.within = np.zeros((P, d))
+        self.to_bayes = np.zeros((P, d))
+        self.to_noisy = np.zeros((P, d))
+        self.slice_sum = np.zeros((P, n_slice))
+        self.curves = []
+
+    def add(self, res, keep_curve):
+        self.n += 1
+        delta = res["mean_theta"] - self.mean
+        self.mean += delta / self.n
+        self.m2 += delta * (res["mean_theta"] - self.mean)
+        self.within += res["within"]
+        self.to_bayes += res["to_bayes"]
+        self.to_noisy += res["to_noisy"]
+        self.slice_sum += res["slice_mean"]
+        if keep_curve:
+            self.curves.append(res["slice_first"])
+
+
+def _results(set_seqs, args, n_jobs, backend, client):
+    """Yield the per-set results in set order."""
+    if backend == "dask":
+        futures = [client.submit(_run_set, s, *args, pure=False) for s in set_seqs]
+        try:
+            for fut in futures:
+                yield fut.result()
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+        return
+    if n_jobs == 1:
+        for s in set_seqs:
+            yield _run_set(s, *args)
+        return
+    from joblib import Parallel, delayed
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
+    gen = parallel(delayed(_run_set)(s, *args) for s in set_seqs)
+    try:
+        yield from gen
+    finally:
+        gen.close()
+
+
+# --------------------------------------------------------------------------
+# Reproduction (CLI): thesis Fig. 4.1 / 4.2 analogues for boosting
+# --------------------------------------------------------------------------
+
+
+def _stage_grid(n_max, n_points):
+    grid = np.unique(np.round(np.logspace(0, np.log10(n_max), n_points)).astype(int))
+    return [int(v) for v in grid]
+
+
+def reproduce_bias_variance(out_dir, quick=False, seed=0, progress=None):
+    """Write the bias-variance experiments (CSV, JSON, standalone HTML figures).
+
+    1. "trees": gbmort with stumps vs 8-leaf trees over the number of steps
+       (the boosting analogue of thesis Fig. 4.1: complexity grows with M);
+    2. "projections": gbrt-relabel-rpo-gaussian over q (n_projections), 5
+       seeds per learning set, with the learning-set / algorithm split;
+    3. "averaging": M-model averages of gbrt-rpo-gaussian (thesis Fig. 4.2 /
+       eq. 4.28 analogue: averaging shrinks only the algorithm variance).
+
+    Returns the list of written paths.
+    """
+    from engine import plotting_bias_variance as pbv
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if quick:
+        common = dict(structure="group", n_learning_sets=8, n_train=300, n_test=500, seed=seed)
+        n_max, n_seeds = 200, 3
+    else:
+        common = dict(structure="group", n_learning_sets=100, n_train=300, n_test=2000, seed=seed)
+        n_max, n_seeds = 2000, 5
+    stages = _stage_grid(n_max, 12 if quick else 25)
+    runs = []
+    for leaves in (2, 8):
+        runs.append((f"trees_leaves{leaves}", dict(
+            estimator="gbmort", param_name="n_estimators", param_values=stages,
+            estimator_params=dict(max_leaf_nodes=leaves, learning_rate=0.1), **common)))
+    runs.append(("projections", dict(
+        estimator="gbrt-relabel-rpo-gaussian", param_name="n_projections", param_values=[1, 2, 4, 8, 16],
+        n_seeds=n_seeds, estimator_params=dict(n_estimators=n_max // 2, learning_rate=0.1, max_leaf_nodes=4),
+        **common)))
+    runs.append(("averaging", dict(
+        estimator=_averaged_factory, param_name="n_models", param_values=[1, 2, 4] if quick else [1, 2, 4, 8],
+        n_seeds=n_seeds, estimator_params=dict(n_estimators=n_max // 2, learning_rate=0.1, max_leaf_nodes=4),
+        **common)))
+    written, results = [], {}
+    for r, (tag, kwargs) in enumerate(runs):
+        def sub(frac, msg, r=r, tag=tag):
+            if progress is not None:
+                progress((r + frac) / len(runs), f"{tag}: {msg}")
+        res = run_bias_variance(progress=sub, n_jobs=-1, **kwargs)
+        if tag == "averaging":
+            res.estimator = "average of n_models gbrt-rpo-gaussian"
+        results[tag] = res
+        csv = out / f"bias_variance_{tag}.csv"
+        res.to_frame().to_csv(csv, index=False)
+        js = out / f"bias_variance_{tag}.json"
+        res.to_json(js)
+        written += [csv, js]
+    figures = {
+        "bias_variance_trees.html": pbv.bias_variance_comparison_figure(
+            {"stumps": results["trees_leaves2"], "8 leaves": results["trees_leaves8"]},
+            title="gbmort on Friedman1-group: stumps vs 8-leaf trees over the number of steps"),
+        "bias_variance_curves.html": pbv.slice_curves_figure(
+            results["trees_leaves8"], index=len(stages) - 1),
+        "bias_variance_projections.html": pbv.bias_variance_figure(
+            results["projections"], title="gbrt-relabel-rpo-gaussian: effect of q"),
+        "bias_variance_averaging.html": pbv.bias_variance_figure(
+            results["averaging"], title="Averaging M gbrt-rpo-gaussian models (eq. 4.28)"),
+    }
+    for name, fig in figures.items():
+        path = out / name
+        fig.write_html(path, include_plotlyjs=True)
+        written.append(path)
+    return [str(p) for p in written]
+
+
+def _averaged_factory(n_models=1, **params):
+    """Factory of :class:`AveragedEstimator` over gbrt-rpo-gaussian (picklable)."""
+    return AveragedEstimator("gbrt-rpo-gaussian", n_models=n_models, **params)

@@ -1,0 +1,675 @@
+"""Hyper-parameter selection and paired comparison of estimators (paper 002, 4.1.2).
+
+Protocol (section 4.1.2), repeated ``n_repeats`` times on random splits:
+
+1. split the data into a training and a test set (sizes below);
+2. hold out 20% of the training set as a validation set;
+3. for every point of the grid (learning rate, max_leaf_nodes, max_features,
+   loss) fit ``n_steps`` boosting steps on the remaining 80% and read the
+   validation score after every step (``eval_score_`` of the engine, or the
+   staged predictions for LRAP): the grid point and the number of steps with
+   the best validation score are chosen (ties: the first grid point, the
+   fewest steps). The test set is never seen during selection;
+4. refit the chosen configuration on the whole training set (training +
+   validation) with the chosen number of steps and score it on the test set.
+
+Scores: macro-r2 (eq. 26) in regression, LRAP (eq. 25) in multi-label
+classification; with noisy outputs (Table 6) also half-macro-r2 on the
+original outputs. The result gives the mean ± standard deviation (ddof=1)
+over repeats, the ranks of the means (1 = best) and the matrix of p-values of
+Student's paired t-test (``scipy.stats.ttest_rel``) with the sign of Table 5
+('>' when the row estimator has the better mean score).
+
+Data and splits:
+
+* Friedman1 problems (``"friedman1-chain"``, ``"-group"``, ``"-ind"``, or just
+  ``"chain"``...): one data set of 300 + 4000 samples (section 4.2.1, uniform
+  inputs) drawn from ``seed``; each repeat is a random 300 / 4000 split of it.
+* shipped data sets (:func:`engine.datasets.load_dataset`) or a ``Dataset``:
+  if it has a standard train/test split, its sizes fix the ratio and every
+  repeat is a random split with those sizes; otherwise a random split with
+  ``TEST_FRACTION`` (25%) of the rows in the test set.
+
+``artificial-gbrt`` (Friedman1 only) is the oracle that knows the output
+structure (section 4.2.1): chain -> a model of output 1 copied to every
+output; group -> a model of the mean output copied; ind -> st-gbrt. Appended
+noisy outputs are predicted by their training mean. It is implemented here by
+the private class :class:`_ArtificialGBRT`.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import numbers
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
+from engine.metrics import half_macro_r2, lrap, macro_r2
+from engine.registry import ESTIMATOR_NAMES, make_estimator
+
+__all__ = [
+    "BUDGETS",
+    "ModelSelectionResult",
+    "PAPER_TABLE4",
+    "PAPER_TABLE6",
+    "run_model_selection",
+    "reproduce_table4",
+    "reproduce_table6",
+]
+
+ARTIFICIAL = "artificial-gbrt"
+VALIDATION_FRACTION = 0.2
+TEST_FRACTION = 0.25
+FRIEDMAN_N_TRAIN, FRIEDMAN_N_TEST = 300, 4000
+# Multi-label validation: LRAP is read at (at most) this many log-spaced steps.
+N_CHECKPOINTS = 100
+
+_PAPER_GRID = dict(learning_rate=(1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01),
+                   max_leaf_nodes=tuple(range(2, 9)),
+                   max_features=("sqrt", 0.1, 0.2, 0.5, 1.0),
+                   loss="all", n_steps=10000)
+BUDGETS = {
+    # seconds: for tests
+    "quick": dict(learning_rate=(0.5, 0.1), max_leaf_nodes=(2, 4), max_features=(1.0,),
+                  loss="primary", n_steps=100),
+    # minutes: for the app
+    "moderate": dict(learning_rate=(0.5, 0.2, 0.1, 0.05), max_leaf_nodes=(2, 4, 8),
+                     max_features=("sqrt", 1.0), loss="primary", n_steps=1000),
+    # the paper's grid (hours to days on one machine)
+    "full": _PAPER_GRID,
+}
+_LOSSES = {"regression": ("squared_error", "absolute_error"),
+           "multilabel": ("logistic", "squared_error")}
+
+# Paper 002 (Joly, Wehenkel & Geurts, "Gradient tree boosting with random
+# output projections for multi-label classification and multi-output
+# regression"), Table 4: macro-r2 mean ± std over 5 splits (rank).
+PAPER_TABLE4 = {
+    "friedman1-chain": {
+        "artificial-gbrt": (0.654, 0.015, 1), "st-gbrt": (0.626, 0.016, 5),
+        "gbmort": (0.640, 0.008, 4), "gbrt-relabel-rpo-subsampled": (0.648, 0.015, 2),
+        "gbrt-rpo-subsampled": (0.645, 0.013, 3)},
+    "friedman1-group": {
+        "artificial-gbrt": (0.889, 0.009, 1), "st-gbrt": (0.873, 0.008, 5),
+        "gbmort": (0.874, 0.012, 4), "gbrt-relabel-rpo-subsampled": (0.880, 0.009, 2),
+        "gbrt-rpo-subsampled": (0.876, 0.007, 3)},
+    "friedman1-ind": {
+        "artificial-gbrt": (0.831, 0.004, 1), "st-gbrt": (0.830, 0.003, 2),
+        "gbmort": (0.644, 0.010, 5), "gbrt-relabel-rpo-subsampled": (0.706, 0.009, 4),
+        "gbrt-rpo-subsampled": (0.789, 0.003, 3)},
+}
+# Paper 002, Table 6 (16 noisy outputs added): half-macro-r2 (rank), then
+# macro-r2 mean ± std (rank). The paper gives no std for half-macro-r2.
+PAPER_TABLE6 = {
+    "friedman1-chain": {
+        "st-gbrt": (0.611, 4, 0.265, 0.006, 4), "gbmort": (0.617, 3, 0.291, 0.012, 3),
+        "gbrt-relabel-rpo-subsampled": (0.628, 2, 0.292, 0.006, 2),
+        "gbrt-rpo-subsampled": (0.629, 1, 0.303, 0.007, 1)},
+    "friedman1-group": {
+        "st-gbrt": (0.840, 3, 0.364, 0.007, 4), "gbmort": (0.833, 4, 0.394, 0.004, 3),
+        "gbrt-relabel-rpo-subsampled": (0.855, 2, 0.395, 0.005, 2),
+        "gbrt-rpo-subsampled": (0.862, 1, 0.414, 0.006, 1)},
+    "friedman1-ind": {
+        "st-gbrt": (0.806, 1, 0.3536, 0.0015, 1), "gbmort": (0.486, 4, 0.1850, 0.0081, 4),
+        "gbrt-relabel-rpo-subsampled": (0.570, 3, 0.2049, 0.0033, 3),
+        "gbrt-rpo-subsampled": (0.739, 2, 0.3033, 0.0021, 2)},
+}
+TABLE4_ESTIMATORS = (ARTIFICIAL, "st-gbrt", "gbmort", "gbrt-relabel-rpo-subsampled", "gbrt-rpo-subsampled")
+TABLE6_ESTIMATORS = ("st-gbrt", "gbmort", "gbrt-relabel-rpo-subsampled", "gbrt-rpo-subsampled")
+
+
+# --------------------------------------------------------------------------
+# artificial-gbrt: the oracle of section 4.2.1 (private; see module doc)
+# --------------------------------------------------------------------------
+
+
+class _ArtificialGBRT:
+    """Boosting that knows the Friedman1 output structure.
+
+    chain: gbmort on output 1 alone, copied to the ``n_real`` outputs;
+    group: gbmort on the mean of the ``n_real`` outputs, copied;
+    ind: st-gbrt on the ``n_real`` outputs. Outputs beyond ``n_real`` (noisy
+    outputs) are predicted by their training mean. ``fit`` with ``eval_set``
+    sets ``eval_score_`` (macro-r2 over all outputs after every step).
+    """
+
+    def __init__(self, structure, n_real, **params):
+        self.structure = structure
+        self.n_real = n_real
+        self.params = params
+
+    def fit(self, X, Y, eval_set=None):
+        Y = np.asarray(Y, dtype=np.float64)
+        d = self.n_real
+        self.n_outputs_ = Y.shape[1]
+        self.noise_mean_ = Y[:, d:].mean(axis=0)
+        if self.structure == "ind":
+            self.inner_ = make_estimator("st-gbrt", **self.params)
+            target = Y[:, :d]
+        else:
+            self.inner_ = make_estimator("gbmort", **self.params)
+            target = Y[:, :1] if self.structure == "chain" else Y[:, :d].mean(axis=1, keepdims=True)
+        self.inner_.fit(X, target)
+        if eval_set is not None:
+            X_val, Y_val = eval_set
+            Y_val = np.asarray(Y_val, dtype=np.float64)
+            sst = ((Y_val - Y_val.mean(axis=0)) ** 2).sum(axis=0)
+            scores = []
+            for F in self.staged_predict(X_val):
+                sse = ((Y_val - F) ** 2).sum(axis=0)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.where(sst > 0, sse / sst, (sse > 0).astype(float))
+                scores.append(1.0 - ratio.mean())
+            self.eval_score_ = np.asarray(scores)
+        return self
+
+    def _expand(self, F):
+        F = np.asarray(F, dtype=np.float64).reshape(F.shape[0], -1)
+        if self.structure != "ind":
+            F = np.repeat(F, self.n_real, axis=1)
+        if self.n_outputs_ > self.n_real:
+            F = np.hstack([F, np.tile(self.noise_mean_, (F.shape[0], 1))])
+        return F
+
+    def predict(self, X):
+        return self._expand(self.inner_.predict(X))
+
+    def staged_predict(self, X):
+        for F in self.inner_.staged_predict(X):
+            yield self._expand(F)
+
+
+# --------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ModelSelectionResult:
+    """Test scores of the selected models, over repeats.
+
+    ``scores[i, r]`` is estimator i's test score on repeat r (``metric``);
+    ``mean``, ``std`` (ddof=1), ``ranks`` (1 = best mean); ``pvalues[i, k]``
+    the paired t-test p-value (NaN on the diagonal and with < 2 repeats);
+    ``signs[i][k]`` '>' if estimator i has the better mean, '<' if worse.
+    ``half_*`` (with noisy outputs): half-macro-r2 on the original outputs.
+    ``chosen[estimator]`` lists per repeat the selected hyper-parameters,
+    ``n_steps`` and the validation score.
+    """
+
+    dataset: str
+    task: str
+    metric: str
+    estimators: list
+    scores: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    ranks: np.ndarray
+    pvalues: np.ndarray
+    signs: list
+    chosen: dict
+    budget: dict
+    n_repeats: int
+    n_repeats_done: int
+    n_train: int
+    n_test: int
+    n_validation: int
+    n_noisy_outputs: int
+    seed: int
+    total_time: float
+    split: str
+    half_scores: Optional[np.ndarray] = None
+    half_mean: Optional[np.ndarray] = None
+    half_std: Optional[np.ndarray] = None
+    half_ranks: Optional[np.ndarray] = None
+    partial: bool = False
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per estimator: mean, std, rank (and half-macro-r2 columns), per-repeat scores."""
+        df = pd.DataFrame({"dataset": self.dataset, "estimator": self.estimators,
+                           "metric": self.metric, "mean": self.mean, "std": self.std,
+                           "rank": self.ranks})
+        if self.half_scores is not None:
+            df["half_mean"], df["half_std"], df["half_rank"] = self.half_mean, self.half_std, self.half_ranks
+        df["scores"] = [" ".join(f"{s:.4f}" for s in row) for row in self.scores]
+        return df
+
+    def pvalue_frame(self) -> pd.DataFrame:
+        """The p-value matrix as text, Table 5 style: '0.003(>)' = row better than column."""
+        cells = [["" if i == k else (("nan" if not np.isfinite(self.pvalues[i, k])
+                                      else f"{self.pvalues[i, k]:.2g}")
+                                     + (f"({self.signs[i][k]})" if self.signs[i][k] else ""))
+                  for k in range(len(self.estimators))] for i in range(len(self.estimators))]
+        return pd.DataFrame(cells, index=self.estimators, columns=self.estimators)
+
+    def to_dict(self) -> dict:
+        out = {}
+        for key, value in asdict(self).items():
+            out[key] = value.tolist() if isinstance(value, np.ndarray) else value
+        return out
+
+    def to_json(self, path=None) -> str:
+        text = json.dumps(_jsonable(self.to_dict()))
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.floating, float)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+# --------------------------------------------------------------------------
+# Validation of the arguments
+# --------------------------------------------------------------------------
+
+
+def _check_int(value, name, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _resolve_dataset(dataset):
+    """(name, structure or None, Dataset or None)."""
+    if isinstance(dataset, Dataset):
+        return dataset.name, None, dataset
+    if not isinstance(dataset, str):
+        raise ValueError(f"dataset must be a name or a Dataset, got {dataset!r}")
+    short = dataset[len("friedman1-"):] if dataset.startswith("friedman1-") else dataset
+    if short in FRIEDMAN_STRUCTURES:
+        return f"friedman1-{short}", short, None
+    try:
+        return dataset, None, load_dataset(dataset)
+    except ValueError as exc:
+        raise ValueError(f"dataset: {exc} (or one of friedman1-chain, friedman1-group, friedman1-ind)") from None
+
+
+def _resolve_budget(budget, task):
+    if isinstance(budget, str):
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
+        grid = dict(BUDGETS[budget])
+    elif isinstance(budget, dict):
+        unknown = set(budget) - set(_PAPER_GRID)
+        if unknown:
+            raise ValueError(f"budget has unknown key(s) {sorted(unknown)}; valid keys are {sorted(_PAPER_GRID)}")
+        grid = {**BUDGETS["quick"], **budget}
+    else:
+        raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
+    grid["n_steps"] = _check_int(grid["n_steps"], "budget n_steps", 1)
+    loss = grid["loss"]
+    if loss == "all":
+        loss = _LOSSES[task]
+    elif loss == "primary":
+        loss = _LOSSES[task][:1] if task == "multilabel" else ("squared_error",)
+    elif isinstance(loss, str):
+        loss = (loss,)
+    loss = tuple(loss)
+    bad = [l for l in loss if l not in _LOSSES[task]]
+    if bad or not loss:
+        raise ValueError(f"budget loss must be 'all', 'primary' or among {_LOSSES[task]} for {task}, got {grid['loss']!r}")
+    grid["loss"] = loss
+    for key in ("learning_rate", "max_leaf_nodes", "max_features"):
+        values = grid[key]
+        values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+        if not values:
+            raise ValueError(f"budget {key} is empty")
+        grid[key] = values
+    for lr in grid["learning_rate"]:
+        if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr <= 1:
+            raise ValueError(f"budget learning_rate values must be in (0, 1], got {lr!r}")
+    for m in grid["max_leaf_nodes"]:
+        _check_int(m, "budget max_leaf_nodes", 2)
+    for mf in grid["max_features"]:
+        if not (mf == "sqrt" or (isinstance(mf, numbers.Real) and not isinstance(mf, bool) and 0 < mf <= 1)):
+            raise ValueError(f"budget max_features values must be 'sqrt' or a fraction in (0, 1], got {mf!r}")
+    return grid
+
+
+def _n_features(mf, p):
+    """k for a grid value: 'sqrt' -> sqrt(p), a fraction f -> f p (at least 1)."""
+    if mf == "sqrt":
+        return max(1, int(np.sqrt(p)))
+    return max(1, min(p, int(mf * p)))
+
+
+def _configurations(grid, p):
+    """Grid points (dicts), max_features resolved to an integer and deduplicated."""
+    ks = list(dict.fromkeys(_n_features(mf, p) for mf in grid["max_features"]))
+    return [dict(learning_rate=float(lr), max_leaf_nodes=int(m), max_features=int(k), loss=loss)
+            for loss, lr, m, k in itertools.product(grid["loss"], grid["learning_rate"],
+                                                    grid["max_leaf_nodes"], ks)]
+
+
+# --------------------------------------------------------------------------
+# Work units (module level, picklable)
+# --------------------------------------------------------------------------
+
+
+def _make(name, task, structure, n_real, params):
+    if name == ARTIFICIAL:
+        return _ArtificialGBRT(structure, n_real, **params)
+    return make_estimator(name, task=task, **params)
+
+
+def _checkpoints(n_steps):
+    return np.unique(np.round(np.logspace(0, np.log10(n_steps), N_CHECKPOINTS)).astype(int))
+
+
+def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val):
+    """Fit on (X_fit, Y_fit); return (steps, validation scores). Sees no test data."""
+    est = _make(name, task, structure, n_real, params)
+    if task == "regression":
+        est.fit(X_fit, Y_fit, eval_set=(X_val, Y_val))
+        scores = np.asarray(est.eval_score_)
+        return np.arange(1, len(scores) + 1), scores
+    est.fit(X_fit, Y_fit)
+    wanted = set(_checkpoints(est.n_steps_).tolist())
+    steps, scores = [], []
+    for m, F in enumerate(est.staged_decision_function(X_val), start=1):
+        if m in wanted:
+            steps.append(m)
+            scores.append(lrap(Y_val, F))
+    return np.asarray(steps), np.asarray(scores)
+
+
+def _evaluate(name, task, structure, n_real, config, n_steps, random_state, X_fit, Y_fit, X_val, Y_val):
+    params = dict(config, n_estimators=n_steps, random_state=random_state)
+    steps, scores = _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val)
+    scores = np.where(np.isfinite(scores), scores, -np.inf)
+    best = int(np.argmax(scores))                      # first maximum: fewest steps
+    return float(scores[best]), int(steps[best])
+
+
+def _refit_and_score(name, task, structure, n_real, config, n_steps, random_state,
+                     X_train, Y_train, X_test, Y_test, n_noisy):
+    est = _make(name, task, structure, n_real, dict(config, n_estimators=n_steps, random_state=random_state))
+    est.fit(X_train, Y_train)
+    if task == "multilabel":
+        return lrap(Y_test, est.decision_function(X_test)), None
+    pred = est.predict(X_test)
+    half = half_macro_r2(Y_test, pred, n_real) if n_noisy else None
+    return macro_r2(Y_test, pred), half
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def _splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
+    """Yield per repeat (X_train, Y_train, X_test, Y_test, fit_idx, val_idx) and describe the split."""
+    root = np.random.SeedSequence(seed)
+    data_seq, *rep_seqs = root.spawn(1 + n_repeats)
+    if structure is not None:
+        X, Y, _ = make_friedman1_multioutput(structure, n_samples=FRIEDMAN_N_TRAIN + FRIEDMAN_N_TEST,
+                                             n_noisy_outputs=n_noisy_outputs,
+                                             random_state=np.random.default_rng(data_seq))
+        n_train = FRIEDMAN_N_TRAIN
+        split = (f"Friedman1 data set of {len(X)} samples drawn once; each repeat a random "
+                 f"{FRIEDMAN_N_TRAIN}/{FRIEDMAN_N_TEST} train/test split")
+    else:
+        X, Y = data.X, data.Y
+        if data.test_indices is not None:
+            n_train = data.n_samples - len(data.test_indices)
+            split = (f"random splits with the standard split's sizes ({n_train} train / "
+                     f"{len(data.test_indices)} test)")
+        else:
+            n_train = data.n_samples - int(round(TEST_FRACTION * data.n_samples))
+            split = f"random splits, {1 - TEST_FRACTION:.0%} train / {TEST_FRACTION:.0%} test (no standard split)"
+    n = len(X)
+    n_val = int(round(VALIDATION_FRACTION * n_train))
+    reps = []
+    for seq in rep_seqs:
+        rng = np.random.default_rng(seq)
+        perm = rng.permutation(n)
+        train, test = perm[:n_train], perm[n_train:]
+        inner = rng.permutation(n_train)
+        model_seed = int(rng.integers(0, 2**31 - 1))
+        reps.append(dict(X_train=X[train], Y_train=Y[train], X_test=X[test], Y_test=Y[test],
+                         val=inner[:n_val], fit=inner[n_val:], random_state=model_seed))
+    return reps, split, n_train, n - n_train, n_val, X.shape[1], Y.shape[1]
+
+
+def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_jobs=1,
+                        n_noisy_outputs=0, progress=None, stop=None) -> ModelSelectionResult:
+    """Select hyper-parameters on validation data and compare estimators (paper 002, 4.1.2).
+
+    Parameters
+    ----------
+    dataset : "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or
+        "chain"...), a shipped data set name (:func:`engine.datasets.list_datasets`)
+        or a :class:`engine.datasets.Dataset`.
+    estimators : list of names from ``ESTIMATOR_NAMES`` (and "artificial-gbrt"
+        for Friedman1).
+    budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid,
+        n_steps 10000) or a dict with any of learning_rate, max_leaf_nodes,
+        max_features, loss ("all", "primary" or names), n_steps (missing keys
+        from "quick").
+    n_repeats : int >= 2, random splits; seed : int.
+    n_jobs : joblib workers for the grid points.
+    n_noisy_outputs : Friedman1 only: appended purely noisy outputs (Table 6);
+        half-macro-r2 is then reported on the original outputs.
+    progress : callable(fraction, message); stop : ``is_set()``-able: returns
+        the repeats finished so far, flagged ``partial``.
+    """
+    started = time.perf_counter()
+    name, structure, data = _resolve_dataset(dataset)
+    task = "regression" if data is None else data.task
+    if isinstance(estimators, str):
+        estimators = [estimators]
+    estimators = list(estimators)
+    if not estimators:
+        raise ValueError("estimators is empty")
+    if len(set(estimators)) != len(estimators):
+        raise ValueError(f"estimators has duplicates: {estimators}")
+    for e in estimators:
+        if e == ARTIFICIAL:
+            if structure is None:
+                raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
+        elif e not in ESTIMATOR_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}; valid names are "
+                             f"{ESTIMATOR_NAMES + (ARTIFICIAL,)}")
+    grid = _resolve_budget(budget, task)
+    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    seed = _check_int(seed, "seed", 0)
+    n_noisy_outputs = _check_int(n_noisy_outputs, "n_noisy_outputs", 0)
+    if n_noisy_outputs and structure is None:
+        raise ValueError("n_noisy_outputs is only supported for the Friedman1 data sets")
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+
+    reps, split, n_train, n_test, n_val, p, d_all = _splits(name, structure, data, n_repeats,
+                                                           n_noisy_outputs, seed)
+    n_real = d_all - n_noisy_outputs
+    configs = _configurations(grid, p)
+    n_steps = grid["n_steps"]
+    E = len(estimators)
+    total_units = n_repeats * E * (len(configs) + 1)
+    done_units = 0
+    scores = np.full((E, n_repeats), np.nan)
+    half = np.full((E, n_repeats), np.nan) if n_noisy_outputs else None
+    chosen = {e: [] for e in estimators}
+    n_done = 0
+    partial = False
+
+    def report(msg):
+        if progress is not None:
+            progress(done_units / total_units, msg)
+
+    for r, rep in enumerate(reps):
+        X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+        X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+        jobs = [(e, c) for e in estimators for c in range(len(configs))]
+        best = {}
+        for (e, c), (score, steps) in zip(jobs, _parallel(
+                n_jobs, _evaluate,
+                [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
+                  X_fit, Y_fit, X_val, Y_val) for e, c in jobs])):
+            done_units += 1
+            if e not in best or score > best[e][0]:
+                best[e] = (score, steps, c)
+            report(f"repeat {r + 1}/{n_repeats}: {e}, grid point {c + 1}/{len(configs)}")
+            if stop is not None and stop.is_set():
+                partial = True
+                break
+        if partial:
+            break
+        refits = _parallel(n_jobs, _refit_and_score, [
+            (e, task, structure, n_real, configs[best[e][2]], best[e][1], rep["random_state"],
+             rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"], n_noisy_outputs)
+            for e in estimators])
+        for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
+            scores[i, r] = test_score
+            if half is not None:
+                half[i, r] = half_score
+            chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            done_units += 1
+        n_done = r + 1
+        report(f"repeat {r + 1}/{n_repeats} done")
+        if stop is not None and stop.is_set() and n_done < n_repeats:
+            partial = True
+            break
+
+    scores = scores[:, :n_done]
+    half = half[:, :n_done] if half is not None else None
+    mean, std, ranks = _summary(scores)
+    pvalues, signs = _paired_tests(scores, mean)
+    result = ModelSelectionResult(
+        dataset=name, task=task, metric="lrap" if task == "multilabel" else "macro-r2",
+        estimators=estimators, scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
+        signs=signs, chosen=chosen, budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
+        n_repeats=n_repeats, n_repeats_done=n_done, n_train=n_train, n_test=n_test,
+        n_validation=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed,
+        total_time=time.perf_counter() - started, split=split, partial=partial)
+    if half is not None:
+        result.half_scores = half
+        result.half_mean, result.half_std, result.half_ranks = _summary(half)
+    return result
+
+
+def _parallel(n_jobs, fn, arglist):
+    if n_jobs == 1 or len(arglist) <= 1:
+        return (fn(*a) for a in arglist)
+    from joblib import Parallel, delayed
+    return Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(*a) for a in arglist)
+
+
+def _summary(scores):
+    n = scores.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = scores.mean(axis=1) if n else np.full(scores.shape[0], np.nan)
+        std = scores.std(axis=1, ddof=1) if n >= 2 else np.full(scores.shape[0], np.nan)
+    ranks = (stats.rankdata(-mean, method="min").astype(int) if n
+             else np.zeros(scores.shape[0], dtype=int))
+    return mean, std, ranks
+
+
+def _paired_tests(scores, mean):
+    E, n = scores.shape
+    pvalues = np.full((E, E), np.nan)
+    signs = [["" for _ in range(E)] for _ in range(E)]
+    for i in range(E):
+        for k in range(E):
+            if i == k:
+                continue
+            if n >= 2:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    pvalues[i, k] = stats.ttest_rel(scores[i], scores[k]).pvalue
+            if n and mean[i] != mean[k]:
+                signs[i][k] = ">" if mean[i] > mean[k] else "<"
+    return pvalues, signs
+
+
+# --------------------------------------------------------------------------
+# Reproduction of Tables 4-7 (CLI)
+# --------------------------------------------------------------------------
+
+
+def _reproduce(tag, out_dir, quick, seed, progress, budget, n_noisy_outputs, estimators, title, paper_frame):
+    from engine import plotting_bias_variance as pbv
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    budget = budget or ("quick" if quick else "moderate")
+    datasets = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
+    results, written = {}, []
+    for i, ds in enumerate(datasets):
+        def sub(frac, msg, i=i, ds=ds):
+            if progress is not None:
+                progress((i + frac) / len(datasets), f"{ds}: {msg}")
+        res = run_model_selection(ds, list(estimators), budget=budget, n_repeats=5, seed=seed,
+                                  n_jobs=-1, n_noisy_outputs=n_noisy_outputs, progress=sub)
+        results[ds] = res
+        pv = out / f"{tag}_pvalues_{ds}.csv"
+        res.pvalue_frame().to_csv(pv)
+        written.append(pv)
+    frame = pd.concat([r.to_frame() for r in results.values()], ignore_index=True)
+    frame = frame.merge(paper_frame, on=["dataset", "estimator"], how="left")
+    csv = out / f"{tag}.csv"
+    frame.to_csv(csv, index=False)
+    js = out / f"{tag}.json"
+    js.write_text(json.dumps(_jsonable({
+        "results": {k: r.to_dict() for k, r in results.items()},
+        "paper": paper_frame.to_dict(orient="records"),
+        "budget": budget})), encoding="utf-8")
+    paper_text = paper_frame.assign(paper=paper_frame.apply(_paper_cell, axis=1))
+    fig = pbv.model_selection_report(results, paper=paper_text, title=title)
+    html = out / f"{tag}.html"
+    fig.write_html(html, include_plotlyjs=True)
+    written += [csv, js, html]
+    return [str(p) for p in written]
+
+
+def _paper_cell(row):
+    return f"{row['paper_mean']:.3f} ± {row['paper_std']:.3f} ({int(row['paper_rank'])})"
+
+
+def table4_paper_frame():
+    """The paper's Table 4 as a DataFrame (dataset, estimator, paper_mean, paper_std, paper_rank)."""
+    return pd.DataFrame([dict(dataset=ds, estimator=e, paper_mean=m, paper_std=s, paper_rank=r)
+                         for ds, rows in PAPER_TABLE4.items() for e, (m, s, r) in rows.items()])
+
+
+def table6_paper_frame():
+    """The paper's Table 6 (macro-r2 mean ± std and rank; half-macro-r2 and its rank)."""
+    return pd.DataFrame([dict(dataset=ds, estimator=e, paper_mean=m, paper_std=s, paper_rank=r,
+                              paper_half=h, paper_half_rank=hr)
+                         for ds, rows in PAPER_TABLE6.items() for e, (h, hr, m, s, r) in rows.items()])
+
+
+def reproduce_table4(out_dir, quick=False, seed=0, progress=None, *, budget=None):
+    """Table 4 / 5 of paper 002: the five methods on the three Friedman1 problems.
+
+    Writes ``table4.csv`` (ours next to the paper's numbers), ``table4.json``,
+    ``table4_pvalues_<dataset>.csv`` (Table 5) and ``table4.html``. Budget:
+    "quick" if ``quick`` else "moderate" unless given ("full" = the paper's
+    grid, very long). Returns the written paths.
+    """
+    return _reproduce("table4", out_dir, quick, seed, progress, budget, 0, TABLE4_ESTIMATORS,
+                      "Paper 002, Tables 4-5: Friedman1 problems (ours vs paper)", table4_paper_frame())
+
+
+def reproduce_table6(out_dir, quick=False, seed=0, progress=None, *, budget=None):
+    """Tables 6 / 7 of paper 002: 16 purely noisy outputs appended (macro-r2 and half-macro-r2)."""
+    return _reproduce("table6", out_dir, quick, seed, progress, budget, 16, TABLE6_ESTIMATORS,
+                      "Paper 002, Tables 6-7: Friedman1 with 16 noisy outputs (ours vs paper)",
+                      table6_paper_frame())

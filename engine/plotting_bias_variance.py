@@ -1,0 +1,167 @@
+"""Figures of the bias-variance and model-selection experiments (plotly only).
+
+Kept apart from ``engine/plotting.py`` so that both can be edited in
+parallel; every builder returns a ``plotly.graph_objects.Figure``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+COMPONENTS = (
+    ("error", "expected error", "black", "solid"),
+    ("bias2", "bias²", "#d62728", "solid"),
+    ("variance", "variance", "#1f77b4", "solid"),
+    ("var_learning_set", "learning-set variance", "#1f77b4", "dash"),
+    ("var_algorithm", "algorithm variance", "#1f77b4", "dot"),
+    ("noise", "noise", "grey", "dashdot"),
+)
+
+
+def _x_values(result):
+    vals = result.param_values
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+           for v in vals):
+        return list(vals), False
+    return [str(v) for v in vals], True
+
+
+def bias_variance_figure(result, title=None, components=None):
+    """Error, bias², variance (and its two parts) and noise against the swept parameter."""
+    x, categorical = _x_values(result)
+    fig = go.Figure()
+    wanted = components or [c[0] for c in COMPONENTS]
+    for key, label, color, dash in COMPONENTS:
+        if key not in wanted:
+            continue
+        y = getattr(result, key)
+        if key == "var_algorithm" and result.n_seeds < 2:
+            continue
+        fig.add_trace(go.Scatter(x=x, y=y, name=label, mode="lines+markers",
+                                 line=dict(color=color, dash=dash)))
+    log = result.param_name == "n_estimators" and not categorical
+    fig.update_layout(
+        title=title or f"Bias-variance decomposition: {result.estimator}, Friedman1-{result.structure}",
+        xaxis_title=result.param_name or "configuration", yaxis_title="mean squared error",
+        xaxis_type="log" if log else None, template="plotly_white",
+        legend=dict(orientation="h", y=-0.2))
+    if result.partial:
+        fig.add_annotation(text=f"partial: {result.n_sets_done}/{result.n_learning_sets} learning sets",
+                           xref="paper", yref="paper", x=1, y=1.05, showarrow=False)
+    return fig
+
+
+def bias_variance_comparison_figure(results, title=None, components=("error", "bias2", "variance")):
+    """Several runs (dict label -> result) on one chart: one colour per component, one dash per run."""
+    dashes = ("solid", "dash", "dot", "dashdot", "longdash")
+    colors = {key: color for key, _, color, _ in COMPONENTS}
+    labels = {key: label for key, label, _, _ in COMPONENTS}
+    fig = go.Figure()
+    log = False
+    for r, (name, res) in enumerate(results.items()):
+        x, categorical = _x_values(res)
+        log = log or (res.param_name == "n_estimators" and not categorical)
+        for key in components:
+            fig.add_trace(go.Scatter(x=x, y=getattr(res, key), mode="lines",
+                                     name=f"{labels[key]} ({name})",
+                                     line=dict(color=colors[key], dash=dashes[r % len(dashes)])))
+    first = next(iter(results.values()))
+    fig.update_layout(title=title, xaxis_title=first.param_name or "configuration",
+                      yaxis_title="mean squared error", xaxis_type="log" if log else None,
+                      template="plotly_white", legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def slice_curves_figure(result, index=-1, title=None):
+    """The "resample the training set" view on the slice x1 in [0, 1] (other inputs 0.5), output 1."""
+    k = index % len(result.param_values)
+    fig = go.Figure()
+    for i in range(result.slice_curves.shape[1]):
+        fig.add_trace(go.Scatter(x=result.slice_x, y=result.slice_curves[k, i], mode="lines",
+                                 name=f"learning set {i + 1}", opacity=0.5,
+                                 line=dict(width=1, color="#1f77b4")))
+    fig.add_trace(go.Scatter(x=result.slice_x, y=result.slice_mean[k], mode="lines",
+                             name=f"mean over {result.n_sets_done} sets", line=dict(width=3, color="#ff7f0e")))
+    fig.add_trace(go.Scatter(x=result.slice_x, y=result.slice_bayes, mode="lines", name="Bayes E[y₁|x]",
+                             line=dict(width=3, color="black", dash="dash")))
+    label = f"{result.param_name}={result.param_values[k]}" if result.param_name else ""
+    fig.update_layout(title=title or f"{result.estimator} {label}: fitted curves on x1 (others 0.5), output 1",
+                      xaxis_title="x1", yaxis_title="prediction of y1", template="plotly_white")
+    return fig
+
+
+def _fmt_p(p):
+    if p is None or not np.isfinite(p):
+        return "–"
+    return f"{p:.0e}" if p < 1e-3 else f"{p:.3g}"
+
+
+def pvalue_heatmap(names, pvalues, signs=None, title=None, alpha=0.05):
+    """Paired t-test p-values (Table 5 style): cell text 'p (>)' = row better than column."""
+    P = np.asarray(pvalues, dtype=float)
+    text = []
+    for i in range(len(names)):
+        row = []
+        for j in range(len(names)):
+            if i == j:
+                row.append("")
+                continue
+            s = f"{_fmt_p(P[i, j])}"
+            if signs is not None and signs[i][j] and np.isfinite(P[i, j]) and P[i, j] < alpha:
+                s += f" ({signs[i][j]})"
+            row.append(s)
+        text.append(row)
+    z = np.where(np.isfinite(P), np.log10(np.clip(P, 1e-12, 1)), np.nan)
+    fig = go.Figure(go.Heatmap(z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}",
+                               colorscale="RdBu", zmin=-4, zmax=0, reversescale=False,
+                               colorbar=dict(title="log10 p")))
+    fig.update_layout(title=title or "Paired t-test p-values ('>': row better than column)",
+                      yaxis_autorange="reversed", template="plotly_white")
+    return fig
+
+
+def score_table_figure(frame, title=None):
+    """A plotly table of a score DataFrame (e.g. ours next to the paper's Table 4)."""
+    fig = go.Figure(go.Table(
+        header=dict(values=[str(c) for c in frame.columns], align="left"),
+        cells=dict(values=[[("" if (isinstance(v, float) and not np.isfinite(v)) else
+                             (f"{v:.3f}" if isinstance(v, float) else str(v))) for v in frame[c]]
+                           for c in frame.columns], align="left")))
+    fig.update_layout(title=title)
+    return fig
+
+
+def model_selection_report(results, paper=None, title=None):
+    """One page: the score table then one p-value heatmap per data set.
+
+    ``results`` maps data set name -> ModelSelectionResult; ``paper`` is an
+    optional DataFrame shown as given (e.g. the paper's numbers).
+    """
+    n = len(results)
+    specs = [[{"type": "table"}]] + [[{"type": "heatmap"}] for _ in range(n)]
+    titles = ["scores (mean ± std over repeats, rank)"] + [f"p-values: {k}" for k in results]
+    fig = make_subplots(rows=n + 1, cols=1, specs=specs, subplot_titles=titles,
+                        vertical_spacing=0.06, row_heights=[1.2] + [1.0] * n)
+    rows = []
+    for name, res in results.items():
+        df = res.to_frame()
+        for _, r in df.iterrows():
+            rows.append([name, r["estimator"], f"{r['mean']:.3f} ± {r['std']:.3f}", int(r["rank"])])
+    cols = list(zip(*rows)) if rows else [[], [], [], []]
+    header = ["data set", "estimator", f"ours ({next(iter(results.values())).metric})", "rank"]
+    values = [list(c) for c in cols]
+    if paper is not None:
+        lookup = {(r["dataset"], r["estimator"]): r["paper"] for _, r in paper.iterrows()}
+        header.append("paper")
+        values.append([lookup.get((d, e), "") for d, e in zip(values[0], values[1])])
+    fig.add_trace(go.Table(header=dict(values=header, align="left"),
+                           cells=dict(values=values, align="left")), row=1, col=1)
+    for r, (name, res) in enumerate(results.items(), start=2):
+        hm = pvalue_heatmap(res.estimators, res.pvalues, res.signs)
+        trace = hm.data[0]
+        trace.showscale = r == 2
+        fig.add_trace(trace, row=r, col=1)
+        fig.update_yaxes(autorange="reversed", row=r, col=1)
+    fig.update_layout(title=title, height=420 + 380 * n, template="plotly_white")
+    return fig

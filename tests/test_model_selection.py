@@ -1,0 +1,186 @@
+"""engine.model_selection: protocol of paper 002 section 4.1.2 on tiny budgets."""
+import json
+import threading
+
+import numpy as np
+import pytest
+
+import engine.model_selection as ms
+from engine.model_selection import PAPER_TABLE4, run_model_selection
+
+TINY = dict(learning_rate=(0.5, 0.2), max_leaf_nodes=(2, 3), max_features=(1.0,), n_steps=30)
+NAMES = ["artificial-gbrt", "st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
+
+
+@pytest.fixture(scope="module")
+def chain_result():
+    return run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
+
+
+def test_quick_budget_runs_and_summaries(chain_result):
+    res = chain_result
+    assert res.scores.shape == (4, 3) and np.isfinite(res.scores).all()
+    assert res.metric == "macro-r2" and res.n_train == 300 and res.n_test == 4000 and res.n_validation == 60
+    np.testing.assert_allclose(res.mean, res.scores.mean(axis=1))
+    np.testing.assert_allclose(res.std, res.scores.std(axis=1, ddof=1))
+    # Ranks follow the means (1 = best).
+    order = np.argsort(-res.mean, kind="stable")
+    assert sorted(res.ranks) == [1, 2, 3, 4]
+    assert list(res.ranks[order]) == sorted(res.ranks)
+    # p-values: symmetric, NaN diagonal, in [0, 1]; signs antisymmetric.
+    P = res.pvalues
+    assert np.isnan(np.diag(P)).all()
+    off = ~np.eye(4, dtype=bool)
+    np.testing.assert_allclose(P[off], P.T[off])
+    assert ((P[off] >= 0) & (P[off] <= 1)).all()
+    for i in range(4):
+        for k in range(4):
+            if i != k:
+                assert {res.signs[i][k], res.signs[k][i]} == {">", "<"}
+                assert (res.signs[i][k] == ">") == (res.mean[i] > res.mean[k])
+    # Chosen hyper-parameters come from the grid; steps within the budget.
+    for name in NAMES:
+        assert len(res.chosen[name]) == 3
+        for c in res.chosen[name]:
+            assert c["learning_rate"] in (0.5, 0.2) and c["max_leaf_nodes"] in (2, 3)
+            assert c["max_features"] == 5 and c["loss"] == "squared_error"
+            assert 1 <= c["n_steps"] <= 30
+    assert res.total_time > 0 and not res.partial
+    frame = res.to_frame()
+    assert list(frame["estimator"]) == NAMES and set(frame["rank"]) == {1, 2, 3, 4}
+    pv = res.pvalue_frame()
+    assert pv.shape == (4, 4) and pv.iloc[0, 0] == ""
+    data = json.loads(res.to_json())
+    assert data["pvalues"][0][0] is None and data["n_repeats_done"] == 3
+
+
+def test_deterministic(chain_result):
+    again = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
+    np.testing.assert_array_equal(again.scores, chain_result.scores)
+    assert again.chosen == chain_result.chosen
+    other = run_model_selection("friedman1-chain", NAMES[:2], budget=TINY, n_repeats=3, seed=2)
+    assert not np.array_equal(other.scores, chain_result.scores[:2])
+
+
+def test_n_jobs_invariant(chain_result):
+    par = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, n_jobs=2)
+    np.testing.assert_array_equal(par.scores, chain_result.scores)
+
+
+def test_selection_never_sees_the_test_set(monkeypatch):
+    """Selection reads the validation curve only: garbage test outputs change the
+    test scores but not one chosen hyper-parameter or number of steps."""
+    real_splits = ms._splits
+
+    def garbage_splits(*args):
+        reps, *rest = real_splits(*args)
+        for rep in reps:
+            rep["Y_test"] = np.random.default_rng(0).normal(size=rep["Y_test"].shape) * 100
+        return (reps, *rest)
+
+    kw = dict(budget=TINY, n_repeats=2, seed=5)
+    ref = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
+    monkeypatch.setattr(ms, "_splits", garbage_splits)
+    bad = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
+    assert bad.chosen == ref.chosen
+    assert (bad.scores < 0.1).all() and (ref.scores > 0.5).all()
+
+
+def test_chosen_steps_maximise_the_validation_curve():
+    """The chosen step is the argmax of the held-out curve of the chosen grid point."""
+    rep = ms._splits("friedman1-group", "group", None, 2, 0, 3)[0][0]
+    X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+    X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+    config = dict(learning_rate=0.5, max_leaf_nodes=2, max_features=5, loss="squared_error")
+    score, steps = ms._evaluate("gbmort", "regression", "group", 16, config, 40, rep["random_state"],
+                                X_fit, Y_fit, X_val, Y_val)
+    est = ms._make("gbmort", "regression", "group", 16, dict(config, n_estimators=40,
+                                                              random_state=rep["random_state"]))
+    est.fit(X_fit, Y_fit)
+    curve = [ms.macro_r2(Y_val, F) for F in est.staged_predict(X_val)]
+    assert steps == int(np.argmax(curve)) + 1
+    assert score == pytest.approx(max(curve), abs=1e-10)
+
+
+def test_artificial_gbrt_oracle():
+    from engine.datasets import make_friedman1_multioutput
+    X, Y, _ = make_friedman1_multioutput("group", n_samples=200, n_outputs=4, n_noisy_outputs=2, random_state=0)
+    model = ms._ArtificialGBRT("group", 4, n_estimators=20, learning_rate=0.5).fit(X, Y, eval_set=(X[:50], Y[:50]))
+    P = model.predict(X)
+    assert P.shape == (200, 6)
+    np.testing.assert_allclose(P[:, :4], np.repeat(P[:, :1], 4, axis=1))
+    np.testing.assert_allclose(P[:, 4:], np.tile(Y[:, 4:].mean(axis=0), (200, 1)))
+    assert model.eval_score_.shape == (20,)
+    assert model.eval_score_[-1] == pytest.approx(ms.macro_r2(Y[:50], model.predict(X[:50])))
+    chain = ms._ArtificialGBRT("chain", 4, n_estimators=5).fit(X, Y)
+    assert chain.inner_.n_outputs_ == 1
+
+
+def test_noisy_outputs_half_macro_r2():
+    res = run_model_selection("friedman1-ind", ["st-gbrt", "gbmort"], budget=TINY, n_repeats=2,
+                              n_noisy_outputs=16, seed=0)
+    assert res.half_scores.shape == (2, 2)
+    # Noisy outputs cannot be predicted: the full macro-r2 is about half the original half's.
+    assert (res.scores < 0.6 * res.half_scores + 0.05).all()
+    assert "half_mean" in res.to_frame().columns
+
+
+def test_multilabel_dataset_lrap():
+    res = run_model_selection("emotions", ["gbmort"], n_repeats=2,
+                              budget=dict(learning_rate=(0.5,), max_leaf_nodes=(2,), n_steps=20))
+    assert res.metric == "lrap" and res.task == "multilabel"
+    assert (res.scores > 0.5).all() and (res.scores <= 1).all()
+    assert res.chosen["gbmort"][0]["loss"] == "logistic"
+
+
+def test_stop_returns_partial():
+    stop = threading.Event()
+    calls = []
+
+    def progress(frac, msg):
+        calls.append(frac)
+        if "repeat 1/4 done" in msg:
+            stop.set()
+
+    res = run_model_selection("group", ["gbmort"], budget=TINY, n_repeats=4, progress=progress, stop=stop)
+    assert res.partial and res.n_repeats_done == 1 and res.scores.shape == (1, 1)
+    assert np.isnan(res.pvalues).all()
+    assert all(0 <= f <= 1 for f in calls) and calls == sorted(calls)
+
+
+def test_paper_numbers_hard_coded():
+    assert PAPER_TABLE4["friedman1-chain"]["artificial-gbrt"] == (0.654, 0.015, 1)
+    assert PAPER_TABLE4["friedman1-ind"]["gbmort"] == (0.644, 0.010, 5)
+    frame = ms.table4_paper_frame()
+    assert len(frame) == 15 and set(frame["paper_rank"]) == {1, 2, 3, 4, 5}
+
+
+def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
+    monkeypatch.setitem(ms.BUDGETS, "quick", dict(TINY, loss="primary"))
+    paths = ms.reproduce_table4(tmp_path, quick=True, seed=0, progress=None)
+    names = {p.split("/")[-1] for p in paths}
+    assert {"table4.csv", "table4.json", "table4.html"} <= names
+    import pandas as pd
+    df = pd.read_csv(tmp_path / "table4.csv")
+    assert len(df) == 15 and df["paper_mean"].notna().all()
+    assert "plotly" in (tmp_path / "table4.html").read_text()[:100000].lower()
+
+
+@pytest.mark.parametrize("args, kwargs, word", [
+    (("nope", ["gbmort"]), {}, "dataset"),
+    (("chain", []), {}, "estimators"),
+    (("chain", ["xgboost"]), {}, "estimators"),
+    (("chain", ["gbmort", "gbmort"]), {}, "duplicates"),
+    (("emotions", ["artificial-gbrt"]), {}, "artificial"),
+    (("chain", ["gbmort"]), dict(budget="huge"), "budget"),
+    (("chain", ["gbmort"]), dict(budget=dict(depth=3)), "budget"),
+    (("chain", ["gbmort"]), dict(budget=dict(learning_rate=())), "learning_rate"),
+    (("chain", ["gbmort"]), dict(budget=dict(loss="logistic")), "loss"),
+    (("chain", ["gbmort"]), dict(budget=dict(max_features=(2.0,))), "max_features"),
+    (("chain", ["gbmort"]), dict(n_repeats=1), "n_repeats"),
+    (("chain", ["gbmort"]), dict(n_jobs=0), "n_jobs"),
+    (("emotions", ["gbmort"]), dict(n_noisy_outputs=3), "n_noisy_outputs"),
+])
+def test_bad_input(args, kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        run_model_selection(*args, **kwargs)
