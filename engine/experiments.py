@@ -40,6 +40,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from engine.artificial import ArtificialGBRT
 from engine.datasets import (
     FRIEDMAN_STRUCTURES,
     INPUT_DISTRIBUTIONS,
@@ -598,8 +599,10 @@ def _measure(name, problem, model_kwargs, n_steps, seed, reporter, label):
     if artificial and structure in ("chain", "group"):
         # One single-target model on the output the oracle knows is best, copied to the d0
         # real outputs; a purely noisy output is predicted by its training mean.
-        target = Y_tr[:, 0] if structure == "chain" else Y_tr[:, :d0].mean(axis=1)
-        est = _fit(make("st-gbrt"), X_tr, target, n_steps, reporter, 0.0, 0.5, f"{msg} (fit)")
+        kw = {k: v for k, v in model_kwargs.items() if k != "n_projections"}
+        model = ArtificialGBRT(structure, d0, task=task, random_state=seed, n_estimators=n_steps, **kw)
+        model.fit(X_tr, Y_tr, callback=reporter.callback(n_steps, 0.0, 0.5, f"{msg} (fit)"))
+        est = model.inner_
         k = est.n_steps_
         fit_time, train_loss = est.fit_times_.copy(), est.train_score_.copy()
         scores = []

@@ -34,7 +34,7 @@ Data and splits:
 structure (section 4.2.1): chain -> a model of output 1 copied to every
 output; group -> a model of the mean output copied; ind -> st-gbrt. Appended
 noisy outputs are predicted by their training mean. It is implemented here by
-the private class :class:`_ArtificialGBRT`.
+:class:`engine.artificial.ArtificialGBRT`.
 """
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from engine.artificial import ArtificialGBRT
 from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
 from engine.metrics import half_macro_r2, lrap, macro_r2
 from engine.registry import ESTIMATOR_NAMES, make_estimator
@@ -128,62 +129,6 @@ TABLE6_ESTIMATORS = ("st-gbrt", "gbmort", "gbrt-relabel-rpo-subsampled", "gbrt-r
 # --------------------------------------------------------------------------
 # artificial-gbrt: the oracle of section 4.2.1 (private; see module doc)
 # --------------------------------------------------------------------------
-
-
-class _ArtificialGBRT:
-    """Boosting that knows the Friedman1 output structure.
-
-    chain: gbmort on output 1 alone, copied to the ``n_real`` outputs;
-    group: gbmort on the mean of the ``n_real`` outputs, copied;
-    ind: st-gbrt on the ``n_real`` outputs. Outputs beyond ``n_real`` (noisy
-    outputs) are predicted by their training mean. ``fit`` with ``eval_set``
-    sets ``eval_score_`` (macro-r2 over all outputs after every step).
-    """
-
-    def __init__(self, structure, n_real, **params):
-        self.structure = structure
-        self.n_real = n_real
-        self.params = params
-
-    def fit(self, X, Y, eval_set=None):
-        Y = np.asarray(Y, dtype=np.float64)
-        d = self.n_real
-        self.n_outputs_ = Y.shape[1]
-        self.noise_mean_ = Y[:, d:].mean(axis=0)
-        if self.structure == "ind":
-            self.inner_ = make_estimator("st-gbrt", **self.params)
-            target = Y[:, :d]
-        else:
-            self.inner_ = make_estimator("gbmort", **self.params)
-            target = Y[:, :1] if self.structure == "chain" else Y[:, :d].mean(axis=1, keepdims=True)
-        self.inner_.fit(X, target)
-        if eval_set is not None:
-            X_val, Y_val = eval_set
-            Y_val = np.asarray(Y_val, dtype=np.float64)
-            sst = ((Y_val - Y_val.mean(axis=0)) ** 2).sum(axis=0)
-            scores = []
-            for F in self.staged_predict(X_val):
-                sse = ((Y_val - F) ** 2).sum(axis=0)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ratio = np.where(sst > 0, sse / sst, (sse > 0).astype(float))
-                scores.append(1.0 - ratio.mean())
-            self.eval_score_ = np.asarray(scores)
-        return self
-
-    def _expand(self, F):
-        F = np.asarray(F, dtype=np.float64).reshape(F.shape[0], -1)
-        if self.structure != "ind":
-            F = np.repeat(F, self.n_real, axis=1)
-        if self.n_outputs_ > self.n_real:
-            F = np.hstack([F, np.tile(self.noise_mean_, (F.shape[0], 1))])
-        return F
-
-    def predict(self, X):
-        return self._expand(self.inner_.predict(X))
-
-    def staged_predict(self, X):
-        for F in self.inner_.staged_predict(X):
-            yield self._expand(F)
 
 
 # --------------------------------------------------------------------------
@@ -366,7 +311,7 @@ def _configurations(grid, p):
 
 def _make(name, task, structure, n_real, params):
     if name == ARTIFICIAL:
-        return _ArtificialGBRT(structure, n_real, **params)
+        return ArtificialGBRT(structure, n_real, **params)
     return make_estimator(name, task=task, **params)
 
 

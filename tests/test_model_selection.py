@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import engine.model_selection as ms
+from engine.artificial import ArtificialGBRT
 from engine.model_selection import PAPER_TABLE4, run_model_selection
 
 TINY = dict(learning_rate=(0.5, 0.2), max_leaf_nodes=(2, 3), max_features=(1.0,), n_steps=30)
@@ -105,14 +106,14 @@ def test_chosen_steps_maximise_the_validation_curve():
 def test_artificial_gbrt_oracle():
     from engine.datasets import make_friedman1_multioutput
     X, Y, _ = make_friedman1_multioutput("group", n_samples=200, n_outputs=4, n_noisy_outputs=2, random_state=0)
-    model = ms._ArtificialGBRT("group", 4, n_estimators=20, learning_rate=0.5).fit(X, Y, eval_set=(X[:50], Y[:50]))
+    model = ArtificialGBRT("group", 4, n_estimators=20, learning_rate=0.5).fit(X, Y, eval_set=(X[:50], Y[:50]))
     P = model.predict(X)
     assert P.shape == (200, 6)
     np.testing.assert_allclose(P[:, :4], np.repeat(P[:, :1], 4, axis=1))
     np.testing.assert_allclose(P[:, 4:], np.tile(Y[:, 4:].mean(axis=0), (200, 1)))
     assert model.eval_score_.shape == (20,)
     assert model.eval_score_[-1] == pytest.approx(ms.macro_r2(Y[:50], model.predict(X[:50])))
-    chain = ms._ArtificialGBRT("chain", 4, n_estimators=5).fit(X, Y)
+    chain = ArtificialGBRT("chain", 4, n_estimators=5).fit(X, Y)
     assert chain.inner_.n_outputs_ == 1
 
 
