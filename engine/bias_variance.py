@@ -48,11 +48,12 @@ import numbers
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 
+from engine.validation import check_int as _check_int, jsonable
 from engine.datasets import FRIEDMAN_STRUCTURES, friedman1, make_friedman1_multioutput
 from engine.registry import ESTIMATOR_NAMES, make_estimator
 
@@ -234,33 +235,15 @@ class BiasVarianceResult:
 
     def to_json(self, path=None) -> str:
         """JSON text (NaN written as null); also written to ``path`` if given."""
-        text = json.dumps(_nan_to_none(self.to_dict()))
+        text = json.dumps(jsonable(self.to_dict()))
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
 
 
-def _nan_to_none(obj):
-    if isinstance(obj, float):
-        return None if not np.isfinite(obj) else obj
-    if isinstance(obj, dict):
-        return {k: _nan_to_none(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_nan_to_none(v) for v in obj]
-    return obj
-
-
 # --------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _build(estimator, params):

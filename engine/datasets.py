@@ -22,13 +22,17 @@ import io
 import json
 import numbers
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 from scipy.special import sici
+
+from engine.validation import check_choice as _check_choice
+from engine.validation import check_int as _check_int
+from engine.validation import check_real as _check_real
 
 __all__ = [
     "Dataset",
@@ -175,30 +179,6 @@ class Dataset:
 # --------------------------------------------------------------------------
 # Argument checking helpers
 # --------------------------------------------------------------------------
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_real(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value < minimum:
-        raise ValueError(f"{name} must be a finite number >= {minimum}, got {value}")
-    return value
-
-
-def _check_choice(value, name, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
 
 
 def _as_generator(random_state, name="random_state"):

@@ -42,7 +42,7 @@ import itertools
 import json
 import numbers
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -54,6 +54,7 @@ from engine.artificial import ArtificialGBRT
 from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
 from engine.metrics import half_macro_r2, lrap, macro_r2
 from engine.registry import ESTIMATOR_NAMES, make_estimator
+from engine.validation import check_int as _check_int, jsonable
 
 __all__ = [
     "BUDGETS",
@@ -201,35 +202,15 @@ class ModelSelectionResult:
         return out
 
     def to_json(self, path=None) -> str:
-        text = json.dumps(_jsonable(self.to_dict()))
+        text = json.dumps(jsonable(self.to_dict()))
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
 
 
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        return float(obj) if np.isfinite(obj) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
-
-
 # --------------------------------------------------------------------------
 # Validation of the arguments
 # --------------------------------------------------------------------------
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _resolve_dataset(dataset):
@@ -572,7 +553,7 @@ def _reproduce(tag, out_dir, quick, seed, progress, budget, n_noisy_outputs, est
     csv = out / f"{tag}.csv"
     frame.to_csv(csv, index=False)
     js = out / f"{tag}.json"
-    js.write_text(json.dumps(_jsonable({
+    js.write_text(json.dumps(jsonable({
         "results": {k: r.to_dict() for k, r in results.items()},
         "paper": paper_frame.to_dict(orient="records"),
         "budget": budget})), encoding="utf-8")

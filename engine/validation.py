@@ -1,0 +1,53 @@
+"""Small argument checks shared by the engine's public functions.
+
+Every public entry point validates its input before doing any work and
+raises a ValueError that names the offending argument; these helpers keep
+those messages the same everywhere.
+"""
+import numbers
+
+import numpy as np
+
+
+def check_int(value, name, minimum):
+    """An integer (not a bool) >= minimum, as a Python int."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_real(value, name, minimum):
+    """A finite real number (not a bool) >= minimum, as a Python float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < minimum:
+        raise ValueError(f"{name} must be a finite number >= {minimum}, got {value}")
+    return value
+
+
+def check_choice(value, name, choices):
+    """One of a fixed set of strings."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def jsonable(obj):
+    """Nested dicts/lists of numpy scalars -> plain JSON values (NaN and inf -> null)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (np.floating, float)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
