@@ -21,7 +21,7 @@ def compiler_directives():
         "boundscheck": debug,
         "wraparound": debug,
         "initializedcheck": debug,
-        "nonecheck": debug,
+        "nonecheck": False,          # self is never None; nogil methods cannot check it
         "cdivision": True,
         "embedsignature": True,
     }
