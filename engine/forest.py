@@ -119,14 +119,9 @@ def _batches(n_items, n_jobs):
     return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def _accumulate(stores, X32):
-    """Sum over trees of the reached leaves' values."""
-    total = None
-    for store in stores:
-        leaves = store.apply(X32)[:, 0]
-        part = store.value[leaves]
-        total = part if total is None else total + part
-    return total
+def _leaves(stores, X32):
+    """Leaf reached in each tree, one (n_samples,) array per store."""
+    return [store.apply(X32)[:, 0] for store in stores]
 
 
 class _ForestBase(MultiOutputMixin, BaseEstimator):
@@ -256,13 +251,19 @@ class _ForestBase(MultiOutputMixin, BaseEstimator):
     def _mean_prediction(self, X):
         """Average over trees of the leaf values, shape (n_samples, n_outputs)."""
         X32 = self._check_predict_X(X)
-        batches = _batches(len(self.estimators_), self.n_jobs)
+        stores = self.estimators_
+        batches = _batches(len(stores), self.n_jobs)
         if len(batches) == 1 or X32.shape[0] == 0:
-            total = _accumulate(self.estimators_, X32)
+            leaves = _leaves(stores, X32)
         else:
+            # Trees are traversed in threads (apply releases the GIL); the sum
+            # runs in tree order so predictions do not depend on n_jobs.
             parts = Parallel(n_jobs=len(batches), prefer="threads")(
-                delayed(_accumulate)([self.estimators_[i] for i in batch], X32) for batch in batches)
-            total = sum(parts)
+                delayed(_leaves)([stores[i] for i in batch], X32) for batch in batches)
+            leaves = [leaf for part in parts for leaf in part]
+        total = np.zeros((X32.shape[0], self.n_outputs_))
+        for store, leaf in zip(stores, leaves):
+            total += store.value[leaf]
         return total / len(self.estimators_)
 
     def _shape_output(self, F):
