@@ -5,11 +5,16 @@ multi-output trees and random output projections (Joly, Wehenkel and Geurts),
 datasets, metrics and experiments. It never imports streamlit.
 """
 from engine.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
-from engine.registry import ESTIMATOR_NAMES, make_estimator
+from engine.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.registry import ALL_NAMES, ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 
 __all__ = [
     "MultiOutputBoostingRegressor",
     "MultiLabelBoostingClassifier",
     "make_estimator",
     "ESTIMATOR_NAMES",
+    "ProjectedForestRegressor",
+    "ProjectedForestClassifier",
+    "FOREST_NAMES",
+    "ALL_NAMES",
 ]

@@ -13,16 +13,28 @@ compare across machines.
 
 It also checks that single-output st-gbrt predicts exactly what
 GradientBoostingRegressor predicts.
+
+Forests (paper 003): on cal500 (n=502, p=68, d=174 labels, treated as
+real outputs) it prints the milliseconds per fully grown tree of
+ProjectedForestRegressor (bootstrap, max_features="sqrt", one thread) without
+projection (q = d) and with per-tree Gaussian and sub-sampled projections of
+small q, next to scikit-learn's multi-output RandomForestRegressor with the
+same settings. ``--forest-trees`` trees per fit, best of ``--repeats``.
 """
 import argparse
 import sys
 import time
 
 import numpy as np
-from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+from sklearn.ensemble import (
+    GradientBoostingRegressor,
+    HistGradientBoostingRegressor,
+    RandomForestRegressor,
+)
 from sklearn.multioutput import MultiOutputRegressor
 
-from engine.datasets import make_friedman1_multioutput
+from engine.datasets import load_dataset, make_friedman1_multioutput
+from engine.forest import ProjectedForestRegressor
 from engine.registry import make_estimator
 
 STRATEGY_NAMES = (
@@ -95,20 +107,53 @@ def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout):
     return rows, diff
 
 
+FOREST_DATASET = "cal500"
+FOREST_SETTINGS = ((None, None), ("gaussian", 1), ("gaussian", 4), ("gaussian", 16),
+                   ("subsample", 1), ("subsample", 4))
+
+
+def run_forests(n_trees=20, repeats=3, out=sys.stdout):
+    """ms per fully grown tree: our forest (q = d and small q) vs RandomForestRegressor."""
+    data = load_dataset(FOREST_DATASET)
+    X, Y = data.X, data.Y
+    n, p = X.shape
+    d = Y.shape[1]
+    sk = RandomForestRegressor(n_estimators=n_trees, max_features="sqrt", n_jobs=1, random_state=0)
+    sk_ms = 1000.0 * best_time(lambda: sk.fit(X, Y), repeats) / n_trees
+    rows = []
+    for projection, q in FOREST_SETTINGS:
+        model = ProjectedForestRegressor(n_estimators=n_trees, max_features="sqrt", n_jobs=1,
+                                         projection=projection, n_components=q, random_state=0)
+        ms = 1000.0 * best_time(lambda: model.fit(X, Y), repeats) / n_trees
+        label = f"q = d = {d} (no projection)" if projection is None else f"{projection}, q = {q}"
+        rows.append((label, ms, sk_ms / ms))
+    rows.append((f"sklearn RandomForestRegressor (q = d = {d})", sk_ms, 1.0))
+    print(f"\n{FOREST_DATASET} (n={n}, p={p}, d={d}), {n_trees} fully grown trees, bootstrap, "
+          f"max_features=sqrt, n_jobs=1, best of {repeats}:", file=out)
+    print("| forest | ms per tree | sklearn RF / this |", file=out)
+    print("|---|---:|---:|", file=out)
+    for label, ms, ratio in rows:
+        print(f"| {label} | {ms:.2f} | {ratio:.1f}x |", file=out)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
     parser.add_argument("--sklearn-trees", type=int, default=1000,
                         help="trees per scikit-learn fit (default 1000)")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many fits (default 3)")
+    parser.add_argument("--forest-trees", type=int, default=20,
+                        help="trees per forest fit (default 20)")
     parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.trees, args.sklearn_trees, args.repeats = 320, 160, 1
-    for name in ("trees", "sklearn_trees", "repeats"):
+        args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
+    for name in ("trees", "sklearn_trees", "repeats", "forest_trees"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
     run(args.trees, args.sklearn_trees, args.repeats)
+    run_forests(args.forest_trees, args.repeats)
 
 
 if __name__ == "__main__":

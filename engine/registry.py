@@ -3,8 +3,28 @@
 ``make_estimator("gbrt-rpo-gaussian", learning_rate=0.2)`` gives the estimator
 the paper calls gbrt-rpo-gaussian, with overrides. The dashboard, the
 experiments and the command line all refer to estimators by these names.
+
+``ESTIMATOR_NAMES`` are the boosting names (paper 002); ``FOREST_NAMES`` the
+forests (paper 002's mo-rf / st-rf baselines and paper 003's random forests on
+projected outputs); ``ALL_NAMES`` both. Forest names:
+
+* ``mo-rf``: multi-output random forest (trees grown on Y);
+* ``st-rf``: one single-output random forest per output;
+* ``mo-et``: multi-output extra trees (random thresholds, no bootstrap);
+* ``rf-<scheme>-per-tree`` (Algorithm 2 of paper 003) and ``rf-<scheme>-shared``
+  (Algorithm 1) for the schemes subsampled, gaussian, achlioptas and sparse.
+  q defaults to ``n_components="log"`` = max(1, round(ln d)), the size paper
+  003 uses for its 24-data-set comparison (Table 1): small enough to show the
+  speed-up, and with a new projection per tree it already matches the
+  unprojected forest on most of those data sets. Override with an integer.
 """
 from engine.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.forest import (
+    PerOutputForestClassifier,
+    PerOutputForestRegressor,
+    ProjectedForestClassifier,
+    ProjectedForestRegressor,
+)
 
 # The paper writes "subsampled" in names and "sub-sampling" in prose.
 _SCHEME_OF_SUFFIX = {"subsampled": "subsample", "gaussian": "gaussian",
@@ -19,26 +39,50 @@ for _suffix, _scheme in _SCHEME_OF_SUFFIX.items():
     BOOSTING_CONFIGS[f"gbrt-relabel-rpo-{_suffix}"] = dict(
         strategy="projected_relabel", projection=_scheme)
 
+FOREST_CONFIGS = {
+    "mo-rf": dict(projection=None),
+    "st-rf": dict(),
+    "mo-et": dict(projection=None, splitter="random", bootstrap=False),
+}
+for _suffix, _scheme in _SCHEME_OF_SUFFIX.items():
+    for _variant, _per_tree in (("shared", False), ("per-tree", True)):
+        FOREST_CONFIGS[f"rf-{_suffix}-{_variant}"] = dict(
+            projection=_scheme, n_components="log", projection_per_tree=_per_tree)
+
 # Binary relevance is the multi-label name of single target.
-ALIASES = {"br-gbrt": "st-gbrt"}
+ALIASES = {"br-gbrt": "st-gbrt", "br-rf": "st-rf",
+           "rf-subsample-shared": "rf-subsampled-shared",
+           "rf-subsample-per-tree": "rf-subsampled-per-tree"}
 
 ESTIMATOR_NAMES = tuple(BOOSTING_CONFIGS)
+FOREST_NAMES = tuple(FOREST_CONFIGS)
+ALL_NAMES = ESTIMATOR_NAMES + FOREST_NAMES
 TASKS = ("regression", "multilabel")
 
 
 def make_estimator(name, *, task="regression", **overrides):
-    """A fresh, unfitted estimator for one of ``ESTIMATOR_NAMES``.
+    """A fresh, unfitted estimator for one of ``ALL_NAMES`` (boosting or forest).
 
-    task : "regression" gives a MultiOutputBoostingRegressor, "multilabel" a
-    MultiLabelBoostingClassifier. ``overrides`` are estimator parameters.
+    task : "regression" gives a regressor (MultiOutputBoostingRegressor,
+    ProjectedForestRegressor, PerOutputForestRegressor for st-rf),
+    "multilabel" the matching classifier. ``overrides`` are estimator parameters.
     """
     name = ALIASES.get(name, name)
-    if name not in BOOSTING_CONFIGS:
-        raise ValueError(f"name must be one of {ESTIMATOR_NAMES}, got {name!r}")
+    if name not in BOOSTING_CONFIGS and name not in FOREST_CONFIGS:
+        raise ValueError(f"name must be one of {ALL_NAMES}, got {name!r}")
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    cls = MultiOutputBoostingRegressor if task == "regression" else MultiLabelBoostingClassifier
-    params = {**BOOSTING_CONFIGS[name], **overrides}
+    regression = task == "regression"
+    if name in BOOSTING_CONFIGS:
+        cls = MultiOutputBoostingRegressor if regression else MultiLabelBoostingClassifier
+        config = BOOSTING_CONFIGS[name]
+    elif name == "st-rf":
+        cls = PerOutputForestRegressor if regression else PerOutputForestClassifier
+        config = FOREST_CONFIGS[name]
+    else:
+        cls = ProjectedForestRegressor if regression else ProjectedForestClassifier
+        config = FOREST_CONFIGS[name]
+    params = {**config, **overrides}
     valid = cls().get_params()
     unknown = sorted(set(params) - set(valid))
     if unknown:
