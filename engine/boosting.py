@@ -315,7 +315,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
                 if stop:
                     break
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
-        self._train_cache["F"] = F
+        # The presorted features and raw predictions only speed up a warm start.
+        self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}
         return self
 
     def _start_model(self, Y_enc, w, d, strategy):
