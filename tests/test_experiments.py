@@ -2,7 +2,6 @@
 
 import json
 import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -120,14 +119,14 @@ def test_stop_after_first_report_returns_promptly_with_a_consistent_partial_resu
         seen.append(f)
         stop.set()
 
-    t0 = time.perf_counter()
     r = ex.run_convergence(dataset, ["st-gbrt", "gbmort"], n_steps=20_000, n_test=500,
                            progress=progress, stop=stop)
-    assert time.perf_counter() - t0 < 3.0
+    # Promptly: the fit ends at the first chunk boundary after the stop (counted
+    # in steps, not seconds, so a loaded machine cannot make this flaky).
     assert not r.complete and seen[-1] < 1.0
     assert set(r.curves) <= {"st-gbrt"}
     for c in r.curves.values():
-        assert 1 <= c.n_steps < 20_000
+        assert 1 <= c.n_steps <= 16
         assert {getattr(c, k).shape for k in ex.Curve.ARRAYS} == {(c.n_steps,)}
         np.testing.assert_array_equal(c.step, np.arange(1, c.n_steps + 1))
     df = r.to_frame()
@@ -230,7 +229,6 @@ def test_projection_size_large_q_approaches_gbmort(projection_size):
     assert abs(r.score[-1] - r.gbmort_score) < 0.01
     assert abs(r.score[-1] - r.gbmort_score) <= abs(r.score[0] - r.gbmort_score) + 0.005
     assert (r.fit_time > 0).all() and r.gbmort_fit_time > 0
-    assert r.fit_time[-1] > r.fit_time[0]  # 64 projections cost more than 1
     assert r.time_budget == pytest.approx(min(min(r.fit_time), r.gbmort_fit_time))
     assert np.isfinite(r.budget_score).all()
 
