@@ -142,15 +142,22 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
     off = corr[~np.eye(d, dtype=bool)]
     off = off[np.isfinite(off)]
     mean_abs = float(np.abs(off).mean()) if off.size else float("nan")
+    # Sequential [0, 1] (as on Home) when nothing is clearly negative, which keeps the contrast
+    # between 0.8 and 1 readable; a diverging [-1, 1] scale otherwise.
+    diverging = bool(off.size and off.min() < -0.1)
+    scale = (
+        [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
+        if diverging
+        else "Blues"
+    )
     fig = go.Figure(
         go.Heatmap(
             z=corr,
             x=names,
             y=names,
-            zmin=-1.0,
+            zmin=-1.0 if diverging else 0.0,
             zmax=1.0,
-            zmid=0.0,
-            colorscale="RdBu",
+            colorscale=scale,
             colorbar={"title": {"text": "corr"}, "thickness": 14, "len": 0.9},
             hovertemplate="corr(%{y}, %{x}) = %{z:.2f}<extra></extra>",
             hoverongaps=False,
@@ -158,8 +165,9 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
         )
     )
     show = d <= 40
-    fig.update_xaxes(showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
-    fig.update_yaxes(showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
+    # type="category": names such as "25400" must not become a numeric axis
+    fig.update_xaxes(type="category", showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
+    fig.update_yaxes(type="category", showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
     subtitle = f"mean |corr| between different outputs: {mean_abs:.2f}" if off.size else "a single output"
     if constant.any():
         subtitle += f"; {int(constant.sum())} constant output(s) left blank"
@@ -167,7 +175,7 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
         title={"text": f"{title or 'Output correlation'}<br><span style='font-size:12px'>{subtitle}</span>", "x": 0.0, "xanchor": "left"},
         height=460,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        meta={"mean_abs_corr": mean_abs, "n_constant": int(constant.sum()), "n_outputs": d},
+        meta={"mean_abs_corr": mean_abs, "n_constant": int(constant.sum()), "n_outputs": d, "diverging": diverging},
     )
     return fig
 
@@ -255,7 +263,7 @@ def target_distribution_figure(Y, target_names, task: str = "regression", max_pa
             )
         )  # fmt: skip
         fig.update_yaxes(title_text="fraction positive", tickformat=".0%", rangemode="tozero")
-        fig.update_xaxes(title_text="label", showticklabels=d <= 60, tickangle=-90 if d > 10 else 0)
+        fig.update_xaxes(type="category", title_text="label", showticklabels=d <= 60, tickangle=-90 if d > 10 else 0)
         fig.update_layout(
             title={"text": f"Label frequencies ({d} labels, on average {Y.sum(axis=1).mean():.1f} positive per sample)", "x": 0.0},
             height=380,

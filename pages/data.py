@@ -14,16 +14,26 @@ import hashlib
 import secrets
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from engine import dataspec, plotting
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
 
+# A deep link (/data?...) that is the first request of a fresh server runs this file alone:
+# Streamlit keeps its legacy pages/ mode until some run calls st.navigation. Leave that mode
+# and rerun, so app.py (frame, navigation) runs and routes back here with the same URL.
+if PagesManager.uses_pages_directory:
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
 SPEC_KEY = "dataset_spec"
 UPLOAD_KEY = "dataset_upload"
-SOURCE_LABELS = {
-    "friedman": "Synthetic: friedman1",
-    "shipped": "Shipped benchmark data set",
-    "upload": "My own CSV file",
+# Bound widgets put their option *strings* in the URL, so options are short words (no
+# format_func) and the explanations go in captions.
+SOURCES = {
+    "friedman": "synthetic friedman1 (known Bayes model)",
+    "shipped": "a benchmark data set of the paper",
+    "upload": "your own CSV file",
 }
 STRUCTURE_HELP = (
     "How the outputs are linked (paper section 4.2.1). chain: each output adds fresh noise to "
@@ -31,7 +41,7 @@ STRUCTURE_HELP = (
     "function plus its own noise. ind: each output is the function of its own five inputs, "
     "so the outputs are independent."
 )
-SEPARATORS = {",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "pipe |"}
+SEPARATORS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|"}
 BOUND = {"bind": "query-params", "persist_state": "page"}  # in the URL, kept while hidden
 DEFAULT_SHIPPED = "enb"
 
@@ -60,7 +70,7 @@ catalogue = shipped_catalogue()
 with st.sidebar:
     st.header("Data set")
     source = st.radio(
-        "Source", list(SOURCE_LABELS), format_func=SOURCE_LABELS.get, key="source", **BOUND,
+        "Source", list(SOURCES), captions=list(SOURCES.values()), key="source", **BOUND,
         help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
         "data sets are the paper's real benchmarks; or upload your own CSV file.",
     )  # fmt: skip
@@ -111,22 +121,24 @@ with st.sidebar:
         name = st.selectbox(
             "Data set", names, index=names.index(DEFAULT_SHIPPED) if DEFAULT_SHIPPED in names else 0,
             key="dataset", **BOUND,
-            format_func=lambda n: f"{n} · {catalogue[n]['task']} · {catalogue[n]['n_samples']}×{catalogue[n]['n_outputs']}",
             help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
-            "multi-label classification. Shown as name · task · samples × outputs.",
+            "multi-label classification.",
         )  # fmt: skip
+        info = catalogue[name]
+        st.caption(f"{info['task']} · {info['n_samples']:,} samples · {info['n_features']:,} inputs · {info['n_outputs']} outputs")
         spec = dataspec.shipped_spec(name)
 
     else:
         uploaded = st.file_uploader(
-            "CSV file", type=["csv", "txt", "gz"], key="data_file",
+            "CSV file", type=["csv", "txt", "gz"], key="data_file", max_upload_size=20,
             help="A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
             "100 000 rows, 2 000 columns. The file stays in this session; it is never saved.",
         )  # fmt: skip
-        sep = st.selectbox(
-            "Separator", list(SEPARATORS), format_func=SEPARATORS.get, key="sep", **BOUND,
-            help="The character between columns.",
+        sep_name = st.selectbox(
+            "Separator", list(SEPARATORS), key="sep", **BOUND,
+            help="The character between columns: comma , · semicolon ; · tab · pipe |",
         )  # fmt: skip
+        sep = SEPARATORS[sep_name]
         spec = None
 
 # --- load ------------------------------------------------------------------------------------

@@ -94,8 +94,20 @@ def test_data_correlation_figure_on_friedman(structure):
     assert trace.type == "heatmap" and list(trace.x) == ds.target_names
     z = np.asarray(trace.z, dtype=float)
     np.testing.assert_allclose(z, plotting.friedman1_output_correlation(structure, 6), atol=0.06)
-    assert (fig.layout.coloraxis.cmin, trace.zmin, trace.zmax) == (None, -1.0, 1.0)
-    assert fig.layout.meta["n_outputs"] == 6
+    assert (trace.zmin, trace.zmax) == (0.0, 1.0)  # nothing negative: sequential scale
+    assert fig.layout.meta["n_outputs"] == 6 and fig.layout.meta["diverging"] is False
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "category"
+    json.loads(fig.to_json())
+
+
+def test_data_correlation_figure_diverges_with_negative_correlation_and_numeric_names():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(200)
+    Y = np.column_stack([a, -a + 0.1 * rng.standard_normal(200), rng.standard_normal(200)])
+    fig = plotting.data_correlation_figure(Y, ["25400", "29600", "30400"])
+    (trace,) = fig.data
+    assert (trace.zmin, trace.zmax) == (-1.0, 1.0) and fig.layout.meta["diverging"] is True
+    assert list(trace.x) == ["25400", "29600", "30400"] and fig.layout.xaxis.type == "category"
     json.loads(fig.to_json())
 
 
