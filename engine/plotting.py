@@ -166,8 +166,8 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
     )
     show = d <= 40
     # type="category": names such as "25400" must not become a numeric axis
-    fig.update_xaxes(type="category", showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
-    fig.update_yaxes(type="category", showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
+    fig.update_xaxes(type="category", showgrid=False, zeroline=False, showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
+    fig.update_yaxes(type="category", showgrid=False, zeroline=False, showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
     subtitle = f"mean |corr| between different outputs: {mean_abs:.2f}" if off.size else "a single output"
     if constant.any():
         subtitle += f"; {int(constant.sum())} constant output(s) left blank"

@@ -211,6 +211,10 @@ with right:
     st.markdown("**What to look for**")
     if source == "friedman" and spec["structure"] == "chain":
         st.markdown("A band that fades away from the diagonal: neighbouring outputs share most of their noise, distant ones less.")
+        d = spec["n_outputs"]
+        if d > 1:
+            z = corr_fig.data[0].z
+            st.markdown(f"Here corr(y1, y2) = **{z[0][1]:.2f}** but corr(y1, y{d}) = **{z[0][d - 1]:.2f}**.")
     elif source == "friedman" and spec["structure"] == "group":
         st.markdown("One uniform block: every pair of outputs is equally correlated, because they share the same signal.")
     elif source == "friedman":
