@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine.presets
+from engine import dataspec
 from engine.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -59,7 +60,7 @@ def test_page_table_is_well_formed():
 
 
 def test_registered_pages_are_shared_with_pages(at):
-    assert at.session_state["app_registered_pages"] == ("pages/home.py",)
+    assert at.session_state["app_registered_pages"] == ("pages/home.py", "pages/data.py")
 
 
 def test_structures_figure_has_data(at):
@@ -102,3 +103,145 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     text = " ".join(m.value for m in at.markdown)
     assert text.count("coming soon") == len(PRESETS)
     assert "Back to the tour" not in text
+
+
+# --- Data page ----------------------------------------------------------------------------------
+
+DATA = "pages/data.py"
+MALFORMED = b"a,b,t\n1,2,3\n4,5\n6,7,8\n"  # line 3 is short
+GOOD = b"a,b,t1,t2\n1,2,0.5,1\n4,5,1.5,0\n7,8,2.5,1\n2,2,3.0,0\n"
+
+
+def open_data(query_params=None):
+    at = AppTest.from_file(APP, default_timeout=30)
+    for k, v in (query_params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    return at.switch_page(DATA).run()
+
+
+def spec_of(at, key):
+    return json.loads(at.get_by_key(key).proto.spec)
+
+
+def test_data_page_defaults():
+    at = open_data()
+    assert not at.exception and not at.error
+    assert [t.value for t in at.title] == ["Data"]
+    assert [c.key for c in at.get("plotly_chart")] == ["data_corr", "data_bayes"]
+    assert [m.value for m in at.metric] == ["300", "5", "16", "regression"]
+    assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC
+    assert "dataset_upload" not in at.session_state
+    corr = decode(spec_of(at, "data_corr")["data"][0]["z"])
+    assert corr.shape == (16, 16) and corr[0, 1] > corr[0, 15] > 0.5  # chain: a fading band
+    assert at.get("download_button")[0].proto.label == "Download the data as CSV"
+    # every control explains itself
+    for widget in [*at.radio, *at.slider, *at.number_input, *at.button]:
+        assert widget.help, widget.label
+
+
+def test_data_page_structure_and_seed_change_the_figures():
+    at = open_data()
+    before = decode(spec_of(at, "data_bayes")["data"][0]["y"])
+    at.radio(key="problem").set_value("ind").run()
+    assert not at.exception
+    corr = decode(spec_of(at, "data_corr")["data"][0]["z"])
+    assert np.abs(corr[~np.eye(16, dtype=bool)]).max() < 0.35  # independent outputs
+    assert at.session_state["dataset_spec"]["structure"] == "ind"
+    assert at.metric[1].value == "80"  # 5 inputs per output
+    at.radio(key="problem").set_value("chain").run()
+    np.testing.assert_array_equal(decode(spec_of(at, "data_bayes")["data"][0]["y"]), before)  # same seed, same data
+    at.number_input(key="seed").set_value(5).run()
+    after = decode(spec_of(at, "data_bayes")["data"][0]["y"])
+    assert after.shape == before.shape and not np.array_equal(after, before)
+    assert at.session_state["dataset_spec"]["seed"] == 5
+
+
+def test_data_page_new_seed_button():
+    at = open_data()
+    at.button(key="data_new_seed").click().run()
+    assert not at.exception
+    assert at.number_input(key="seed").value == at.session_state["dataset_spec"]["seed"]
+
+
+def test_data_page_noisy_outputs_get_a_panel():
+    at = open_data({"noisy_outputs": "3", "n_outputs": "4"})
+    names = [t.get("name") for t in spec_of(at, "data_bayes")["data"] if t["mode"] == "markers"]
+    assert names == ["y1", "y2", "y4", "noise1"]
+    assert at.metric[2].value == "7"
+
+
+def test_data_page_shipped_dataset():
+    at = open_data()
+    at.radio(key="source").set_value("shipped").run()
+    assert at.selectbox(key="dataset").value == "enb"
+    at.selectbox(key="dataset").set_value("jura").run()
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric] == ["359", "15", "3", "regression"]
+    assert [c.key for c in at.get("plotly_chart")] == ["data_corr", "data_targets"]
+    assert at.session_state["dataset_spec"] == {"source": "shipped", "name": "jura"}
+    assert any("Source and citation" == e.label for e in at.expander)
+    at.selectbox(key="dataset").set_value("emotions").run()  # multi-label: label frequencies
+    assert spec_of(at, "data_targets")["data"][0]["type"] == "bar"
+
+
+def test_data_page_friedman_settings_survive_a_source_switch():
+    at = open_data({"problem": "group"})
+    at.radio(key="source").set_value("shipped").run()
+    at.radio(key="source").set_value("friedman").run()
+    assert at.radio(key="problem").value == "group"
+
+
+def test_data_page_deep_link_presets_controls():
+    params = {"problem": "group", "seed": "7", "n_outputs": "5", "n_samples": "100", "noise": "0.5", "inputs": "gaussian"}
+    at = open_data(params)
+    assert not at.exception
+    assert at.radio(key="problem").value == "group"
+    assert at.number_input(key="seed").value == 7
+    assert at.slider(key="n_outputs").value == 5
+    assert at.slider(key="n_samples").value == 100
+    assert at.slider(key="noise").value == 0.5
+    assert at.radio(key="inputs").value == "gaussian"
+    assert at.session_state["dataset_spec"] == dataspec.friedman_spec(
+        "group", n_samples=100, n_outputs=5, input_distribution="gaussian", noise=0.5, seed=7
+    )
+    shipped = open_data({"source": "shipped", "dataset": "slump"})
+    assert shipped.session_state["dataset_spec"] == {"source": "shipped", "name": "slump"}
+
+
+def test_data_page_upload_errors_are_shown_and_state_is_kept():
+    at = open_data()
+    at.radio(key="source").set_value("upload").run()
+    assert not at.exception and "Upload a CSV" in at.info[0].value
+    at.file_uploader(key="data_file").set_value(("bad.csv", MALFORMED, "text/csv")).run()
+    assert not at.exception
+    assert "malformed CSV: line 3 has 2 fields" in at.error[0].value and "bad.csv" in at.error[0].value
+    assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC  # nothing lost
+    assert not at.get("plotly_chart")
+
+    at.file_uploader(key="data_file").set_value(("mine.csv", GOOD, "text/csv")).run()
+    assert not at.exception and not at.error
+    (targets,) = at.multiselect
+    assert targets.value == ["t2"]  # the last column by default
+    targets.set_value(["t1", "t2"]).run()
+    spec = at.session_state["dataset_spec"]
+    assert spec["source"] == "upload" and spec["name"] == "mine" and spec["target_columns"] == ["t1", "t2"]
+    assert at.session_state["dataset_upload"]["Y"].shape == (4, 2)
+    assert [m.value for m in at.metric] == ["4", "2", "2", "regression"]
+    assert [c.key for c in at.get("plotly_chart")] == ["data_corr", "data_targets"]
+
+    at.file_uploader(key="data_file").set_value(("bad.csv", MALFORMED, "text/csv")).run()
+    assert "malformed CSV" in at.error[0].value
+    assert at.session_state["dataset_spec"] == spec  # the good upload is still the data set
+    assert at.session_state["dataset_upload"]["Y"].shape == (4, 2)
+
+    at.switch_page("pages/home.py").run()  # the app keeps working
+    assert not at.exception
+
+
+def test_data_page_non_numeric_upload():
+    at = open_data({"source": "upload"})
+    at.file_uploader(key="data_file").set_value(("x.csv", b"a,b,t\n1,zz,3\n4,5,6\n", "text/csv")).run()
+    assert "not numeric" in at.error[0].value
+    at.file_uploader(key="data_file").set_value(("binary.csv", b"\xff\xfe\x00\x01", "text/csv")).run()
+    assert not at.exception and at.error
