@@ -14,17 +14,12 @@ import hashlib
 import secrets
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from engine import dataspec, plotting
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+from pages._deeplink import route_through_app
 
-# A deep link (/data?...) that is the first request of a fresh server runs this file alone:
-# Streamlit keeps its legacy pages/ mode until some run calls st.navigation. Leave that mode
-# and rerun, so app.py (frame, navigation) runs and routes back here with the same URL.
-if PagesManager.uses_pages_directory:
-    PagesManager.uses_pages_directory = False
-    st.rerun()
+route_through_app()
 
 SPEC_KEY = "dataset_spec"
 UPLOAD_KEY = "dataset_upload"

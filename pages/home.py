@@ -4,6 +4,9 @@ import streamlit as st
 
 from engine import plotting
 from engine.presets import PRESETS, presets_for
+from pages._deeplink import route_through_app
+
+route_through_app()
 
 st.title("Multi-output gradient boosting with random output projections")
 
