@@ -14,8 +14,8 @@ PAPER_URL = "https://arxiv.org/abs/1905.07558"
 # Emoji icons only: ":material/...:" icons make the browser fetch fonts online.
 PAGES = [
     ("pages/home.py", "Home", "🏠"),
+    ("pages/data.py", "Data", "🧮"),
     # Planned, add each line once its file exists:
-    # ("pages/data.py", "Data", "🧮"),
     # ("pages/convergence.py", "Convergence", "📈"),
     # ("pages/bias_variance.py", "Bias–variance", "🎯"),
     # ("pages/projections.py", "Projections", "🎲"),

@@ -258,3 +258,190 @@ def schemes_figure(result, x="trees_per_output", *, title=None) -> go.Figure:
     algo = "gbrt-rpo" if result.params.get("strategy", "projected") == "projected" else "gbrt-relabel-rpo"
     return convergence_figure(result, x=x, title=title or (
         f"{result.dataset}: {algo}, test {result.metric} per projection scheme"))
+
+
+# =============================================================================================
+# Data page figures (pages/data.py): empirical output correlation, outputs vs the Bayes
+# target, target distributions. Input: plain arrays of a Dataset (X, Y, bayes, names).
+# =============================================================================================
+
+DATA_MAX_POINTS = 2000  # scatter points drawn per panel (a seeded subsample beyond this)
+
+
+def empirical_output_correlation(Y) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson correlation of the columns of ``Y`` (n x d) and a mask of constant columns.
+
+    A constant column (e.g. a label that is never positive) has no correlation: its row and
+    column are NaN, except a 1 on the diagonal is not claimed either (NaN too).
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or Y.shape[0] < 2:
+        raise ValueError(f"Y must be 2-D with at least 2 rows, got shape {Y.shape}")
+    sd = Y.std(axis=0)
+    constant = ~(sd > 0)
+    Z = np.zeros_like(Y)
+    Z[:, ~constant] = (Y[:, ~constant] - Y[:, ~constant].mean(axis=0)) / sd[~constant]
+    corr = Z.T @ Z / Y.shape[0]
+    corr = np.clip(corr, -1.0, 1.0)
+    np.fill_diagonal(corr, 1.0)
+    corr[constant, :] = np.nan
+    corr[:, constant] = np.nan
+    return corr, constant
+
+
+def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Figure:
+    """Heatmap of the empirical correlation between outputs (diverging scale on [-1, 1]).
+
+    Cells of constant outputs are left blank (NaN). Tick labels are shown up to 40 outputs.
+    """
+    corr, constant = empirical_output_correlation(Y)
+    d = corr.shape[0]
+    names = [str(n) for n in target_names]
+    if len(names) != d:
+        raise ValueError(f"target_names has {len(names)} names for {d} outputs")
+    off = corr[~np.eye(d, dtype=bool)]
+    off = off[np.isfinite(off)]
+    mean_abs = float(np.abs(off).mean()) if off.size else float("nan")
+    fig = go.Figure(
+        go.Heatmap(
+            z=corr,
+            x=names,
+            y=names,
+            zmin=-1.0,
+            zmax=1.0,
+            zmid=0.0,
+            colorscale="RdBu",
+            colorbar={"title": {"text": "corr"}, "thickness": 14, "len": 0.9},
+            hovertemplate="corr(%{y}, %{x}) = %{z:.2f}<extra></extra>",
+            hoverongaps=False,
+            name="correlation",
+        )
+    )
+    show = d <= 40
+    fig.update_xaxes(showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
+    fig.update_yaxes(showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
+    subtitle = f"mean |corr| between different outputs: {mean_abs:.2f}" if off.size else "a single output"
+    if constant.any():
+        subtitle += f"; {int(constant.sum())} constant output(s) left blank"
+    fig.update_layout(
+        title={"text": f"{title or 'Output correlation'}<br><span style='font-size:12px'>{subtitle}</span>", "x": 0.0, "xanchor": "left"},
+        height=460,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        meta={"mean_abs_corr": mean_abs, "n_constant": int(constant.sum()), "n_outputs": d},
+    )
+    return fig
+
+
+def default_bayes_outputs(n_outputs: int, n_noisy_outputs: int = 0) -> list[int]:
+    """Outputs worth a panel: the first, middle and last real output, and the first noisy one."""
+    idx = [0, (n_outputs - 1) // 2, n_outputs - 1]
+    if n_noisy_outputs:
+        idx.append(n_outputs)
+    return sorted(set(idx))
+
+
+def outputs_vs_bayes_figure(Y, bayes, target_names, outputs=None, max_points: int = DATA_MAX_POINTS, seed: int = 0) -> go.Figure:
+    """Scatter of each chosen output y_j against its Bayes prediction E[y_j | x], one panel each.
+
+    Points on the dashed diagonal would be noise-free; the vertical spread around it is the
+    noise no model can remove. Panel titles give the residual standard deviation. A purely
+    noisy output has a constant Bayes prediction: its points form a vertical stripe.
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    bayes = np.asarray(bayes, dtype=np.float64)
+    if Y.shape != bayes.shape or Y.ndim != 2:
+        raise ValueError(f"Y and bayes must be 2-D of the same shape, got {Y.shape} and {bayes.shape}")
+    names = [str(n) for n in target_names]
+    outputs = default_bayes_outputs(Y.shape[1]) if outputs is None else [int(j) for j in outputs]
+    if not outputs or min(outputs) < 0 or max(outputs) >= Y.shape[1]:
+        raise ValueError(f"outputs must be indices in [0, {Y.shape[1]}), got {outputs}")
+    n = Y.shape[0]
+    rows = np.arange(n)
+    if n > max_points:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=max_points, replace=False))
+    lo = float(min(Y[:, outputs].min(), bayes[:, outputs].min()))
+    hi = float(max(Y[:, outputs].max(), bayes[:, outputs].max()))
+    pad = 0.03 * (hi - lo or 1.0)
+    lo, hi = lo - pad, hi + pad
+    sds = [float(np.std(Y[:, j] - bayes[:, j])) for j in outputs]
+    titles = [f"<b>{names[j]}</b><br><span style='font-size:11px'>noise sd {sd:.2f}</span>" for j, sd in zip(outputs, sds)]
+    fig = make_subplots(rows=1, cols=len(outputs), subplot_titles=titles, shared_yaxes=True, horizontal_spacing=0.04)
+    for col, j in enumerate(outputs, start=1):
+        fig.add_trace(
+            go.Scatter(
+                x=bayes[rows, j], y=Y[rows, j], mode="markers", name=names[j], showlegend=False,
+                marker={"size": 4, "opacity": 0.55, "color": "#1f77b4"},
+                hovertemplate=f"E[{names[j]} | x] = %{{x:.2f}}<br>{names[j]} = %{{y:.2f}}<extra></extra>",
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[lo, hi], y=[lo, hi], mode="lines", name="y = E[y | x]", showlegend=col == 1,
+                line={"color": "#d62728", "dash": "dash", "width": 1.5}, hoverinfo="skip",
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+        fig.update_xaxes(range=[lo, hi], title_text="Bayes E[y | x]", row=1, col=col)
+    fig.update_yaxes(range=[lo, hi], title_text="output y", row=1, col=1)
+    fig.update_layout(
+        height=360,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": -0.22},
+        meta={"outputs": outputs, "noise_sd": sds, "n_points": int(rows.size)},
+    )
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+def target_distribution_figure(Y, target_names, task: str = "regression", max_panels: int = 12) -> go.Figure:
+    """How the targets are distributed.
+
+    Regression: one histogram per target (the first ``max_panels`` targets), 4 per row.
+    Multi-label: one bar per label with the fraction of samples where it is positive (a
+    histogram of 0/1 values says less), sorted in column order.
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    names = [str(n) for n in target_names]
+    if Y.ndim != 2 or len(names) != Y.shape[1]:
+        raise ValueError(f"Y must be 2-D with one name per column, got {Y.shape} and {len(names)} names")
+    d = Y.shape[1]
+    if task == "multilabel":
+        freq = Y.mean(axis=0)
+        fig = go.Figure(
+            go.Bar(
+                x=names, y=freq, name="label frequency", marker_color="#1f77b4",
+                hovertemplate="%{x}: positive in %{y:.1%} of samples<extra></extra>",
+            )
+        )  # fmt: skip
+        fig.update_yaxes(title_text="fraction positive", tickformat=".0%", rangemode="tozero")
+        fig.update_xaxes(title_text="label", showticklabels=d <= 60, tickangle=-90 if d > 10 else 0)
+        fig.update_layout(
+            title={"text": f"Label frequencies ({d} labels, on average {Y.sum(axis=1).mean():.1f} positive per sample)", "x": 0.0},
+            height=380,
+            margin={"l": 10, "r": 10, "t": 50, "b": 10},
+            meta={"task": task, "n_panels": 1},
+        )
+        return fig
+    if task != "regression":
+        raise ValueError(f"task must be 'regression' or 'multilabel', got {task!r}")
+    k = min(d, int(max_panels))
+    ncols = min(4, k)
+    nrows = -(-k // ncols)
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=names[:k], horizontal_spacing=0.05, vertical_spacing=0.12 if nrows > 1 else 0.0)
+    for i in range(k):
+        fig.add_trace(
+            go.Histogram(x=Y[:, i], name=names[i], showlegend=False, marker_color="#1f77b4", nbinsx=30,
+                         hovertemplate=f"{names[i]} in %{{x}}: %{{y}} samples<extra></extra>"),
+            row=i // ncols + 1, col=i % ncols + 1,
+        )  # fmt: skip
+    title = "Target distributions" + (f" (the first {k} of {d} targets)" if k < d else "")
+    fig.update_layout(
+        title={"text": title, "x": 0.0},
+        height=80 + 200 * nrows,
+        bargap=0.05,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        meta={"task": task, "n_panels": k},
+    )
+    fig.update_annotations(font_size=12)
+    return fig

@@ -63,3 +63,84 @@ def test_output_correlation_figure():
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
     assert len(fig.layout.annotations) == 3  # subplot titles
     json.loads(fig.to_json())  # serialisable, as st.plotly_chart needs
+
+
+# --- Data page figures ----------------------------------------------------------------------
+
+from engine.datasets import make_friedman_dataset  # noqa: E402
+
+
+def test_empirical_correlation_matches_numpy_and_blanks_constant_columns():
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((50, 4))
+    Y[:, 1] += Y[:, 0]
+    corr, constant = plotting.empirical_output_correlation(Y)
+    np.testing.assert_allclose(corr, np.corrcoef(Y.T), atol=1e-12)
+    assert not constant.any()
+    Y[:, 2] = 1.0
+    corr, constant = plotting.empirical_output_correlation(Y)
+    assert constant.tolist() == [False, False, True, False]
+    assert np.isnan(corr[2]).all() and np.isnan(corr[:, 2]).all()
+    assert corr[0, 0] == 1.0
+    with pytest.raises(ValueError, match="2-D"):
+        plotting.empirical_output_correlation(np.zeros(5))
+
+
+@pytest.mark.parametrize("structure", plotting.STRUCTURES)
+def test_data_correlation_figure_on_friedman(structure):
+    ds = make_friedman_dataset(structure, n_samples=2000, n_outputs=6, random_state=0)
+    fig = plotting.data_correlation_figure(ds.Y, ds.target_names)
+    (trace,) = fig.data
+    assert trace.type == "heatmap" and list(trace.x) == ds.target_names
+    z = np.asarray(trace.z, dtype=float)
+    np.testing.assert_allclose(z, plotting.friedman1_output_correlation(structure, 6), atol=0.06)
+    assert (fig.layout.coloraxis.cmin, trace.zmin, trace.zmax) == (None, -1.0, 1.0)
+    assert fig.layout.meta["n_outputs"] == 6
+    json.loads(fig.to_json())
+
+
+def test_data_correlation_figure_checks_names():
+    with pytest.raises(ValueError, match="names"):
+        plotting.data_correlation_figure(np.zeros((3, 2)) + np.arange(3)[:, None], ["a"])
+
+
+def test_default_bayes_outputs():
+    assert plotting.default_bayes_outputs(16) == [0, 7, 15]
+    assert plotting.default_bayes_outputs(16, 4) == [0, 7, 15, 16]
+    assert plotting.default_bayes_outputs(1) == [0]
+    assert plotting.default_bayes_outputs(2, 1) == [0, 1, 2]
+
+
+def test_outputs_vs_bayes_figure_shows_the_chain_noise_growing():
+    ds = make_friedman_dataset("chain", n_samples=3000, n_outputs=16, n_noisy_outputs=2, random_state=1)
+    outputs = plotting.default_bayes_outputs(16, 2)
+    fig = plotting.outputs_vs_bayes_figure(ds.Y, ds.bayes, ds.target_names, outputs, max_points=500)
+    points = [t for t in fig.data if t.mode == "markers"]
+    assert [t.name for t in points] == ["y1", "y8", "y16", "noise1"]
+    assert all(len(t.x) == 500 for t in points)  # subsampled
+    sds = fig.layout.meta["noise_sd"]
+    assert sds[0] == pytest.approx(1.0, abs=0.1) and sds[2] == pytest.approx(4.0, abs=0.3)  # sd sqrt(j)
+    assert np.ptp(np.asarray(points[3].x)) == 0  # noisy output: constant Bayes prediction
+    assert sum(t.showlegend is not False for t in fig.data if t.mode == "lines") == 1
+    with pytest.raises(ValueError, match="outputs"):
+        plotting.outputs_vs_bayes_figure(ds.Y, ds.bayes, ds.target_names, [99])
+    with pytest.raises(ValueError, match="shape"):
+        plotting.outputs_vs_bayes_figure(ds.Y, ds.bayes[:, :3], ds.target_names)
+
+
+def test_target_distribution_figure_regression_and_multilabel():
+    rng = np.random.default_rng(2)
+    Y = rng.standard_normal((100, 14))
+    names = [f"t{i}" for i in range(14)]
+    fig = plotting.target_distribution_figure(Y, names, "regression", max_panels=12)
+    assert [t.type for t in fig.data] == ["histogram"] * 12
+    assert "12 of 14" in fig.layout.title.text
+    np.testing.assert_allclose(np.asarray(fig.data[3].x), Y[:, 3])
+    L = (rng.random((200, 5)) < [0.1, 0.5, 0.9, 0.0, 0.3]).astype(float)
+    fig = plotting.target_distribution_figure(L, list("abcde"), "multilabel")
+    (bar,) = fig.data
+    assert bar.type == "bar" and list(bar.x) == list("abcde")
+    np.testing.assert_allclose(np.asarray(bar.y), L.mean(axis=0))
+    with pytest.raises(ValueError, match="task"):
+        plotting.target_distribution_figure(Y, names, "ranking")
+    json.loads(fig.to_json())

@@ -1,0 +1,184 @@
+"""A small background job runner for long experiments (plain threading, never streamlit).
+
+A page starts the work in a daemon thread and polls it from its own script thread
+(``@st.fragment(run_every=...)``, see STREAMLIT.md section 3.3)::
+
+    job = Job(run_experiment, dataset_spec, n_estimators=500)   # starts at once
+    ...
+    snap = job.snapshot()          # consistent dict: status, fraction, message, ...
+    job.stop()                     # ask the target to finish early
+
+The target is called as ``target(*args, progress=cb, stop=event, **kwargs)``:
+
+* ``progress(fraction, message=None, partial=None)`` reports progress. ``fraction`` is
+  clamped to [0, 1] (``None`` keeps the last value); ``partial`` is an optional partial
+  result (e.g. the learning curve so far) that the page may draw while the job runs. It
+  returns ``True`` once a stop was requested, so a loop can write
+  ``if progress(i / n): break``.
+* ``stop`` is a ``threading.Event``; check ``stop.is_set()`` between iterations.
+
+Whatever the target returns is kept in ``result``, also when it returns early after a stop
+(then ``status == "stopped"``: a partial result). An exception is never raised into the
+caller: ``status == "failed"`` and ``error`` holds the traceback text.
+
+Every attribute is read under a lock, so polling from another thread is safe.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+__all__ = ["Job", "STATUSES"]
+
+STATUSES = ("running", "done", "stopped", "failed")
+
+
+class Job:
+    """Run ``target(*args, progress=cb, stop=event, **kwargs)`` in a daemon thread.
+
+    The thread starts in the constructor. Attributes (all thread-safe properties):
+    ``status`` ("running", "done", "stopped" or "failed"), ``fraction`` (0..1),
+    ``message`` (str), ``partial`` (last partial result reported), ``result`` (return
+    value, ``None`` until the target returns), ``error`` (traceback text or ``None``),
+    ``elapsed`` (seconds since start, frozen when the job ends), ``done`` (not running),
+    ``stop_requested``.
+    """
+
+    def __init__(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        if not callable(target):
+            raise TypeError(f"target must be callable, got {type(target).__name__}")
+        self.name = getattr(target, "__name__", type(target).__name__)
+        self._lock = threading.Lock()
+        self._stop_event = threading.Event()
+        self._finished = threading.Event()
+        self._status = "running"
+        self._fraction = 0.0
+        self._message = "starting"
+        self._partial: Any = None
+        self._result: Any = None
+        self._error: str | None = None
+        self._started = time.perf_counter()
+        self._ended: float | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(target, args, kwargs), name=f"job-{self.name}", daemon=True
+        )
+        self._thread.start()
+
+    # --- worker side --------------------------------------------------------------------
+
+    def _progress(self, fraction: float | None = None, message: str | None = None, partial: Any = None) -> bool:
+        with self._lock:
+            if fraction is not None:
+                f = float(fraction)
+                if f == f:  # not NaN
+                    self._fraction = min(1.0, max(0.0, f))
+            if message is not None:
+                self._message = str(message)
+            if partial is not None:
+                self._partial = partial
+        return self._stop_event.is_set()
+
+    def _run(self, target, args, kwargs) -> None:
+        try:
+            result = target(*args, progress=self._progress, stop=self._stop_event, **kwargs)
+        except BaseException:  # noqa: BLE001 - everything goes to the page, nothing is raised
+            with self._lock:
+                self._error = traceback.format_exc()
+                self._status = "failed"
+                self._message = "failed"
+                self._ended = time.perf_counter()
+        else:
+            with self._lock:
+                self._result = result
+                if self._stop_event.is_set():
+                    self._status = "stopped"
+                    self._message = "stopped"
+                else:
+                    self._status = "done"
+                    self._fraction = 1.0
+                    self._message = "done"
+                self._ended = time.perf_counter()
+        finally:
+            self._finished.set()
+
+    # --- caller side --------------------------------------------------------------------
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Ask the target to stop; with ``timeout``, wait that long for it. True if ended."""
+        self._stop_event.set()
+        if timeout is not None:
+            return self.wait(timeout)
+        return self.done
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends (or ``timeout`` seconds pass). True if it has ended."""
+        return self._finished.wait(timeout)
+
+    def _get(self, name: str) -> Any:
+        with self._lock:
+            return getattr(self, name)
+
+    @property
+    def status(self) -> str:
+        return self._get("_status")
+
+    @property
+    def fraction(self) -> float:
+        return self._get("_fraction")
+
+    @property
+    def message(self) -> str:
+        return self._get("_message")
+
+    @property
+    def partial(self) -> Any:
+        return self._get("_partial")
+
+    @property
+    def result(self) -> Any:
+        return self._get("_result")
+
+    @property
+    def error(self) -> str | None:
+        return self._get("_error")
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def running(self) -> bool:
+        return not self._finished.is_set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_event.is_set()
+
+    @property
+    def elapsed(self) -> float:
+        with self._lock:
+            end = time.perf_counter() if self._ended is None else self._ended
+            return end - self._started
+
+    def snapshot(self) -> dict:
+        """All fields at one instant (one lock acquisition): a consistent view for a page."""
+        with self._lock:
+            end = time.perf_counter() if self._ended is None else self._ended
+            return {
+                "name": self.name,
+                "status": self._status,
+                "fraction": self._fraction,
+                "message": self._message,
+                "partial": self._partial,
+                "result": self._result,
+                "error": self._error,
+                "elapsed": end - self._started,
+                "stop_requested": self._stop_event.is_set(),
+            }
+
+    def __repr__(self) -> str:
+        s = self.snapshot()
+        return f"<Job {s['name']} {s['status']} {s['fraction']:.0%} {s['elapsed']:.1f}s>"

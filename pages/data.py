@@ -1,0 +1,244 @@
+"""Data: choose the data set the other pages use, and look at its outputs.
+
+Three sources: the paper's synthetic friedman1 chain / group / ind problems, a shipped
+benchmark data set, or the user's own CSV. Every setting is in the URL (widget key = query
+parameter name), so a view can be shared as a link, e.g. ``/data?problem=group&seed=3``.
+
+For the other pages this page leaves two plain session_state keys (see engine/dataspec.py):
+``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
+``engine.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
+arrays). They change only when a data set loads without error.
+"""
+
+import hashlib
+import secrets
+
+import streamlit as st
+
+from engine import dataspec, plotting
+from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+
+SPEC_KEY = "dataset_spec"
+UPLOAD_KEY = "dataset_upload"
+SOURCE_LABELS = {
+    "friedman": "Synthetic: friedman1",
+    "shipped": "Shipped benchmark data set",
+    "upload": "My own CSV file",
+}
+STRUCTURE_HELP = (
+    "How the outputs are linked (paper section 4.2.1). chain: each output adds fresh noise to "
+    "the previous one, so neighbours are strongly correlated. group: every output is the same "
+    "function plus its own noise. ind: each output is the function of its own five inputs, "
+    "so the outputs are independent."
+)
+SEPARATORS = {",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "pipe |"}
+BOUND = {"bind": "query-params", "persist_state": "page"}  # in the URL, kept while hidden
+DEFAULT_SHIPPED = "enb"
+
+st.session_state.setdefault(SPEC_KEY, dict(dataspec.DEFAULT_SPEC))
+load_spec = st.cache_data(dataspec.dataset_from_spec, show_spinner="Loading the data set…")
+parse_upload = st.cache_data(dataspec.parse_upload, show_spinner="Reading the CSV…", max_entries=4)
+
+
+@st.cache_data
+def shipped_catalogue():
+    return {d["name"]: d for d in list_datasets()}
+
+
+def new_seed():
+    st.session_state["seed"] = secrets.randbelow(100_000)
+
+
+st.title("Data")
+st.markdown(
+    "Pick the data set the other pages train on, then look at **how its outputs relate**: "
+    "that structure decides whether sharing trees between outputs can help."
+)
+
+# --- controls ----------------------------------------------------------------------------------
+catalogue = shipped_catalogue()
+with st.sidebar:
+    st.header("Data set")
+    source = st.radio(
+        "Source", list(SOURCE_LABELS), format_func=SOURCE_LABELS.get, key="source", **BOUND,
+        help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
+        "data sets are the paper's real benchmarks; or upload your own CSV file.",
+    )  # fmt: skip
+
+    if source == "friedman":
+        structure = st.radio(
+            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="problem", help=STRUCTURE_HELP, **BOUND
+        )
+        n_outputs = st.slider(
+            "Outputs (d)", 1, 64, 16, key="n_outputs", **BOUND,
+            help="Number of outputs; the paper uses 16. For ind, each output brings 5 inputs of its own.",
+        )  # fmt: skip
+        n_samples = st.slider(
+            "Samples (n)", 50, 5000, 300, step=50, key="n_samples", **BOUND,
+            help="Rows drawn. Fewer samples make the empirical correlations noisier.",
+        )  # fmt: skip
+        inputs = st.radio(
+            "Input distribution", ["uniform", "gaussian"], horizontal=True, key="inputs", **BOUND,
+            help="uniform: x ~ U(0, 1), as in Friedman (1991). gaussian: x ~ N(0, I), as the paper's text says.",
+        )  # fmt: skip
+        st.caption(
+            "The paper's text says x ~ N(0, I), but the scores it reports only fit uniform inputs, "
+            "hence the uniform default."
+        )
+        noise = st.slider(
+            "Noise sd", 0.0, 5.0, 1.0, step=0.1, key="noise", **BOUND,
+            help="Standard deviation of each output's Gaussian noise (paper: 1). For chain it accumulates: "
+            "output j has noise variance j × sd².",
+        )  # fmt: skip
+        n_noisy = st.slider(
+            "Extra noisy outputs", 0, 64, 0, key="noisy_outputs", **BOUND,
+            help="Outputs unrelated to x: shuffled copies of real outputs (paper Table 6 adds 16). "
+            "They test whether a method is misled by irrelevant outputs.",
+        )  # fmt: skip
+        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        seed = c1.number_input(
+            "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+            help="Random seed of the draw: the same seed gives the same data, on every machine.",
+        )  # fmt: skip
+        c2.button("New seed", key="data_new_seed", on_click=new_seed, help="Draw a fresh sample with a random seed.")
+        spec = dataspec.friedman_spec(
+            structure, n_samples=n_samples, n_outputs=n_outputs, input_distribution=inputs,
+            noise=noise, n_noisy_outputs=n_noisy, seed=seed,
+        )  # fmt: skip
+
+    elif source == "shipped":
+        names = list(catalogue)
+        name = st.selectbox(
+            "Data set", names, index=names.index(DEFAULT_SHIPPED) if DEFAULT_SHIPPED in names else 0,
+            key="dataset", **BOUND,
+            format_func=lambda n: f"{n} · {catalogue[n]['task']} · {catalogue[n]['n_samples']}×{catalogue[n]['n_outputs']}",
+            help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
+            "multi-label classification. Shown as name · task · samples × outputs.",
+        )  # fmt: skip
+        spec = dataspec.shipped_spec(name)
+
+    else:
+        uploaded = st.file_uploader(
+            "CSV file", type=["csv", "txt", "gz"], key="data_file",
+            help="A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
+            "100 000 rows, 2 000 columns. The file stays in this session; it is never saved.",
+        )  # fmt: skip
+        sep = st.selectbox(
+            "Separator", list(SEPARATORS), format_func=SEPARATORS.get, key="sep", **BOUND,
+            help="The character between columns.",
+        )  # fmt: skip
+        spec = None
+
+# --- load ------------------------------------------------------------------------------------
+ds, problem = None, None
+if source == "upload":
+    if uploaded is None:
+        previous = st.session_state.get(UPLOAD_KEY)
+        if previous is not None:
+            st.info(f"Showing **{previous['name']}**, the CSV uploaded earlier in this session. Upload another file to replace it.")
+            ds = dataspec.payload_to_dataset(previous)
+        else:
+            st.info("Upload a CSV file in the sidebar: a header row, feature columns and one or more target columns.")
+    else:
+        raw = uploaded.getvalue()
+        try:
+            columns = dataspec.csv_columns(raw, sep=sep)
+        except ValueError as exc:
+            problem = str(exc)
+        else:
+            targets = st.sidebar.multiselect(
+                "Target columns", columns, default=columns[-1:], key=f"data_targets_{hashlib.sha1(raw).hexdigest()[:12]}",
+                help="The outputs to predict; every other column is an input feature. By default the last column.",
+            )  # fmt: skip
+            if not targets:
+                st.info("Choose at least one target column in the sidebar.")
+            else:
+                try:
+                    ds, spec, payload = parse_upload(raw, tuple(targets), name=uploaded.name, sep=sep)
+                except ValueError as exc:
+                    problem = str(exc)
+                else:
+                    st.session_state[UPLOAD_KEY] = payload
+        if problem:
+            st.error(f"**{uploaded.name}** could not be used: {problem}", icon="⚠️")
+else:
+    try:
+        ds = load_spec(spec)
+    except ValueError as exc:
+        problem = str(exc)
+        st.error(f"This data set could not be loaded: {problem}", icon="⚠️")
+
+if ds is not None and spec is not None:
+    st.session_state[SPEC_KEY] = spec
+
+if ds is None:
+    st.caption(f"The other pages keep using: {dataspec.describe_spec(st.session_state[SPEC_KEY])}.")
+    st.stop()
+
+# --- summary -------------------------------------------------------------------------------
+st.subheader(ds.name)
+m = st.columns(4)
+m[0].metric("Samples", f"{ds.n_samples:,}", help="Rows (n).")
+m[1].metric("Inputs", f"{ds.n_features:,}", help="Feature columns (p).")
+m[2].metric("Outputs", f"{ds.n_outputs:,}", help="Target columns (d): the outputs predicted together.")
+m[3].metric("Task", ds.task, help="multilabel: every target is 0/1 (a label); regression otherwise.")
+st.caption(ds.description)
+if ds.citation:
+    with st.expander("Source and citation"):
+        st.text(ds.citation)
+st.caption(f"Used by the other pages: {dataspec.describe_spec(st.session_state[SPEC_KEY])}.")
+
+# --- charts, each with its explanation beside it -------------------------------------------------
+chart_config = {"displayModeBar": False}
+
+corr_fig = plotting.data_correlation_figure(ds.Y, ds.target_names)
+left, right = st.columns([3, 1])
+left.plotly_chart(corr_fig, key="data_corr", config=chart_config)
+mean_abs = corr_fig.layout.meta["mean_abs_corr"]
+with right:
+    st.markdown("**What to look for**")
+    if source == "friedman" and spec["structure"] == "chain":
+        st.markdown("A band that fades away from the diagonal: neighbouring outputs share most of their noise, distant ones less.")
+    elif source == "friedman" and spec["structure"] == "group":
+        st.markdown("One uniform block: every pair of outputs is equally correlated, because they share the same signal.")
+    elif source == "friedman":
+        st.markdown("Only the diagonal: independent outputs, so sharing trees between them cannot help.")
+    else:
+        st.markdown("Blocks of strongly correlated outputs suggest that one tree can serve several outputs at once.")
+    st.markdown(f"Mean |correlation| between different outputs here: **{mean_abs:.2f}**." if ds.n_outputs > 1 else "")
+    if source == "friedman" and spec["n_noisy_outputs"]:
+        st.markdown("The noisy outputs (last rows) are shuffled copies: they correlate with nothing.")
+
+left, right = st.columns([3, 1])
+if ds.bayes is not None:
+    outputs = plotting.default_bayes_outputs(spec["n_outputs"], spec["n_noisy_outputs"])
+    fig = plotting.outputs_vs_bayes_figure(ds.Y, ds.bayes, ds.target_names, outputs, seed=int(spec["seed"]))
+    left.plotly_chart(fig, key="data_bayes", config=chart_config)
+    sds = fig.layout.meta["noise_sd"]
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(
+            "Each point is a sample: its output against the best possible prediction E[y | x]. "
+            "The spread around the dashed line is noise that no model can remove."
+        )
+        if spec["structure"] == "chain" and len(sds) > 1:
+            st.markdown(f"In chain the noise grows along the outputs: sd {sds[0]:.1f} for the first, {sds[len(outputs) - 1 - bool(spec['n_noisy_outputs'])]:.1f} for the last.")
+        if spec["n_noisy_outputs"]:
+            st.markdown("A noisy output has a constant best prediction: a vertical stripe.")
+else:
+    fig = plotting.target_distribution_figure(ds.Y, ds.target_names, ds.task)
+    left.plotly_chart(fig, key="data_targets", config=chart_config)
+    with right:
+        st.markdown("**What to look for**")
+        if ds.task == "multilabel":
+            st.markdown("How often each label is positive. Rare labels give few examples to learn from, and their scores are noisy.")
+        else:
+            st.markdown("The range and shape of each target. Targets on very different scales weigh differently in a summed squared error.")
+
+# --- download --------------------------------------------------------------------------------
+frame = ds.to_frame
+st.download_button(
+    "Download the data as CSV", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
+    mime="text/csv", on_click="ignore", key="data_download", icon="⬇️",
+    help="Feature columns then target columns, one row per sample; the file can be uploaded again.",
+)  # fmt: skip
