@@ -40,7 +40,7 @@ def _add_series(fig, result, value, *, row=None, col=None, showlegend=True):
         part = s[s["series"] == name]
         if part.empty:
             continue
-        y = part[value].to_numpy(float)
+        y = part[value].to_numpy(float).tolist()
         color = _color(name, i)
         kw = dict(row=row, col=col) if row else {}
         if part[xname].isna().all():  # reference: horizontal line
@@ -51,9 +51,9 @@ def _add_series(fig, result, value, *, row=None, col=None, showlegend=True):
             continue
         err = None
         if value == "score" and (part["n_repeats"] > 1).any():
-            err = {"type": "data", "array": part["score_std"].to_numpy(float), "visible": True}
+            err = {"type": "data", "array": part["score_std"].to_numpy(float).tolist(), "visible": True}
         fig.add_trace(go.Scatter(
-            x=part[xname].to_numpy(float), y=y, mode="lines+markers", name=name, legendgroup=name,
+            x=part[xname].to_numpy(float).tolist(), y=y, mode="lines+markers", name=name, legendgroup=name,
             showlegend=showlegend, error_y=err, line={"color": color},
             hovertemplate=f"{name}<br>{xname} = %{{x}}<br>%{{y:.4g}} {unit}<extra></extra>"), **kw)
 
@@ -102,13 +102,13 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
     """Algorithm variance of a single projected tree split into its projection and tree terms,
     with the measured algorithm variances of Algorithms 1 and 2, per q (stacked bars)."""
     q = [f"q = {v}" for v in result.q_values]
-    t = result.terms
+    t = {k: np.asarray(v, dtype=float).tolist() for k, v in result.terms.items()}
     fig = go.Figure()
     fig.add_trace(go.Bar(x=q, y=t["var_projection"], name="single tree: projection term", marker_color="#9467bd",
                          offsetgroup="tree"))
     fig.add_trace(go.Bar(x=q, y=t["var_tree"], name="single tree: tree-randomization term", marker_color="#8c564b",
                          offsetgroup="tree", base=t["var_projection"]))
-    if np.isfinite(t["alg1_var_algorithm"]).any():
+    if np.isfinite(np.asarray(t["alg1_var_algorithm"], dtype=float)).any():
         fig.add_trace(go.Bar(x=q, y=t["alg1_var_algorithm"], name=f"{SHARED}, M = {result.n_estimators}",
                              marker_color=_COLORS[SHARED], offsetgroup="alg1"))
         fig.add_trace(go.Bar(x=q, y=t["alg2_var_algorithm"], name=f"{PER_TREE}, M = {result.n_estimators}",
