@@ -15,11 +15,11 @@ PAPER_URL = "https://arxiv.org/abs/1905.07558"
 PAGES = [
     ("pages/home.py", "Home", "🏠"),
     ("pages/data.py", "Data", "🧮"),
+    ("pages/forests.py", "Forests", "🌲"),
     # Planned, add each line once its file exists:
     # ("pages/convergence.py", "Convergence", "📈"),
     # ("pages/bias_variance.py", "Bias–variance", "🎯"),
     # ("pages/projections.py", "Projections", "🎲"),
-    # ("pages/forests.py", "Forests", "🌲"),
     # ("pages/benchmark.py", "Benchmark", "⏱️"),
 ]
 

@@ -1,0 +1,256 @@
+"""Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
+
+Three experiments, each one call of engine.forest_experiments run in a background Job
+(progress + Stop), drawn by engine.plotting_forest:
+
+* projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
+  Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
+* input vs output randomization (Figure 2): score against k = max_features for a few q;
+* projection schemes (Figure 3): Gaussian, Rademacher, sparse Rademacher, sub-sampling.
+
+Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
+``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the default view
+(emotions, 10 trees, q = 1, 2, 4) at once.
+"""
+
+import streamlit as st
+
+from engine import forest_experiments as fe
+from engine import plotting_forest as pf
+from engine.datasets import list_datasets
+from engine.jobs import Job
+
+BOUND = {"bind": "query-params"}
+JOB_KEY = "fx_job"
+# Bound widgets with a format_func write the formatted label into the URL: the options are
+# themselves short readable names, so links stay short (?fx_exp=schemes&fx_data=yeast).
+EXPERIMENTS = {
+    "size": "Fig. 1: projection size",
+    "randomization": "Fig. 2: input vs output randomization",
+    "schemes": "Fig. 3: projection schemes",
+}
+FROM_DATA_PAGE = "Data page"
+SCHEME_NAMES = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)", "sparse": "sparse Rademacher (s = √d)",
+                "subsample": "output sub-sampling"}
+
+
+@st.cache_data
+def multilabel_sets():
+    return {d["name"]: d for d in list_datasets() if d["task"] == "multilabel"}
+
+
+def parse_ints(text, name):
+    try:
+        values = [int(v) for v in str(text).replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"{name}: write whole numbers separated by commas, e.g. 1, 2, 4") from None
+    if not values:
+        raise ValueError(f"{name}: give at least one number")
+    return sorted(set(values))
+
+
+def data_arguments(choice):
+    """(dataset name, extra data kwargs, description) for the experiment functions."""
+    if choice != FROM_DATA_PAGE:
+        return choice, {}, f"shipped data set **{choice}** (standard train/test split when it has one)"
+    spec = st.session_state.get("dataset_spec") or {"source": "friedman", "structure": "chain"}
+    if spec.get("source") == "shipped":
+        return spec["name"], {}, f"**{spec['name']}**, chosen on the Data page"
+    if spec.get("source") == "friedman":
+        kw = dict(n_train=int(spec.get("n_samples", 300)), n_test=1000, n_outputs=int(spec.get("n_outputs", 16)),
+                  noise=float(spec.get("noise", 1.0)), input_distribution=spec.get("input_distribution", "uniform"),
+                  n_noisy_outputs=int(spec.get("n_noisy_outputs", 0)))
+        name = f"friedman1-{spec.get('structure', 'chain')}"
+        return name, kw, f"**{name}** from the Data page ({kw['n_train']} train, 1000 test samples)"
+    return None, {}, "an uploaded CSV (not supported here)"
+
+
+# --- controls ----------------------------------------------------------------------------------
+st.title("Forests")
+st.markdown(
+    "Random forests whose trees are grown on **random projections of the outputs** and whose leaves "
+    "predict the original outputs (paper 003). How small can the projection be, should every tree get "
+    "its own, and how does it interact with the forest's own input randomization?"
+)
+
+catalogue = multilabel_sets()
+data_options = [FROM_DATA_PAGE, *catalogue]
+with st.sidebar:
+    st.header("Forest experiment")
+    experiment = st.radio(
+        "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
+        help="Which figure of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
+        "randomization, or the projection scheme.",
+    )  # fmt: skip
+    data_choice = st.selectbox(
+        "Data set", data_options, index=data_options.index("emotions") if "emotions" in data_options else 0,
+        key="fx_data", **BOUND,
+        help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
+        "Data page (Friedman1 problems are scored by macro-r2).",
+    )  # fmt: skip
+    q_text = st.text_input(
+        "Projected dimensions q", "1, 2, 4", key="fx_q", **BOUND,
+        help="Sizes of the random output projections, comma-separated. Small q = strong output "
+        "randomization and cheap splits; q → d approaches the unprojected forest.",
+    )  # fmt: skip
+    if experiment != "schemes":
+        projection = st.selectbox(
+            "Projection", list(SCHEME_NAMES), key="fx_proj", **BOUND,
+            help="How the q × d projection matrix is drawn (paper 003, section 2.2): gaussian N(0, 1/q); "
+            "achlioptas: Rademacher with density 1/3; sparse: density 1/√d; subsample: q of the d outputs.",
+        )  # fmt: skip
+    else:
+        schemes = st.multiselect(
+            "Schemes", list(SCHEME_NAMES), default=list(SCHEME_NAMES), key="fx_schemes", **BOUND,
+            help="Dense (Gaussian, Rademacher) vs sparse (sparse Rademacher, sub-sampling: each component "
+            "reads few outputs) projections, all with a new projection per tree.",
+        )  # fmt: skip
+    if experiment == "randomization":
+        k_text = st.text_input(
+            "Features per node k", "", key="fx_k", **BOUND,
+            help="max_features values, comma-separated (empty: about six values from 1 to p). Small k = "
+            "strong input randomization.",
+        )  # fmt: skip
+    n_trees = st.slider(
+        "Trees per forest", 1, 100, 10, key="fx_trees", **BOUND,
+        help="More trees average away more of the algorithm variance (and take longer). The paper uses 100.",
+    )  # fmt: skip
+    n_repeats = st.slider(
+        "Repeats", 1, 5, 1, key="fx_repeats", **BOUND,
+        help="Fits per point with different seeds; the chart shows the mean ± one standard deviation.",
+    )  # fmt: skip
+    seed = st.number_input(
+        "Seed", 0, 2**31 - 1, 0, step=1, key="fx_seed", **BOUND,
+        help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
+    )  # fmt: skip
+
+dataset, data_kw, data_text = data_arguments(data_choice)
+problem = None
+try:
+    if dataset is None:
+        raise ValueError("this page needs the Friedman1 problems or a shipped data set; pick one above")
+    q_values = parse_ints(q_text, "q")
+    common = dict(n_estimators=int(n_trees), n_repeats=int(n_repeats), seed=int(seed), **data_kw)
+    if experiment == "size":
+        call = (fe.run_forest_projection_size, dict(q_values=q_values, projection=projection, **common))
+    elif experiment == "randomization":
+        ks = parse_ints(k_text, "k") if k_text.strip() else None
+        call = (fe.run_forest_randomization, dict(q_values=q_values, projection=projection,
+                                                  max_features_values=ks, **common))
+    else:
+        call = (fe.run_forest_schemes, dict(q_values=q_values, schemes=list(schemes), **common))
+    # Check every argument now (cheap): errors show here, never inside the job.
+    stop_now = type("Stopped", (), {"is_set": staticmethod(lambda: True)})()
+    call[0](dataset, **call[1], stop=stop_now)
+except ValueError as exc:
+    problem = str(exc)
+
+settings = None if problem else (experiment, dataset, repr(sorted(call[1].items())))
+
+
+def start_job():
+    old = st.session_state.get(JOB_KEY)
+    if old is not None and old["job"].running:
+        old["job"].stop()
+    st.session_state[JOB_KEY] = {"job": Job(call[0], dataset, **call[1]), "settings": settings,
+                                 "experiment": experiment}
+
+
+def stop_job():
+    entry = st.session_state.get(JOB_KEY)
+    if entry is not None:
+        entry["job"].stop(timeout=2)
+
+
+st.caption(f"Data: {data_text}. Seed **{int(seed)}**. Share the URL to share this view.")
+if problem:
+    st.error(problem, icon="⚠️")
+    st.stop()
+
+entry = st.session_state.get(JOB_KEY)
+if entry is None:  # first visit: the default view runs at once (well under 2 s)
+    start_job()
+    entry = st.session_state[JOB_KEY]
+running = entry["job"].running
+c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
+c1.button("Run", type="primary", key="fx_run", on_click=start_job, disabled=running,
+          help="Fit every forest of this experiment in the background.")
+c2.button("Stop", key="fx_stop", on_click=stop_job, disabled=not running,
+          help="Stop after the current fit and keep what is done.")
+if entry["settings"] != settings and not running:
+    c3.info("The settings changed: press **Run** to update the chart.", icon="🔁")
+
+
+def explain(result):
+    """One or two sentences beside the chart, with the numbers of this run."""
+    s = result.summary_frame()
+    if s.empty:
+        return "Nothing finished yet."
+    metric = result.metric
+    ref = s[s["series"] == fe.FOREST_REF]["score"]
+    ref_text = f" The unprojected forest (mo-rf) scores **{ref.iloc[0]:.3f}**." if len(ref) and result.experiment != "randomization" else ""
+    if result.experiment == "projection-size":
+        a1 = s[s["series"] == fe.SHARED].set_index("q")["score"]
+        a2 = s[s["series"] == fe.PER_TREE].set_index("q")["score"]
+        q0 = min(set(a1.index) & set(a2.index), default=None)
+        cmp = (f" At q = {int(q0)}: Algorithm 1 {a1[q0]:.3f}, Algorithm 2 {a2[q0]:.3f}." if q0 is not None else "")
+        return ("A single projected tree converges to the unprojected tree as q grows (Theorem 3.1). "
+                "Forests are far better; with a **new projection per tree** (Algorithm 2) the projection "
+                "adds diversity, so small q already suffices, and it is never worse on average than sharing "
+                f"one projection (Algorithm 1, section 3.3).{cmp}{ref_text}")
+    if result.experiment == "randomization":
+        best = s.loc[s["score"].idxmax()]
+        return ("Both k (features drawn per node) and q (projected outputs) randomize the trees; "
+                "their best mix is problem dependent (section 4.4). Best here: "
+                f"**{best['series']}** at k = {int(best['max_features'])}, {metric} {best['score']:.3f}.")
+    best = s.loc[s["score"].idxmax()]
+    return ("Dense projections (Gaussian, Rademacher) behave alike; sparse ones read few outputs per "
+            "component and can give a different bias-variance trade-off (section 4.5). Best here: "
+            f"**{best['series']}**" + (f" at q = {int(best['q'])}" if best["q"] == best["q"] else "")
+            + f", {metric} {best['score']:.3f}.{ref_text}")
+
+
+FIGURES = {"projection-size": pf.forest_projection_size_figure, "randomization": pf.forest_randomization_figure,
+           "schemes": pf.forest_schemes_figure}
+
+
+@st.fragment(run_every=0.5 if running else None)
+def results_panel():
+    entry = st.session_state.get(JOB_KEY)
+    snap = entry["job"].snapshot()
+    if snap["status"] == "running":
+        st.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s")
+        st.session_state["fx_polling"] = True
+        return
+    if st.session_state.pop("fx_polling", False):
+        st.rerun()  # one full rerun re-enables the buttons and stops polling
+    if snap["status"] == "failed":
+        st.error("The experiment failed.", icon="⚠️")
+        st.code(snap["error"])
+        return
+    result = snap["result"]
+    if snap["status"] == "stopped":
+        st.warning(f"Stopped after {len(result.records)} fits: the chart shows what was done.", icon="⏹️")
+    fig = FIGURES[result.experiment](result)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="fx_chart", config={"displayModeBar": False}, theme=None)
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(explain(result))
+        st.caption(f"Finished in {snap['elapsed']:.1f} s. " + " ".join(result.notes))
+    name = f"forests_{result.experiment}_{result.dataset}_seed{result.params.get('seed', 0)}"
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("CSV", data=lambda: result.to_frame().to_csv(index=False), file_name=f"{name}.csv",
+                       mime="text/csv", on_click="ignore", key="fx_csv", icon="⬇️",
+                       help="One row per fit: series, x, repeat, score, fit time.")
+    d2.download_button("JSON", data=result.to_json, file_name=f"{name}.json", mime="application/json",
+                       on_click="ignore", key="fx_json", icon="⬇️",
+                       help="The whole result with its settings and notes (ForestSweepResult.from_json reads it).")
+    d3.download_button("Standalone HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name=f"{name}.html",
+                       mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
+                       help="The chart as a web page that opens offline (plotly.js embedded).")
+    with st.expander("Table"):
+        st.dataframe(result.summary_frame(), hide_index=True)
+
+
+results_panel()

@@ -1,0 +1,37 @@
+"""Forests page in a real headless Chromium: deep link, default run, chart data, screenshot."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def wait_until_idle(page, timeout=30_000):
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
+
+
+def test_forests_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/forests?fx_exp=schemes&fx_q=1,2,4&fx_trees=5&fx_seed=2",
+              wait_until="domcontentloaded")
+    expect(page.get_by_role("heading", name="Forests")).to_be_visible(timeout=30_000)
+    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(chart).to_have_count(1, timeout=30_000)
+    wait_until_idle(page)
+    names = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => [t.name, t.x.length])")
+    assert ["Gaussian", 3] in names and ["output sub-sampling", 3] in names
+    expect(page.get_by_text("Seed 2", exact=False)).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "forests_schemes.png"), full_page=True)
+
+
+def test_forests_default_view(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/forests", wait_until="domcontentloaded")
+    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(chart).to_have_count(1, timeout=30_000)
+    wait_until_idle(page)
+    n = page.evaluate("() => document.querySelector('.js-plotly-plot').data.length")
+    assert n == 10  # 5 series x (score, fit time)
+    expect(page.get_by_role("button", name="Run")).to_be_enabled()
+    page.screenshot(path=str(screenshot_dir / "forests_default.png"), full_page=True)
