@@ -18,6 +18,8 @@ schemes          Figures 2-4: gbrt-rpo with each projection scheme on friedman1-
                  and on yeast (stand-in for mediamill / delicious, not shipped).
 table4, table6, bias-variance
                  Provided by engine.model_selection / engine.bias_variance.
+forest-table1    Paper 003, Table 1: LRAP of mo-rf and of forests on Gaussian projections
+                 (q = 1, ln d, d) on the shipped multi-label sets (engine.forest_experiments).
 
 ``--quick`` runs the same experiments with small budgets (a few seconds each). Each
 subcommand writes, into ``--out``: one CSV (long format) and one JSON file per run, a
@@ -220,6 +222,7 @@ REPRODUCTIONS = {
     "table4": _lazy("engine.model_selection", "reproduce_table4"),
     "table6": _lazy("engine.model_selection", "reproduce_table6"),
     "bias-variance": _lazy("engine.bias_variance", "reproduce_bias_variance"),
+    "forest-table1": _lazy("engine.forest_experiments", "reproduce_forest_table1"),
 }
 
 

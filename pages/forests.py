@@ -19,6 +19,9 @@ from engine import forest_experiments as fe
 from engine import plotting_forest as pf
 from engine.datasets import list_datasets
 from engine.jobs import Job
+from pages._deeplink import route_through_app
+
+route_through_app()
 
 BOUND = {"bind": "query-params"}
 JOB_KEY = "fx_job"

@@ -54,7 +54,8 @@ def test_missing_provider_exits_2(tmp_path, monkeypatch, capsys):
 
 
 def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
-    assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6", "bias-variance"}
+    assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6",
+                                      "bias-variance", "forest-table1"}
     calls = []
 
     def fake(out_dir, quick, seed, progress):
