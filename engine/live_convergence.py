@@ -200,3 +200,30 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
     final = result(complete=complete)
     report(1.0 if complete else None, "done" if complete else "stopped", final)
     return final
+
+
+def results_table(runs):
+    """One row per (run, estimator): best test score, its step, fit seconds to reach it, final score.
+
+    runs : sequence of ``(run_name, ConvergenceResult)``. Returns a pandas DataFrame with
+    columns run, estimator, best_score, best_step, best_trees_per_output, time_to_best,
+    final_score, steps, fit_time.
+    """
+    import pandas as pd
+
+    rows = []
+    for run, res in runs:
+        if res is None:
+            continue
+        for c in res.curves.values():
+            i = c.best_index
+            rows.append({
+                "run": run, "estimator": c.label, "best_score": c.best_score, "best_step": c.best_step,
+                "best_trees_per_output": None if i is None else float(c.trees_per_output[i]),
+                "time_to_best": None if i is None else float(c.fit_time[i]),
+                "final_score": float(c.test_score[-1]) if c.n_steps else float("nan"),
+                "steps": c.n_steps, "fit_time": float(c.fit_time[-1]) if c.n_steps else float("nan"),
+            })
+    columns = ["run", "estimator", "best_score", "best_step", "best_trees_per_output", "time_to_best",
+               "final_score", "steps", "fit_time"]
+    return pd.DataFrame(rows, columns=columns)
