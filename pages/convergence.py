@@ -22,6 +22,7 @@ from engine.jobs import Job
 RUN_KEY, PINS_KEY, POLL_KEY, FRAME_KEY = "conv_run", "conv_pins", "conv_polling", "conv_frame"
 BOUND = {"bind": "query-params"}
 PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
+X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
 DEFAULT_VARIANTS = ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
 STEP_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
 TEST_OPTIONS = [200, 500, 1000, 2000, 4000]
@@ -137,9 +138,9 @@ st.markdown(
 with st.sidebar:
     st.header("Convergence run")
     problem = st.radio(
-        "Problem", list(PROBLEMS), format_func=PROBLEMS.get, key="problem", **BOUND,
-        help="friedman1 chain / group / ind as in the paper (300 training samples, 16 outputs, uniform inputs), "
-        "or the data set chosen on the Data page.",
+        "Problem", list(PROBLEMS), key="problem", horizontal=True, **BOUND,
+        help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "
+        "inputs), or data: the data set chosen on the Data page.",
     )  # fmt: skip
     variants = st.multiselect(
         "Methods", list(live.VARIANTS), default=DEFAULT_VARIANTS, key="variants", **BOUND,
@@ -186,10 +187,9 @@ with st.sidebar:
     )  # fmt: skip
     c2.button("New seed", key="conv_new_seed", on_click=new_seed, help="Draw new samples and projections.")
     x_axis = st.radio(
-        "Left chart x axis", ["trees_per_output", "step"], horizontal=True, key="x_axis", **BOUND,
-        format_func={"trees_per_output": "trees per output", "step": "steps"}.get,
-        help="trees per output puts the methods on the same footing (a st-gbrt step fits d trees); "
-        "steps counts boosting iterations.",
+        "Left chart x axis", list(X_AXES), horizontal=True, key="x_axis", **BOUND,
+        help="trees: trees per output, which puts the methods on the same footing (a st-gbrt step fits d "
+        "trees); steps: boosting iterations.",
     )  # fmt: skip
 
 settings = {"problem": problem, "variants": tuple(variants), "q": int(q), "learning_rate": float(learning_rate),
@@ -293,7 +293,7 @@ def live_panel():
             st.error(f"Status: **failed**: {str(run.get('error') or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
             st.info("Status: **idle**. Press Start to train.", icon="▶️")
-        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], x_axis)
+        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis])
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         if run is not None and not same_model(run["settings"], settings):
             st.caption(f"The solid curves were trained with: {describe(run['settings'])}. Settings have "
