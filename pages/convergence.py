@@ -5,8 +5,8 @@ second and redraws the curves. Every setting is in the URL (widget key = query p
 e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
 
 Plain session_state keys of this page: ``conv_run`` (the current run: settings, job, result),
-``conv_pins`` (pinned runs, overlaid dashed), ``conv_polling`` and ``conv_frame`` (redraw
-bookkeeping). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
+``conv_pins`` (pinned runs, overlaid dashed) and ``conv_frame`` (a redraw counter for
+unique chart keys). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
 page" is chosen as the problem.
 """
 
@@ -19,7 +19,7 @@ from engine import dataspec, plotting
 from engine import live_convergence as live
 from engine.jobs import Job
 
-RUN_KEY, PINS_KEY, POLL_KEY, FRAME_KEY = "conv_run", "conv_pins", "conv_polling", "conv_frame"
+RUN_KEY, PINS_KEY, FRAME_KEY = "conv_run", "conv_pins", "conv_frame"
 BOUND = {"bind": "query-params"}
 PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
 X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
@@ -228,20 +228,20 @@ else:
     msg = f"Estimated training time: about **{total_cost:.1f} s** ({detail}), from a tiny probe fit on this machine."
     (st.warning if total_cost > WARN_SECONDS else st.caption)(msg)
 
-b = st.columns([1, 1, 1, 1, 1, 3])
+b = st.columns([1, 1, 1.2, 1, 1.3, 2.5])
 can_run = problem_error is None and not too_costly
 b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_job,
-            args=(settings, spec, upload, settings["n_steps"]), icon="▶️",
+            args=(settings, spec, upload, settings["n_steps"]),
             help="Train every chosen method in the background; the curves are redrawn while they grow.")
-b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job, icon="⏹️",
+b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
             help="Stop training; the curves so far are kept (and can be pinned).")
 b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_run,
-            args=(settings, spec, upload), icon="⏭️",
+            args=(settings, spec, upload),
             help=f"Add {STEP_SIZE} boosting steps to every method right now (starts from 0 when the settings changed).")
 b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
-            icon="📌", help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
+            help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
-            icon="🧹", help="Remove every pinned run.")
+            help="Remove every pinned run.")
 
 EXPLAIN = {
     "group": "Every output is the same signal plus its own noise. Per tree per output (log axis), **gbmort and "
@@ -278,9 +278,12 @@ def live_panel():
     frame = st.session_state[FRAME_KEY]
     left, right = st.columns([3, 1])
     with left:
+        # The same elements in the same order in every frame (progress, status, chart, caption):
+        # a frame with fewer elements would leave a stale chart of an earlier frame on the page.
         steps_done = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
+        bar_text = {"running": f"Training… {message} · {elapsed:.1f} s"}.get(status, f"{status} · {steps_done} steps")
+        st.progress(fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
         if status == "running":
-            st.progress(fraction, text=f"Training… {message} · {elapsed:.1f} s")
             st.info(f"Status: **running** · {steps_done} steps on the current method.", icon="⏳")
         elif status == "stopped":
             st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
@@ -295,11 +298,12 @@ def live_panel():
             st.info("Status: **idle**. Press Start to train.", icon="▶️")
         fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis])
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
+        notes = []
         if run is not None and not same_model(run["settings"], settings):
-            st.caption(f"The solid curves were trained with: {describe(run['settings'])}. Settings have "
-                       "changed since: press Start to train with the new ones.")
-        for p in pins:
-            st.caption(f"Pinned **{p['name']}** (dashed): {p['label']}.")
+            notes.append(f"The solid curves were trained with: {describe(run['settings'])}. Settings have "
+                         "changed since: press Start to train with the new ones.")
+        notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
+        st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
     with right:
         st.markdown("**What to look for**")
         st.markdown(EXPLAIN[settings["problem"]])
@@ -321,7 +325,6 @@ def live_panel():
     if job is not None and job.done:
         finish(run)
     if job is not None and not job.done:
-        st.session_state[POLL_KEY] = True
         return
     if result is not None and result.curves:
         d = st.columns(3)
@@ -334,8 +337,7 @@ def live_panel():
         d[2].download_button("Figure HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name="convergence.html",
                              mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
                              help="The chart as a standalone interactive HTML file (works offline).")
-    if st.session_state.get(POLL_KEY):
-        st.session_state[POLL_KEY] = False
+    if running:      # (as decided by the last full run) the job has ended since:
         st.rerun()   # one full rerun turns polling off and re-enables the buttons
 
 
