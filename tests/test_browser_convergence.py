@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 
-def wait_until_idle(page, timeout=30_000):
+def wait_until_idle(page, timeout=90_000):
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
 
 
@@ -33,7 +33,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(sidebar.get_by_role("radio", name="ind")).to_be_checked()
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "2000")
     assert "problem=ind" in page.url
-    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
     expect(page.get_by_text("st-gbrt ends best", exact=False)).to_be_visible()
     wait_until_idle(page)
     points = plotted_points(page)
@@ -47,12 +47,12 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
         page.keyboard.press("End")
         wait_until_idle(page)
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "10000")
-    page.get_by_role("button", name="Start").click()
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Start", exact=True).click()
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=15_000)
     expect(page.get_by_text(re.compile(r"Status: running"))).to_be_visible()
     page.wait_for_timeout(1500)
     page.screenshot(path=str(screenshot_dir / "convergence_running.png"), full_page=True)
-    page.get_by_role("button", name="Stop").click()
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop", exact=True).click()
     expect(page.get_by_text(re.compile(r"Status: stopped"))).to_be_visible(timeout=15_000)
     wait_until_idle(page)
     page.wait_for_timeout(500)
@@ -71,7 +71,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(sidebar.get_by_role("slider", name="Leaves per tree")).to_have_attribute("aria-valuetext", "4")
     expect(sidebar.get_by_role("spinbutton", name="Seed")).to_have_value("5")
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "500")
-    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
     wait_until_idle(page)
     names = {name for name, n in plotted_points(page) if n == 500}
     assert names == {"gbmort", "gbrt-rpo-gaussian"}
