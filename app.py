@@ -15,9 +15,9 @@ PAPER_URL = "https://arxiv.org/abs/1905.07558"
 PAGES = [
     ("pages/home.py", "Home", "🏠"),
     ("pages/data.py", "Data", "🧮"),
+    ("pages/convergence.py", "Convergence", "📈"),
     ("pages/forests.py", "Forests", "🌲"),
     # Planned, add each line once its file exists:
-    # ("pages/convergence.py", "Convergence", "📈"),
     # ("pages/bias_variance.py", "Bias–variance", "🎯"),
     # ("pages/projections.py", "Projections", "🎲"),
     # ("pages/benchmark.py", "Benchmark", "⏱️"),

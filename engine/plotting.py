@@ -453,3 +453,78 @@ def target_distribution_figure(Y, target_names, task: str = "regression", max_pa
     )
     fig.update_annotations(font_size=12)
     return fig
+
+
+# --------------------------------------------------------------------------
+# Convergence page: the live run overlaid on pinned runs (pages/convergence.py)
+# --------------------------------------------------------------------------
+
+_PIN_DASHES = ("dash", "dot", "dashdot", "longdash")
+_LIVE_X = {"trees_per_output": "trees per output (log scale)", "step": "boosting steps (log scale)"}
+
+
+def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=None) -> go.Figure:
+    """Test score against ``x`` (left) and against fit time (right), both on log axes.
+
+    result : the current ConvergenceResult (may be partial, or None); solid lines, a star at
+        each curve's best test score.
+    pinned : sequence of ``(name, ConvergenceResult)``; drawn dashed in the same colour per
+        estimator, legend entries "name · estimator", so a what-if run overlays its baseline.
+    x : "trees_per_output" or "step".
+    Every trace's ``meta`` is ``{"run": "current" | pin name, "estimator": name,
+    "kind": "curve" | "best"}`` (tests and the page read the figure back through it).
+    """
+    if x not in _LIVE_X:
+        raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08,
+                        subplot_titles=[f"against {_LIVE_X[x].split(' (')[0]}", "against fit time"])
+    colours: dict = {}
+    runs = [(name, res, _PIN_DASHES[i % len(_PIN_DASHES)], 1.5) for i, (name, res) in enumerate(pinned)]
+    if result is not None:
+        runs.append(("current", result, "solid", 2.5))
+    metric = "macro-r2"
+    lows, highs = [], []
+    for run, res, dash, width in runs:
+        metric = res.metric
+        for curve in res.curves.values():
+            colour = colours.setdefault(curve.name, _COLORS[len(colours) % len(_COLORS)])
+            label = curve.label if run == "current" else f"{run} · {curve.label}"
+            for col, xname in ((1, x), (2, "fit_time")):
+                xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float), curve.test_score)
+                fig.add_trace(go.Scatter(
+                    x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
+                    line={"color": colour, "width": width, "dash": dash},
+                    meta={"run": run, "estimator": curve.name, "kind": "curve"},
+                    hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {res.metric} %{{y:.4f}}<extra></extra>",
+                ), row=1, col=col)
+                b = curve.best_index
+                if b is not None and xs.size:
+                    bx = float(getattr(curve, xname)[b])
+                    if np.isfinite(bx) and bx > 0:
+                        fig.add_trace(go.Scatter(
+                            x=[bx], y=[curve.best_score], mode="markers", name=f"{label} best",
+                            legendgroup=label, showlegend=False,
+                            marker={"color": colour, "size": 11 if run == "current" else 8,
+                                    "symbol": "star" if run == "current" else "star-open",
+                                    "line": {"color": "white" if run == "current" else colour, "width": 1}},
+                            meta={"run": run, "estimator": curve.name, "kind": "best"},
+                            hovertemplate=(f"{label}: best test {res.metric} {curve.best_score:.4f}"
+                                           f"<br>at step {curve.best_step}<extra></extra>"),
+                        ), row=1, col=col)
+            if np.isfinite(curve.best_score):
+                highs.append(curve.best_score)
+                lows.append(curve.best_score)
+    y_range = None
+    if highs:
+        hi, lo = max(highs), min(lows)
+        y_range = [max(lo - 0.25 * max(hi - lo, 0.05) - 0.2, -0.05), min(1.0, hi + 0.03)]
+    fig.update_xaxes(type="log", title_text=_LIVE_X[x], row=1, col=1)
+    fig.update_xaxes(type="log", title_text="fit time in seconds (log scale)", row=1, col=2)
+    fig.update_yaxes(title_text=f"test {metric}", range=y_range, row=1, col=1)
+    fig.update_yaxes(range=y_range, row=1, col=2)
+    fig.update_layout(
+        title={"text": title or ""}, legend={"orientation": "h", "y": -0.22, "x": 0},
+        hovermode="closest", margin={"l": 60, "r": 20, "t": 50 if title else 30, "b": 40}, height=460,
+        uirevision="convergence",
+    )
+    return fig

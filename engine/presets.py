@@ -21,8 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-# Stumps (2 leaves), learning rate 0.1, square loss: the setting of Figure 1 (section 4.2.2).
-_FIGURE1 = {"learning_rate": "0.1", "max_leaf_nodes": "2", "seed": "0"}
+# Stumps (2 leaves), learning rate 0.1, square loss, st-gbrt / gbmort / gbrt-rpo-subsampled: the
+# setting of Figure 1 (section 4.2.2); those three methods are the page's default. Names are
+# pages/convergence.py's widget keys (= URL parameters): problem (group / chain / ind / data),
+# variants (repeated: variants=a&variants=b), q, learning_rate, max_leaf_nodes, max_features,
+# loss, n_steps, n_test, seed, x_axis (trees / steps).
+_FIGURE1 = {"learning_rate": "0.1", "max_leaf_nodes": "2", "n_steps": "2000", "seed": "0"}
 
 PRESETS: list[dict] = [
     {

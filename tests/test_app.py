@@ -59,8 +59,16 @@ def test_page_table_is_well_formed():
     assert len({t for _, t, _ in pages}) == len(pages)
 
 
+def registered_pages():
+    tree = ast.parse(Path(APP).read_text())
+    (pages,) = [ast.literal_eval(n.value) for n in tree.body
+                if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "PAGES"]
+    return tuple(path for path, _, _ in pages)
+
+
 def test_registered_pages_are_shared_with_pages(at):
-    assert at.session_state["app_registered_pages"] == ("pages/home.py", "pages/data.py")
+    assert at.session_state["app_registered_pages"] == registered_pages()
+    assert at.session_state["app_registered_pages"][0] == "pages/home.py"
 
 
 def test_structures_figure_has_data(at):
@@ -77,11 +85,14 @@ def test_structures_figure_has_data(at):
 
 
 def test_presets_of_unregistered_pages_are_not_links(at):
-    # Only Home is registered and no preset targets it: every preset is listed, none is a link.
-    assert len(at.get("page_link")) == 0
+    # Presets of registered pages are links; every other preset is listed as coming soon.
+    registered = registered_pages()
+    assert [link.proto.label for link in at.get("page_link")] == [
+        p["label"] for p in PRESETS if p["page"] in registered]
     text = " ".join(m.value for m in at.markdown)
     for preset in PRESETS:
-        assert f"{preset['label']} · *coming soon*" in text
+        if preset["page"] not in registered:
+            assert f"{preset['label']} · *coming soon*" in text
 
 
 def test_presets_of_registered_pages_are_links(monkeypatch):
@@ -96,12 +107,14 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     monkeypatch.setattr(engine.presets, "PRESETS", [*PRESETS, extra])
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
+    registered = registered_pages()
     links = at.get("page_link")
-    assert [link.proto.label for link in links] == ["Back to the tour"]
-    assert links[0].proto.query_string == "problem=group&seed=3"
-    assert links[0].proto.help == "test preset"
+    assert [link.proto.label for link in links] == [p["label"] for p in PRESETS if p["page"] in registered] + [
+        "Back to the tour"]
+    assert links[-1].proto.query_string == "problem=group&seed=3"
+    assert links[-1].proto.help == "test preset"
     text = " ".join(m.value for m in at.markdown)
-    assert text.count("coming soon") == len(PRESETS)
+    assert text.count("coming soon") == sum(p["page"] not in registered for p in PRESETS)
     assert "Back to the tour" not in text
 
 

@@ -1,0 +1,347 @@
+"""Convergence (paper Figure 1): train the boosting variants live and watch their test curves.
+
+Training runs in a background ``engine.jobs.Job``; a fragment polls it about three times a
+second and redraws the curves. Every setting is in the URL (widget key = query parameter),
+e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
+
+Plain session_state keys of this page: ``conv_run`` (the current run: settings, job, result),
+``conv_pins`` (pinned runs, overlaid dashed) and ``conv_frame`` (a redraw counter for
+unique chart keys). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
+page" is chosen as the problem.
+"""
+
+import secrets
+import string
+
+import streamlit as st
+
+from engine import dataspec, plotting
+from engine import live_convergence as live
+from engine.jobs import Job
+from pages._deeplink import route_through_app
+
+route_through_app()
+
+RUN_KEY, PINS_KEY, FRAME_KEY = "conv_run", "conv_pins", "conv_frame"
+BOUND = {"bind": "query-params"}
+PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
+X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
+DEFAULT_VARIANTS = ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
+STEP_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
+TEST_OPTIONS = [200, 500, 1000, 2000, 4000]
+MAX_FEATURES = {"all": None, "sqrt": "sqrt", "log2": "log2", "0.5": 0.5}
+LOSSES = {"default": None, "squared_error": "squared_error", "absolute_error": "absolute_error", "logistic": "logistic"}
+STEP_SIZE = 10          # boosting steps added by the Step button
+MAX_PINS = 4
+WARN_SECONDS, MAX_SECONDS = 15.0, 120.0
+POLL_SECONDS = 0.35     # about 3 redraws per second while training
+CHART_CONFIG = {"displayModeBar": False}
+
+st.session_state.setdefault(PINS_KEY, [])
+st.session_state.setdefault(FRAME_KEY, 0)
+load_problem = st.cache_data(live.problem_from_spec, show_spinner="Drawing the data…", max_entries=8)
+estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32)
+
+
+def new_seed():
+    st.session_state["seed"] = secrets.randbelow(100_000)
+
+
+def current_spec(problem):
+    if problem == "data":
+        spec = st.session_state.get("dataset_spec", dict(dataspec.DEFAULT_SPEC))
+        upload = st.session_state.get("dataset_upload") if spec.get("source") == "upload" else None
+        return spec, upload
+    return dataspec.friedman_spec(problem), None   # the paper's setting: 300 train, d = 16, uniform
+
+
+def fit_kwargs(s):
+    return dict(learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"],
+                max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
+
+
+def describe(s):
+    return (f"{PROBLEMS[s['problem']]}, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
+            f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
+
+
+def start_job(s, spec, upload, n_steps):
+    stop_job()
+    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    job = Job(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], **fit_kwargs(s))
+    st.session_state[RUN_KEY] = {"settings": dict(s), "job": job, "result": None, "status": "running", "elapsed": 0.0}
+
+
+def stop_job():
+    run = st.session_state.get(RUN_KEY)
+    if run and run.get("job") is not None:
+        run["job"].stop(timeout=3)
+        finish(run)
+
+
+def finish(run):
+    """Move a finished job's result into the run (the Job object is then dropped)."""
+    job = run.get("job")
+    if job is None or job.running:
+        return
+    snap = job.snapshot()
+    run.update(result=snap["result"] or snap["partial"], status=snap["status"], elapsed=snap["elapsed"],
+               error=snap["error"], job=None)
+
+
+def step_run(s, spec, upload):
+    """Step: STEP_SIZE more boosting steps for every variant, computed now (a fresh fit with the same seed
+    reproduces the steps already shown, so this equals continuing the run)."""
+    stop_job()
+    run = st.session_state.get(RUN_KEY)
+    done = 0
+    if run and run.get("result") is not None and same_model(run["settings"], s) and run["result"].curves:
+        done = min(c.n_steps for c in run["result"].curves.values())
+    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    try:
+        result = live.train_curves(problem, list(s["variants"]), n_steps=done + STEP_SIZE, seed=s["seed"], **fit_kwargs(s))
+    except ValueError as exc:
+        st.session_state[RUN_KEY] = {"settings": dict(s), "job": None, "result": None, "status": "failed",
+                                     "elapsed": 0.0, "error": str(exc)}
+        return
+    st.session_state[RUN_KEY] = {"settings": dict(s), "job": None, "result": result, "status": "stepped",
+                                 "elapsed": 0.0, "error": None}
+
+
+def same_model(a, b):
+    keys = ("problem", "variants", "learning_rate", "max_leaf_nodes", "max_features", "loss", "q", "n_test", "seed")
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def pin_run():
+    run = st.session_state.get(RUN_KEY)
+    if not run or run.get("result") is None or not run["result"].curves:
+        return
+    pins = st.session_state[PINS_KEY]
+    used = {p["name"] for p in pins}
+    name = next((c for c in string.ascii_uppercase if c not in used), "Z")
+    pins.append({"name": name, "label": describe(run["settings"]), "settings": dict(run["settings"]),
+                 "result": run["result"]})
+    del pins[:-MAX_PINS]
+
+
+def clear_pins():
+    st.session_state[PINS_KEY] = []
+
+
+# --- controls ----------------------------------------------------------------------------------
+st.title("Convergence")
+st.markdown(
+    "How fast does each multi-output boosting method learn, and how good does it get? Each curve is the "
+    "**test macro-r2** after every boosting step (paper Figure 1: stumps, learning rate 0.1, square loss). "
+    "Pick methods and settings in the sidebar, press **Start** and watch the curves grow; **Pin** a run, "
+    "change one knob and run again to overlay the two."
+)
+
+with st.sidebar:
+    st.header("Convergence run")
+    problem = st.radio(
+        "Problem", list(PROBLEMS), key="problem", horizontal=True, **BOUND,
+        help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "
+        "inputs), or data: the data set chosen on the Data page.",
+    )  # fmt: skip
+    variants = st.multiselect(
+        "Methods", list(live.VARIANTS), default=DEFAULT_VARIANTS, key="variants", **BOUND,
+        help="st-gbrt: one tree per output and step. gbmort: one multi-output tree per step. gbrt-rpo-*: one "
+        "single-output tree on a random projection of the residuals, weighted per output. gbrt-relabel-rpo-*: "
+        "a tree on q projections, leaves refilled with unprojected means. artificial-gbrt: the oracle that "
+        "knows the friedman1 output structure.",
+    )  # fmt: skip
+    q = st.slider(
+        "Projections q (relabel only)", 1, 64, 1, key="q", **BOUND,
+        help="Rows of the random projection used by the gbrt-relabel-rpo methods; the other methods ignore it. "
+        "With output sub-sampling q cannot exceed the number of outputs.",
+    )  # fmt: skip
+    learning_rate = st.slider(
+        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
+        help="Shrinkage of every tree. Smaller: slower but often better optima; larger: fast, then overfits.",
+    )  # fmt: skip
+    max_leaf_nodes = st.slider(
+        "Leaves per tree", 2, 64, 2, key="max_leaf_nodes", **BOUND,
+        help="max_leaf_nodes of each best-first tree; 2 = stumps, as in Figure 1. Bigger trees learn faster per step.",
+    )  # fmt: skip
+    max_features = st.selectbox(
+        "Features per split", list(MAX_FEATURES), key="max_features", **BOUND,
+        help="max_features: inputs drawn at each split. all = k = p, the paper's setting; fewer adds randomisation.",
+    )  # fmt: skip
+    loss = st.selectbox(
+        "Loss", list(LOSSES), key="loss", **BOUND,
+        help="default: square loss for regression, logistic for multi-label. absolute_error is for regression, "
+        "logistic for 0/1 labels only.",
+    )  # fmt: skip
+    n_steps = st.select_slider(
+        "Boosting steps", STEP_OPTIONS, value=1000, key="n_steps", **BOUND,
+        help="Steps per method. One st-gbrt step fits one tree per output, so curves are drawn per output. "
+        "The range stops where a laptop still finishes in about a minute.",
+    )  # fmt: skip
+    n_test = st.select_slider(
+        "Test samples", TEST_OPTIONS, value=1000, key="n_test", **BOUND,
+        help="Size of the friedman1 test sample (paper: 4000). Smaller is faster, the curves a bit noisier.",
+    )  # fmt: skip
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    seed = c1.number_input(
+        "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+        help="Draws the training and test samples and seeds every model: same seed, same curves.",
+    )  # fmt: skip
+    c2.button("New seed", key="conv_new_seed", on_click=new_seed, help="Draw new samples and projections.")
+    x_axis = st.radio(
+        "Left chart x axis", list(X_AXES), horizontal=True, key="x_axis", **BOUND,
+        help="trees: trees per output, which puts the methods on the same footing (a st-gbrt step fits d "
+        "trees); steps: boosting iterations.",
+    )  # fmt: skip
+
+settings = {"problem": problem, "variants": tuple(variants), "q": int(q), "learning_rate": float(learning_rate),
+            "max_leaf_nodes": int(max_leaf_nodes), "max_features": max_features, "loss": loss,
+            "n_steps": int(n_steps), "n_test": int(n_test), "seed": int(seed)}
+spec, upload = current_spec(problem)
+
+# --- check the settings and estimate the cost ------------------------------------------------------
+problem_error, costs = None, {}
+try:
+    data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
+    live.check_settings(data, list(variants), n_steps=settings["n_steps"], **fit_kwargs(settings))
+    costs = estimate(data, tuple(variants), n_steps=settings["n_steps"], seed=settings["seed"], **fit_kwargs(settings))
+except ValueError as exc:
+    problem_error = str(exc)
+total_cost = sum(costs.values())
+too_costly = total_cost > MAX_SECONDS
+
+run = st.session_state.get(RUN_KEY)
+if run is not None:
+    finish(run)
+if run is None and problem_error is None and total_cost <= WARN_SECONDS:
+    start_job(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
+    run = st.session_state[RUN_KEY]
+running = run is not None and run.get("job") is not None and run["job"].running
+
+st.caption(f"Data: {dataspec.describe_spec(spec) if problem == 'data' else PROBLEMS[problem] + ', 300 training samples, 16 outputs, uniform inputs'}"
+           f"; {settings['n_test']} test samples (friedman1) · seed **{settings['seed']}**.")
+if problem_error:
+    st.error(f"These settings cannot run: {problem_error}", icon="⚠️")
+elif too_costly:
+    st.error(f"Too costly for this page: about {total_cost:.0f} s estimated (limit {MAX_SECONDS:.0f} s). "
+             "Use fewer steps, fewer methods, smaller trees or fewer test samples.", icon="⏱️")
+else:
+    detail = ", ".join(f"{k} {v:.1f} s" for k, v in costs.items())
+    msg = f"Estimated training time: about **{total_cost:.1f} s** ({detail}), from a tiny probe fit on this machine."
+    (st.warning if total_cost > WARN_SECONDS else st.caption)(msg)
+
+b = st.columns([1, 1, 1.2, 1, 1.3, 2.5])
+can_run = problem_error is None and not too_costly
+b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_job,
+            args=(settings, spec, upload, settings["n_steps"]),
+            help="Train every chosen method in the background; the curves are redrawn while they grow.")
+b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
+            help="Stop training; the curves so far are kept (and can be pinned).")
+b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_run,
+            args=(settings, spec, upload),
+            help=f"Add {STEP_SIZE} boosting steps to every method right now (starts from 0 when the settings changed).")
+b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
+            help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
+b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
+            help="Remove every pinned run.")
+
+EXPLAIN = {
+    "group": "Every output is the same signal plus its own noise. Per tree per output (log axis), **gbmort and "
+             "gbrt-rpo climb far faster than st-gbrt** and end a little higher: one shared tree averages the "
+             "noise away. Every method overfits in the end; the ★ marks each best step.",
+    "chain": "Each output adds noise to the previous one, so all outputs are strongly correlated. As on group, "
+             "**gbmort and gbrt-rpo converge much faster per output than st-gbrt** and reach a slightly "
+             "better optimum; the ★ marks each best step.",
+    "ind": "Each output depends on its own five inputs: nothing is shared. The methods climb at about the same "
+           "rate, but **st-gbrt ends best**; gbmort, which forces all outputs to share every split, is worst, "
+           "and gbrt-rpo pays a little for its flexibility.",
+    "data": "If the outputs are correlated, methods that share trees (gbmort, gbrt-rpo) should rise faster per "
+            "output than st-gbrt; if they are independent, st-gbrt should end best. The ★ marks each best step.",
+}
+
+
+# --- live panel ----------------------------------------------------------------------------------
+@st.fragment(run_every=POLL_SECONDS if running else None)
+def live_panel():
+    run = st.session_state.get(RUN_KEY)
+    pins = st.session_state[PINS_KEY]
+    job = run.get("job") if run else None
+    snap = job.snapshot() if job is not None else None
+    if snap is not None:
+        result, status, fraction, elapsed = snap["result"] or snap["partial"], snap["status"], snap["fraction"], snap["elapsed"]
+        message = snap["message"]
+    elif run is not None:
+        result, status, elapsed = run["result"], run["status"], run.get("elapsed", 0.0)
+        fraction, message = 1.0, status
+    else:
+        result, status, fraction, elapsed, message = None, "idle", 0.0, 0.0, ""
+
+    st.session_state[FRAME_KEY] += 1
+    frame = st.session_state[FRAME_KEY]
+    left, right = st.columns([3, 1])
+    with left:
+        # The same elements in the same order in every frame (progress, status, chart, caption):
+        # a frame with fewer elements would leave a stale chart of an earlier frame on the page.
+        steps_done = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
+        bar_text = {"running": f"Training… {message} · {elapsed:.1f} s"}.get(status, f"{status} · {steps_done} steps")
+        st.progress(fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
+        if status == "running":
+            st.info(f"Status: **running** · {steps_done} steps on the current method.", icon="⏳")
+        elif status == "stopped":
+            st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
+                       f"(longest {steps_done} steps). Pin them, or press Start for a full run.", icon="⏹️")
+        elif status == "done":
+            st.success(f"Status: **done** in {elapsed:.1f} s ({steps_done} steps per method).", icon="✅")
+        elif status == "stepped":
+            st.success(f"Status: **stepped** to {steps_done} steps per method. Press Step again to add {STEP_SIZE}.", icon="⏭️")
+        elif status == "failed":
+            st.error(f"Status: **failed**: {str(run.get('error') or '').strip().splitlines()[-1:]}", icon="⚠️")
+        else:
+            st.info("Status: **idle**. Press Start to train.", icon="▶️")
+        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis])
+        st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
+        notes = []
+        if run is not None and not same_model(run["settings"], settings):
+            notes.append(f"The solid curves were trained with: {describe(run['settings'])}. Settings have "
+                         "changed since: press Start to train with the new ones.")
+        notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
+        st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(EXPLAIN[settings["problem"]])
+        st.markdown("**Right panel:** the same curves against seconds of fitting. A st-gbrt step fits one "
+                    "tree per output, so per second the shared-tree methods gain even more.")
+
+    table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)])
+    st.markdown("**Results**: best test score, the step where it is reached, fitting seconds until then, "
+                "and the score at the last step. A best step far before the last one means overfitting.")
+    st.dataframe(table, hide_index=True, key=f"conv_table_{frame}", column_config={
+        "best_score": st.column_config.NumberColumn("best score", format="%.4f"),
+        "best_step": st.column_config.NumberColumn("best step"),
+        "best_trees_per_output": st.column_config.NumberColumn("trees/output at best", format="%.0f"),
+        "time_to_best": st.column_config.NumberColumn("seconds to best", format="%.3f"),
+        "final_score": st.column_config.NumberColumn("final score", format="%.4f"),
+        "fit_time": st.column_config.NumberColumn("fit seconds", format="%.3f"),
+    })
+
+    if job is not None and job.done:
+        finish(run)
+    if job is not None and not job.done:
+        return
+    if result is not None and result.curves:
+        d = st.columns(3)
+        d[0].download_button("Results CSV", data=table.to_csv(index=False) + "\n" + result.to_frame().to_csv(index=False),
+                             file_name="convergence.csv", mime="text/csv", on_click="ignore", key="conv_dl_csv",
+                             icon="⬇️", help="The results table, then every curve: one row per method and step.")
+        d[1].download_button("Curves JSON", data=result.to_json(), file_name="convergence.json",
+                             mime="application/json", on_click="ignore", key="conv_dl_json", icon="⬇️",
+                             help="The current run with its settings (engine.experiments.ConvergenceResult.from_json reads it).")
+        d[2].download_button("Figure HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name="convergence.html",
+                             mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
+                             help="The chart as a standalone interactive HTML file (works offline).")
+    if running:      # (as decided by the last full run) the job has ended since:
+        st.rerun()   # one full rerun turns polling off and re-enables the buttons
+
+
+live_panel()

@@ -1,0 +1,79 @@
+"""Real browser: the Convergence page (live training, Stop, presets, deep links)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def wait_until_idle(page, timeout=90_000):
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
+
+
+def plotted_points(page):
+    """Points per trace of the convergence chart, as plotly.js holds them."""
+    return page.evaluate(
+        "() => { const el = document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot');"
+        " return el && el._fullData ? el._fullData.map(t => [t.name, t.x ? t.x.length : 0]) : []; }"
+    )
+
+
+def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    link = page.get_by_role("link", name="Figure 1c: convergence on ind")
+    expect(link).to_be_visible(timeout=30_000)
+    link.click()
+
+    # The preset configured the page, and the default view trained by itself.
+    expect(page.get_by_role("heading", name="Convergence", exact=True)).to_be_visible()
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_role("radio", name="ind")).to_be_checked()
+    expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "2000")
+    assert "problem=ind" in page.url
+    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("st-gbrt ends best", exact=False)).to_be_visible()
+    wait_until_idle(page)
+    points = plotted_points(page)
+    assert {name for name, n in points if n == 2000} >= {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    page.screenshot(path=str(screenshot_dir / "convergence_preset_ind.png"), full_page=True)
+
+    # A longer run: most steps, largest test set; Start, watch it grow, Stop.
+    for label in ("Boosting steps", "Test samples"):
+        slider = sidebar.get_by_role("slider", name=label)
+        slider.focus()
+        page.keyboard.press("End")
+        wait_until_idle(page)
+    expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "10000")
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Start", exact=True).click()
+    expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=15_000)
+    expect(page.get_by_text(re.compile(r"Status: running"))).to_be_visible()
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(screenshot_dir / "convergence_running.png"), full_page=True)
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Status: stopped"))).to_be_visible(timeout=15_000)
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+    points = plotted_points(page)
+    kept = [n for name, n in points if not name.endswith("best")]
+    assert kept and max(kept) > 1 and max(kept) < 10000
+    page.screenshot(path=str(screenshot_dir / "convergence_stopped.png"), full_page=True)
+
+    # A deep link sets every control.
+    page.goto(f"{streamlit_server}/convergence?problem=chain&learning_rate=0.3&max_leaf_nodes=4&seed=5"
+              "&n_steps=500&variants=gbmort&variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
+    expect(page.get_by_role("heading", name="Convergence", exact=True)).to_be_visible()
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_role("radio", name="chain")).to_be_checked()
+    expect(sidebar.get_by_role("slider", name="Learning rate μ")).to_have_attribute("aria-valuetext", "0.30")
+    expect(sidebar.get_by_role("slider", name="Leaves per tree")).to_have_attribute("aria-valuetext", "4")
+    expect(sidebar.get_by_role("spinbutton", name="Seed")).to_have_value("5")
+    expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "500")
+    expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
+    wait_until_idle(page)
+    names = {name for name, n in plotted_points(page) if n == 500}
+    assert names == {"gbmort", "gbrt-rpo-gaussian"}
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "convergence_deep_link.png"), full_page=True)
