@@ -35,7 +35,7 @@ STEP_SIZE = 10          # boosting steps added by the Step button
 MAX_PINS = 4
 WARN_SECONDS, MAX_SECONDS = 15.0, 120.0
 POLL_SECONDS = 0.35     # about 3 redraws per second while training
-CHART_CONFIG = {"displayModeBar": False}
+CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 st.session_state.setdefault(PINS_KEY, [])
 st.session_state.setdefault(FRAME_KEY, 0)

@@ -196,7 +196,7 @@ if ds.citation:
 st.caption(f"Used by the other pages: {dataspec.describe_spec(st.session_state[SPEC_KEY])}.")
 
 # --- charts, each with its explanation beside it -------------------------------------------------
-chart_config = {"displayModeBar": False}
+chart_config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 corr_fig = plotting.data_correlation_figure(ds.Y, ds.target_names)
 left, right = st.columns([3, 1])

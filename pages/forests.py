@@ -236,7 +236,7 @@ def results_panel():
         st.warning(f"Stopped after {len(result.records)} fits: the chart shows what was done.", icon="⏹️")
     fig = FIGURES[result.experiment](result)
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="fx_chart", config={"displayModeBar": False}, theme=None)
+    left.plotly_chart(fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}, theme=None)
     with right:
         st.markdown("**What to look for**")
         st.markdown(explain(result))

@@ -47,7 +47,7 @@ with st.expander("One boosting step of gbrt-rpo (square loss)", expanded=True):
 st.header("Three output structures")
 st.plotly_chart(
     plotting.output_correlation_figure(n_outputs=16),
-    config={"displayModeBar": False},
+    config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
     key="home_structures",
 )
 st.markdown(
