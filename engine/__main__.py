@@ -41,6 +41,7 @@ import pandas as pd
 from engine import experiments, plotting
 
 FIGURE1_ESTIMATORS = ("st-gbrt", "gbmort", "gbrt-rpo-subsampled", "artificial-gbrt")
+PROTOCOL_BUDGETS = ("quick", "moderate", "full")   # engine.model_selection budgets
 
 
 # --------------------------------------------------------------------------
@@ -205,12 +206,12 @@ class MissingReproduction(RuntimeError):
 
 
 def _lazy(module, function):
-    def run(out_dir, quick, seed, progress):
+    def run(out_dir, quick, seed, progress, **options):
         try:
             target = getattr(importlib.import_module(module), function)
         except (ImportError, AttributeError) as exc:
             raise MissingReproduction(f"{module}.{function} is not available ({exc})") from None
-        return target(out_dir, quick, seed, progress)
+        return target(out_dir, quick, seed, progress, **options)
     run.__doc__ = f"Provided by {module}.{function}."
     return run
 
@@ -241,6 +242,9 @@ def build_parser():
     rep.add_argument("--out", required=True, type=Path, help="output directory (created if needed)")
     rep.add_argument("--quick", action="store_true", help="small budgets: seconds instead of minutes")
     rep.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    rep.add_argument("--budget", choices=PROTOCOL_BUDGETS,
+                     help="table4 / table6 only: the hyper-parameter grid and number of steps; "
+                          "'full' is the paper's (days on one machine), 'moderate' the default")
     return parser
 
 
@@ -252,10 +256,15 @@ def main(argv=None):
         return 2
     if args.seed < 0:
         parser.error("--seed must be >= 0")
+    if args.budget is not None and args.what not in ("table4", "table6"):
+        parser.error("--budget only applies to table4 and table6")
+    if args.budget is not None and args.quick:
+        parser.error("--budget and --quick exclude each other")
     args.out.mkdir(parents=True, exist_ok=True)
     bar = TextProgress()
     try:
-        written = REPRODUCTIONS[args.what](args.out, args.quick, args.seed, bar)
+        extra = {"budget": args.budget} if args.budget is not None else {}
+        written = REPRODUCTIONS[args.what](args.out, args.quick, args.seed, bar, **extra)
     except MissingReproduction as exc:
         bar.close()
         print(f"error: {args.what}: {exc}", file=sys.stderr)

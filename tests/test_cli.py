@@ -87,3 +87,13 @@ def test_text_progress_bar(capsys):
     bar.close()
     text = stream.getvalue()
     assert "25.0%" in text and "100.0%" in text and text.endswith("\n") and "#" * 30 in text
+
+
+def test_budget_option_is_checked_before_any_work(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["reproduce", "figure1", "--out", str(tmp_path), "--budget", "full"])
+    assert exc.value.code == 2 and "--budget only applies" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "table4", "--out", str(tmp_path), "--budget", "full", "--quick"])
+    assert "exclude" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
