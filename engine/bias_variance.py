@@ -55,7 +55,7 @@ import pandas as pd
 
 from engine.validation import check_int as _check_int, jsonable
 from engine.datasets import FRIEDMAN_STRUCTURES, friedman1, make_friedman1_multioutput
-from engine.registry import ESTIMATOR_NAMES, make_estimator
+from engine.registry import ALL_NAMES, make_estimator
 
 __all__ = [
     "BiasVarianceResult",
@@ -256,11 +256,11 @@ def _build(estimator, params):
 def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
                      n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client):
     if isinstance(estimator, str):
-        if estimator not in ESTIMATOR_NAMES:
-            raise ValueError(f"estimator must be one of {ESTIMATOR_NAMES} or a callable factory, "
+        if estimator not in ALL_NAMES:
+            raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, "
                              f"got {estimator!r}")
     elif not callable(estimator):
-        raise ValueError(f"estimator must be one of {ESTIMATOR_NAMES} or a callable factory, "
+        raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, "
                          f"got {estimator!r}")
     if structure not in FRIEDMAN_STRUCTURES:
         raise ValueError(f"structure must be one of {FRIEDMAN_STRUCTURES}, got {structure!r}")
@@ -429,7 +429,7 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
 
     Parameters
     ----------
-    estimator : str in ``ESTIMATOR_NAMES`` or callable
+    estimator : str in ``ALL_NAMES`` (boosting or forest) or callable
         A callable is a factory ``factory(**params)`` returning an unfitted
         estimator with ``fit``/``predict`` (``staged_predict`` is used for an
         ``n_estimators`` sweep when present); its ``random_state`` is set via
