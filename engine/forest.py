@@ -35,7 +35,6 @@ forest does not depend on ``n_jobs``.
 :class:`PerOutputForestRegressor` / :class:`PerOutputForestClassifier` are
 st-rf: one independent single-output forest per output.
 """
-import numbers
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
