@@ -49,7 +49,6 @@ import pandas as pd
 
 from engine.datasets import FRIEDMAN_STRUCTURES, make_friedman1_multioutput
 from engine.experiments import (
-    FRIEDMAN_PROBLEMS,
     METRICS,
     _check_callbacks,
     _int,
