@@ -50,6 +50,7 @@ from engine.datasets import (
 )
 from engine.projections import PROJECTIONS, check_projection
 from engine.registry import ALIASES, BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
+from engine.validation import check_int as _int
 
 __all__ = [
     "FRIEDMAN_PROBLEMS",
@@ -324,14 +325,6 @@ class ProjectionSizeResult:
 # --------------------------------------------------------------------------
 # Argument checking
 # --------------------------------------------------------------------------
-
-
-def _int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _real(value, name, low, high=np.inf, low_open=False):
