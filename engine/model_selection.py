@@ -35,6 +35,22 @@ structure (section 4.2.1): chain -> a model of output 1 copied to every
 output; group -> a model of the mean output copied; ind -> st-gbrt. Appended
 noisy outputs are predicted by their training mean. It is implemented here by
 :class:`engine.artificial.ArtificialGBRT`.
+
+scikit-learn reference rows (:mod:`engine.references`), evaluated under the
+same protocol, same splits and same validation sets:
+
+* ``"sklearn-gb"``: scikit-learn gradient boosting per output
+  (``GradientBoostingRegressor``; per-label ``GradientBoostingClassifier``
+  probabilities in multi-label), same grid as ours, number of steps chosen on
+  the validation set from its staged predictions;
+* ``"sklearn-rf"`` (multi-output trees) and ``"sklearn-st-rf"`` (one forest
+  per output): scikit-learn random forests with the paper's default settings
+  (100 trees; regression k = p/3 and min_samples_split 5; classification
+  k = sqrt(p), fully grown). They have nothing to select: each repeat fits them
+  on the whole training set and scores them on the test set.
+
+:func:`estimate_cost` predicts the number of fits and the running time of a
+call before it starts (for the app's "this will take about ..." message).
 """
 from __future__ import annotations
 
@@ -53,12 +69,15 @@ from scipy import stats
 from engine.artificial import ArtificialGBRT
 from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
 from engine.metrics import half_macro_r2, lrap, macro_r2
+from engine.references import FOREST_NAMES, REFERENCE_NAMES, ReferenceForest, ReferenceGB
 from engine.registry import ESTIMATOR_NAMES, make_estimator
 from engine.validation import check_int as _check_int, jsonable
 
 __all__ = [
     "BUDGETS",
     "ModelSelectionResult",
+    "REFERENCE_NAMES",
+    "estimate_cost",
     "PAPER_TABLE4",
     "PAPER_TABLE6",
     "run_model_selection",
@@ -293,7 +312,18 @@ def _configurations(grid, p):
 def _make(name, task, structure, n_real, params):
     if name == ARTIFICIAL:
         return ArtificialGBRT(structure, n_real, **params)
+    if name == "sklearn-gb":
+        return ReferenceGB(task, **params)
+    if name in FOREST_NAMES:
+        return ReferenceForest(task, per_output=name == "sklearn-st-rf", random_state=params["random_state"])
     return make_estimator(name, task=task, **params)
+
+
+def _forest_choice(task, p):
+    """What a forest 'chose' (fixed settings, section 4.1.2), for ``chosen``."""
+    k = max(1, int(p / 3)) if task == "regression" else max(1, int(np.sqrt(p)))
+    return dict(n_trees=100, max_features=k, min_samples_split=5 if task == "regression" else 2,
+                n_steps=None, validation_score=None)
 
 
 def _checkpoints(n_steps):
@@ -303,6 +333,9 @@ def _checkpoints(n_steps):
 def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val):
     """Fit on (X_fit, Y_fit); return (steps, validation scores). Sees no test data."""
     est = _make(name, task, structure, n_real, params)
+    if name == "sklearn-gb":
+        est.fit(X_fit, Y_fit)
+        return est.validation_curve(X_val, Y_val, None if task == "regression" else _checkpoints(est.n_steps_))
     if task == "regression":
         est.fit(X_fit, Y_fit, eval_set=(X_val, Y_val))
         scores = np.asarray(est.eval_score_)
@@ -376,7 +409,8 @@ def _splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
 
 
 def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_jobs=1,
-                        n_noisy_outputs=0, progress=None, stop=None) -> ModelSelectionResult:
+                        n_noisy_outputs=0, progress=None, stop=None,
+                        report_partial=False) -> ModelSelectionResult:
     """Select hyper-parameters on validation data and compare estimators (paper 002, 4.1.2).
 
     Parameters
@@ -384,8 +418,9 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     dataset : "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or
         "chain"...), a shipped data set name (:func:`engine.datasets.list_datasets`)
         or a :class:`engine.datasets.Dataset`.
-    estimators : list of names from ``ESTIMATOR_NAMES`` (and "artificial-gbrt"
-        for Friedman1).
+    estimators : list of names from ``ESTIMATOR_NAMES``, "artificial-gbrt"
+        (Friedman1 only) and the scikit-learn references ``REFERENCE_NAMES``
+        ("sklearn-gb", "sklearn-rf", "sklearn-st-rf"; see the module doc).
     budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid,
         n_steps 10000) or a dict with any of learning_rate, max_leaf_nodes,
         max_features, loss ("all", "primary" or names), n_steps (missing keys
@@ -396,6 +431,10 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         half-macro-r2 is then reported on the original outputs.
     progress : callable(fraction, message); stop : ``is_set()``-able: returns
         the repeats finished so far, flagged ``partial``.
+    report_partial : if True, after every finished repeat ``progress`` is also
+        called as ``progress(fraction, message, partial=result_so_far)`` (the
+        signature of :class:`engine.jobs.Job`'s callback), the result flagged
+        ``partial`` until the last repeat.
     """
     started = time.perf_counter()
     name, structure, data = _resolve_dataset(dataset)
@@ -411,9 +450,9 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if e == ARTIFICIAL:
             if structure is None:
                 raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
-        elif e not in ESTIMATOR_NAMES:
+        elif e not in ESTIMATOR_NAMES and e not in REFERENCE_NAMES:
             raise ValueError(f"estimators: unknown name {e!r}; valid names are "
-                             f"{ESTIMATOR_NAMES + (ARTIFICIAL,)}")
+                             f"{ESTIMATOR_NAMES + (ARTIFICIAL,) + REFERENCE_NAMES}")
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     seed = _check_int(seed, "seed", 0)
@@ -429,7 +468,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     configs = _configurations(grid, p)
     n_steps = grid["n_steps"]
     E = len(estimators)
-    total_units = n_repeats * E * (len(configs) + 1)
+    grid_of = {e: ([] if e in FOREST_NAMES else list(range(len(configs)))) for e in estimators}
+    total_units = n_repeats * sum(len(g) + 1 for g in grid_of.values())
     done_units = 0
     scores = np.full((E, n_repeats), np.nan)
     half = np.full((E, n_repeats), np.nan) if n_noisy_outputs else None
@@ -441,11 +481,18 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if progress is not None:
             progress(done_units / total_units, msg)
 
+    def _result(n_done, partial):
+        return _build_result(
+            name=name, task=task, estimators=estimators, scores=scores, half=half, chosen=chosen,
+            grid=grid, n_repeats=n_repeats, n_done=n_done, n_train=n_train, n_test=n_test,
+            n_val=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed, started=started, split=split,
+            partial=partial)
+
     for r, rep in enumerate(reps):
         X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
         X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
-        jobs = [(e, c) for e in estimators for c in range(len(configs))]
-        best = {}
+        jobs = [(e, c) for e in estimators for c in grid_of[e]]
+        best = {e: (np.nan, None, None) for e in estimators if not grid_of[e]}
         for (e, c), (score, steps) in zip(jobs, _parallel(
                 n_jobs, _evaluate,
                 [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
@@ -460,29 +507,43 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if partial:
             break
         refits = _parallel(n_jobs, _refit_and_score, [
-            (e, task, structure, n_real, configs[best[e][2]], best[e][1], rep["random_state"],
-             rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"], n_noisy_outputs)
+            (e, task, structure, n_real, configs[best[e][2]] if grid_of[e] else {}, best[e][1],
+             rep["random_state"], rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"],
+             n_noisy_outputs)
             for e in estimators])
         for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
             scores[i, r] = test_score
             if half is not None:
                 half[i, r] = half_score
-            chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            if grid_of[e]:
+                chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            else:
+                chosen[e].append(_forest_choice(task, p))
             done_units += 1
         n_done = r + 1
-        report(f"repeat {r + 1}/{n_repeats} done")
+        if report_partial and progress is not None:
+            progress(done_units / total_units, f"repeat {r + 1}/{n_repeats} done",
+                     partial=_result(n_done, n_done < n_repeats))
+        else:
+            report(f"repeat {r + 1}/{n_repeats} done")
         if stop is not None and stop.is_set() and n_done < n_repeats:
             partial = True
             break
 
-    scores = scores[:, :n_done]
-    half = half[:, :n_done] if half is not None else None
+    return _result(n_done, partial)
+
+
+def _build_result(*, name, task, estimators, scores, half, chosen, grid, n_repeats, n_done, n_train,
+                  n_test, n_val, n_noisy_outputs, seed, started, split, partial):
+    scores = scores[:, :n_done].copy()
+    half = half[:, :n_done].copy() if half is not None else None
     mean, std, ranks = _summary(scores)
     pvalues, signs = _paired_tests(scores, mean)
     result = ModelSelectionResult(
         dataset=name, task=task, metric="lrap" if task == "multilabel" else "macro-r2",
-        estimators=estimators, scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
-        signs=signs, chosen=chosen, budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
+        estimators=list(estimators), scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
+        signs=signs, chosen={e: [dict(c) for c in v[:n_done]] for e, v in chosen.items()},
+        budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
         n_repeats=n_repeats, n_repeats_done=n_done, n_train=n_train, n_test=n_test,
         n_validation=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed,
         total_time=time.perf_counter() - started, split=split, partial=partial)
@@ -490,6 +551,64 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         result.half_scores = half
         result.half_mean, result.half_std, result.half_ranks = _summary(half)
     return result
+
+
+def estimate_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_noisy_outputs=0,
+                  probe_steps=10):
+    """Predict the work and the running time of ``run_model_selection`` before starting it.
+
+    The time comes from a short probe on this machine: every estimator is fitted
+    once with ``probe_steps`` boosting steps (forests: ``probe_steps`` trees) on
+    the first repeat's data with the largest trees of the grid, and the measured
+    time per step is multiplied by the steps the real call will grow (every grid
+    point to ``n_steps``, plus the refit). An upper-side estimate: the refit
+    usually stops earlier, and smaller trees are faster. It costs about
+    ``len(estimators) * probe_steps`` steps (well under a second for the
+    defaults). Arguments as in :func:`run_model_selection` (same checks).
+
+    Returns a dict: ``n_fits`` (model fits in total), ``n_configs`` (grid points),
+    ``n_steps``, ``seconds`` (estimated total), ``per_estimator`` (estimator ->
+    estimated seconds) and ``probe_seconds`` (time spent on the probe).
+    """
+    started = time.perf_counter()
+    name, structure, data = _resolve_dataset(dataset)
+    task = "regression" if data is None else data.task
+    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
+    if not estimators:
+        raise ValueError("estimators is empty")
+    for e in estimators:
+        if e == ARTIFICIAL and structure is None:
+            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
+        if e != ARTIFICIAL and e not in ESTIMATOR_NAMES and e not in REFERENCE_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}")
+    grid = _resolve_budget(budget, task)
+    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    probe_steps = _check_int(probe_steps, "probe_steps", 1)
+    reps, _, _, _, _, p, d_all = _splits(name, structure, data, 1, n_noisy_outputs, _check_int(seed, "seed", 0))
+    rep = reps[0]
+    n_real = d_all - n_noisy_outputs
+    configs = _configurations(grid, p)
+    n_steps = grid["n_steps"]
+    heavy = max(configs, key=lambda c: (c["max_leaf_nodes"], c["max_features"]))
+    X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+    X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+    per_estimator, n_fits = {}, 0
+    for e in estimators:
+        t0 = time.perf_counter()
+        if e in FOREST_NAMES:
+            ReferenceForest(task, per_output=e == "sklearn-st-rf", random_state=0,
+                            n_trees=probe_steps).fit(rep["X_train"], rep["Y_train"])
+            per_estimator[e] = n_repeats * (time.perf_counter() - t0) * (100 / probe_steps)
+            n_fits += n_repeats
+            continue
+        steps = min(probe_steps, n_steps)
+        _evaluate(e, task, structure, n_real, heavy, steps, 0, X_fit, Y_fit, X_val, Y_val)
+        per_step = (time.perf_counter() - t0) / steps
+        per_estimator[e] = n_repeats * per_step * n_steps * (len(configs) + 1)
+        n_fits += n_repeats * (len(configs) + 1)
+    return dict(n_fits=n_fits, n_configs=len(configs), n_steps=n_steps,
+                seconds=float(sum(per_estimator.values())), per_estimator=per_estimator,
+                probe_seconds=time.perf_counter() - started)
 
 
 def _parallel(n_jobs, fn, arglist):
