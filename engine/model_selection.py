@@ -78,6 +78,8 @@ __all__ = [
     "ModelSelectionResult",
     "REFERENCE_NAMES",
     "estimate_cost",
+    "benchmark_frame",
+    "chosen_frame",
     "PAPER_TABLE4",
     "PAPER_TABLE6",
     "run_model_selection",
@@ -718,3 +720,36 @@ def reproduce_table6(out_dir, quick=False, seed=0, progress=None, *, budget=None
     return _reproduce("table6", out_dir, quick, seed, progress, budget, 16, TABLE6_ESTIMATORS,
                       "Paper 002, Tables 6-7: Friedman1 with 16 noisy outputs (ours vs paper)",
                       table6_paper_frame())
+
+
+# --------------------------------------------------------------------------
+# Tables for the app's Benchmark page
+# --------------------------------------------------------------------------
+
+
+def benchmark_frame(result) -> pd.DataFrame:
+    """One row per estimator, best rank first: rank, estimator, mean, std, the
+    text "mean ± std", the number of repeats, and (Friedman1 without noisy
+    outputs) the paper's Table 4 mean, std and rank next to ours."""
+    df = pd.DataFrame({"rank": np.asarray(result.ranks, dtype=int), "estimator": list(result.estimators),
+                       "mean": result.mean, "std": result.std})
+    df["mean ± std"] = [("–" if not np.isfinite(m) else f"{m:.3f} ± " + ("n/a" if not np.isfinite(s) else f"{s:.3f}"))
+                        for m, s in zip(result.mean, result.std)]
+    df["repeats"] = int(result.n_repeats_done)
+    paper = PAPER_TABLE4.get(result.dataset) if not result.n_noisy_outputs else None
+    if paper is not None:
+        df["paper mean"] = [paper[e][0] if e in paper else np.nan for e in result.estimators]
+        df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
+        df["paper rank (of 5)"] = [paper[e][2] if e in paper else pd.NA for e in result.estimators]
+        df["paper rank (of 5)"] = df["paper rank (of 5)"].astype("Int64")
+    df["scores per repeat"] = [" ".join(f"{s:.3f}" for s in row) for row in np.asarray(result.scores)]
+    return df.sort_values(["rank", "estimator"], kind="stable").reset_index(drop=True)
+
+
+def chosen_frame(result) -> pd.DataFrame:
+    """The hyper-parameters chosen on the validation set, one row per (estimator, repeat)."""
+    rows = []
+    for e in result.estimators:
+        for r, choice in enumerate(result.chosen.get(e, []), start=1):
+            rows.append({"estimator": e, "repeat": r, **choice})
+    return pd.DataFrame(rows)
