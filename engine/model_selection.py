@@ -80,6 +80,7 @@ __all__ = [
     "estimate_cost",
     "benchmark_frame",
     "chosen_frame",
+    "paper_table4_rows",
     "PAPER_TABLE4",
     "PAPER_TABLE6",
     "run_model_selection",
@@ -727,6 +728,16 @@ def reproduce_table6(out_dir, quick=False, seed=0, progress=None, *, budget=None
 # --------------------------------------------------------------------------
 
 
+def paper_table4_rows(result):
+    """The paper's Table 4 rows (estimator -> (mean, std, rank)) comparable with
+    ``result``: a Friedman1 problem under its protocol (300 / 4000 splits, no noisy
+    outputs); otherwise None."""
+    if (result.n_noisy_outputs or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
+            or not str(result.split).startswith("Friedman1")):
+        return None
+    return PAPER_TABLE4.get(result.dataset)
+
+
 def benchmark_frame(result) -> pd.DataFrame:
     """One row per estimator, best rank first: rank, estimator, mean, std, the
     text "mean ± std", the number of repeats, and (Friedman1 without noisy
@@ -736,7 +747,7 @@ def benchmark_frame(result) -> pd.DataFrame:
     df["mean ± std"] = [("–" if not np.isfinite(m) else f"{m:.3f} ± " + ("n/a" if not np.isfinite(s) else f"{s:.3f}"))
                         for m, s in zip(result.mean, result.std)]
     df["repeats"] = int(result.n_repeats_done)
-    paper = PAPER_TABLE4.get(result.dataset) if not result.n_noisy_outputs else None
+    paper = paper_table4_rows(result)
     if paper is not None:
         df["paper mean"] = [paper[e][0] if e in paper else np.nan for e in result.estimators]
         df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
