@@ -110,7 +110,7 @@ st.markdown(
 
 catalogue = shipped_catalogue()
 with st.sidebar:
-    st.header("Benchmark")
+    st.header("Benchmark settings")
     dataset_options = FRIEDMAN + list(catalogue) + [DATA_PAGE]
 
     def dataset_label(name):
