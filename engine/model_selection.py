@@ -753,6 +753,8 @@ def benchmark_frame(result) -> pd.DataFrame:
         df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
         df["paper rank (of 5)"] = [paper[e][2] if e in paper else pd.NA for e in result.estimators]
         df["paper rank (of 5)"] = df["paper rank (of 5)"].astype("Int64")
+        df["paper (Table 4)"] = [f"{paper[e][0]:.3f} ± {paper[e][1]:.3f} ({paper[e][2]})" if e in paper else ""
+                                 for e in result.estimators]
     df["scores per repeat"] = [" ".join(f"{s:.3f}" for s in row) for row in np.asarray(result.scores)]
     return df.sort_values(["rank", "estimator"], kind="stable").reset_index(drop=True)
 

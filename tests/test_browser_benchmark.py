@@ -21,6 +21,9 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
     expect(page.get_by_test_id("stSidebar").get_by_text("friedman1-chain (synthetic, 300 train / 4000 test)")).to_be_visible()
     expect(page.get_by_text("The paper's Table 4 on friedman1-chain")).to_be_visible()
     expect(page.get_by_text("Seed 3 ·")).to_be_visible()
+    expect(page.get_by_role("button", name="Run quick benchmark")).to_be_enabled()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    page.wait_for_timeout(500)  # let the data grid paint (a skeleton otherwise)
     page.screenshot(path=str(screenshot_dir / "benchmark_before.png"), full_page=True)
 
     page.get_by_role("button", name="Run quick benchmark").click()
