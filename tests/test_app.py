@@ -58,8 +58,15 @@ def test_page_table_is_well_formed():
     assert len({t for _, t, _ in pages}) == len(pages)
 
 
+def registered_paths():
+    """The page files app.py registers (its PAGES list), read without running it."""
+    tree = ast.parse(Path(APP).read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PAGES")
+    return tuple(path for path, _, _ in ast.literal_eval(node.value))
+
+
 def test_registered_pages_are_shared_with_pages(at):
-    assert at.session_state["app_registered_pages"] == ("pages/home.py",)
+    assert at.session_state["app_registered_pages"] == registered_paths()
 
 
 def test_structures_figure_has_data(at):
@@ -76,11 +83,12 @@ def test_structures_figure_has_data(at):
 
 
 def test_presets_of_unregistered_pages_are_not_links(at):
-    # Only Home is registered and no preset targets it: every preset is listed, none is a link.
-    assert len(at.get("page_link")) == 0
+    # A preset is a link exactly when its page is registered; the others are listed as coming soon.
+    registered = set(registered_paths())
+    assert [link.proto.label for link in at.get("page_link")] == [p["label"] for p in PRESETS if p["page"] in registered]
     text = " ".join(m.value for m in at.markdown)
     for preset in PRESETS:
-        assert f"{preset['label']} · *coming soon*" in text
+        assert (f"{preset['label']} · *coming soon*" in text) == (preset["page"] not in registered)
 
 
 def test_presets_of_registered_pages_are_links(monkeypatch):
@@ -95,10 +103,11 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     monkeypatch.setattr(engine.presets, "PRESETS", [*PRESETS, extra])
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
+    registered = set(registered_paths())
     links = at.get("page_link")
-    assert [link.proto.label for link in links] == ["Back to the tour"]
-    assert links[0].proto.query_string == "problem=group&seed=3"
-    assert links[0].proto.help == "test preset"
+    assert [link.proto.label for link in links] == [p["label"] for p in PRESETS if p["page"] in registered] + ["Back to the tour"]
+    assert links[-1].proto.query_string == "problem=group&seed=3"
+    assert links[-1].proto.help == "test preset"
     text = " ".join(m.value for m in at.markdown)
-    assert text.count("coming soon") == len(PRESETS)
+    assert text.count("coming soon") == sum(p["page"] not in registered for p in PRESETS)
     assert "Back to the tour" not in text
