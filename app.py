@@ -20,7 +20,7 @@ PAGES = [
     # Planned, add each line once its file exists:
     # ("pages/bias_variance.py", "Bias–variance", "🎯"),
     # ("pages/projections.py", "Projections", "🎲"),
-    # ("pages/benchmark.py", "Benchmark", "⏱️"),
+    ("pages/benchmark.py", "Benchmark", "⏱️"),
 ]
 
 # Plain session_state key: the registered page files, so a page (Home's presets) can link

@@ -35,6 +35,26 @@ structure (section 4.2.1): chain -> a model of output 1 copied to every
 output; group -> a model of the mean output copied; ind -> st-gbrt. Appended
 noisy outputs are predicted by their training mean. It is implemented here by
 :class:`engine.artificial.ArtificialGBRT`.
+
+scikit-learn reference rows (:mod:`engine.references`), evaluated under the
+same protocol, same splits and same validation sets:
+
+* ``"sklearn-gb"``: scikit-learn gradient boosting per output
+  (``GradientBoostingRegressor``; per-label ``GradientBoostingClassifier``
+  probabilities in multi-label), same grid as ours, number of steps chosen on
+  the validation set from its staged predictions;
+* ``"sklearn-rf"`` (multi-output trees) and ``"sklearn-st-rf"`` (one forest
+  per output): scikit-learn random forests with the paper's default settings
+  (100 trees; regression k = p/3 and min_samples_split 5; classification
+  k = sqrt(p), fully grown). They have nothing to select: each repeat fits them
+  on the whole training set and scores them on the test set.
+
+Our own forests (``engine.FOREST_NAMES``: mo-rf, st-rf, mo-et and the random
+forests on projected outputs of paper 003) run exactly like those reference
+forests: the same default settings, no grid, fitted on the whole training set.
+
+:func:`estimate_cost` predicts the number of fits and the running time of a
+call before it starts (for the app's "this will take about ..." message).
 """
 from __future__ import annotations
 
@@ -53,12 +73,20 @@ from scipy import stats
 from engine.artificial import ArtificialGBRT
 from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
 from engine.metrics import half_macro_r2, lrap, macro_r2
-from engine.registry import ESTIMATOR_NAMES, make_estimator
+from engine.references import FOREST_NAMES as REFERENCE_FORESTS
+from engine.references import REFERENCE_NAMES, ReferenceForest, ReferenceGB, forest_params
+from engine.registry import ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 from engine.validation import check_int as _check_int, jsonable
 
 __all__ = [
     "BUDGETS",
     "ModelSelectionResult",
+    "REFERENCE_NAMES",
+    "KNOWN_NAMES",
+    "estimate_cost",
+    "benchmark_frame",
+    "chosen_frame",
+    "paper_table4_rows",
     "PAPER_TABLE4",
     "PAPER_TABLE6",
     "run_model_selection",
@@ -67,6 +95,9 @@ __all__ = [
 ]
 
 ARTIFICIAL = "artificial-gbrt"
+# Names with nothing to select (fixed default settings): fitted once per repeat.
+NO_GRID = REFERENCE_FORESTS + FOREST_NAMES
+KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + FOREST_NAMES + REFERENCE_NAMES
 VALIDATION_FRACTION = 0.2
 TEST_FRACTION = 0.25
 FRIEDMAN_N_TRAIN, FRIEDMAN_N_TEST = 300, 4000
@@ -293,7 +324,23 @@ def _configurations(grid, p):
 def _make(name, task, structure, n_real, params):
     if name == ARTIFICIAL:
         return ArtificialGBRT(structure, n_real, **params)
+    if name == "sklearn-gb":
+        return ReferenceGB(task, **params)
+    n_trees = params.get("n_estimators") or 100      # forests: the paper's 100 unless probing
+    if name in REFERENCE_FORESTS:
+        return ReferenceForest(task, per_output=name == "sklearn-st-rf", random_state=params["random_state"],
+                               n_trees=n_trees)
+    if name in FOREST_NAMES:
+        settings = forest_params(task, n_trees)
+        return make_estimator(name, task=task, random_state=params["random_state"], **settings)
     return make_estimator(name, task=task, **params)
+
+
+def _forest_choice(task, p):
+    """What a forest 'chose' (fixed settings, section 4.1.2), for ``chosen``."""
+    k = max(1, int(p / 3)) if task == "regression" else max(1, int(np.sqrt(p)))
+    return dict(n_trees=100, max_features=k, min_samples_split=5 if task == "regression" else 2,
+                n_steps=None, validation_score=None)
 
 
 def _checkpoints(n_steps):
@@ -303,6 +350,9 @@ def _checkpoints(n_steps):
 def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val):
     """Fit on (X_fit, Y_fit); return (steps, validation scores). Sees no test data."""
     est = _make(name, task, structure, n_real, params)
+    if name == "sklearn-gb":
+        est.fit(X_fit, Y_fit)
+        return est.validation_curve(X_val, Y_val, None if task == "regression" else _checkpoints(est.n_steps_))
     if task == "regression":
         est.fit(X_fit, Y_fit, eval_set=(X_val, Y_val))
         scores = np.asarray(est.eval_score_)
@@ -330,7 +380,9 @@ def _refit_and_score(name, task, structure, n_real, config, n_steps, random_stat
     est = _make(name, task, structure, n_real, dict(config, n_estimators=n_steps, random_state=random_state))
     est.fit(X_train, Y_train)
     if task == "multilabel":
-        return lrap(Y_test, est.decision_function(X_test)), None
+        # Label scores for LRAP: boosting's decision function, a forest's probabilities.
+        scores = est.decision_function(X_test) if hasattr(est, "decision_function") else est.predict_proba(X_test)
+        return lrap(Y_test, scores), None
     pred = est.predict(X_test)
     half = half_macro_r2(Y_test, pred, n_real) if n_noisy else None
     return macro_r2(Y_test, pred), half
@@ -376,7 +428,8 @@ def _splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
 
 
 def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_jobs=1,
-                        n_noisy_outputs=0, progress=None, stop=None) -> ModelSelectionResult:
+                        n_noisy_outputs=0, progress=None, stop=None,
+                        report_partial=False) -> ModelSelectionResult:
     """Select hyper-parameters on validation data and compare estimators (paper 002, 4.1.2).
 
     Parameters
@@ -384,8 +437,10 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     dataset : "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or
         "chain"...), a shipped data set name (:func:`engine.datasets.list_datasets`)
         or a :class:`engine.datasets.Dataset`.
-    estimators : list of names from ``ESTIMATOR_NAMES`` (and "artificial-gbrt"
-        for Friedman1).
+    estimators : list of names from ``ESTIMATOR_NAMES``, ``FOREST_NAMES``,
+        "artificial-gbrt" (Friedman1 only) and the scikit-learn references
+        ``REFERENCE_NAMES`` ("sklearn-gb", "sklearn-rf", "sklearn-st-rf"; see the
+        module doc); ``KNOWN_NAMES`` lists them all.
     budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid,
         n_steps 10000) or a dict with any of learning_rate, max_leaf_nodes,
         max_features, loss ("all", "primary" or names), n_steps (missing keys
@@ -396,6 +451,10 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         half-macro-r2 is then reported on the original outputs.
     progress : callable(fraction, message); stop : ``is_set()``-able: returns
         the repeats finished so far, flagged ``partial``.
+    report_partial : if True, after every finished repeat ``progress`` is also
+        called as ``progress(fraction, message, partial=result_so_far)`` (the
+        signature of :class:`engine.jobs.Job`'s callback), the result flagged
+        ``partial`` until the last repeat.
     """
     started = time.perf_counter()
     name, structure, data = _resolve_dataset(dataset)
@@ -411,9 +470,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if e == ARTIFICIAL:
             if structure is None:
                 raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
-        elif e not in ESTIMATOR_NAMES:
-            raise ValueError(f"estimators: unknown name {e!r}; valid names are "
-                             f"{ESTIMATOR_NAMES + (ARTIFICIAL,)}")
+        elif e not in KNOWN_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     seed = _check_int(seed, "seed", 0)
@@ -429,7 +487,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     configs = _configurations(grid, p)
     n_steps = grid["n_steps"]
     E = len(estimators)
-    total_units = n_repeats * E * (len(configs) + 1)
+    grid_of = {e: ([] if e in NO_GRID else list(range(len(configs)))) for e in estimators}
+    total_units = n_repeats * sum(len(g) + 1 for g in grid_of.values())
     done_units = 0
     scores = np.full((E, n_repeats), np.nan)
     half = np.full((E, n_repeats), np.nan) if n_noisy_outputs else None
@@ -441,11 +500,18 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if progress is not None:
             progress(done_units / total_units, msg)
 
+    def _result(n_done, partial):
+        return _build_result(
+            name=name, task=task, estimators=estimators, scores=scores, half=half, chosen=chosen,
+            grid=grid, n_repeats=n_repeats, n_done=n_done, n_train=n_train, n_test=n_test,
+            n_val=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed, started=started, split=split,
+            partial=partial)
+
     for r, rep in enumerate(reps):
         X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
         X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
-        jobs = [(e, c) for e in estimators for c in range(len(configs))]
-        best = {}
+        jobs = [(e, c) for e in estimators for c in grid_of[e]]
+        best = {e: (np.nan, None, None) for e in estimators if not grid_of[e]}
         for (e, c), (score, steps) in zip(jobs, _parallel(
                 n_jobs, _evaluate,
                 [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
@@ -460,29 +526,43 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if partial:
             break
         refits = _parallel(n_jobs, _refit_and_score, [
-            (e, task, structure, n_real, configs[best[e][2]], best[e][1], rep["random_state"],
-             rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"], n_noisy_outputs)
+            (e, task, structure, n_real, configs[best[e][2]] if grid_of[e] else {}, best[e][1],
+             rep["random_state"], rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"],
+             n_noisy_outputs)
             for e in estimators])
         for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
             scores[i, r] = test_score
             if half is not None:
                 half[i, r] = half_score
-            chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            if grid_of[e]:
+                chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            else:
+                chosen[e].append(_forest_choice(task, p))
             done_units += 1
         n_done = r + 1
-        report(f"repeat {r + 1}/{n_repeats} done")
+        if report_partial and progress is not None:
+            progress(done_units / total_units, f"repeat {r + 1}/{n_repeats} done",
+                     partial=_result(n_done, n_done < n_repeats))
+        else:
+            report(f"repeat {r + 1}/{n_repeats} done")
         if stop is not None and stop.is_set() and n_done < n_repeats:
             partial = True
             break
 
-    scores = scores[:, :n_done]
-    half = half[:, :n_done] if half is not None else None
+    return _result(n_done, partial)
+
+
+def _build_result(*, name, task, estimators, scores, half, chosen, grid, n_repeats, n_done, n_train,
+                  n_test, n_val, n_noisy_outputs, seed, started, split, partial):
+    scores = scores[:, :n_done].copy()
+    half = half[:, :n_done].copy() if half is not None else None
     mean, std, ranks = _summary(scores)
     pvalues, signs = _paired_tests(scores, mean)
     result = ModelSelectionResult(
         dataset=name, task=task, metric="lrap" if task == "multilabel" else "macro-r2",
-        estimators=estimators, scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
-        signs=signs, chosen=chosen, budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
+        estimators=list(estimators), scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
+        signs=signs, chosen={e: [dict(c) for c in v[:n_done]] for e, v in chosen.items()},
+        budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
         n_repeats=n_repeats, n_repeats_done=n_done, n_train=n_train, n_test=n_test,
         n_validation=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed,
         total_time=time.perf_counter() - started, split=split, partial=partial)
@@ -490,6 +570,64 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         result.half_scores = half
         result.half_mean, result.half_std, result.half_ranks = _summary(half)
     return result
+
+
+def estimate_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_noisy_outputs=0,
+                  probe_steps=10):
+    """Predict the work and the running time of ``run_model_selection`` before starting it.
+
+    The time comes from a short probe on this machine: every estimator is fitted
+    once with ``probe_steps`` boosting steps (forests: ``probe_steps`` trees) on
+    the first repeat's data with the largest trees of the grid, and the measured
+    time per step is multiplied by the steps the real call will grow (every grid
+    point to ``n_steps``, plus the refit). An upper-side estimate: the refit
+    usually stops earlier, and smaller trees are faster. It costs about
+    ``len(estimators) * probe_steps`` steps (well under a second for the
+    defaults). Arguments as in :func:`run_model_selection` (same checks).
+
+    Returns a dict: ``n_fits`` (model fits in total), ``n_configs`` (grid points),
+    ``n_steps``, ``seconds`` (estimated total), ``per_estimator`` (estimator ->
+    estimated seconds) and ``probe_seconds`` (time spent on the probe).
+    """
+    started = time.perf_counter()
+    name, structure, data = _resolve_dataset(dataset)
+    task = "regression" if data is None else data.task
+    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
+    if not estimators:
+        raise ValueError("estimators is empty")
+    for e in estimators:
+        if e == ARTIFICIAL and structure is None:
+            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
+        if e not in KNOWN_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
+    grid = _resolve_budget(budget, task)
+    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    probe_steps = _check_int(probe_steps, "probe_steps", 1)
+    reps, _, _, _, _, p, d_all = _splits(name, structure, data, 1, n_noisy_outputs, _check_int(seed, "seed", 0))
+    rep = reps[0]
+    n_real = d_all - n_noisy_outputs
+    configs = _configurations(grid, p)
+    n_steps = grid["n_steps"]
+    heavy = max(configs, key=lambda c: (c["max_leaf_nodes"], c["max_features"]))
+    X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+    X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+    per_estimator, n_fits = {}, 0
+    for e in estimators:
+        t0 = time.perf_counter()
+        if e in NO_GRID:
+            _make(e, task, structure, n_real, dict(random_state=0, n_estimators=probe_steps)).fit(
+                rep["X_train"], rep["Y_train"])
+            per_estimator[e] = n_repeats * (time.perf_counter() - t0) * (100 / probe_steps)
+            n_fits += n_repeats
+            continue
+        steps = min(probe_steps, n_steps)
+        _evaluate(e, task, structure, n_real, heavy, steps, 0, X_fit, Y_fit, X_val, Y_val)
+        per_step = (time.perf_counter() - t0) / steps
+        per_estimator[e] = n_repeats * per_step * n_steps * (len(configs) + 1)
+        n_fits += n_repeats * (len(configs) + 1)
+    return dict(n_fits=n_fits, n_configs=len(configs), n_steps=n_steps,
+                seconds=float(sum(per_estimator.values())), per_estimator=per_estimator,
+                probe_seconds=time.perf_counter() - started)
 
 
 def _parallel(n_jobs, fn, arglist):
@@ -599,3 +737,48 @@ def reproduce_table6(out_dir, quick=False, seed=0, progress=None, *, budget=None
     return _reproduce("table6", out_dir, quick, seed, progress, budget, 16, TABLE6_ESTIMATORS,
                       "Paper 002, Tables 6-7: Friedman1 with 16 noisy outputs (ours vs paper)",
                       table6_paper_frame())
+
+
+# --------------------------------------------------------------------------
+# Tables for the app's Benchmark page
+# --------------------------------------------------------------------------
+
+
+def paper_table4_rows(result):
+    """The paper's Table 4 rows (estimator -> (mean, std, rank)) comparable with
+    ``result``: a Friedman1 problem under its protocol (300 / 4000 splits, no noisy
+    outputs); otherwise None."""
+    if (result.n_noisy_outputs or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
+            or not str(result.split).startswith("Friedman1")):
+        return None
+    return PAPER_TABLE4.get(result.dataset)
+
+
+def benchmark_frame(result) -> pd.DataFrame:
+    """One row per estimator, best rank first: rank, estimator, mean, std, the
+    text "mean ± std", the number of repeats, and (Friedman1 without noisy
+    outputs) the paper's Table 4 mean, std and rank next to ours."""
+    df = pd.DataFrame({"rank": np.asarray(result.ranks, dtype=int), "estimator": list(result.estimators),
+                       "mean": result.mean, "std": result.std})
+    df["mean ± std"] = [("–" if not np.isfinite(m) else f"{m:.3f} ± " + ("n/a" if not np.isfinite(s) else f"{s:.3f}"))
+                        for m, s in zip(result.mean, result.std)]
+    df["repeats"] = int(result.n_repeats_done)
+    paper = paper_table4_rows(result)
+    if paper is not None:
+        df["paper mean"] = [paper[e][0] if e in paper else np.nan for e in result.estimators]
+        df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
+        df["paper rank (of 5)"] = [paper[e][2] if e in paper else pd.NA for e in result.estimators]
+        df["paper rank (of 5)"] = df["paper rank (of 5)"].astype("Int64")
+        df["paper (Table 4)"] = [f"{paper[e][0]:.3f} ± {paper[e][1]:.3f} ({paper[e][2]})" if e in paper else ""
+                                 for e in result.estimators]
+    df["scores per repeat"] = [" ".join(f"{s:.3f}" for s in row) for row in np.asarray(result.scores)]
+    return df.sort_values(["rank", "estimator"], kind="stable").reset_index(drop=True)
+
+
+def chosen_frame(result) -> pd.DataFrame:
+    """The hyper-parameters chosen on the validation set, one row per (estimator, repeat)."""
+    rows = []
+    for e in result.estimators:
+        for r, choice in enumerate(result.chosen.get(e, []), start=1):
+            rows.append({"estimator": e, "repeat": r, **choice})
+    return pd.DataFrame(rows)

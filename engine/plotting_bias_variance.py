@@ -165,3 +165,66 @@ def model_selection_report(results, paper=None, title=None):
         fig.update_yaxes(autorange="reversed", row=r, col=1)
     fig.update_layout(title=title, height=420 + 380 * n, template="plotly_white")
     return fig
+
+
+# --------------------------------------------------------------------------
+# Benchmark page (model-selection protocol, paper 002 Tables 4-5)
+# --------------------------------------------------------------------------
+
+
+def benchmark_scores_figure(result, paper=None, title=None):
+    """Test score of every estimator: one dot per repeat, the mean ± std as a bar,
+    and (optional ``paper``: estimator -> (mean, std, rank)) the paper's mean as
+    a diamond. Estimators top to bottom by rank."""
+    order = sorted(range(len(result.estimators)), key=lambda i: (result.ranks[i], result.estimators[i]))
+    names = [result.estimators[i] for i in order]
+    mean = np.asarray(result.mean, dtype=float)[order]
+    std = np.nan_to_num(np.asarray(result.std, dtype=float)[order])
+    scores = np.asarray(result.scores, dtype=float)[order]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=mean, y=names, mode="markers", name="ours: mean ± std",
+        marker=dict(size=12, color="#1f77b4", symbol="line-ns-open", line=dict(width=3)),
+        error_x=dict(type="data", array=std, thickness=2, width=6, color="#1f77b4"),
+        hovertemplate="%{y}: %{x:.4f}<extra>mean</extra>"))
+    if scores.size:
+        xs = scores.ravel()
+        ys = np.repeat(names, scores.shape[1])
+        rep = np.tile(np.arange(1, scores.shape[1] + 1), len(names))
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name="ours: one repeat",
+                                 marker=dict(size=7, color="rgba(31,119,180,0.45)"),
+                                 customdata=rep, hovertemplate="%{y}, repeat %{customdata}: %{x:.4f}<extra></extra>"))
+    if paper:
+        px = [paper[n][0] if n in paper else None for n in names]
+        if any(v is not None for v in px):
+            fig.add_trace(go.Scatter(x=px, y=names, mode="markers", name="paper (Table 4)",
+                                     marker=dict(size=11, symbol="diamond", color="#d62728"),
+                                     hovertemplate="%{y}: %{x:.3f}<extra>paper</extra>"))
+    fig.update_layout(
+        title=title or f"Test {result.metric} per estimator (best rank on top)",
+        xaxis_title=f"test {result.metric} (higher is better)", yaxis=dict(autorange="reversed", type="category"),
+        template="plotly_white", height=140 + 45 * len(names), legend=dict(orientation="h", y=-0.25),
+        margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def benchmark_pvalue_figure(names, pvalues, signs, alpha=0.05, title=None):
+    """Table 5 style: cell (row, column) = paired t-test p-value and the sign of the
+    difference of means ('>' row better, '<' row worse); '*' marks p < alpha.
+    Colour = log10 p (dark = significant); the diagonal is empty."""
+    P = np.asarray(pvalues, dtype=float)
+    n = len(names)
+    text = [["" if i == j else (_fmt_p(P[i, j]) + (f" {signs[i][j]}" if signs[i][j] else "")
+                                + (" *" if np.isfinite(P[i, j]) and P[i, j] < alpha else ""))
+             for j in range(n)] for i in range(n)]
+    z = np.where(np.isfinite(P), np.log10(np.clip(P, 1e-6, 1)), np.nan)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}", customdata=P,
+        colorscale="Blues", reversescale=True, zmin=-4, zmax=0,
+        colorbar=dict(title="log10 p", tickvals=[-4, -3, -2, np.log10(0.05), 0],
+                      ticktext=["1e-4", "0.001", "0.01", "0.05", "1"]),
+        hovertemplate="%{y} vs %{x}: p = %{customdata:.3g}<extra></extra>", xgap=2, ygap=2))
+    fig.update_layout(title=title or f"Paired t-test p-values ('>': row better; * p < {alpha:g})",
+                      yaxis=dict(autorange="reversed", type="category"), xaxis=dict(type="category", side="bottom"),
+                      template="plotly_white", height=160 + 55 * n, margin=dict(l=10, r=10, t=50, b=10))
+    return fig

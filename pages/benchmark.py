@@ -1,0 +1,338 @@
+"""Benchmark: the paper's Table 4 protocol (section 4.1.2) on one data set, with reference rows.
+
+Every estimator's hyper-parameters (learning rate, tree size, features per split, number of
+steps) are chosen on a validation set, the chosen model is refitted and scored on the test
+set, over several random splits; then mean ± std, ranks and paired t-tests (Table 5).
+scikit-learn's per-output gradient boosting and random forests run under the same protocol as
+reference rows. The work runs in a background job (engine.jobs.Job) polled by one fragment,
+so the page never blocks and Stop keeps the finished repeats.
+
+Every setting is in the URL (widget key = query parameter), e.g.
+``/benchmark?bench_dataset=friedman1-chain&bench_repeats=5&bench_seed=0``; estimators are
+repeated parameters (``&bench_estimators=st-gbrt&bench_estimators=gbmort``).
+"""
+
+import dataclasses
+import json
+
+import streamlit as st
+
+from engine import dataspec
+from engine import model_selection as ms
+from engine import plotting_bias_variance as pbv
+from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+from engine.jobs import Job
+from engine.registry import ESTIMATOR_NAMES
+from pages._deeplink import route_through_app
+
+route_through_app()
+
+JOB_KEY = "bench_job"  # {"job": Job, "settings": dict}: this session's run
+POLL_KEY = "bench_polling"
+DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
+FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
+DEFAULT_DATASET = "friedman1-group"
+DEFAULT_ESTIMATORS = list(ms.TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1 s on quick)
+ALL_ESTIMATORS = list(ms.KNOWN_NAMES)  # artificial-gbrt, boosting, our forests, scikit-learn
+BUDGET_HELP = {
+    "quick": "2 learning rates × 2 tree sizes, 100 steps: seconds. For a first look and for teaching.",
+    "moderate": "4 learning rates × 3 tree sizes × 2 feature fractions, 1000 steps: minutes.",
+    "full": "The paper's grid: 7 learning rates × 7 tree sizes × 5 feature fractions × 2 losses, "
+    "10 000 steps: hours to days on this machine.",
+}
+BOUND = {"bind": "query-params"}
+CHART_CONFIG = {"displayModeBar": False}
+
+
+@st.cache_data
+def shipped_catalogue():
+    return {d["name"]: d for d in list_datasets()}
+
+
+def fmt_seconds(s: float) -> str:
+    if s < 90:
+        return f"{s:.0f} s" if s >= 1 else "under a second"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} days"
+
+
+def resolve_dataset(choice):
+    """(argument for run_model_selection, display name, problem text or None)."""
+    if choice != DATA_PAGE:
+        return choice, choice, None
+    spec = st.session_state.get("dataset_spec", dataspec.DEFAULT_SPEC)
+    try:
+        ds = dataspec.dataset_from_spec(spec, st.session_state.get("dataset_upload"))
+    except ValueError as exc:
+        return None, dataspec.describe_spec(spec), str(exc)
+    ds = dataclasses.replace(ds, name=f"{ds.name} (Data page)")  # not the paper's protocol: say so
+    return ds, ds.name, None
+
+
+@st.cache_data(show_spinner="Timing a short probe fit…", max_entries=32)
+def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed):
+    # spec_json only keys the cache for the Data page's choice (its data set may change).
+    dataset, _, _ = resolve_dataset(choice)
+    return ms.estimate_cost(dataset, list(estimators), budget=budget, n_repeats=n_repeats, seed=seed)
+
+
+def start_run(dataset, settings):
+    entry = st.session_state.get(JOB_KEY)
+    if entry is not None and entry["job"].running:
+        return
+    job = Job(
+        ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
+        n_repeats=settings["repeats"], seed=settings["seed"], n_jobs=1, report_partial=True,
+    )  # fmt: skip
+    st.session_state[JOB_KEY] = {"job": job, "settings": settings}
+    st.session_state[POLL_KEY] = True
+
+
+def stop_run():
+    entry = st.session_state.get(JOB_KEY)
+    if entry is not None:
+        entry["job"].stop()
+
+
+def drop_artificial():
+    st.session_state["bench_estimators"] = [e for e in st.session_state.get("bench_estimators", []) if e != ms.ARTIFICIAL]
+
+
+# --- page ------------------------------------------------------------------------------------
+st.title("Benchmark")
+st.markdown(
+    "The paper's comparison protocol (section 4.1.2, Tables 4–5): for every method, choose the "
+    "hyper-parameters and the **number of boosting steps on a validation set**, refit, score on "
+    "the **test set**, and repeat on several random splits. Then rank the methods and ask "
+    "whether their differences are **significant** (paired t-test). scikit-learn's gradient "
+    "boosting and random forests run under the same protocol as reference rows."
+)
+
+catalogue = shipped_catalogue()
+with st.sidebar:
+    st.header("Benchmark settings")
+    dataset_options = FRIEDMAN + list(catalogue) + [DATA_PAGE]
+
+    def dataset_label(name):
+        if name == DATA_PAGE:
+            return "The data set chosen on the Data page"
+        if name in catalogue:
+            c = catalogue[name]
+            return f"{name} · {c['task']} · {c['n_samples']}×{c['n_outputs']}"
+        return f"{name} (synthetic, 300 train / 4000 test)"
+
+    choice = st.selectbox(
+        "Data set", dataset_options, index=dataset_options.index(DEFAULT_DATASET), key="bench_dataset",
+        **BOUND,  # no format_func: the URL holds the formatted option, keep it the plain name
+        help="friedman1 chain / group / ind are the paper's synthetic problems (Table 4): each repeat "
+        "is a random 300/4000 split of one 4300-sample draw. Shipped data sets are split at random "
+        "with their standard split's sizes (else 75/25). 'The Data page's choice' uses the data set "
+        "chosen there.",
+    )  # fmt: skip
+    st.caption(dataset_label(choice))
+    estimators = st.multiselect(
+        "Estimators", ALL_ESTIMATORS, default=DEFAULT_ESTIMATORS, key="bench_estimators", **BOUND,
+        help="Our boosting variants (st-gbrt: one model per output; gbmort: multi-output trees; "
+        "gbrt-rpo / gbrt-relabel-rpo: trees on random output projections), our forests (mo-rf, "
+        "st-rf, mo-et, and rf-<scheme>-shared / -per-tree: random forests on projected outputs, "
+        "paper 003, q = ln d, Algorithm 1 / 2), artificial-gbrt (the "
+        "oracle that knows the friedman1 output structure; friedman1 only) and scikit-learn "
+        "references: sklearn-gb (GradientBoosting per output, steps chosen on validation), "
+        "sklearn-rf (one forest of multi-output trees) and sklearn-st-rf (one forest per output). "
+        "Every forest, ours and scikit-learn's, uses the paper's defaults (100 trees; k = p/3, min_samples_split 5 in regression; "
+        "k = √p, fully grown in classification).",
+    )  # fmt: skip
+    budget = st.radio(
+        "Search budget", list(ms.BUDGETS), horizontal=True, key="bench_budget", **BOUND,
+        help="How big the hyper-parameter grid and the step limit are. " + " ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()),
+    )  # fmt: skip
+    repeats = st.slider(
+        "Repeats (random splits)", 2, 10, 2, key="bench_repeats", **BOUND,
+        help="Independent train/test splits; the paper uses 5. More repeats give a steadier mean and "
+        "a more powerful t-test, at a proportional cost.",
+    )  # fmt: skip
+    seed = st.number_input(
+        "Seed", 0, 2**31 - 1, 0, step=1, key="bench_seed", **BOUND,
+        help="Seeds the data draw (friedman1), the splits and the models: the same seed gives the same table.",
+    )  # fmt: skip
+    st.caption(f"Seed **{seed}** · every setting is in the page URL: copy it to share this benchmark.")
+
+dataset, dataset_name, problem = resolve_dataset(choice)
+settings = {"dataset": dataset_name, "estimators": list(estimators), "budget": budget, "repeats": int(repeats), "seed": int(seed)}
+is_friedman = choice in FRIEDMAN
+task = "regression" if is_friedman else (catalogue[choice]["task"] if choice in catalogue else getattr(dataset, "task", "regression"))
+
+entry = st.session_state.get(JOB_KEY)
+running = entry is not None and entry["job"].running
+
+# --- checks: a message, never an exception ----------------------------------------------------------
+blocked = None
+if problem:
+    blocked = f"The Data page's data set cannot be used here: {problem}"
+elif not estimators:
+    blocked = "Choose at least one estimator in the sidebar."
+elif ms.ARTIFICIAL in estimators and not is_friedman:
+    blocked = (
+        f"**artificial-gbrt** is the oracle that knows how the friedman1 outputs were generated; "
+        f"it does not exist for **{dataset_name}**. Remove it, or pick a friedman1 problem."
+    )
+if blocked:
+    st.warning(blocked, icon="⚠️")
+    if ms.ARTIFICIAL in estimators and not is_friedman:
+        st.button("Remove artificial-gbrt", key="bench_drop_artificial", on_click=drop_artificial,
+                  help="Take the oracle out of the estimator list.")
+
+# --- cost estimate and start / stop --------------------------------------------------------------
+estimate = None
+if not blocked:
+    try:
+        estimate = cached_estimate(
+            choice, json.dumps(st.session_state.get("dataset_spec"), sort_keys=True, default=str) if choice == DATA_PAGE else "",
+            tuple(estimators), budget, int(repeats), int(seed),
+        )  # fmt: skip
+    except ValueError as exc:
+        blocked = str(exc)
+        st.warning(f"These settings cannot run: {exc}", icon="⚠️")
+
+c1, c2, c3 = st.columns([2, 1, 3], vertical_alignment="center")
+if estimate is not None:
+    cost = fmt_seconds(estimate["seconds"])
+    label = "Run quick benchmark" if budget == "quick" else f"Start {budget} run (≈ {cost})"
+    if budget != "quick":
+        st.warning(
+            f"A **{budget}** run fits **{estimate['n_fits']:,}** models ({estimate['n_configs']} grid points "
+            f"× {repeats} repeats × {len(estimators)} estimators, up to {estimate['n_steps']:,} steps each): "
+            f"about **{cost}** on this machine. It runs in the background; Stop keeps the finished repeats.",
+            icon="⏱️",
+        )
+else:
+    label, cost = "Run quick benchmark", None
+c1.button(
+    label, type="primary", key="bench_start", disabled=running or bool(blocked) or estimate is None,
+    on_click=start_run, args=(dataset, settings),
+    help="Start the protocol in the background with the settings on the left. "
+    + (f"Estimated time: {cost} (from a short probe fit; usually an overestimate)." if cost else ""),
+)  # fmt: skip
+c2.button("Stop", key="bench_stop", disabled=not running, on_click=stop_run,
+          help="Finish after the current fit: the repeats already done are kept and shown, flagged partial.")
+if estimate is not None:
+    c3.caption(f"{estimate['n_fits']:,} fits · estimated {cost} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
+
+
+# --- results (one top-level polling fragment) ------------------------------------------------------
+def show_paper_table():
+    paper = ms.PAPER_TABLE4[choice]
+    rows = [{"estimator": e, "paper mean": m, "paper std": s, "paper rank": r} for e, (m, s, r) in paper.items()]
+    st.markdown(f"**The paper's Table 4 on {choice}** (macro-r2 on the test set, 5 repeats, full grid):")
+    st.dataframe(sorted(rows, key=lambda r: r["paper rank"]), key="bench_paper_table", hide_index=True)
+    st.caption("Press **Run quick benchmark** to put our numbers next to these (a few seconds).")
+
+
+def show_result(result, settings):
+    paper = ms.paper_table4_rows(result)
+    frame = ms.benchmark_frame(result)
+    st.subheader(f"{result.dataset}: test {result.metric}")
+    st.caption(
+        f"{result.n_repeats_done} of {result.n_repeats} repeats · budget **{settings['budget']}** · seed "
+        f"**{result.seed}** · {result.split}; {result.n_train} train ({result.n_validation} of them for "
+        f"validation) / {result.n_test} test · {result.total_time:.1f} s"
+    )
+    left, right = st.columns([3, 1])
+    shown = [c for c in ("rank", "estimator", "mean ± std", "paper (Table 4)", "repeats", "scores per repeat") if c in frame]
+    left.dataframe(
+        frame, key="bench_table", hide_index=True, column_order=shown,  # numbers stay in the CSV
+        column_config={"mean": st.column_config.NumberColumn(format="%.4f"), "std": st.column_config.NumberColumn(format="%.4f"),
+                       "paper mean": st.column_config.NumberColumn(format="%.3f"), "paper std": st.column_config.NumberColumn(format="%.3f")},
+    )  # fmt: skip
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(
+            "Rank 1 has the best mean test score. Differences smaller than the std rarely mean much: "
+            "check the p-values below before calling a winner."
+            + (" The paper's columns used the full grid and 5 repeats; with a small budget our "
+               "scores are lower but the order should be similar." if paper else "")
+        )  # fmt: skip
+    scores_fig = pbv.benchmark_scores_figure(result, paper=paper)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(scores_fig, key="bench_scores", config=CHART_CONFIG)
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(
+            "Each dot is one split. When the dots of two methods overlap, the split matters more "
+            "than the method." + (" Red diamonds: the paper's means." if paper else "")
+        )
+    pv_fig = pbv.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs)
+    left, right = st.columns([3, 1])
+    if result.n_repeats_done >= 2:
+        left.plotly_chart(pv_fig, key="bench_pvalues", config=CHART_CONFIG)
+    else:
+        left.info("The paired t-test needs at least 2 finished repeats.")
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown(
+            "Read a row: '>' means that row's method has the better mean than the column's, '<' the "
+            "worse. Dark cells with * (p < 0.05) are differences unlikely to be chance; with 2 repeats "
+            "almost nothing is significant, as in Table 5 with 5."
+        )
+    with st.expander("Chosen hyper-parameters per repeat"):
+        st.caption(
+            "Selected on the validation set (the test set is never seen). Forests have fixed settings (paper defaults)."
+        )
+        st.dataframe(ms.chosen_frame(result), key="bench_chosen", hide_index=True)
+    d1, d2, d3, d4 = st.columns(4)
+    base = f"benchmark_{result.dataset}_{settings['budget']}_seed{result.seed}"
+    d1.download_button("Table (CSV)", frame.to_csv(index=False), f"{base}.csv", "text/csv", on_click="ignore",
+                       key="bench_dl_csv", icon="⬇️", help="The score table above, one row per estimator.")
+    d2.download_button("Everything (JSON)", result.to_json(), f"{base}.json", "application/json", on_click="ignore",
+                       key="bench_dl_json", icon="⬇️",
+                       help="Per-repeat scores, p-values, chosen hyper-parameters, budget and split description.")
+    d3.download_button("Scores figure (HTML)", lambda: scores_fig.to_html(include_plotlyjs=True), f"{base}_scores.html",
+                       "text/html", on_click="ignore", key="bench_dl_scores", icon="⬇️",
+                       help="A standalone interactive page that works offline.")
+    d4.download_button("p-values figure (HTML)", lambda: pv_fig.to_html(include_plotlyjs=True), f"{base}_pvalues.html",
+                       "text/html", on_click="ignore", key="bench_dl_pvalues", icon="⬇️",
+                       help="A standalone interactive page that works offline.")
+
+
+@st.fragment(run_every=0.5 if running else None)
+def results_panel():
+    entry = st.session_state.get(JOB_KEY)
+    if entry is None:
+        if is_friedman:
+            show_paper_table()
+        else:
+            st.info("Press **Run quick benchmark** to compare the chosen estimators on this data set.")
+        return
+    snap = entry["job"].snapshot()
+    status, result = snap["status"], snap["result"] if snap["result"] is not None else snap["partial"]
+    if status == "running":
+        st.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.0f} s")
+    if entry["settings"] != settings:
+        st.caption("Showing the last run; its settings differ from the sidebar's.")
+    if status == "failed":
+        st.error("The run failed.", icon="🚨")
+        with st.expander("Details"):
+            st.code(snap["error"])
+    elif result is None:
+        if status == "stopped":
+            st.warning("Stopped before the first repeat finished: nothing to show.", icon="⏹️")
+        else:
+            st.info("Running the first repeat…")
+    else:
+        if result.partial:
+            why = "stopped" if status == "stopped" else "still running"
+            st.warning(
+                f"**Partial results** ({why}): {result.n_repeats_done} of {result.n_repeats} repeats.", icon="⏸️"
+            )
+        show_result(result, entry["settings"])
+    if status == "running":
+        st.session_state[POLL_KEY] = True
+    elif st.session_state.get(POLL_KEY):
+        st.session_state[POLL_KEY] = False
+        st.rerun()  # one full rerun: buttons re-enabled, polling off
+
+
+results_panel()

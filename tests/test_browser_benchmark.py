@@ -1,0 +1,65 @@
+"""Benchmark page in a real headless chromium: deep link, quick run, table and heatmap drawn."""
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def wait_until_idle(page, timeout=30_000):
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
+
+
+def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/benchmark?bench_dataset=friedman1-chain&bench_seed=3", wait_until="domcontentloaded")
+    expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=30_000)
+    wait_until_idle(page)
+    # the deep link set the controls; before any run the paper's Table 4 is shown
+    expect(page.get_by_test_id("stSidebar").get_by_text("friedman1-chain (synthetic, 300 train / 4000 test)")).to_be_visible()
+    expect(page.get_by_text("The paper's Table 4 on friedman1-chain")).to_be_visible()
+    expect(page.get_by_text("Seed 3 ·")).to_be_visible()
+    expect(page.get_by_role("button", name="Run quick benchmark")).to_be_enabled()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    page.wait_for_timeout(500)  # let the data grid paint (a skeleton otherwise)
+    page.screenshot(path=str(screenshot_dir / "benchmark_before.png"), full_page=True)
+
+    page.get_by_role("button", name="Run quick benchmark").click()
+    charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(charts).to_have_count(2, timeout=60_000)
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=60_000)  # job over, polling off
+    wait_until_idle(page)
+
+    traces = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => p._fullData.map(t => [t.type, t.name, (t.x || t.z || []).length]))"
+    )
+    scores, pvalues = traces
+    assert scores[0][0] == "scatter" and scores[0][2] == 5  # five Table 4 methods
+    assert any(name and name.startswith("paper") for _, name, _ in scores)
+    assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 5
+    finite = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')[1]._fullData[0].z, r => Array.from(r, Number.isFinite))"
+    )
+    assert finite == [[i != j for j in range(5)] for i in range(5)]  # every off-diagonal p-value, no diagonal
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    expect(page.get_by_text("friedman1-chain: test macro-r2")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stDownloadButton")).to_have_count(4)
+
+    query = parse_qs(urlparse(page.url).query)
+    assert query.get("bench_dataset") == ["friedman1-chain"] and query.get("bench_seed") == ["3"]
+    page.screenshot(path=str(screenshot_dir / "benchmark_after.png"), full_page=True)
+
+
+def test_home_preset_opens_benchmark(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    page.get_by_role("link", name="Table 4: all methods on chain (then group / ind)").click()
+    expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=30_000)
+    wait_until_idle(page)
+    expect(page.get_by_text("The paper's Table 4 on friedman1-chain")).to_be_visible()
+    slider = page.get_by_role("slider", name="Repeats (random splits)")
+    expect(slider).to_have_attribute("aria-valuetext", "5")
+    assert "bench_dataset=friedman1-chain" in page.url
