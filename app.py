@@ -17,8 +17,8 @@ PAGES = [
     ("pages/data.py", "Data", "🧮"),
     # Planned, add each line once its file exists:
     # ("pages/convergence.py", "Convergence", "📈"),
-    # ("pages/bias_variance.py", "Bias–variance", "🎯"),
-    # ("pages/projections.py", "Projections", "🎲"),
+    ("pages/bias_variance.py", "Bias–variance", "🎯"),
+    ("pages/projections.py", "Projections", "🎲"),
     # ("pages/forests.py", "Forests", "🌲"),
     # ("pages/benchmark.py", "Benchmark", "⏱️"),
 ]
