@@ -24,7 +24,7 @@ from engine.validation import jsonable
 # Variants offered; forests can join once engine.registry.make_estimator knows their names.
 VARIANTS = tuple(ESTIMATOR_NAMES)
 DEFAULT_VALUES = {
-    "n_estimators": "1, 3, 10, 30, 100, 300",
+    "n_estimators": "1, 3, 10, 30, 100, 300, 1000",
     "learning_rate": "0.02, 0.05, 0.1, 0.2, 0.5, 1",
     "max_leaf_nodes": "2, 4, 8, 16, 32",
     "n_projections": "1, 2, 4, 8, 16",
@@ -36,7 +36,7 @@ SWEEP_HELP = {
     "n_projections": "q, random projections per tree (relabel variants only)",
 }
 COMPARE = ("none", "4", "8", "16", "32")
-AUTO_SECONDS = 6.0  # runs estimated below this start by themselves
+AUTO_SECONDS = 10.0 # runs estimated below this start by themselves
 MAX_SECONDS = 600.0  # refused above this (2 cores)
 BOUND = {"bind": "query-params", "persist_state": "page"}
 JOB, CONFIG, RESULT, FORCE = "bv_job", "bv_job_config", "bv_result", "bv_force"
@@ -90,10 +90,11 @@ with st.sidebar:
         "variance: set 'Seeds per learning set' above 1 to measure it.",
     )  # fmt: skip
     sweep = st.selectbox(
-        "Parameter to sweep", list(SWEEPABLE), format_func=lambda p: f"{p}: {SWEEP_HELP[p]}", key="sweep", **BOUND,
+        "Parameter to sweep", list(SWEEPABLE), key="sweep", **BOUND,
         help="The x axis: the decomposition is computed at each value. n_estimators reuses one staged "
         "fit per learning set, so many values cost nothing extra.",
     )  # fmt: skip
+    st.caption(f"{sweep}: {SWEEP_HELP[sweep]}")
     kind, low, high = SWEEPABLE[sweep]
     values_text = st.text_input(
         "Values", "", key="values", placeholder=DEFAULT_VALUES[sweep], **BOUND,
@@ -107,10 +108,10 @@ with st.sidebar:
         "step but raise the variance.",
     )  # fmt: skip
     compare = st.selectbox(
-        "Compare with trees of", COMPARE, index=COMPARE.index("8"), key="compare_leaves", **BOUND,
-        format_func=lambda v: "no second run" if v == "none" else f"{v} leaves",
+        "Compare with trees of (leaves)", COMPARE, index=COMPARE.index("8"), key="compare_leaves", **BOUND,
         disabled=sweep == "max_leaf_nodes",
-        help="A second run with bigger trees, drawn side by side: the classic bias–variance trade-off.",
+        help="A second run with trees of this many leaves, drawn side by side: the classic bias–variance "
+        "trade-off. none: a single run.",
     )  # fmt: skip
     n_estimators = st.slider(
         "Boosting steps M", 1, 1000, 100, key="n_estimators", **BOUND, disabled=sweep == "n_estimators",

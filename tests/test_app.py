@@ -58,8 +58,18 @@ def test_page_table_is_well_formed():
     assert len({t for _, t, _ in pages}) == len(pages)
 
 
+def registered_pages():
+    tree = ast.parse(Path(APP).read_text())
+    (pages,) = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "PAGES"
+    ]
+    return tuple(path for path, _, _ in pages)
+
+
 def test_registered_pages_are_shared_with_pages(at):
-    assert at.session_state["app_registered_pages"] == ("pages/home.py",)
+    assert at.session_state["app_registered_pages"] == registered_pages()
 
 
 def test_structures_figure_has_data(at):
@@ -76,11 +86,13 @@ def test_structures_figure_has_data(at):
 
 
 def test_presets_of_unregistered_pages_are_not_links(at):
-    # Only Home is registered and no preset targets it: every preset is listed, none is a link.
-    assert len(at.get("page_link")) == 0
+    # Presets of registered pages are links; every other preset is listed as coming soon.
+    registered = set(registered_pages())
+    linked = [p["label"] for p in PRESETS if p["page"] in registered]
+    assert [link.proto.label for link in at.get("page_link")] == linked
     text = " ".join(m.value for m in at.markdown)
     for preset in PRESETS:
-        assert f"{preset['label']} · *coming soon*" in text
+        assert (f"{preset['label']} · *coming soon*" in text) == (preset["page"] not in registered)
 
 
 def test_presets_of_registered_pages_are_links(monkeypatch):
@@ -96,9 +108,11 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     links = at.get("page_link")
-    assert [link.proto.label for link in links] == ["Back to the tour"]
-    assert links[0].proto.query_string == "problem=group&seed=3"
-    assert links[0].proto.help == "test preset"
+    registered = set(registered_pages())
+    linked = [p["label"] for p in PRESETS if p["page"] in registered]
+    assert [link.proto.label for link in links] == [*linked, "Back to the tour"]
+    assert links[-1].proto.query_string == "problem=group&seed=3"
+    assert links[-1].proto.help == "test preset"
     text = " ".join(m.value for m in at.markdown)
-    assert text.count("coming soon") == len(PRESETS)
+    assert text.count("coming soon") == len(PRESETS) - len(linked)
     assert "Back to the tour" not in text
