@@ -40,6 +40,9 @@ def catalogue():
 
 
 def default_q(d):
+    """Powers of two up to d for few outputs; else 1 and about 10, 20, 50 % of d (as the paper)."""
+    if d <= 32:
+        return ", ".join(str(2**i) for i in range(d.bit_length()) if 2**i <= d)
     return ", ".join(str(q) for q in sorted({1, *(max(1, round(f * d)) for f in (0.1, 0.2, 0.5))}))
 
 
@@ -117,7 +120,7 @@ with st.sidebar:
         q_text = st.text_input(
             "Values of q", "", key="q_values", placeholder=default_q(d), **BOUND,
             help=f"Comma-separated numbers of projections per tree, at most 8 (sub-sampling needs q ≤ d = {d}). "
-            f"Empty: {default_q(d)} (1 and about 10, 20, 50 % of d).",
+            f"Empty: {default_q(d)}.",
         )  # fmt: skip
     else:
         schemes = st.multiselect(
