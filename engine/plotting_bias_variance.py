@@ -253,9 +253,9 @@ def bias_variance_lines_figure(results, title=None):
             trace.meta = {"component": key, "run": name}
             fig.add_trace(trace)
     first = next(iter(results.values()))
-    fig.update_layout(title=title or "Error, bias² and variance (lines)",
+    fig.update_layout(title=title or "Error, bias² and variance (lines, log scale)",
                       xaxis_title=first.param_name or "configuration", yaxis_title="mean squared error",
-                      xaxis_type="log" if log else None, yaxis_rangemode="tozero", template="plotly_white",
+                      xaxis_type="log" if log else None, yaxis_type="log", template="plotly_white",
                       legend=dict(orientation="h", y=-0.22), height=420, margin=dict(l=60, r=20, t=60, b=60))
     return fig
 

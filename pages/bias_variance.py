@@ -274,7 +274,7 @@ left, right = st.columns([3, 1])
 left.plotly_chart(stacked, key="bv_stacked", config=chart_config)
 with right:
     st.markdown("**The decomposition**")
-    st.latex(r"\mathrm{Err}(x) = \sigma^2 + \mathrm{bias}^2 + \mathrm{Var}_L(E_\theta f) + E_L \mathrm{Var}_\theta(f)")
+    st.latex(r"\begin{aligned}\mathrm{Err} &= \sigma^2 + \mathrm{bias}^2 \\ &+ \mathrm{Var}_L(E_\theta f) \\ &+ E_L \mathrm{Var}_\theta(f)\end{aligned}")
     st.markdown(
         "Each band is one term, stacked bottom to top; the black line is the total expected error. "
         "Look for where the blue (variance) bands start to grow while the red (bias²) band shrinks."
@@ -307,8 +307,9 @@ left.plotly_chart(lines, key="bv_lines", config=chart_config)
 with right:
     st.markdown("**What to look for**")
     st.markdown(
-        "The same terms as lines, one dash style per run. Bias² (red) usually falls and variance (blue) "
-        "usually rises along the sweep; the error (black) is lowest where the two balance."
+        "The same terms as lines on a log scale, so the small variance is visible next to the bias; one dash "
+        "style per run. Bias² (red) usually falls and variance (blue) rises along the sweep; the error "
+        "(black) is lowest where the two balance."
     )
     if first.n_seeds > 1:
         st.markdown(f"Algorithm variance (randomness of the projections) at the last value: "
@@ -332,7 +333,7 @@ with right:
         "at 0.5). Their spread is the variance; the gap between their mean (orange) and the Bayes model "
         "(dashed) is the bias."
     )
-    st.button("Resample", key="bv_resample", on_click=resample, icon="🎲",
+    st.button("Resample", key="bv_resample", on_click=resample,
               help="Draw new learning sets (a new random seed) and run again.")  # fmt: skip
     st.caption(f"Current seed: {first.seed}")
 

@@ -227,6 +227,8 @@ if not res.complete:
 st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
            f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves · took {done['elapsed']:.1f} s · "
            + " · ".join(res.notes[-2:]))  # fmt: skip
+st.caption("Fit times are measured while the app is serving pages: times of a few hundredths of a second are "
+           "mostly timer noise. For honest timings use more steps, more outputs or a bigger data set.")
 chart_config = {"displayModeBar": False}
 figures = {}
 if hasattr(res, "q_values"):
@@ -265,7 +267,8 @@ else:
             st.markdown(f"**Takeaway.** The best {res.metric} is **{best['best_score']:.3f}** with {best['estimator']}, "
                         f"the lowest **{worst['best_score']:.3f}** with {worst['estimator']}; on this problem the "
                         "schemes differ by that much.")  # fmt: skip
-    figures["schemes_vs_fit_time"] = fig = plotting.schemes_figure(res, x="fit_time")
+    figures["schemes_vs_fit_time"] = fig = plotting.schemes_figure(
+        res, x="fit_time", title=f"{res.dataset}: test {res.metric} against fit time, per projection scheme")
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="proj_schemes_time", config=chart_config)
     with right:
