@@ -17,9 +17,8 @@ PAGES = [
     ("pages/data.py", "Data", "🧮"),
     ("pages/convergence.py", "Convergence", "📈"),
     ("pages/forests.py", "Forests", "🌲"),
-    # Planned, add each line once its file exists:
-    # ("pages/bias_variance.py", "Bias–variance", "🎯"),
-    # ("pages/projections.py", "Projections", "🎲"),
+    ("pages/bias_variance.py", "Bias–variance", "🎯"),
+    ("pages/projections.py", "Projections", "🎲"),
     ("pages/benchmark.py", "Benchmark", "⏱️"),
 ]
 

@@ -41,7 +41,7 @@ BUDGET_HELP = {
     "10 000 steps: hours to days on this machine.",
 }
 BOUND = {"bind": "query-params"}
-CHART_CONFIG = {"displayModeBar": False}
+CHART_CONFIG = {"displaylogo": False}  # toolbar kept: PNG download
 
 
 @st.cache_data

@@ -1,0 +1,387 @@
+"""Bias–variance: decompose the expected test error of a boosting variant or a forest over many
+learning sets.
+
+Every setting is in the URL (widget key = query parameter), e.g.
+``/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2&compare_leaves=8&seed=0``.
+Small runs start by themselves (the default view tells the story: stumps against 8-leaf trees
+over the number of boosting steps); bigger ones wait for an explicit button that shows the
+estimated cost first. The work runs in a background ``engine.jobs.Job`` polled by one
+fragment; Stop keeps the learning sets done so far (a partial, flagged result).
+"""
+
+import json
+import secrets
+
+import pandas as pd
+import streamlit as st
+
+from engine import plotting_bias_variance as pbv
+from engine.bv_study import (FOREST_SWEEPABLE, SWEEPABLE, estimate_bias_variance_seconds, parse_values,
+                             run_bias_variance_study)
+from engine.datasets import FRIEDMAN_STRUCTURES
+from engine.jobs import Job
+from engine.registry import ESTIMATOR_NAMES, FOREST_NAMES
+from engine.validation import jsonable
+from pages._deeplink import route_through_app
+
+route_through_app()
+
+VARIANTS = ESTIMATOR_NAMES + FOREST_NAMES
+DEFAULT_VALUES = {
+    "n_estimators": "1, 3, 10, 30, 100, 300, 1000",
+    "learning_rate": "0.02, 0.05, 0.1, 0.2, 0.5, 1",
+    "max_leaf_nodes": "2, 4, 8, 16, 32",
+    "n_projections": "1, 2, 4, 8, 16",
+}
+FOREST_DEFAULT_VALUES = {
+    "n_estimators": "1, 2, 5, 10, 20, 50, 100",
+    "max_features": "0.2, 0.4, 0.6, 0.8, 1",
+    "n_components": "1, 2, 4, 8, 16",
+    "max_leaf_nodes": "4, 16, 64, 256",
+}
+SWEEP_HELP = {
+    "n_estimators": "number of boosting steps M (forests: number of trees)",
+    "learning_rate": "learning rate μ (shrinkage)",
+    "max_leaf_nodes": "leaves per tree (2 = stumps; forests: fully grown unless swept)",
+    "n_projections": "q, random projections per tree (relabel variants only)",
+    "max_features": "fraction of the input features drawn at every split (input randomization)",
+    "n_components": "q, size of the random output projection (projected forests only)",
+}
+COMPARE = ("none", "4", "8", "16", "32")
+AUTO_SECONDS = 10.0 # runs estimated below this start by themselves
+MAX_SECONDS = 600.0  # refused above this (2 cores)
+BOUND = {"bind": "query-params", "persist_state": "page"}
+JOB, CONFIG, RESULT, FORCE = "bv_job", "bv_job_config", "bv_result", "bv_force"
+
+
+def tree_label(leaves):
+    return "stumps" if int(leaves) == 2 else f"{int(leaves)} leaves"
+
+
+def resample():
+    st.session_state["seed"] = secrets.randbelow(100_000)
+    st.session_state[FORCE] = True
+
+
+def force_run():
+    st.session_state[FORCE] = True
+
+
+def stop_job():
+    job = st.session_state.get(JOB)
+    if job is not None:
+        job.stop(timeout=5)
+
+
+def harvest():
+    """Move a finished job's result into session_state (once)."""
+    job = st.session_state.get(JOB)
+    if job is None or job.running or st.session_state.get(RESULT, {}).get("job_id") == id(job):
+        return
+    snap = job.snapshot()
+    st.session_state[RESULT] = {
+        "job_id": id(job), "config": st.session_state.get(CONFIG), "status": snap["status"],
+        "results": snap["result"] or {}, "error": snap["error"], "elapsed": snap["elapsed"],
+    }  # fmt: skip
+
+
+st.title("Bias–variance")
+st.markdown(
+    "Train the same algorithm on many **independent learning sets** drawn from Friedman1, and "
+    "watch how its expected test error splits into **noise** (nobody can remove it), **bias²** "
+    "(the average model is wrong) and **variance** (the model changes with the data). "
+    "By default: stumps against 8-leaf trees as boosting adds steps."
+)
+
+# --- controls -------------------------------------------------------------------------------------
+with st.sidebar:
+    st.header("Bias–variance")
+    estimator = st.selectbox(
+        "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="estimator", **BOUND,
+        help="The boosting variant or forest (paper names). Randomized variants (rpo, forests) also have "
+        "an algorithm variance: set 'Seeds per learning set' above 1 to measure it.",
+    )  # fmt: skip
+    forest = estimator in FOREST_NAMES
+    projected_forest = forest and estimator.startswith("rf-")
+    sweepable = FOREST_SWEEPABLE if forest else SWEEPABLE
+    sweep_options = [k for k in sweepable if projected_forest or k != "n_components"]
+    defaults = FOREST_DEFAULT_VALUES if forest else DEFAULT_VALUES
+    sweep = st.selectbox(
+        "Parameter to sweep", sweep_options, key="sweep", **BOUND,
+        help="The x axis: the decomposition is computed at each value. For boosting, n_estimators reuses "
+        "one staged fit per learning set, so many values cost nothing extra; forests are refitted per value.",
+    )  # fmt: skip
+    st.caption(f"{sweep}: {SWEEP_HELP[sweep]}")
+    kind, low, high = sweepable[sweep]
+    values_text = st.text_input(
+        "Values", "", key="values", placeholder=defaults[sweep], **BOUND,
+        help=f"Comma-separated values of {sweep} (at most 12, clamped to [{low}, {high}]). "
+        f"Empty: {defaults[sweep]}.",
+    )  # fmt: skip
+    if forest:
+        st.caption("Forests grow fully grown trees on bootstrap samples (mo-et: random thresholds, no "
+                   "bootstrap); the tree size, comparison and learning rate below apply to boosting only.")
+    leaves = st.select_slider(
+        "Leaves per tree", [2, 3, 4, 6, 8, 12, 16, 24, 32], 2, key="max_leaf_nodes", **BOUND,
+        disabled=forest or sweep == "max_leaf_nodes",
+        help="Tree size of the (first) run: 2 leaves = stumps. Bigger trees lower the bias per "
+        "step but raise the variance.",
+    )  # fmt: skip
+    compare = st.selectbox(
+        "Compare with trees of (leaves)", COMPARE, index=COMPARE.index("8"), key="compare_leaves", **BOUND,
+        disabled=forest or sweep == "max_leaf_nodes",
+        help="A second run with trees of this many leaves, drawn side by side: the classic bias–variance "
+        "trade-off. none: a single run.",
+    )  # fmt: skip
+    n_estimators = st.slider(
+        "Boosting steps M / trees", 1, 1000, 100, key="n_estimators", **BOUND, disabled=sweep == "n_estimators",
+        help="Number of boosting steps, or of trees in a forest (used unless it is the swept parameter). "
+        "Boosting: more steps, less bias, more variance. Forests: more trees, less algorithm variance.",
+    )  # fmt: skip
+    learning_rate = st.slider(
+        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
+        disabled=forest or sweep == "learning_rate",
+        help="Shrinkage of each step. A small μ needs more steps but each step adds less variance.",
+    )  # fmt: skip
+    relabel = estimator.startswith("gbrt-relabel")
+    q_name = "n_components" if projected_forest else "n_projections"
+    n_projections = st.slider(
+        "Projections q", 1, 16, 1, key="n_projections", **BOUND,
+        disabled=not (relabel or projected_forest) or sweep == q_name,
+        help="gbrt-relabel-rpo: each tree is grown on q random projections of the residuals. Projected "
+        "forests (rf-…): each tree is grown on q random projections of the outputs.",
+    )  # fmt: skip
+
+    st.subheader("Problem and repetitions")
+    structure = st.radio(
+        "Output structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("group"), horizontal=True,
+        key="problem", **BOUND,
+        help="Friedman1 chain / group / ind (paper section 4.2.1), uniform inputs. The Bayes model is "
+        "known, so bias and noise are exact.",
+    )  # fmt: skip
+    n_outputs = st.slider("Outputs d", 1, 32, 16, key="n_outputs", **BOUND, help="Number of outputs (paper: 16).")
+    noise = st.slider(
+        "Noise sd", 0.0, 3.0, 1.0, step=0.1, key="noise", **BOUND,
+        help="Standard deviation of the output noise (paper: 1); the noise term is its square (times j for chain).",
+    )  # fmt: skip
+    n_sets = st.slider(
+        "Learning sets", 2, 100, 10, key="n_sets", **BOUND,
+        help="Independent training sets drawn from the problem (the thesis uses 100). More sets: "
+        "smoother estimates, proportionally longer runs.",
+    )  # fmt: skip
+    n_train = st.slider("Training samples per set", 50, 1000, 300, step=50, key="n_train", **BOUND,
+                        help="Size of each learning set (paper: 300). Smaller sets mean more variance.")  # fmt: skip
+    n_test = st.slider("Test points", 100, 4000, 500, step=100, key="n_test", **BOUND,
+                       help="One fixed test set where the expectations are averaged.")  # fmt: skip
+    n_seeds = st.slider(
+        "Seeds per learning set", 1, 5, 1, key="n_seeds", **BOUND,
+        help="Fits per learning set with different random states: above 1 separates the algorithm "
+        "variance (random projections) from the learning-set variance.",
+    )  # fmt: skip
+    seed = st.number_input(
+        "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+        help="Root of every random draw (learning sets, test set, models): same seed, same numbers.",
+    )  # fmt: skip
+
+# --- configuration and cost ---------------------------------------------------------------------
+try:
+    values = parse_values(values_text or defaults[sweep], kind=kind, low=low, high=high)
+except ValueError as exc:
+    st.error(f"Values: {exc}. Example: {defaults[sweep]}", icon="⚠️")
+    st.stop()
+if sweep == "n_projections" and not relabel:
+    st.error("Sweeping q (n_projections) needs a gbrt-relabel-rpo variant: choose one in the sidebar.", icon="⚠️")
+    st.stop()
+
+q_values = values if sweep == q_name else [int(n_projections)]
+if "subsampled" in estimator and max(q_values) > int(n_outputs):
+    st.error(f"Output sub-sampling draws q distinct outputs, so q must be at most d = {n_outputs}: lower q "
+             "or raise the number of outputs.", icon="⚠️")
+    st.stop()
+
+if forest:
+    base = {"n_estimators": int(n_estimators)}
+    if projected_forest:
+        base["n_components"] = int(n_projections)
+else:
+    base = {"learning_rate": float(learning_rate), "n_estimators": int(n_estimators), "max_leaf_nodes": int(leaves)}
+    if relabel:
+        base["n_projections"] = int(n_projections)
+base.pop(sweep, None)
+common = dict(estimator=estimator, param_name=sweep, param_values=values, structure=structure,
+              n_learning_sets=int(n_sets), n_train=int(n_train), n_test=int(n_test), n_seeds=int(n_seeds),
+              n_outputs=int(n_outputs), noise=float(noise), seed=int(seed))  # fmt: skip
+if forest or sweep == "max_leaf_nodes" or compare == "none":
+    label = tree_label(leaves) if not forest and sweep != "max_leaf_nodes" else estimator
+    runs = {label: {**common, "estimator_params": base}}
+else:
+    runs = {tree_label(leaves): {**common, "estimator_params": base}}
+    if int(compare) != int(leaves):
+        runs[tree_label(compare)] = {**common, "estimator_params": {**base, "max_leaf_nodes": int(compare)}}
+config = json.dumps(runs, sort_keys=True)
+cost = sum(
+    estimate_bias_variance_seconds(
+        r["estimator"], param_name=sweep, param_values=values, n_learning_sets=r["n_learning_sets"],
+        n_train=r["n_train"], n_test=r["n_test"], n_seeds=r["n_seeds"], n_outputs=r["n_outputs"],
+        estimator_params=r["estimator_params"], n_features=5 * int(n_outputs) if structure == "ind" else 5,
+    )
+    for r in runs.values()
+)  # fmt: skip
+
+# --- job: start small runs by themselves, big ones on request ---------------------------------------
+harvest()
+job = st.session_state.get(JOB)
+forced = st.session_state.pop(FORCE, False)
+wanted = st.session_state.get(CONFIG) != config or forced
+if wanted and cost > MAX_SECONDS:
+    st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above the {MAX_SECONDS / 60:.0f} min limit of this "
+             "app: use fewer learning sets, smaller sets or fewer steps (or the command line).", icon="⛔")  # fmt: skip
+elif wanted and (cost <= AUTO_SECONDS or forced):
+    if job is not None and job.running:
+        job.stop(timeout=5)
+    st.session_state[JOB] = job = Job(run_bias_variance_study, runs)
+    st.session_state[CONFIG] = config
+elif wanted:
+    st.warning(
+        f"This run is estimated at **≈ {cost:.0f} s** on one core ({len(runs)} run(s) × {n_sets} learning sets "
+        f"× {n_seeds} seed(s)). It runs in the background: you can stop it and keep what is done.",
+        icon="⏱️",
+    )
+    st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="bv_run_big", on_click=force_run,
+              help="Start this bigger run in the background.")  # fmt: skip
+
+running = job is not None and job.running
+
+
+@st.fragment(run_every=0.5 if running else None)
+def live_status():
+    job = st.session_state.get(JOB)
+    if job is None:
+        return
+    snap = job.snapshot()
+    if snap["status"] == "running":
+        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
+        c1.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s (estimated ≈ {cost:.0f} s)")
+        c2.button("Stop", key="bv_stop", on_click=stop_job, help="Stop after the current learning set and "
+                  "show the decomposition over the sets done so far (flagged as partial).")  # fmt: skip
+        st.session_state["_bv_polling"] = True
+    elif st.session_state.get("_bv_polling"):
+        st.session_state["_bv_polling"] = False
+        st.rerun()  # one full rerun draws the finished result and switches polling off
+
+
+live_status()
+
+# --- results -------------------------------------------------------------------------------------------
+done = st.session_state.get(RESULT)
+if not done or not done["results"]:
+    if done and done["status"] == "failed":
+        st.error("The run failed.", icon="⚠️")
+        st.code(done["error"])
+    elif not running:
+        st.info("Choose the settings in the sidebar; small runs start by themselves.")
+    st.stop()
+
+results = done["results"]
+if done["status"] == "failed":
+    st.error("The run failed; showing what was finished.", icon="⚠️")
+if done["config"] != config:
+    st.caption("Showing the last finished run (its settings differ from the sidebar's).")
+first = next(iter(results.values()))
+partial = any(r.partial for r in results.values())
+if done["status"] == "stopped" or partial:
+    sets = ", ".join(f"{k}: {r.n_sets_done}/{r.n_learning_sets}" for k, r in results.items())
+    st.warning(f"**Stopped: partial result** over the learning sets finished ({sets}); fewer sets mean noisier "
+               "estimates, and a run that did not start is missing.", icon="✋")  # fmt: skip
+st.caption(
+    f"Seed **{first.seed}** · {first.n_sets_done} learning sets of {first.n_train} samples · {first.n_test} test "
+    f"points · {first.n_seeds} seed(s) per set · Friedman1-{first.structure}, d = {first.n_outputs}, noise sd "
+    f"{first.noise_sd:g} · {first.estimator} · took {done['elapsed']:.1f} s"
+)
+
+chart_config = {"displaylogo": False}  # toolbar kept: PNG download
+p = first.param_name
+names = list(results)
+
+# 1. stacked decomposition, with the formula and the takeaway beside it
+stacked = pbv.bias_variance_stacked_figure(results)
+left, right = st.columns([3, 1])
+left.plotly_chart(stacked, key="bv_stacked", config=chart_config)
+with right:
+    st.markdown("**The decomposition**")
+    st.latex(r"\begin{aligned}\mathrm{Err} &= \sigma^2 + \mathrm{bias}^2 \\ &+ \mathrm{Var}_L(E_\theta f) \\ &+ E_L \mathrm{Var}_\theta(f)\end{aligned}")
+    st.markdown(
+        "Each band is one term, stacked bottom to top; the black line is the total expected error. "
+        "Look for where the blue (variance) bands start to grow while the red (bias²) band shrinks."
+    )
+    last = names[-1]
+    r_last = results[last]
+    k_best = int(r_last.error.argmin())
+    if len(names) > 1:
+        a, b = results[names[0]], r_last
+        st.markdown(
+            f"**Takeaway.** With {last} the variance term rises to **{b.variance[-1]:.2f}** at {p} = "
+            f"{b.param_values[-1]}, against **{a.variance[-1]:.2f}** with {names[0]}, while its bias² falls to "
+            f"**{b.bias2[-1]:.2f}** (vs {a.bias2[-1]:.2f}). The lowest error is **{b.error.min():.2f}** with {last} "
+            f"({p} = {b.param_values[k_best]}) and **{a.error.min():.2f}** with {names[0]} "
+            f"({p} = {a.param_values[int(a.error.argmin())]}); the noise floor is {a.noise[0]:.2f}."
+        )
+    else:
+        r = r_last
+        st.markdown(
+            f"**Takeaway.** From {p} = {r.param_values[0]} to {r.param_values[-1]}, bias² goes from "
+            f"**{r.bias2[0]:.2f}** to **{r.bias2[-1]:.2f}** and the variance from **{r.variance[0]:.2f}** to "
+            f"**{r.variance[-1]:.2f}**. The lowest expected error, **{r.error.min():.2f}**, is at {p} = "
+            f"{r.param_values[k_best]}; the noise floor is {r.noise[0]:.2f}."
+        )
+
+# 2. the same numbers as lines
+lines = pbv.bias_variance_lines_figure(results)
+left, right = st.columns([3, 1])
+left.plotly_chart(lines, key="bv_lines", config=chart_config)
+with right:
+    st.markdown("**What to look for**")
+    st.markdown(
+        "The same terms as lines on a log scale, so the small variance is visible next to the bias; one dash "
+        "style per run. Bias² (red) usually falls and variance (blue) rises along the sweep; the error "
+        "(black) is lowest where the two balance."
+    )
+    if first.n_seeds > 1:
+        st.markdown(f"Algorithm variance (randomness of the projections) at the last value: "
+                    f"**{r_last.var_algorithm[-1]:.3f}**.")  # fmt: skip
+
+# 3. resample the training set: curves on a 1-D slice
+st.subheader("Resample the training set")
+options = list(range(len(first.param_values)))
+slice_index = st.select_slider(
+    f"Curves at {p} =", options, value=options[-1], format_func=lambda i: str(first.param_values[i]),
+    key=f"bv_slice_{len(options)}_{'_'.join(map(str, first.param_values))}",
+    help="Which value of the swept parameter the curves below show.",
+)  # fmt: skip
+curves = pbv.slice_curves_panels_figure(results, index=slice_index)
+left, right = st.columns([3, 1])
+left.plotly_chart(curves, key="bv_curves", config=chart_config)
+with right:
+    st.markdown("**What to look for**")
+    st.markdown(
+        "Thin lines: the model fitted on different learning sets (output 1, along x₁ with the other inputs "
+        "at 0.5). Their spread is the variance; the gap between their mean (orange) and the Bayes model "
+        "(dashed) is the bias."
+    )
+    st.button("Resample", key="bv_resample", on_click=resample,
+              help="Draw new learning sets (a new random seed) and run again.")  # fmt: skip
+    st.caption(f"Current seed: {first.seed}")
+
+# --- exports ---------------------------------------------------------------------------------------------------------
+st.subheader("Export")
+frame = pd.concat([r.to_frame().assign(run=k) for k, r in results.items()], ignore_index=True)
+c = st.columns(5)
+c[0].download_button("Results (CSV)", frame.to_csv(index=False), "bias_variance.csv", "text/csv", key="bv_csv",
+                     on_click="ignore", help="One row per run and parameter value: every term of the decomposition.")
+c[1].download_button("Results (JSON)", lambda: json.dumps(jsonable({k: r.to_dict() for k, r in results.items()})),
+                     "bias_variance.json", "application/json", key="bv_json", on_click="ignore",
+                     help="Everything, including per-output terms and the slice curves.")  # fmt: skip
+for col, (name, fig) in zip(c[2:], (("stacked", stacked), ("lines", lines), ("curves", curves))):
+    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: fig.to_html(include_plotlyjs=True),
+                        f"bias_variance_{name}.html", "text/html", key=f"bv_html_{name}", on_click="ignore",
+                        help="A standalone interactive HTML file that works offline.")  # fmt: skip

@@ -1,0 +1,290 @@
+"""Projections: how many random projections (q) and which projection scheme (paper Figures 2-6).
+
+Two experiments, both from ``engine.experiments``:
+
+* ``experiment=size``: gbrt-relabel-rpo with each q of ``q_values`` against gbmort (the
+  q -> infinity limit): test score and fit time against q (Figure 6), score against fit time
+  (Figure 5);
+* ``experiment=schemes``: gbrt-rpo (or gbrt-relabel-rpo) with output sub-sampling, Gaussian,
+  Achlioptas and sparse projections (Figures 2-4).
+
+Every setting is in the URL, e.g. ``/projections?experiment=size&dataset=cal500&q_values=1,17,35,87``.
+Small runs start by themselves; bigger ones wait for a button that shows the estimated cost.
+The work runs in a background ``engine.jobs.Job``, polled by one fragment, with a Stop button.
+"""
+
+import json
+import secrets
+
+import numpy as np
+import streamlit as st
+
+from engine import plotting
+from engine.bv_study import estimate_projection_seconds, parse_values
+from engine.datasets import list_datasets
+from engine.experiments import FRIEDMAN_PROBLEMS, run_projection_schemes, run_projection_size
+from engine.jobs import Job
+from engine.projections import PROJECTIONS
+from pages._deeplink import route_through_app
+
+route_through_app()
+
+EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Projection schemes (Fig. 2-4)"}
+STRATEGIES = {"gbrt-rpo": "projected", "gbrt-relabel-rpo": "projected_relabel"}
+AUTO_SECONDS = 8.0
+MAX_SECONDS = 900.0
+BOUND = {"bind": "query-params", "persist_state": "page"}
+JOB, CONFIG, RESULT, FORCE = "proj_job", "proj_job_config", "proj_result", "proj_force"
+
+
+@st.cache_data
+def catalogue():
+    return {d["name"]: d for d in list_datasets()}
+
+
+def default_q(d):
+    """Powers of two up to d for few outputs; else 1 and about 10, 20, 50 % of d (as the paper)."""
+    if d <= 32:
+        return ", ".join(str(2**i) for i in range(d.bit_length()) if 2**i <= d)
+    return ", ".join(str(q) for q in sorted({1, *(max(1, round(f * d)) for f in (0.1, 0.2, 0.5))}))
+
+
+def force_run():
+    st.session_state[FORCE] = True
+
+
+def new_seed():
+    st.session_state["seed"] = secrets.randbelow(100_000)
+
+
+def use_data_page(name):
+    st.session_state["dataset"] = name
+
+
+def stop_job():
+    job = st.session_state.get(JOB)
+    if job is not None:
+        job.stop(timeout=5)
+
+
+def harvest():
+    job = st.session_state.get(JOB)
+    if job is None or job.running or st.session_state.get(RESULT, {}).get("job_id") == id(job):
+        return
+    snap = job.snapshot()
+    st.session_state[RESULT] = {"job_id": id(job), "config": st.session_state.get(CONFIG), "status": snap["status"],
+                                "result": snap["result"], "error": snap["error"], "elapsed": snap["elapsed"]}  # fmt: skip
+
+
+st.title("Projections")
+st.markdown(
+    "gbrt-rpo grows each tree on a **random projection** of the residuals. How many projections does "
+    "a tree need, and does the kind of projection matter? With **q** projections per tree "
+    "(gbrt-relabel-rpo), accuracy approaches gbmort (all outputs, q → ∞) while each tree gets cheaper to grow."
+)
+
+shipped = catalogue()
+datasets = list(FRIEDMAN_PROBLEMS) + list(shipped)
+with st.sidebar:
+    st.header("Projections")
+    experiment = st.radio(
+        "Experiment", list(EXPERIMENTS), captions=list(EXPERIMENTS.values()), key="experiment", **BOUND,
+        help="q sweep: gbrt-relabel-rpo with q projections against gbmort. Schemes: the four random "
+        "projections of section 2.3 compared on one problem.",
+    )  # fmt: skip
+    dataset = st.selectbox(
+        "Data set", datasets, key="dataset", **BOUND,
+        help="A synthetic Friedman1 problem (300 training samples, paper section 4.2.1) or a shipped "
+        "benchmark (its standard split, or a seeded 50/50 split). Scores: macro-r2 or LRAP (multi-label).",
+    )  # fmt: skip
+    if dataset in shipped:
+        meta = shipped[dataset]
+        st.caption(f"{dataset}: {meta['task']}, {meta['n_samples']} samples × {meta['n_outputs']} outputs")
+    spec = st.session_state.get("dataset_spec") or {}
+    data_page = (f"friedman1-{spec['structure']}" if spec.get("source") == "friedman"
+                 else spec.get("name") if spec.get("source") == "shipped" else None)  # fmt: skip
+    if data_page in datasets and data_page != dataset:
+        st.button(f"Use the Data page's {data_page}", key="proj_use_data", on_click=use_data_page,
+                  args=(data_page,), help="Switch to the data set chosen on the Data page.")  # fmt: skip
+    friedman = dataset in FRIEDMAN_PROBLEMS
+    n_outputs = st.slider("Outputs d (Friedman1)", 2, 64, 16, key="n_outputs", **BOUND, disabled=not friedman,
+                          help="Number of outputs of the synthetic problem (paper: 16).")  # fmt: skip
+    n_test = st.slider("Test samples (Friedman1)", 500, 4000, 1000, step=500, key="n_test", **BOUND,
+                       disabled=not friedman, help="Test set size (paper: 4000); larger is smoother but slower.")  # fmt: skip
+    d = n_outputs if friedman else shipped[dataset]["n_outputs"]
+    task = "regression" if friedman else shipped[dataset]["task"]
+
+    if experiment == "size":
+        projection = st.selectbox(
+            "Projection scheme", PROJECTIONS, index=PROJECTIONS.index("gaussian"), key="projection", **BOUND,
+            help="How the q projections are drawn (paper section 2.3): subsample = random outputs, gaussian = "
+            "N(0, 1/q), achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
+        )  # fmt: skip
+        q_text = st.text_input(
+            "Values of q", "", key="q_values", placeholder=default_q(d), **BOUND,
+            help=f"Comma-separated numbers of projections per tree, at most 8 (sub-sampling needs q ≤ d = {d}). "
+            f"Empty: {default_q(d)}.",
+        )  # fmt: skip
+    else:
+        schemes = st.multiselect(
+            "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="schemes", **BOUND,
+            help="Random projection schemes to compare: subsample = random outputs, gaussian = N(0, 1/q), "
+            "achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
+        )  # fmt: skip
+        algorithm = st.radio(
+            "Algorithm", list(STRATEGIES), key="algorithm", **BOUND, horizontal=True,
+            help="gbrt-rpo: one projection per tree, one weight per output (Alg. 3). gbrt-relabel-rpo: leaves "
+            "refilled with the unprojected residual means (Alg. 4).",
+        )  # fmt: skip
+    n_steps = st.slider("Boosting steps", 10, 2000, 500, step=10, key="n_steps", **BOUND,
+                        help="Steps per model (the paper runs up to 10 000 with stumps).")  # fmt: skip
+    learning_rate = st.slider("Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
+                              help="Shrinkage of each step (paper: 0.1).")  # fmt: skip
+    leaves = st.select_slider("Leaves per tree", [2, 4, 8, 16, 32], 2, key="max_leaf_nodes", **BOUND,
+                              help="Tree size; 2 = stumps, as in the paper's figures.")  # fmt: skip
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    seed = c1.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+                           help="Seeds the data, the split and the projections: same seed, same numbers.")  # fmt: skip
+    c2.button("New seed", key="proj_new_seed", on_click=new_seed, help="Draw a random seed and run again.")
+
+# --- configuration and cost ---------------------------------------------------------------------------
+common = dict(n_steps=int(n_steps), learning_rate=float(learning_rate), max_leaf_nodes=int(leaves), seed=int(seed))
+if friedman:
+    common.update(n_outputs=int(n_outputs), n_test=int(n_test))
+if experiment == "size":
+    try:
+        q_values = parse_values(q_text or default_q(d), kind=int, low=1, high=d if projection == "subsample" else 4 * d,
+                                max_count=8)  # fmt: skip
+    except ValueError as exc:
+        st.error(f"Values of q: {exc}. Example: {default_q(d)}", icon="⚠️")
+        st.stop()
+    kwargs = dict(q_values=q_values, projection=projection, **common)
+    target, n_runs = run_projection_size, len(q_values) + 1
+else:
+    if not schemes:
+        st.error("Choose at least one projection scheme in the sidebar.", icon="⚠️")
+        st.stop()
+    kwargs = dict(schemes=list(schemes), strategy=STRATEGIES[algorithm], **common)
+    target, n_runs = run_projection_schemes, len(schemes)
+config = json.dumps({"experiment": experiment, "dataset": dataset, **kwargs}, sort_keys=True)
+n_samples = 300 + int(n_test) if friedman else shipped[dataset]["n_samples"]
+cost = estimate_projection_seconds(task=task, n_runs=n_runs, n_steps=int(n_steps), n_train=n_samples // 2,
+                                   n_test=n_samples - n_samples // 2, n_outputs=d)  # fmt: skip
+
+harvest()
+job = st.session_state.get(JOB)
+forced = st.session_state.pop(FORCE, False)
+wanted = st.session_state.get(CONFIG) != config or forced
+if wanted and cost > MAX_SECONDS:
+    st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above this app's {MAX_SECONDS / 60:.0f} min limit: "
+             "use fewer steps or fewer values of q.", icon="⛔")  # fmt: skip
+elif wanted and (cost <= AUTO_SECONDS or forced):
+    if job is not None and job.running:
+        job.stop(timeout=5)
+    st.session_state[JOB] = job = Job(target, dataset, **kwargs)
+    st.session_state[CONFIG] = config
+elif wanted:
+    st.warning(f"This run is estimated at **≈ {cost:.0f} s** ({n_runs} models × {n_steps} steps on {dataset}). "
+               "It runs in the background: you can stop it and keep the models finished so far.", icon="⏱️")  # fmt: skip
+    st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="proj_run_big", on_click=force_run,
+              help="Start this bigger run in the background.")  # fmt: skip
+running = job is not None and job.running
+
+
+@st.fragment(run_every=0.5 if running else None)
+def live_status():
+    job = st.session_state.get(JOB)
+    if job is None:
+        return
+    snap = job.snapshot()
+    if snap["status"] == "running":
+        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
+        c1.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s (estimated ≈ {cost:.0f} s)")
+        c2.button("Stop", key="proj_stop", on_click=stop_job,
+                  help="Stop now and show the models finished so far (flagged as partial).")  # fmt: skip
+        st.session_state["_proj_polling"] = True
+    elif st.session_state.get("_proj_polling"):
+        st.session_state["_proj_polling"] = False
+        st.rerun()
+
+
+live_status()
+
+# --- results -----------------------------------------------------------------------------------------------
+done = st.session_state.get(RESULT)
+if not done or done["result"] is None:
+    if done and done["status"] == "failed":
+        st.error("The run failed.", icon="⚠️")
+        st.code(done["error"])
+    elif not running:
+        st.info("Choose the settings in the sidebar; small runs start by themselves.")
+    st.stop()
+
+res = done["result"]
+params = res.params
+if done["config"] != config:
+    st.caption("Showing the last finished run (its settings differ from the sidebar's).")
+if not res.complete:
+    st.warning("**Stopped: partial result.** Only the models finished before Stop are drawn; the others are missing "
+               "(or end early).", icon="✋")  # fmt: skip
+st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
+           f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves · took {done['elapsed']:.1f} s · "
+           + " · ".join(res.notes[-2:]))  # fmt: skip
+st.caption("Fit times are measured while the app is serving pages: times of a few hundredths of a second are "
+           "mostly timer noise. For honest timings use more steps, more outputs or a bigger data set.")
+chart_config = {"displaylogo": False}  # toolbar kept: PNG download
+figures = {}
+if hasattr(res, "q_values"):
+    figures["score_time_vs_q"] = fig = plotting.projection_size_figure(res)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="proj_size", config=chart_config)
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown("Left: the test score for each q, with gbmort (dashed) as the q → ∞ limit. Right: the fit time, "
+                    "which grows with q. A small q often scores as well as gbmort for less time.")  # fmt: skip
+        if np.isfinite(res.score).any():
+            k = int(np.nanargmax(res.score))
+            gap = f" (gbmort: **{res.gbmort_score:.3f}** in {res.gbmort_fit_time:.2f} s)" if np.isfinite(res.gbmort_score) else ""
+            st.markdown(f"**Takeaway.** The best {res.metric} here is **{res.score[k]:.3f}** with q = {res.q_values[k]}, "
+                        f"fitted in {res.fit_time[k]:.2f} s{gap}. q = {res.q_values[0]} scores {res.score[0]:.3f} in "
+                        f"{res.fit_time[0]:.2f} s.")  # fmt: skip
+    figures["score_vs_fit_time"] = fig = plotting.projection_size_curves_figure(res)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="proj_curves", config=chart_config)
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown("Each curve is one model's test score as it trains, against its fitting time (Figure 5). The "
+                    "curve furthest up and to the left reaches a given score soonest.")  # fmt: skip
+else:
+    figures["schemes"] = fig = plotting.schemes_figure(res)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="proj_schemes", config=chart_config)
+    summary = res.summary_frame()
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown("One learning curve per projection scheme, against trees per output. Curves that climb faster "
+                    "share more useful splits between outputs.")  # fmt: skip
+        if len(summary):
+            best = summary.sort_values("best_score", ascending=False).iloc[0]
+            worst = summary.sort_values("best_score").iloc[0]
+            st.markdown(f"**Takeaway.** The best {res.metric} is **{best['best_score']:.3f}** with {best['estimator']}, "
+                        f"the lowest **{worst['best_score']:.3f}** with {worst['estimator']}; on this problem the "
+                        "schemes differ by that much.")  # fmt: skip
+    figures["schemes_vs_fit_time"] = fig = plotting.schemes_figure(
+        res, x="fit_time", title=f"{res.dataset}: test {res.metric} against fit time, per projection scheme")
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="proj_schemes_time", config=chart_config)
+    with right:
+        st.markdown("**What to look for**")
+        st.markdown("The same curves against fit time: a sparser projection makes each tree cheaper to grow.")
+
+st.subheader("Export")
+c = st.columns(2 + len(figures))
+c[0].download_button("Results (CSV)", res.to_frame().to_csv(index=False), f"projections_{experiment}.csv", "text/csv",
+                     key="proj_csv", on_click="ignore", help="One row per model (and per step for the curves).")  # fmt: skip
+c[1].download_button("Results (JSON)", res.to_json(), f"projections_{experiment}.json", "application/json",
+                     key="proj_json", on_click="ignore", help="Everything, including full learning curves and settings.")  # fmt: skip
+for col, (name, fig) in zip(c[2:], figures.items()):
+    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: fig.to_html(include_plotlyjs=True),
+                        f"projections_{name}.html", "text/html", key=f"proj_html_{name}", on_click="ignore",
+                        help="A standalone interactive HTML file that works offline.")  # fmt: skip

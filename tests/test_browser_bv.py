@@ -1,0 +1,50 @@
+"""Real browser: the Bias–variance and Projections pages opened by deep links (see conftest.py)."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def wait_for_charts(page, n, timeout=60_000):
+    charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(charts).to_have_count(n, timeout=timeout)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
+    return charts
+
+
+def trace_lengths(page):
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => el._fullData.map(t => (t.y || []).length))"
+    )
+
+
+def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2"
+              "&compare_leaves=8&seed=0", wait_until="domcontentloaded")
+    expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
+    wait_for_charts(page, 3)
+    lengths = trace_lengths(page)
+    assert all(n == 7 for n in lengths[0])  # stacked: every trace has one point per value of M
+    assert all(n == 101 for n in lengths[2])  # curves on the slice
+    expect(page.get_by_text("Takeaway.")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "bias_variance.png"), full_page=True)
+
+
+def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/projections?seed=0", wait_until="domcontentloaded")
+    expect(page.locator("h1", has_text="Projections")).to_be_visible()
+    wait_for_charts(page, 2)
+    q = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].x")
+    assert list(q) == [1, 2, 4, 8, 16]
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "projections.png"), full_page=True)
+    # the schemes experiment, switched in the sidebar; the URL follows
+    page.get_by_test_id("stSidebar").get_by_text("schemes", exact=True).click()
+    wait_for_charts(page, 2)
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("projection scheme")
+    assert "experiment=schemes" in page.url
+    page.screenshot(path=str(screenshot_dir / "projections_schemes.png"), full_page=True)
