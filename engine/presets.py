@@ -67,6 +67,14 @@ PRESETS: list[dict] = [
         "validation, macro-r2 on the test set next to the paper's Table 4, with Table 5's t-tests.",
     },
     {
+        # Paper 003 Fig. 1 runs on the multi-label sets; emotions (6 labels) runs in seconds.
+        "label": "Forests, paper 003 Figure 1: projection size",
+        "page": "pages/forests.py",
+        "query_params": {"fx_exp": "size", "fx_data": "emotions", "fx_q": "1, 2, 3, 6", "fx_seed": "0"},
+        "description": "A single tree, Algorithm 1 (one projection) and Algorithm 2 (a projection per tree) "
+        "against q, with the forest on the original outputs as the reference.",
+    },
+    {
         "label": "Bias–variance of stumps vs depth",
         "page": "pages/bias_variance.py",
         "query_params": {"problem": "group", "sweep": "n_estimators", "max_leaf_nodes": "2",

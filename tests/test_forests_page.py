@@ -91,3 +91,17 @@ def test_stop_keeps_a_partial_result():
     job = run_until_done(at)
     assert job.status == "stopped"
     assert any("Stopped after" in w.value for w in at.warning)
+
+
+def test_home_preset_opens_projection_size_on_emotions():
+    from engine.presets import PRESETS
+
+    (preset,) = [p for p in PRESETS if p["page"] == PAGE]
+    at = open_page(preset["query_params"])
+    assert not at.exception
+    assert at.radio(key="fx_exp").value == "size"
+    assert at.selectbox(key="fx_data").value == "emotions"
+    job = run_until_done(at)
+    assert job.status == "done"
+    per_tree = next(t for t in chart_spec(at)["data"] if t["name"] == "Algorithm 2 (projection per tree)")
+    assert per_tree["x"] == [1.0, 2.0, 3.0, 6.0]
