@@ -65,6 +65,27 @@ def describe(s):
             f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
 
 
+def widget_settings():
+    """The run settings as the widgets hold them now. Button callbacks read these, not arguments
+    bound when the button was drawn: a slider moved just before a click reaches the server with
+    the click, after the button's arguments were fixed."""
+    ss = st.session_state
+    return {"problem": ss["problem"], "variants": tuple(ss["variants"]), "q": int(ss["q"]),
+            "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
+            "max_features": ss["max_features"], "loss": ss["loss"], "n_steps": int(ss["n_steps"]),
+            "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
+
+
+def start_clicked():
+    s = widget_settings()
+    start_job(s, *current_spec(s["problem"]), s["n_steps"])
+
+
+def step_clicked():
+    s = widget_settings()
+    step_run(s, *current_spec(s["problem"]))
+
+
 def start_job(s, spec, upload, n_steps):
     stop_job()
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
@@ -195,9 +216,7 @@ with st.sidebar:
         "trees); steps: boosting iterations.",
     )  # fmt: skip
 
-settings = {"problem": problem, "variants": tuple(variants), "q": int(q), "learning_rate": float(learning_rate),
-            "max_leaf_nodes": int(max_leaf_nodes), "max_features": max_features, "loss": loss,
-            "n_steps": int(n_steps), "n_test": int(n_test), "seed": int(seed)}
+settings = widget_settings()   # = the values the widgets above returned
 spec, upload = current_spec(problem)
 
 # --- check the settings and estimate the cost ------------------------------------------------------
@@ -233,13 +252,11 @@ else:
 
 b = st.columns([1, 1, 1.2, 1, 1.3, 2.5])
 can_run = problem_error is None and not too_costly
-b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_job,
-            args=(settings, spec, upload, settings["n_steps"]),
+b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_clicked,
             help="Train every chosen method in the background; the curves are redrawn while they grow.")
 b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
             help="Stop training; the curves so far are kept (and can be pinned).")
-b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_run,
-            args=(settings, spec, upload),
+b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_clicked,
             help=f"Add {STEP_SIZE} boosting steps to every method right now (starts from 0 when the settings changed).")
 b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")

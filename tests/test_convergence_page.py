@@ -277,3 +277,21 @@ def test_stop_returns_a_partial_result_and_the_estimate_is_positive():
     assert {t.meta["run"] for t in fig.data} == {"A", "current"}
     table = live_convergence.results_table([("A", res), ("current", None)])
     assert list(table["estimator"]) == ["st-gbrt"]
+
+
+@pytest.mark.parametrize("button", ["conv_start", "conv_step"])
+def test_a_control_changed_with_the_click_is_used(button):
+    # A slider moved just before a click reaches the server together with the click: the run
+    # must use the new value (not the arguments bound when the button was drawn), and the
+    # caption must not claim that the settings changed since.
+    at = open_page()
+    wait_done(at)
+    at.multiselect(key="variants").set_value(["gbmort"])
+    at.select_slider(key="n_steps").set_value(100)
+    at.run()
+    at.select_slider(key="n_test").set_value(200)
+    at.slider(key="learning_rate").set_value(0.3)
+    at.button(key=button).click().run()
+    run = wait_done(at)
+    assert run["settings"]["n_test"] == 200 and run["settings"]["learning_rate"] == 0.3
+    assert "Settings have changed" not in " ".join(c.value for c in at.caption)
