@@ -22,13 +22,13 @@ from engine import model_selection as ms
 from engine import plotting_bias_variance as pbv
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
 from engine.jobs import Job
-from engine.registry import ESTIMATOR_NAMES
 from pages._deeplink import route_through_app
 
 route_through_app()
 
 JOB_KEY = "bench_job"  # {"job": Job, "settings": dict}: this session's run
 POLL_KEY = "bench_polling"
+NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
 FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
 DEFAULT_DATASET = "friedman1-group"
@@ -79,9 +79,20 @@ def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed):
     return ms.estimate_cost(dataset, list(estimators), budget=budget, n_repeats=n_repeats, seed=seed)
 
 
-def start_run(dataset, settings):
+def widget_values():
+    ss = st.session_state
+    return (ss["bench_dataset"], list(ss["bench_estimators"]), ss["bench_budget"], int(ss["bench_repeats"]),
+            int(ss["bench_seed"]))
+
+
+def start_run(dataset, settings, drawn):
     entry = st.session_state.get(JOB_KEY)
     if entry is not None and entry["job"].running:
+        return
+    if widget_values() != drawn:
+        # A control moved just before the click reached the server with it, after the button was
+        # drawn (and its cost estimated) for the old settings: redraw first, start on the next click.
+        st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check the estimate and press again."
         return
     job = Job(
         ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
@@ -197,6 +208,8 @@ if not blocked:
         blocked = str(exc)
         st.warning(f"These settings cannot run: {exc}", icon="⚠️")
 
+if NOTICE_KEY in st.session_state:
+    st.info(st.session_state.pop(NOTICE_KEY), icon="🔁")
 c1, c2, c3 = st.columns([2, 1, 3], vertical_alignment="center")
 if estimate is not None:
     cost = fmt_seconds(estimate["seconds"])
@@ -212,7 +225,7 @@ else:
     label, cost = "Run quick benchmark", None
 c1.button(
     label, type="primary", key="bench_start", disabled=running or bool(blocked) or estimate is None,
-    on_click=start_run, args=(dataset, settings),
+    on_click=start_run, args=(dataset, settings, widget_values()),
     help="Start the protocol in the background with the settings on the left. "
     + (f"Estimated time: {cost} (from a short probe fit; usually an overestimate)." if cost else ""),
 )  # fmt: skip

@@ -22,7 +22,7 @@ from pages._deeplink import route_through_app
 
 route_through_app()
 
-RUN_KEY, PINS_KEY, FRAME_KEY = "conv_run", "conv_pins", "conv_frame"
+RUN_KEY, PINS_KEY, FRAME_KEY, NOTICE_KEY = "conv_run", "conv_pins", "conv_frame", "conv_notice"
 BOUND = {"bind": "query-params"}
 PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
 X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
@@ -66,9 +66,7 @@ def describe(s):
 
 
 def widget_settings():
-    """The run settings as the widgets hold them now. Button callbacks read these, not arguments
-    bound when the button was drawn: a slider moved just before a click reaches the server with
-    the click, after the button's arguments were fixed."""
+    """The run settings as the widgets hold them now."""
     ss = st.session_state
     return {"problem": ss["problem"], "variants": tuple(ss["variants"]), "q": int(ss["q"]),
             "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
@@ -76,14 +74,24 @@ def widget_settings():
             "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
 
 
-def start_clicked():
-    s = widget_settings()
-    start_job(s, *current_spec(s["problem"]), s["n_steps"])
+def changed_with_click(drawn):
+    """A control moved just before a click reaches the server with the click, after the button
+    was drawn with the old settings (and the old cost check): then run nothing, say so, and let
+    the page redraw with the new settings and their estimate."""
+    if widget_settings() == drawn:
+        return False
+    st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check them and press again."
+    return True
 
 
-def step_clicked():
-    s = widget_settings()
-    step_run(s, *current_spec(s["problem"]))
+def start_clicked(drawn):
+    if not changed_with_click(drawn):
+        start_job(drawn, *current_spec(drawn["problem"]), drawn["n_steps"])
+
+
+def step_clicked(drawn):
+    if not changed_with_click(drawn):
+        step_run(drawn, *current_spec(drawn["problem"]))
 
 
 def start_job(s, spec, upload, n_steps):
@@ -250,13 +258,15 @@ else:
     msg = f"Estimated training time: about **{total_cost:.1f} s** ({detail}), from a tiny probe fit on this machine."
     (st.warning if total_cost > WARN_SECONDS else st.caption)(msg)
 
+if NOTICE_KEY in st.session_state:
+    st.info(st.session_state.pop(NOTICE_KEY), icon="🔁")
 b = st.columns([1, 1, 1.2, 1, 1.3, 2.5])
 can_run = problem_error is None and not too_costly
-b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_clicked,
+b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_clicked, args=(settings,),
             help="Train every chosen method in the background; the curves are redrawn while they grow.")
 b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
             help="Stop training; the curves so far are kept (and can be pinned).")
-b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_clicked,
+b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_clicked, args=(settings,),
             help=f"Add {STEP_SIZE} boosting steps to every method right now (starts from 0 when the settings changed).")
 b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")

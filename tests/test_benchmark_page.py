@@ -193,3 +193,14 @@ def test_forests_join_the_benchmark():
     frame = at.dataframe[0].value
     assert sorted(frame["estimator"]) == sorted(names)
     assert frame["mean"].between(0.6, 1.0).all()
+
+
+def test_a_control_changed_with_the_click_starts_nothing():
+    # The budget moved to "moderate" in the same message as the click on "Run quick benchmark":
+    # the page redraws with the new estimate instead of starting a run nobody confirmed.
+    at = open_page({"bench_estimators": ["gbmort"]})
+    at.radio(key="bench_budget").set_value("moderate")
+    at.button(key="bench_start").click().run()
+    assert "bench_job" not in at.session_state
+    assert "settings changed as you clicked" in at.info[0].value
+    assert at.button(key="bench_start").label.startswith("Start moderate run")
