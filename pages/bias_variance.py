@@ -347,7 +347,7 @@ with right:
         "(black) is lowest where the two balance."
     )
     if first.n_seeds > 1:
-        st.markdown(f"Algorithm variance (randomness of the projections) at the last value: "
+        st.markdown(f"Algorithm variance (the model's own randomness: projections, bootstrap, feature draws) at the last value: "
                     f"**{r_last.var_algorithm[-1]:.3f}**.")  # fmt: skip
 
 # 3. resample the training set: curves on a 1-D slice

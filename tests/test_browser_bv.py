@@ -48,3 +48,15 @@ def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("projection scheme")
     assert "experiment=schemes" in page.url
     page.screenshot(path=str(screenshot_dir / "projections_schemes.png"), full_page=True)
+
+
+def test_bias_variance_of_a_forest_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/bias_variance?estimator=rf-gaussian-per-tree&sweep=n_estimators"
+              "&values=1,4,16&n_sets=4&n_seeds=2&n_projections=2&seed=0", wait_until="domcontentloaded")
+    expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
+    wait_for_charts(page, 3)
+    assert all(n == 3 for n in trace_lengths(page)[0])
+    expect(page.get_by_text("rf-gaussian-per-tree", exact=False).first).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "bias_variance_forest.png"), full_page=True)
