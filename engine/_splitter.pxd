@@ -72,8 +72,6 @@ cdef class TreeGrower:
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil
-    cdef void _center_targets(self, NodeRecord* rec, const float64_t* targets,
-                              intp_t t) noexcept nogil
     cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
                           const float64_t* weights, SplitRecord* best) noexcept nogil
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,

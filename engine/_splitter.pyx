@@ -186,11 +186,17 @@ cdef class TreeGrower:
 
     cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets,
                                intp_t t, const float64_t* weights) noexcept nogil:
-        """Fill node_sum and node_mean; return the node's weighted SSE (two passes)."""
+        """Fill node_sum and node_mean; return the node's weighted SSE (two passes).
+
+        With several targets and exact splits the second pass also stores the
+        centred targets the split search reads (one pass over n x t saved).
+        """
         cdef intp_t r, k, i
         cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
         cdef float64_t w, W = 0.0, diff, sse = 0.0
         cdef const float64_t* y
+        cdef float64_t* c
+        cdef intp_t stride = self.centered.shape[1]
         for k in range(t):
             self.node_sum[k] = 0.0
         for r in range(rec.start, rec.end):
@@ -202,12 +208,23 @@ cdef class TreeGrower:
                 self.node_sum[k] += w * y[k]
         for k in range(t):
             self.node_mean[k] = self.node_sum[k] / W if W > 0.0 else 0.0
-        for r in range(rec.start, rec.end):
-            i = samples[r]
-            y = targets + i * t
-            for k in range(t):
-                diff = y[k] - self.node_mean[k]
-                sse += weights[i] * diff * diff
+        if t > 1 and not self.random_splits:
+            for r in range(rec.start, rec.end):
+                i = samples[r]
+                y = targets + i * t
+                c = &self.centered[0, 0] + i * stride
+                w = weights[i]
+                for k in range(t):
+                    diff = y[k] - self.node_mean[k]
+                    c[k] = diff
+                    sse += w * diff * diff
+        else:
+            for r in range(rec.start, rec.end):
+                i = samples[r]
+                y = targets + i * t
+                for k in range(t):
+                    diff = y[k] - self.node_mean[k]
+                    sse += weights[i] * diff * diff
         rec.weight = W
         return sse
 
@@ -217,7 +234,8 @@ cdef class TreeGrower:
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil:
         """Search the best split of a node; fill rec.split and rec.improvement.
 
-        Needs node_mean and rec.weight from _node_stats. Candidate splits are
+        Needs node_mean, rec.weight and (several targets) the centred targets
+        from _node_stats. Candidate splits are
         ranked by gain = |S_l - W_l m|^2 / (W_l W_r), where m is the node's
         mean target; the SSE decrease of a split is W times its gain. This
         centred form equals the textbook proxy but does not subtract large
@@ -230,8 +248,6 @@ cdef class TreeGrower:
         cdef bint found = False
         cdef SplitRecord best
         best.gain = -INFINITY
-        if t > 1 and not self.random_splits:
-            self._center_targets(rec, targets, t)
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
             if self.max_features < p:
                 j = n_drawn + rng_int(rng_state, p - n_drawn)
@@ -257,16 +273,6 @@ cdef class TreeGrower:
             rec.split = best
             rec.improvement = rec.weight * best.gain
         return found
-
-    cdef void _center_targets(self, NodeRecord* rec, const float64_t* targets,
-                              intp_t t) noexcept nogil:
-        """centered[i] = targets[i] - node mean, for the node's samples."""
-        cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
-        cdef intp_t r, i, k
-        for r in range(rec.start, rec.end):
-            i = samples[r]
-            for k in range(t):
-                self.centered[i, k] = targets[i * t + k] - self.node_mean[k]
 
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil:
