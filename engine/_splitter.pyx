@@ -346,13 +346,19 @@ cdef class TreeGrower:
             left[k] = 0.0
         for r in range(n_node - 1):
             i = samples[r]
-            w = weights[i]
             y = centered + i * stride
-            w_left += w
             sq = 0.0
-            for k in range(t):
-                left[k] += w * y[k]
-                sq += left[k] * left[k]
+            if self.unit_weights:       # no multiplication by w = 1 in the hot loop
+                w_left += 1.0
+                for k in range(t):
+                    left[k] += y[k]
+                    sq += left[k] * left[k]
+            else:
+                w = weights[i]
+                w_left += w
+                for k in range(t):
+                    left[k] += w * y[k]
+                    sq += left[k] * left[k]
             if r + 1 < msl:
                 continue
             if n_node - r - 1 < msl:
