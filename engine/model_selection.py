@@ -301,6 +301,21 @@ def _resolve_budget(budget, task):
     return grid
 
 
+def _check_estimators(estimators, structure):
+    """A list of distinct known names; artificial-gbrt only on Friedman1 (structure not None)."""
+    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
+    if not estimators:
+        raise ValueError("estimators is empty")
+    if len(set(estimators)) != len(estimators):
+        raise ValueError(f"estimators has duplicates: {estimators}")
+    for e in estimators:
+        if e not in KNOWN_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
+        if e == ARTIFICIAL and structure is None:
+            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
+    return estimators
+
+
 def _n_features(mf, p):
     """k for a grid value: 'sqrt' -> sqrt(p), a fraction f -> f p (at least 1)."""
     if mf == "sqrt":
@@ -459,19 +474,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     started = time.perf_counter()
     name, structure, data = _resolve_dataset(dataset)
     task = "regression" if data is None else data.task
-    if isinstance(estimators, str):
-        estimators = [estimators]
-    estimators = list(estimators)
-    if not estimators:
-        raise ValueError("estimators is empty")
-    if len(set(estimators)) != len(estimators):
-        raise ValueError(f"estimators has duplicates: {estimators}")
-    for e in estimators:
-        if e == ARTIFICIAL:
-            if structure is None:
-                raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
-        elif e not in KNOWN_NAMES:
-            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
+    estimators = _check_estimators(estimators, structure)
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     seed = _check_int(seed, "seed", 0)
@@ -592,14 +595,7 @@ def estimate_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n
     started = time.perf_counter()
     name, structure, data = _resolve_dataset(dataset)
     task = "regression" if data is None else data.task
-    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
-    if not estimators:
-        raise ValueError("estimators is empty")
-    for e in estimators:
-        if e == ARTIFICIAL and structure is None:
-            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
-        if e not in KNOWN_NAMES:
-            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
+    estimators = _check_estimators(estimators, structure)
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     probe_steps = _check_int(probe_steps, "probe_steps", 1)
