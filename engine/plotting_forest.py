@@ -100,22 +100,29 @@ def forest_schemes_figure(result, *, title=None) -> go.Figure:
 
 def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
     """Algorithm variance of a single projected tree split into its projection and tree terms,
-    with the measured algorithm variances of Algorithms 1 and 2, per q (stacked bars)."""
+    next to the measured algorithm variances of forests with Algorithms 1 and 2, per q;
+    diamonds mark Appendix C.2's prediction for the forests from the single-tree terms.
+
+    The single-tree terms are the ``*_corrected`` estimates: the plain nested-grid terms leak
+    var_tree / n_tree_seeds into the projection term, which would hide how small it is."""
     q = [f"q = {v}" for v in result.q_values]
     t = {k: np.asarray(v, dtype=float).tolist() for k, v in result.terms.items()}
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=q, y=t["var_projection"], name="single tree: projection term", marker_color="#9467bd",
-                         offsetgroup="tree"))
-    fig.add_trace(go.Bar(x=q, y=t["var_tree"], name="single tree: tree-randomization term", marker_color="#8c564b",
-                         offsetgroup="tree", base=t["var_projection"]))
+    fig.add_trace(go.Bar(x=q, y=t["var_projection_corrected"], name="single tree: projection term",
+                         marker_color="#9467bd", offsetgroup="projection"))
+    fig.add_trace(go.Bar(x=q, y=t["var_tree_corrected"], name="single tree: tree-randomization term",
+                         marker_color="#8c564b", offsetgroup="tree"))
     if np.isfinite(np.asarray(t["alg1_var_algorithm"], dtype=float)).any():
-        fig.add_trace(go.Bar(x=q, y=t["alg1_var_algorithm"], name=f"{SHARED}, M = {result.n_estimators}",
-                             marker_color=_COLORS[SHARED], offsetgroup="alg1"))
-        fig.add_trace(go.Bar(x=q, y=t["alg2_var_algorithm"], name=f"{PER_TREE}, M = {result.n_estimators}",
-                             marker_color=_COLORS[PER_TREE], offsetgroup="alg2"))
-    fig.update_yaxes(title_text="algorithm variance (mean over test points and outputs)")
-    fig.update_layout(barmode="group", title={"text": title or (
+        for alg, series in (("alg1", SHARED), ("alg2", PER_TREE)):
+            fig.add_trace(go.Bar(x=q, y=t[f"{alg}_var_algorithm"], name=f"{series}, M = {result.n_estimators}",
+                                 marker_color=_COLORS[series], offsetgroup=alg))
+            fig.add_trace(go.Scatter(x=q, y=t[f"{alg}_var_algorithm_predicted"], mode="markers",
+                                     name="predicted from the single tree (Appendix C.2)", legendgroup="predicted",
+                                     showlegend=alg == "alg1", offsetgroup=alg,
+                                     marker=dict(symbol="diamond", size=11, color="black")))
+    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log")
+    fig.update_layout(barmode="group", scattermode="group", title={"text": title or (
         f"friedman1-{result.structure}: where the algorithm variance comes from")},
-        legend={"orientation": "h", "y": -0.2}, margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=440,
+        legend={"orientation": "h", "y": -0.12, "traceorder": "normal"}, margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=460,
         meta={"experiment": "forest-bias-variance", "complete": result.complete})
     return fig

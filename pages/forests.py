@@ -17,7 +17,7 @@ import streamlit as st
 
 from engine import forest_experiments as fe
 from engine import plotting_forest as pf
-from engine.datasets import list_datasets
+from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
 from engine.jobs import Job
 from pages._deeplink import route_through_app
 
@@ -31,6 +31,7 @@ EXPERIMENTS = {
     "size": "Fig. 1: projection size",
     "randomization": "Fig. 2: input vs output randomization",
     "schemes": "Fig. 3: projection schemes",
+    "variance": "Appendix C: projection vs tree variance",
 }
 FROM_DATA_PAGE = "Data page"
 SCHEME_NAMES = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)", "sparse": "sparse Rademacher (s = √d)",
@@ -82,15 +83,30 @@ with st.sidebar:
     st.header("Forest experiment")
     experiment = st.radio(
         "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
-        help="Which figure of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
-        "randomization, or the projection scheme.",
+        help="Which part of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
+        "randomization, the projection scheme, or the split of the algorithm variance into its projection "
+        "and tree-randomization parts (Friedman1, where the Bayes model is known).",
     )  # fmt: skip
-    data_choice = st.selectbox(
-        "Data set", data_options, index=data_options.index("emotions") if "emotions" in data_options else 0,
-        key="fx_data", **BOUND,
-        help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
-        "Data page (Friedman1 problems are scored by macro-r2).",
-    )  # fmt: skip
+    variance = experiment == "variance"
+    if variance:
+        structure = st.radio(
+            "Friedman1 structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("ind"), horizontal=True,
+            key="fx_structure", **BOUND,
+            help="The variance split needs many learning sets drawn from a known generator: Friedman1 chain / "
+            "group / ind, 300 training samples, 16 outputs, 500 test points.",
+        )  # fmt: skip
+        n_sets = st.slider(
+            "Learning sets", 2, 30, 6, key="fx_sets", **BOUND,
+            help="Independent training sets; each gets 4 projections × 4 tree seeds (single trees) and 4 "
+            "forests per algorithm. More sets: steadier estimates, proportionally longer runs.",
+        )  # fmt: skip
+    else:
+        data_choice = st.selectbox(
+            "Data set", data_options, index=data_options.index("emotions") if "emotions" in data_options else 0,
+            key="fx_data", **BOUND,
+            help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
+            "Data page (Friedman1 problems are scored by macro-r2).",
+        )  # fmt: skip
     q_text = st.text_input(
         "Projected dimensions q", "1, 2, 4", key="fx_q", **BOUND,
         help="Sizes of the random output projections, comma-separated. Small q = strong output "
@@ -119,7 +135,7 @@ with st.sidebar:
         help="More trees average away more of the algorithm variance (and take longer). The paper uses 100.",
     )  # fmt: skip
     n_repeats = st.slider(
-        "Repeats", 1, 5, 1, key="fx_repeats", **BOUND,
+        "Repeats", 1, 5, 1, key="fx_repeats", **BOUND, disabled=variance,
         help="Fits per point with different seeds; the chart shows the mean ± one standard deviation.",
     )  # fmt: skip
     seed = st.number_input(
@@ -127,7 +143,11 @@ with st.sidebar:
         help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
     )  # fmt: skip
 
-dataset, data_kw, data_text = data_arguments(data_choice)
+if variance:
+    dataset, data_kw = structure, {}
+    data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)"
+else:
+    dataset, data_kw, data_text = data_arguments(data_choice)
 problem = None
 try:
     if dataset is None:
@@ -140,8 +160,11 @@ try:
         ks = parse_ints(k_text, "k") if k_text.strip() else None
         call = (fe.run_forest_randomization, dict(q_values=q_values, projection=projection,
                                                   max_features_values=ks, **common))
-    else:
+    elif experiment == "schemes":
         call = (fe.run_forest_schemes, dict(q_values=q_values, schemes=list(schemes), **common))
+    else:
+        call = (fe.run_forest_bias_variance, dict(q_values=q_values, projection=projection, n_estimators=int(n_trees),
+                                                  n_learning_sets=int(n_sets), seed=int(seed)))
     # Check every argument now (cheap): errors show here, never inside the job.
     stop_now = type("Stopped", (), {"is_set": staticmethod(lambda: True)})()
     call[0](dataset, **call[1], stop=stop_now)
@@ -184,8 +207,23 @@ if entry["settings"] != settings and not running:
     c3.info("The settings changed: press **Run** to update the chart.", icon="🔁")
 
 
+def explain_variance(result):
+    t = result.terms
+    rows = [f"q = {int(q)}: projection {t['var_projection_corrected'][i]:.3f} + tree "
+            f"{t['var_tree_corrected'][i]:.3f}; forests: Algorithm 1 {t['alg1_var_algorithm'][i]:.3f} "
+            f"(predicted {t['alg1_var_algorithm_predicted'][i]:.3f}), Algorithm 2 {t['alg2_var_algorithm'][i]:.3f} "
+            f"(predicted {t['alg2_var_algorithm_predicted'][i]:.3f})" for i, q in enumerate(result.q_values)]
+    return ("A single projected tree varies with its projection (purple) and with its bootstrap and feature "
+            "draws (brown); the two add up to its algorithm variance. Averaging M trees that **share one projection** (Algorithm 1) divides "
+            "only the tree term by M; a **new projection per tree** (Algorithm 2) divides both, so its "
+            "algorithm variance is never larger (Appendix C.2; diamonds: that prediction). "
+            + "; ".join(rows) + ".")
+
+
 def explain(result):
     """One or two sentences beside the chart, with the numbers of this run."""
+    if isinstance(result, fe.ForestBiasVarianceResult):
+        return explain_variance(result)
     s = result.summary_frame()
     if s.empty:
         return "Nothing finished yet."
@@ -214,7 +252,7 @@ def explain(result):
 
 
 FIGURES = {"projection-size": pf.forest_projection_size_figure, "randomization": pf.forest_randomization_figure,
-           "schemes": pf.forest_schemes_figure}
+           "schemes": pf.forest_schemes_figure, "variance": pf.forest_bias_variance_figure}
 
 
 @st.fragment(run_every=0.5 if running else None)
@@ -232,28 +270,32 @@ def results_panel():
         st.code(snap["error"])
         return
     result = snap["result"]
+    variance_split = isinstance(result, fe.ForestBiasVarianceResult)
+    kind = "variance" if variance_split else result.experiment
     if snap["status"] == "stopped":
-        st.warning(f"Stopped after {len(result.records)} fits: the chart shows what was done.", icon="⏹️")
-    fig = FIGURES[result.experiment](result)
+        done = (f"{result.n_learning_sets_done} learning sets" if variance_split else f"{len(result.records)} fits")
+        st.warning(f"Stopped after {done}: the chart shows what was done.", icon="⏹️")
+    fig = FIGURES[kind](result)
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}, theme=None)
     with right:
         st.markdown("**What to look for**")
         st.markdown(explain(result))
         st.caption(f"Finished in {snap['elapsed']:.1f} s. " + " ".join(result.notes))
-    name = f"forests_{result.experiment}_{result.dataset}_seed{result.params.get('seed', 0)}"
+    where = f"friedman1-{result.structure}" if variance_split else result.dataset
+    name = f"forests_{kind}_{where}_seed{result.params.get('seed', 0)}"
     d1, d2, d3 = st.columns(3)
     d1.download_button("CSV", data=lambda: result.to_frame().to_csv(index=False), file_name=f"{name}.csv",
                        mime="text/csv", on_click="ignore", key="fx_csv", icon="⬇️",
-                       help="One row per fit: series, x, repeat, score, fit time.")
+                       help="One row per fit (variance split: one row per q): the numbers behind the chart.")
     d2.download_button("JSON", data=result.to_json, file_name=f"{name}.json", mime="application/json",
                        on_click="ignore", key="fx_json", icon="⬇️",
-                       help="The whole result with its settings and notes (ForestSweepResult.from_json reads it).")
+                       help="The whole result with its settings and notes (its from_json reads it back).")
     d3.download_button("Standalone HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name=f"{name}.html",
                        mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
                        help="The chart as a web page that opens offline (plotly.js embedded).")
     with st.expander("Table"):
-        st.dataframe(result.summary_frame(), hide_index=True)
+        st.dataframe(result.to_frame() if variance_split else result.summary_frame(), hide_index=True)
 
 
 results_panel()

@@ -35,3 +35,17 @@ def test_forests_default_view(streamlit_server, browser_page, screenshot_dir):
     assert n == 10  # 5 series x (score, fit time)
     expect(page.get_by_role("button", name="Run")).to_be_enabled()
     page.screenshot(path=str(screenshot_dir / "forests_default.png"), full_page=True)
+
+
+def test_forests_variance_split_deep_link(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/forests?fx_exp=variance&fx_structure=ind&fx_sets=4&fx_q=1,4&fx_trees=10",
+              wait_until="domcontentloaded")
+    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(chart).to_have_count(1, timeout=60_000)
+    wait_until_idle(page, timeout=60_000)
+    bars = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => [t.name, t.y.length])")
+    assert ["single tree: projection term", 2] in bars and len(bars) == 6  # 4 bar series, 2 predictions
+    expect(page.get_by_text("never larger", exact=False)).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "forests_variance.png"), full_page=True)

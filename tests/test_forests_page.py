@@ -105,3 +105,27 @@ def test_home_preset_opens_projection_size_on_emotions():
     assert job.status == "done"
     per_tree = next(t for t in chart_spec(at)["data"] if t["name"] == "Algorithm 2 (projection per tree)")
     assert per_tree["x"] == [1.0, 2.0, 3.0, 6.0]
+
+
+def test_variance_split_experiment():
+    # Appendix C of paper 003 on the page: the single tree's algorithm variance split into its
+    # projection and tree terms, next to the measured variance of forests with Algorithms 1 and 2.
+    at = open_page({"fx_exp": "variance", "fx_structure": "group", "fx_sets": "3", "fx_q": "1, 4", "fx_trees": "5"})
+    assert not at.exception and not at.error
+    assert at.radio(key="fx_structure").value == "group"
+    assert at.slider(key="fx_repeats").disabled
+    job = run_until_done(at, timeout=60)  # a first visit runs the linked view by itself
+    assert job.status == "done" and not at.exception
+    result = job.result
+    assert result.n_learning_sets_done == 3 and list(result.q_values) == [1, 4]
+    bars = {t["name"]: t for t in chart_spec(at)["data"]}
+    assert {"single tree: projection term", "single tree: tree-randomization term"} <= set(bars)
+    text = " ".join(m.value for m in at.markdown)
+    assert "never larger" in text and "q = 4: projection" in text
+    assert [b.label for b in at.get("download_button")] == ["CSV", "JSON", "Standalone HTML"]
+
+
+def test_variance_split_bad_q_is_a_message():
+    at = open_page({"fx_exp": "variance", "fx_q": "0"})
+    assert not at.exception
+    assert at.error and "q" in at.error[0].value
