@@ -47,6 +47,9 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
         page.keyboard.press("End")
         wait_until_idle(page)
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "10000")
+    # The server has rerun with both new values (the Start button carries the settings it was drawn with).
+    expect(page.get_by_text("4000 test samples", exact=False)).to_be_visible(timeout=30_000)
+    wait_until_idle(page)
     page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Start", exact=True).click()
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=15_000)
     expect(page.get_by_text(re.compile(r"Status: running"))).to_be_visible()
