@@ -1,16 +1,18 @@
 """Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
 
-Three experiments, each one call of engine.forest_experiments run in a background Job
+Four experiments, each one call of engine.forest_experiments run in a background Job
 (progress + Stop), drawn by engine.plotting_forest:
 
 * projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
   Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
 * input vs output randomization (Figure 2): score against k = max_features for a few q;
-* projection schemes (Figure 3): Gaussian, Rademacher, sparse Rademacher, sub-sampling.
+* projection schemes (Figure 3): Gaussian, Rademacher, sparse Rademacher, sub-sampling;
+* variance split (Appendix C, on Friedman1): a single projected tree's algorithm variance
+  split into its projection and tree terms, forests with Algorithms 1 and 2 beside them.
 
 Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
-``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the default view
-(emotions, 10 trees, q = 1, 2, 4) at once.
+``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the linked view
+(default: projection size on emotions, 10 trees, q = 1, 2, 4) at once.
 """
 
 import streamlit as st
