@@ -172,10 +172,10 @@ def model_selection_report(results, paper=None, title=None):
 # --------------------------------------------------------------------------
 
 
-def benchmark_scores_figure(result, paper=None, title=None):
+def benchmark_scores_figure(result, paper=None, title=None, paper_label="paper (Table 4)"):
     """Test score of every estimator: one dot per repeat, the mean ± std as a bar,
-    and (optional ``paper``: estimator -> (mean, std, rank)) the paper's mean as
-    a diamond. Estimators top to bottom by rank."""
+    and (optional ``paper``: estimator -> (mean, ...)) the paper's mean as a diamond
+    named ``paper_label``. Estimators top to bottom by rank."""
     order = sorted(range(len(result.estimators)), key=lambda i: (result.ranks[i], result.estimators[i]))
     names = [result.estimators[i] for i in order]
     mean = np.asarray(result.mean, dtype=float)[order]
@@ -197,7 +197,7 @@ def benchmark_scores_figure(result, paper=None, title=None):
     if paper:
         px = [paper[n][0] if n in paper else None for n in names]
         if any(v is not None for v in px):
-            fig.add_trace(go.Scatter(x=px, y=names, mode="markers", name="paper (Table 4)",
+            fig.add_trace(go.Scatter(x=px, y=names, mode="markers", name=paper_label,
                                      marker=dict(size=11, symbol="diamond", color="#d62728"),
                                      hovertemplate="%{y}: %{x:.3f}<extra>paper</extra>"))
     fig.update_layout(

@@ -204,3 +204,35 @@ def test_a_control_changed_with_the_click_starts_nothing():
     assert "bench_job" not in at.session_state
     assert "settings changed as you clicked" in at.info[0].value
     assert at.button(key="bench_start").label.startswith("Start moderate run")
+
+
+def test_table6_noisy_outputs_preset():
+    # Table 6: 16 purely noisy outputs appended to friedman1-group; half-macro-r2 scores the
+    # 16 real outputs and must beat macro-r2 over all 32 (nobody scores above 0 on noise).
+    from engine.model_selection import PAPER_TABLE6
+
+    (preset,) = [p for p in PRESETS if p["label"].startswith("Table 6")]
+    query = {**preset["query_params"], "bench_repeats": "2", "bench_estimators": ["st-gbrt", "gbmort"]}
+    at = open_page(query)
+    assert at.slider(key="bench_noisy").value == 16
+    assert "Table 6" in " ".join(m.value for m in at.markdown)          # the paper's table before a run
+    at.button(key="bench_start").click().run()
+    poll(at, lambda a: job(a).done)
+    at.run()
+    assert job(at).result.n_noisy_outputs == 16
+    frame = at.dataframe[0].value
+    assert (frame["half mean"] > frame["mean"] + 0.2).all()
+    assert frame["paper (Table 6)"].tolist() == [
+        f"half {PAPER_TABLE6['friedman1-group'][e][0]:.3f} ({PAPER_TABLE6['friedman1-group'][e][1]}); "
+        f"{PAPER_TABLE6['friedman1-group'][e][2]:.3f} ± {PAPER_TABLE6['friedman1-group'][e][3]:.3f} "
+        f"({PAPER_TABLE6['friedman1-group'][e][4]})" for e in frame["estimator"]]
+    names = [t.name for t in figure(at, "bench_scores").data]
+    assert "paper (Table 6)" in names
+
+
+def test_noisy_outputs_only_on_friedman():
+    at = open_page({"bench_dataset": "enb", "bench_noisy": "16", "bench_estimators": ["st-gbrt"]})
+    assert at.slider(key="bench_noisy").disabled
+    at.button(key="bench_start").click().run()
+    poll(at, lambda a: job(a).done)
+    assert job(at).status == "done" and job(at).result.n_noisy_outputs == 0

@@ -63,3 +63,27 @@ def test_home_preset_opens_benchmark(streamlit_server, browser_page, screenshot_
     slider = page.get_by_role("slider", name="Repeats (random splits)")
     expect(slider).to_have_attribute("aria-valuetext", "5")
     assert "bench_dataset=friedman1-chain" in page.url
+
+
+def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    page.get_by_role("link", name="Table 6: 16 noisy outputs on group").click()
+    expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=30_000)
+    wait_until_idle(page)
+    expect(page.get_by_text("The paper's Table 6 on friedman1-group")).to_be_visible()
+    expect(page.get_by_role("slider", name="Extra noisy outputs (Table 6)")).to_have_attribute("aria-valuetext", "16")
+    page.get_by_role("slider", name="Repeats (random splits)").focus()
+    page.keyboard.press("Home")            # 2 repeats: a few seconds
+    expect(page.get_by_text("Seed 0 ·")).to_be_visible()
+    wait_until_idle(page)
+    expect(page.get_by_text(" fits · estimated", exact=False)).to_contain_text("50 fits")
+    page.get_by_role("button", name="Run quick benchmark").click()
+    expect(page.get_by_text("friedman1-group: test macro-r2")).to_be_visible(timeout=90_000)
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=90_000)
+    wait_until_idle(page)
+    names = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)")
+    assert "paper (Table 6)" in names
+    expect(page.get_by_text("half-macro-r2 scores the real outputs only", exact=False)).to_be_visible()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(screenshot_dir / "benchmark_table6.png"), full_page=True)
