@@ -317,6 +317,13 @@ def _check_estimators(estimators, structure):
     return estimators
 
 
+def _check_noisy(n_noisy_outputs, structure):
+    n_noisy_outputs = _check_int(n_noisy_outputs, "n_noisy_outputs", 0)
+    if n_noisy_outputs and structure is None:
+        raise ValueError("n_noisy_outputs is only supported for the Friedman1 data sets")
+    return n_noisy_outputs
+
+
 def _n_features(mf, p):
     """k for a grid value: 'sqrt' -> sqrt(p), a fraction f -> f p (at least 1)."""
     if mf == "sqrt":
@@ -479,9 +486,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     seed = _check_int(seed, "seed", 0)
-    n_noisy_outputs = _check_int(n_noisy_outputs, "n_noisy_outputs", 0)
-    if n_noisy_outputs and structure is None:
-        raise ValueError("n_noisy_outputs is only supported for the Friedman1 data sets")
+    n_noisy_outputs = _check_noisy(n_noisy_outputs, structure)
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
 
@@ -600,6 +605,7 @@ def estimate_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n
     grid = _resolve_budget(budget, task)
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     probe_steps = _check_int(probe_steps, "probe_steps", 1)
+    n_noisy_outputs = _check_noisy(n_noisy_outputs, structure)
     reps, _, _, _, _, p, d_all = _splits(name, structure, data, 1, n_noisy_outputs, _check_int(seed, "seed", 0))
     rep = reps[0]
     n_real = d_all - n_noisy_outputs

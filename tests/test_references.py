@@ -102,3 +102,9 @@ def test_our_multilabel_forests_are_scored_by_probabilities():
     assert np.all((res.scores > 0.6) & (res.scores <= 1))
     cost = estimate_cost("flags", ["mo-rf", "st-gbrt"], budget=TINY, n_repeats=2)
     assert cost["per_estimator"]["mo-rf"] > 0 and cost["n_fits"] == 2 + 2 * 2
+
+
+def test_estimate_cost_checks_noisy_outputs():
+    with pytest.raises(ValueError, match="n_noisy_outputs is only supported for the Friedman1"):
+        estimate_cost("enb", ["st-gbrt"], budget=TINY, n_noisy_outputs=4)
+    assert estimate_cost("friedman1-group", ["st-gbrt"], budget=TINY, n_noisy_outputs=16)["seconds"] > 0
