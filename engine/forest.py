@@ -86,7 +86,13 @@ def _project(Y, phi, kind):
     502 x 174 x 16 product took 8 ms through BLAS, 0.25 ms through einsum).
     """
     if kind == "subsample":
-        return np.ascontiguousarray(Y[:, np.argmax(phi, axis=1)])
+        # Columns in increasing output order, not in the order phi's rows drew
+        # them. The criterion (variance summed over columns) does not depend
+        # on column order in exact arithmetic, but its floating-point sum does:
+        # in a permuted order, near-tied splits (common in small nodes) break
+        # the other way. Sorted, q = d gives exactly Y and so exactly the
+        # unprojected forest, and the same drawn subset always grows the same tree.
+        return np.ascontiguousarray(Y[:, np.sort(np.argmax(phi, axis=1))])
     return np.ascontiguousarray(np.einsum("ij,kj->ik", Y, phi))
 
 

@@ -16,6 +16,7 @@ from engine.forest import (
     PerOutputForestRegressor,
     ProjectedForestClassifier,
     ProjectedForestRegressor,
+    _project,
 )
 from engine.registry import ALL_NAMES, ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 
@@ -42,19 +43,32 @@ def _same_structure(a, b):
 
 # ---------------------------------------------------------------- invariances
 
-def test_identity_projection_grows_the_same_trees():
-    # Sub-sampling q = d outputs permutes them; the criterion sums the same
-    # numbers in another order. Small nodes often hold exact ties between
-    # features (same partition, same gain) that the rounding of that sum then
-    # breaks either way, so leaves of at least 5 samples keep ties away.
+@pytest.mark.parametrize("seed", [0, 1, 3, 7])
+@pytest.mark.parametrize("per_tree", [True, False])
+def test_identity_projection_grows_the_same_trees(seed, per_tree):
+    # Sub-sampling q = d outputs keeps every output; the projected columns are
+    # taken in output order, so the trees see exactly Y. Fully grown trees
+    # (min_samples_leaf=1) have many near-tied splits in small nodes, which a
+    # different summation order would break differently: the predictions must
+    # be bit-identical, not merely close.
     X, Y = _friedman()
-    common = dict(n_estimators=8, max_features=3, min_samples_leaf=5, random_state=3)
+    common = dict(n_estimators=8, max_features=3, random_state=seed)
     plain = ProjectedForestRegressor(projection=None, **common).fit(X, Y)
-    for per_tree in (True, False):
-        ident = ProjectedForestRegressor(projection="subsample", n_components=Y.shape[1],
-                                         projection_per_tree=per_tree, **common).fit(X, Y)
-        assert _same_structure(_structure(plain), _structure(ident))
-        np.testing.assert_allclose(ident.predict(X), plain.predict(X), rtol=0, atol=1e-12)
+    ident = ProjectedForestRegressor(projection="subsample", n_components=Y.shape[1],
+                                     projection_per_tree=per_tree, **common).fit(X, Y)
+    # The drawn rows of phi really are permutations (not the identity in order).
+    assert any(not np.array_equal(phi.argmax(axis=1), np.arange(Y.shape[1]))
+               for phi in ident.projections_)
+    assert _same_structure(_structure(plain), _structure(ident))
+    np.testing.assert_array_equal(ident.predict(X), plain.predict(X))
+
+
+def test_subsample_projection_ignores_the_order_of_the_drawn_outputs():
+    # The same subset of outputs in another order grows the same tree.
+    Y = _friedman(d=8)[1]
+    rows = np.eye(8)[[5, 1, 6]]
+    np.testing.assert_array_equal(_project(Y, rows, "subsample"), Y[:, [1, 5, 6]])
+    np.testing.assert_array_equal(_project(Y, rows[::-1], "subsample"), Y[:, [1, 5, 6]])
 
 
 def test_large_gaussian_projection_approaches_the_unprojected_forest():
