@@ -172,3 +172,35 @@ def screenshot_dir(request, tmp_path_factory):
     request.config.stash[_screenshot_dir_key] = path
     print(f"\n[screenshots] {path}")
     return path
+
+
+# --- reading charts in the browser ----------------------------------------------------------------
+
+_CHART_JS = """([index, summary, condition]) => {
+    const els = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
+    const el = els[index < 0 ? els.length + index : index];
+    if (!el || !el._fullData) return null;
+    const value = (new Function('el', 'data', 'return (' + summary + ')(el, data);'))(el, el._fullData);
+    const ok = (new Function('value', 'return (' + condition + ')(value);'))(value);
+    return ok ? {value: value} : null;
+}"""
+
+
+def wait_for_chart(page, summary="(el, data) => data.map(t => t.name)", condition="v => v.length > 0", *,
+                   index=0, timeout=30_000):
+    """Poll plotly.js until chart ``index`` holds what ``condition`` expects; return ``summary``.
+
+    Streamlit sends a figure before plotly.js has drawn it, so a one-shot read just after the
+    page went idle can see an empty or stale chart (a flaky CI failure). ``summary`` maps the
+    plot's DOM node and its ``_fullData`` to plain JSON; ``condition`` says when it is ready.
+    On timeout the error names the last value seen.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        handle = page.wait_for_function(_CHART_JS, arg=[index, summary, condition], timeout=timeout, polling=200)
+    except PlaywrightTimeout:
+        last = page.evaluate(_CHART_JS.replace("return ok ? {value: value} : null;", "return {value: value};"),
+                             [index, summary, condition])
+        raise AssertionError(f"chart {index} never satisfied {condition} within {timeout} ms; last seen: {last}") from None
+    return handle.json_value()["value"]

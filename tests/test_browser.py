@@ -8,6 +8,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from conftest import wait_for_chart
+
 pytestmark = pytest.mark.browser
 # expect()'s default is 5 s; a cold first run on 2 busy cores (imports, plotly) can take longer.
 expect.set_options(timeout=15_000)
@@ -37,7 +39,7 @@ def test_home_renders_offline(streamlit_server, browser_page, request_log, scree
     wait_until_idle(page)
 
     # plotly.js holds the three heatmaps we sent, 16 x 16 each
-    shapes = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.map(t => [t.name, t.z.length, t.z[0].length])")
+    shapes = wait_for_chart(page, "(el, data) => data.map(t => [t.name, t.z.length, t.z[0].length])", "v => v.length === 3")
     assert shapes == [["chain", 16, 16], ["group", 16, 16], ["ind", 16, 16]]
 
     # the frame: the paper link in the sidebar (Streamlit shows the page navigation only once
@@ -114,9 +116,10 @@ def test_data_page_deep_link_and_bad_upload(fresh_server, browser_page, request_
     charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
     expect(charts).to_have_count(2)
     expect(charts.first.locator(".heatmaplayer image").first).to_be_attached()
-    z = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].z.length")
+    z = wait_for_chart(page, "(el, data) => data[0].z.length", "v => v === 7")
     assert z == 7  # 5 outputs + 2 noisy
-    names = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[1]._fullData.filter(t => t.mode === 'markers').map(t => t.name)")
+    names = wait_for_chart(page, "(el, data) => data.filter(t => t.mode === 'markers').map(t => t.name)",
+                           "v => v.length === 4", index=1)
     assert names == ["y1", "y3", "y5", "noise1"]
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "data_deep_link.png"), full_page=True)

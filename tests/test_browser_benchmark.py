@@ -5,6 +5,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
+from conftest import wait_for_chart
+
 pytestmark = pytest.mark.browser
 
 
@@ -32,16 +34,14 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
     expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=60_000)  # job over, polling off
     wait_until_idle(page)
 
-    traces = page.evaluate(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].map(p => p._fullData.map(t => [t.type, t.name, (t.x || t.z || []).length]))"
-    )
-    scores, pvalues = traces
+    summary = "(el, data) => data.map(t => [t.type, t.name, (t.x || t.z || []).length])"
+    scores = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 5", index=0)
+    pvalues = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 5", index=1)
     assert scores[0][0] == "scatter" and scores[0][2] == 5  # five Table 4 methods
     assert any(name and name.startswith("paper") for _, name, _ in scores)
     assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 5
-    finite = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot')[1]._fullData[0].z, r => Array.from(r, Number.isFinite))"
-    )
+    finite = wait_for_chart(page, "(el, data) => Array.from(data[0].z, r => Array.from(r, Number.isFinite))",
+                            "v => v.length === 5", index=1)
     assert finite == [[i != j for j in range(5)] for i in range(5)]  # every off-diagonal p-value, no diagonal
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     expect(page.get_by_text("friedman1-chain: test macro-r2")).to_be_visible()
@@ -82,7 +82,7 @@ def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
     expect(page.get_by_text("friedman1-group: test macro-r2")).to_be_visible(timeout=90_000)
     expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=90_000)
     wait_until_idle(page)
-    names = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)")
+    names = wait_for_chart(page, condition="v => v.includes('paper (Table 6)')")
     assert "paper (Table 6)" in names
     expect(page.get_by_text("half-macro-r2 scores the real outputs only", exact=False)).to_be_visible()
     page.wait_for_timeout(500)

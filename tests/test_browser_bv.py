@@ -3,6 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
+from conftest import wait_for_chart
+
 pytestmark = pytest.mark.browser
 
 
@@ -13,10 +15,10 @@ def wait_for_charts(page, n, timeout=60_000):
     return charts
 
 
-def trace_lengths(page):
-    return page.evaluate(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => el._fullData.map(t => (t.y || []).length))"
-    )
+def trace_lengths(page, index, condition):
+    """Points per trace of chart ``index``, once plotly.js holds what ``condition`` expects."""
+    return wait_for_chart(page, "(el, data) => data.map(t => (t.y || []).length)", condition, index=index,
+                          timeout=60_000)
 
 
 def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir):
@@ -25,9 +27,10 @@ def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir)
               "&compare_leaves=8&seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
     wait_for_charts(page, 3)
-    lengths = trace_lengths(page)
-    assert all(n == 7 for n in lengths[0])  # stacked: every trace has one point per value of M
-    assert all(n == 101 for n in lengths[2])  # curves on the slice
+    stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 7)")
+    assert stacked and all(n == 7 for n in stacked)  # stacked: every trace has one point per value of M
+    curves = trace_lengths(page, 2, "v => v.length > 0 && v.every(n => n === 101)")
+    assert curves and all(n == 101 for n in curves)  # curves on the slice
     expect(page.get_by_text("Takeaway.")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "bias_variance.png"), full_page=True)
@@ -38,7 +41,7 @@ def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
     page.goto(f"{streamlit_server}/projections?seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Projections")).to_be_visible()
     wait_for_charts(page, 2)
-    q = page.evaluate("() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].x")
+    q = wait_for_chart(page, "(el, data) => Array.from(data[0].x)", "v => v.length === 5")
     assert list(q) == [1, 2, 4, 8, 16]
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "projections.png"), full_page=True)
@@ -56,7 +59,8 @@ def test_bias_variance_of_a_forest_deep_link(streamlit_server, browser_page, scr
               "&values=1,4,16&n_sets=4&n_seeds=2&n_projections=2&seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
     wait_for_charts(page, 3)
-    assert all(n == 3 for n in trace_lengths(page)[0])
+    stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 3)")
+    assert stacked and all(n == 3 for n in stacked)
     expect(page.get_by_text("rf-gaussian-per-tree", exact=False).first).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "bias_variance_forest.png"), full_page=True)

@@ -5,6 +5,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from conftest import wait_for_chart
+
 pytestmark = pytest.mark.browser
 
 
@@ -12,12 +14,17 @@ def wait_until_idle(page, timeout=90_000):
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
 
 
-def plotted_points(page):
-    """Points per trace of the convergence chart, as plotly.js holds them."""
-    return page.evaluate(
-        "() => { const el = document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot');"
-        " return el && el._fullData ? el._fullData.map(t => [t.name, t.x ? t.x.length : 0]) : []; }"
-    )
+POINTS = "(el, data) => data.map(t => [t.name, t.x ? t.x.length : 0])"
+
+
+def plotted_points(page, condition, timeout=60_000):
+    """Points per trace of the convergence chart, once plotly.js holds what ``condition`` expects."""
+    return wait_for_chart(page, POINTS, condition, timeout=timeout)
+
+
+def traces_with(n, names):
+    """JS condition: every one of ``names`` is drawn with ``n`` points."""
+    return f"v => {list(names)!r}.every(name => v.some(([m, k]) => m === name && k === {n}))"
 
 
 def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page, screenshot_dir):
@@ -36,7 +43,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
     expect(page.get_by_text("st-gbrt ends best", exact=False)).to_be_visible()
     wait_until_idle(page)
-    points = plotted_points(page)
+    points = plotted_points(page, traces_with(2000, ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]))
     assert {name for name, n in points if n == 2000} >= {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
     page.screenshot(path=str(screenshot_dir / "convergence_preset_ind.png"), full_page=True)
 
@@ -58,8 +65,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop", exact=True).click()
     expect(page.get_by_text(re.compile(r"Status: stopped"))).to_be_visible(timeout=15_000)
     wait_until_idle(page)
-    page.wait_for_timeout(500)
-    points = plotted_points(page)
+    points = plotted_points(page, "v => v.some(([m, k]) => !(m || '').endsWith('best') && k > 1)")
     kept = [n for name, n in points if not name.endswith("best")]
     assert kept and max(kept) > 1 and max(kept) < 10000
     page.screenshot(path=str(screenshot_dir / "convergence_stopped.png"), full_page=True)
@@ -76,7 +82,8 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "500")
     expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
     wait_until_idle(page)
-    names = {name for name, n in plotted_points(page) if n == 500}
+    exact = "v => v.filter(([m, k]) => k === 500).map(([m]) => m).sort().join() === 'gbmort,gbrt-rpo-gaussian'"
+    names = {name for name, n in plotted_points(page, exact) if n == 500}
     assert names == {"gbmort", "gbrt-rpo-gaussian"}
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "convergence_deep_link.png"), full_page=True)

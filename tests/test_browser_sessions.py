@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from conftest import wait_for_chart
+
 pytestmark = pytest.mark.browser
 
 
@@ -42,7 +44,7 @@ def test_second_session_is_served_and_separate_while_the_first_trains(streamlit_
         expect(a.get_by_test_id("stSidebar").get_by_role("radio", name="ind")).to_be_checked()
         expect(b.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')).to_have_count(1, timeout=30_000)
         b.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)
-        names = b.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)")
+        names = wait_for_chart(b, condition="v => ['st-gbrt', 'gbmort', 'gbrt-rpo-subsampled'].every(n => v.includes(n))")
         assert {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"} <= set(names)
         b.screenshot(path=str(screenshot_dir / "sessions_b_done_while_a_runs.png"), full_page=True)
 
