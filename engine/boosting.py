@@ -33,6 +33,7 @@ from engine._boosting import Loss, Strategy
 from engine._splitter import TreeGrower
 from engine._tree import TreeStore
 from engine.projections import PROJECTIONS, check_projection, draw_projections, to_csr
+from engine.validation import check_choice
 
 STRATEGIES = {
     "single_target": Strategy.SINGLE_TARGET,
@@ -66,7 +67,12 @@ def _as_numeric(name, value, ndims):
         raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, pass a dense array")
     try:
         array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except TypeError as exc:
+        # An object numpy cannot turn into a float at all (a dict, a list in a
+        # cell): a TypeError, as scikit-learn raises; numpy's own reason is kept.
+        raise TypeError(f"{name} must contain only numbers ({exc})") from None
+    except ValueError as exc:
+        # A value of the wrong kind ("abc", a ragged row): a ValueError.
         raise ValueError(f"{name} must contain only numbers ({exc})") from None
     if array.ndim not in ndims:
         hint = (" Reshape your data either using array.reshape(-1, 1) if it has a single feature "
@@ -105,18 +111,17 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
     # ------------------------------------------------------------ validation
 
     def _validate_params(self):
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {self.strategy!r}")
-        if self.projection not in PROJECTIONS:
-            raise ValueError(f"projection must be one of {PROJECTIONS}, got {self.projection!r}")
+        # check_choice tests the type first: a list would make "in dict" raise
+        # "unhashable type" without naming the argument.
+        check_choice(self.strategy, "strategy", STRATEGIES)
+        check_choice(self.projection, "projection", PROJECTIONS)
         if not _is_int(self.n_projections) or self.n_projections < 1:
             raise ValueError(f"n_projections must be an integer >= 1, got {self.n_projections!r}")
         if self.strategy == "projected" and self.n_projections != 1:
             raise ValueError(
                 "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
                 "single-output tree on one projection); use 'projected_relabel' for q > 1")
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {tuple(self._losses)}, got {self.loss!r}")
+        check_choice(self.loss, "loss", self._losses)
         if not _is_real(self.learning_rate) or not 0.0 < self.learning_rate <= 1.0:
             raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
         if not _is_int(self.n_estimators) or self.n_estimators < 1:
@@ -130,7 +135,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
         if not ((_is_int(msl) and msl >= 1) or (_is_real(msl) and not _is_int(msl) and 0.0 < msl < 1.0)):
             raise ValueError(f"min_samples_leaf must be an integer >= 1 or a fraction in (0, 1), got {msl!r}")
         mf = self.max_features
-        if not (mf is None or mf in ("sqrt", "log2") or (_is_int(mf) and mf >= 1)
+        if not (mf is None or (isinstance(mf, str) and mf in ("sqrt", "log2")) or (_is_int(mf) and mf >= 1)
                 or (_is_real(mf) and not _is_int(mf) and 0.0 < mf <= 1.0)):
             raise ValueError(
                 f"max_features must be None, 'sqrt', 'log2', an integer >= 1 or a fraction in (0, 1], got {mf!r}")
@@ -138,6 +143,11 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
+        try:
+            check_random_state(self.random_state)     # draws nothing
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"random_state must be None, an integer or a RandomState, got {self.random_state!r}") from None
 
     def _check_data(self, X, Y, sample_weight, reset):
         if Y is None:
@@ -148,7 +158,8 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             raise ValueError(
                 f"X and Y must have the same number of samples, got {X_array.shape[0]} and {Y.shape[0]}")
         if X_array.shape[0] < 2:
-            raise ValueError(f"got {X_array.shape[0]} sample(s) in X; at least 2 samples are needed (n_samples = 1 is too few)")
+            raise ValueError(
+                f"X has {X_array.shape[0]} sample(s); fitting needs at least 2 samples")
         if X_array.shape[1] == 0:
             raise ValueError(
                 f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")

@@ -89,7 +89,7 @@ def test_mismatched_lengths():
 @pytest.mark.parametrize("n", [0, 1])
 def test_zero_or_one_sample(n):
     X, Y = _data()
-    with pytest.raises(ValueError, match=rf"got {n} sample\(s\) in X"):
+    with pytest.raises(ValueError, match=rf"^X has {n} sample\(s\); fitting needs at least 2 samples$"):
         _reg().fit(X[:n], Y[:n])
 
 
@@ -115,17 +115,37 @@ def test_wrong_dimensions():
 
 
 def test_non_numeric_data():
+    """A string numpy cannot parse is a ValueError, an object it cannot convert at
+    all (a dict) a TypeError, as in scikit-learn; both name the argument."""
     X, Y = _data()
     Xs = X.astype(object)
     Xs[0, 0] = "a"
-    with pytest.raises(ValueError, match="X must contain only numbers"):
+    with pytest.raises(ValueError, match="^X must contain only numbers"):
         _reg().fit(Xs, Y)
     Ys = Y.astype(object)
     Ys[1, 1] = "b"
-    with pytest.raises(ValueError, match="Y must contain only numbers"):
+    with pytest.raises(ValueError, match="^Y must contain only numbers"):
         _reg().fit(X, Ys)
-    with pytest.raises(ValueError, match="X must contain only numbers"):
+    Xd = X.astype(object)
+    Xd[2, 1] = {"foo": "bar"}
+    # the second pattern is scikit-learn's check_dtype_object regex
+    with pytest.raises(TypeError, match=r"^X must contain only numbers .*argument must be .* string.* number"):
+        _reg().fit(Xd, Y)
+    with pytest.raises(TypeError, match="^X must contain only numbers"):
         _reg().fit([[1, {}], [2, 3]], [1.0, 2.0])
+    Yd = Y.astype(object)
+    Yd[0, 0] = {}
+    with pytest.raises(TypeError, match="^Y must contain only numbers"):
+        _reg().fit(X, Yd)
+    with pytest.raises(TypeError, match="^sample_weight must contain only numbers"):
+        _reg().fit(X, Y, sample_weight=[{}] * len(X))
+    model = _reg().fit(X, Y)
+    with pytest.raises(TypeError, match="^X must contain only numbers"):
+        model.predict(Xd)
+    with pytest.raises(ValueError, match="^X must contain only numbers"):
+        model.predict(Xs)
+    # object arrays holding numbers are numbers
+    np.testing.assert_array_equal(model.predict(X.astype(object)), model.predict(X))
 
 
 def test_sparse_input_is_a_type_error():

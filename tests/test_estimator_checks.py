@@ -9,16 +9,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from engine.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 
-NON_NUMERIC = ("project convention: non-numeric X raises ValueError naming X "
-               "(tests/test_bad_input.py); scikit-learn expects a TypeError")
 MULTICLASS = "multi-label 0/1 classifier: the check fits multiclass (or string) labels"
 
 EXPECTED_FAILED = {
-    "MultiOutputBoostingRegressor": {
-        "check_dtype_object": NON_NUMERIC,
-    },
     "MultiLabelBoostingClassifier": {
-        "check_dtype_object": NON_NUMERIC,
         "check_sample_weight_equivalence_on_dense_data": MULTICLASS,
         "check_estimators_dtypes": MULTICLASS,
         "check_sample_weights_pandas_series": MULTICLASS,

@@ -330,15 +330,11 @@ def test_every_forest_name_fits(task):
 
 _BOOTSTRAP = ("bootstrap draws depend on the number of rows, so weight 2 is not a duplicated "
               "row (scikit-learn's RandomForestRegressor fails this check too)")
-_NON_NUMERIC = ("project convention: non-numeric X raises ValueError naming X "
-                "(tests/test_bad_input.py); scikit-learn expects a TypeError")
 _MULTICLASS = "multi-label 0/1 classifier: the check fits multiclass (or string) labels"
 _EXPECTED_FAILED = {
-    "regressor-bootstrap": {"check_dtype_object": _NON_NUMERIC,
-                            "check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP},
-    "regressor": {"check_dtype_object": _NON_NUMERIC},
+    "regressor-bootstrap": {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP},
+    "regressor": {},
     "classifier": {
-        "check_dtype_object": _NON_NUMERIC,
         "check_estimators_dtypes": _MULTICLASS,
         "check_sample_weights_pandas_series": _MULTICLASS,
         "check_sample_weights_not_an_array": _MULTICLASS,
