@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -138,6 +138,10 @@ def test_fit_works_from_a_worker_thread():
 @pytest.mark.parametrize("p, tree_params", [
     (1, {}),                                          # fully grown, no ties between features
     (5, dict(max_depth=6, min_samples_leaf=5)),       # several features, no near-leaf ties
+    (1, dict(min_samples_split=10)),
+    (1, dict(min_samples_split=0.123)),               # ceil(0.123 * 300) = 37 samples
+    (5, dict(max_depth=6, min_samples_leaf=5, min_samples_split=25)),
+    (5, dict(max_depth=6, min_samples_leaf=3, min_samples_split=0.1)),
 ])
 def test_single_unbootstrapped_tree_equals_decision_tree_regressor(p, tree_params):
     rng = np.random.default_rng(0)
@@ -161,6 +165,65 @@ def test_bootstrap_forest_matches_random_forest_accuracy():
         theirs.append(RandomForestRegressor(n_estimators=30, max_features=0.6, random_state=seed)
                       .fit(X, Y).score(Xt, Yt))
     assert abs(np.mean(ours) - np.mean(theirs)) < 0.015
+
+
+def test_extra_trees_match_scikit_learn_extra_trees_accuracy():
+    # Same data, same protocol (no bootstrap, all features at every node).
+    # Without random thresholds these trees would all be the same tree
+    # (score about 0.62 here); a forest predicting the mean scores about 0.
+    X, Y = _friedman(n=300, d=8)
+    Xt, Yt = _friedman(n=2000, d=8, seed=1)
+    ours, theirs = [], []
+    for seed in range(3):
+        ours.append(ProjectedForestRegressor(n_estimators=30, splitter="random", bootstrap=False,
+                                             max_features=1.0, random_state=seed)
+                    .fit(X, Y).score(Xt, Yt))
+        theirs.append(ExtraTreesRegressor(n_estimators=30, max_features=1.0, random_state=seed)
+                      .fit(X, Y).score(Xt, Yt))
+    assert np.mean(theirs) > 0.8
+    assert abs(np.mean(ours) - np.mean(theirs)) < 0.015
+
+
+def _split_nodes(store, X32):
+    """(threshold, values of the split feature at the node) for every split node."""
+    nodes = store.nodes
+    out, stack = [], [(0, np.arange(len(X32)))]
+    while stack:
+        node, rows = stack.pop()
+        f = nodes["feature"][node]
+        if f < 0:
+            continue
+        t = nodes["threshold"][node]
+        x = X32[rows, f]
+        out.append((t, x))
+        stack += [(nodes["left_child"][node], rows[x <= t]), (nodes["right_child"][node], rows[x > t])]
+    return out
+
+
+def _is_midpoint(t, x):
+    """Is t halfway between two adjacent distinct values of x (the best splitter's thresholds)?"""
+    v = np.unique(x).astype(np.float64)
+    mids = v[:-1] / 2.0 + v[1:] / 2.0
+    return bool(np.isin(t, mids).any() or np.isin(t, v[:-1][mids == v[1:]]).any())
+
+
+def test_random_splitter_draws_thresholds_the_best_splitter_would_not():
+    X, Y = _friedman(n=200, d=4)
+    X32 = X.astype(np.float32)
+    common = dict(n_estimators=5, bootstrap=False, max_features=3, random_state=0)
+    best = ProjectedForestRegressor(splitter="best", **common).fit(X, Y)
+    rand = ProjectedForestRegressor(splitter="random", **common).fit(X, Y)
+    best_nodes = [n for s in best.estimators_ for n in _split_nodes(s, X32)]
+    rand_nodes = [n for s in rand.estimators_ for n in _split_nodes(s, X32)]
+    assert len(rand_nodes) > 100
+    # Best splits sit halfway between two neighbouring sample values ...
+    assert all(_is_midpoint(t, x) for t, x in best_nodes)
+    # ... random ones anywhere in [min, max) of the node's values.
+    assert all(x.min() <= t < x.max() for t, x in rand_nodes)
+    assert np.mean([_is_midpoint(t, x) for t, x in rand_nodes]) < 0.02
+    # The roots (all samples) differ in threshold for every tree.
+    for b, r in zip(best.estimators_, rand.estimators_):
+        assert b.nodes["threshold"][0] != r.nodes["threshold"][0]
 
 
 # ---------------------------------------------------------------- projections
