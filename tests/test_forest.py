@@ -100,15 +100,36 @@ def test_leaf_values_are_means_of_the_original_outputs(projection):
         assert values.shape[1] == Y.shape[1]   # original space, not q
 
 
-def test_n_jobs_does_not_change_the_forest():
-    X, Y = _friedman()
-    params = dict(n_estimators=7, projection="gaussian", n_components=3, max_features=2,
-                  random_state=5)
-    one = ProjectedForestRegressor(n_jobs=1, **params).fit(X, Y)
-    two = ProjectedForestRegressor(n_jobs=2, **params).fit(X, Y)
-    assert _same_structure(_structure(one), _structure(two))
-    np.testing.assert_array_equal(one.predict(X), two.predict(X))
-    np.testing.assert_array_equal(one.projections_, two.projections_)
+@pytest.mark.parametrize("cls, params", [
+    (ProjectedForestRegressor, dict(projection="gaussian", n_components=3)),
+    (ProjectedForestRegressor, dict(splitter="random", bootstrap=False)),
+    (ProjectedForestRegressor, dict(projection="achlioptas", n_components=3,
+                                    projection_per_tree=False)),
+    (ProjectedForestRegressor, dict(projection="subsample", n_components=3, splitter="random")),
+    (ProjectedForestClassifier, dict(projection="sparse", n_components=2)),
+    (ProjectedForestClassifier, dict(splitter="random")),
+], ids=["gaussian-per-tree", "extra-trees", "shared", "subsample-random", "classifier",
+        "classifier-et"])
+def test_n_jobs_does_not_change_the_forest(cls, params):
+    X, Y = _labels() if cls is ProjectedForestClassifier else _friedman()
+    fits = [cls(n_estimators=7, max_features=2, random_state=5, n_jobs=n_jobs, **params).fit(X, Y)
+            for n_jobs in (1, 2, -1)]
+    one = fits[0]
+    predict = one.predict_proba if cls is ProjectedForestClassifier else one.predict
+    reference = predict(X)
+    for other in fits[1:]:
+        assert _same_structure(_structure(one), _structure(other))
+        for a, b in zip(one.estimators_, other.estimators_):
+            np.testing.assert_array_equal(a.value, b.value)
+        other_predict = other.predict_proba if cls is ProjectedForestClassifier else other.predict
+        np.testing.assert_array_equal(other_predict(X), reference)
+        if one.projections_ is None:
+            assert other.projections_ is None
+        else:
+            np.testing.assert_array_equal(one.projections_, other.projections_)
+    # Different seeds give different forests, so the equalities above are not vacuous.
+    seven = cls(n_estimators=7, max_features=2, random_state=6, **params).fit(X, Y)
+    assert not _same_structure(_structure(one), _structure(seven))
 
 
 def test_fit_works_from_a_worker_thread():
