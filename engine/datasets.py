@@ -11,7 +11,10 @@ Three sources of data, all returned as a :class:`Dataset`:
 
 Plain numpy / pandas only; this module never imports streamlit. Every error a
 user can trigger is a ``ValueError`` whose message says what to fix, so that
-the dashboard can show it as is.
+the dashboard can show it as is. A missing ``sample_data/`` directory is an
+installation problem, not bad input: :func:`list_datasets` and
+:func:`load_dataset` then raise ``FileNotFoundError`` saying where it was
+expected.
 """
 
 from __future__ import annotations
@@ -263,9 +266,14 @@ def make_friedman1_multioutput(
       Noise accumulates: Var(y_j | x) = j * noise^2, while E[y_j | x] = f(x)
       for every j. p = 5 inputs.
     * ``"group"``  (eq. 31): y_j = f(x) + e_j. p = 5 inputs.
-    * ``"ind"``    (eq. 32): y_j = f(x_block_j) + e_j where output j (1-based)
-      uses its own block of inputs x_{5(j-1)+1}, ..., x_{5j} (the paper writes
-      the slice as 5j+1 : 5j+5 with 0-based j). p = 5 * n_outputs inputs.
+    * ``"ind"``    (eq. 32): y_j = f(x_{5(j-1)+1}, ..., x_{5j}) + e_j for
+      j = 1, ..., d (1-based, as in the paper): output 1 uses inputs x_1..x_5,
+      output 2 uses x_6..x_10, ..., output d uses x_{5d-4}..x_{5d}.
+      p = 5 * n_outputs inputs (the paper's x ~ N(0, I_{5d})). Eq. 32 prints
+      the slice as x_{5j+1:5j+5} with j in {1, ..., d}, which taken literally
+      would skip x_1..x_5 and end at x_{5d+5}, past the 5d inputs the paper
+      draws; the consecutive blocks above are the only reading consistent
+      with x in R^{5d}.
 
     Inputs. ``"uniform"`` (default) draws x ~ U(0, 1)^p, the classic Friedman
     (1991) setting. ``"gaussian"`` draws x ~ N(0, I_p), which is what the
@@ -382,9 +390,18 @@ def make_friedman_dataset(structure, **kwargs) -> Dataset:
 
 
 def _available_names():
+    # An empty list would read as "no data sets" and hide a broken install:
+    # sample_data/ sits next to the package in the source tree, so a
+    # non-editable install (or a moved package) cannot see it.
     if not SAMPLE_DATA_DIR.is_dir():
-        return []
-    return sorted(p.parent.name for p in SAMPLE_DATA_DIR.glob("*/meta.json"))
+        raise FileNotFoundError(
+            f"the shipped data sets are missing: {SAMPLE_DATA_DIR} is not a directory. "
+            "sample_data/ lives in the project's source tree next to engine/; run from a "
+            "checkout installed in editable mode (pip install -e .)")
+    names = sorted(p.parent.name for p in SAMPLE_DATA_DIR.glob("*/meta.json"))
+    if not names:
+        raise FileNotFoundError(f"the shipped data sets are missing: no */meta.json under {SAMPLE_DATA_DIR}")
+    return names
 
 
 def _read_meta(name):
@@ -409,7 +426,8 @@ def list_datasets():
 
     Returns a list of dicts with keys name, task ("regression" or
     "multilabel"), n_samples, n_features, n_outputs, has_standard_split,
-    citation; sorted by name.
+    citation; sorted by name. Raises ``FileNotFoundError`` when ``sample_data/``
+    is missing (e.g. a non-editable install), rather than listing nothing.
     """
     out = []
     for name in _available_names():

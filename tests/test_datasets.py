@@ -355,6 +355,19 @@ def test_list_datasets():
         assert r["citation"]
 
 
+def test_missing_sample_data_is_an_error_not_an_empty_list(tmp_path, monkeypatch):
+    # A non-editable install cannot see sample_data/: say so instead of "no data sets".
+    monkeypatch.setattr(ds, "SAMPLE_DATA_DIR", tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="nowhere.*editable"):
+        list_datasets()
+    with pytest.raises(FileNotFoundError, match="shipped data sets are missing"):
+        load_dataset("emotions")
+    # a directory without any data set is just as broken
+    monkeypatch.setattr(ds, "SAMPLE_DATA_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="meta.json"):
+        list_datasets()
+
+
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_load_dataset(name):
     n, p, d, split, card = PUBLISHED[name]
