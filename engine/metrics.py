@@ -14,7 +14,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.metrics import hamming_loss as _sk_hamming_loss
 from sklearn.metrics import label_ranking_average_precision_score, r2_score
+from sklearn.metrics import zero_one_loss as _sk_zero_one_loss
 
 __all__ = ["macro_r2", "half_macro_r2", "lrap", "hamming_loss", "subset_zero_one_loss"]
 
@@ -103,24 +105,35 @@ def lrap(Y_true, Y_score):
     return float(label_ranking_average_precision_score(Y_true.astype(int), Y_score))
 
 
-def hamming_loss(Y_true, Y_pred):
-    """Hamming loss: fraction of (sample, label) entries predicted wrong.
+def _label_pair(Y_true, Y_pred):
+    """Checked 0/1 matrices as ints, in the form scikit-learn reads as multi-label.
 
-    ``Y_true`` and ``Y_pred`` are 0/1 matrices (threshold scores first).
-    0 is perfect.
+    scikit-learn takes an (n, d >= 2) 0/1 matrix as a multi-label indicator;
+    one column is raveled (its binary case), which gives the same numbers.
     """
     Y_true, Y_pred = _pair(Y_true, Y_pred)
     _check_binary(Y_true, "Y_true")
     _check_binary(Y_pred, "Y_pred")
-    return float(np.mean(Y_true != Y_pred))
+    Y_true, Y_pred = Y_true.astype(int), Y_pred.astype(int)
+    if Y_true.shape[1] == 1:
+        return Y_true[:, 0], Y_pred[:, 0]
+    return Y_true, Y_pred
+
+
+def hamming_loss(Y_true, Y_pred):
+    """Hamming loss: fraction of (sample, label) entries predicted wrong.
+
+    ``Y_true`` and ``Y_pred`` are 0/1 matrices (threshold scores first).
+    0 is perfect. Computed with scikit-learn's ``hamming_loss``.
+    """
+    return float(_sk_hamming_loss(*_label_pair(Y_true, Y_pred)))
 
 
 def subset_zero_one_loss(Y_true, Y_pred):
     """Subset 0/1 loss: fraction of samples whose label vector is not exactly right.
 
-    ``Y_true`` and ``Y_pred`` are 0/1 matrices. 0 is perfect.
+    ``Y_true`` and ``Y_pred`` are 0/1 matrices. 0 is perfect. Computed with
+    scikit-learn's ``zero_one_loss``, which on a multi-label indicator matrix
+    is exactly this subset loss.
     """
-    Y_true, Y_pred = _pair(Y_true, Y_pred)
-    _check_binary(Y_true, "Y_true")
-    _check_binary(Y_pred, "Y_pred")
-    return float(np.mean((Y_true != Y_pred).any(axis=1)))
+    return float(_sk_zero_one_loss(*_label_pair(Y_true, Y_pred)))

@@ -154,6 +154,18 @@ def test_hamming_and_subset_losses():
     assert hamming_loss(Y, P.astype(bool)) == pytest.approx(h)
 
 
+def test_hamming_and_subset_losses_by_hand_and_single_label():
+    Y = np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]])
+    P = np.array([[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 1, 0]])
+    assert hamming_loss(Y, P) == pytest.approx(3 / 12)      # three wrong entries
+    assert subset_zero_one_loss(Y, P) == pytest.approx(2 / 4)  # rows 0 and 2 are wrong
+    # one label, as a column or a 1-D array: both losses are the error rate
+    y, p = np.array([1, 0, 1, 1, 0]), np.array([1, 1, 1, 0, 0])
+    for a, b in ((y, p), (y[:, None], p[:, None])):
+        assert hamming_loss(a, b) == pytest.approx(0.4)
+        assert subset_zero_one_loss(a, b) == pytest.approx(0.4)
+
+
 # ---------------------------------------------------------------- bad input
 
 GOOD = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
