@@ -12,7 +12,10 @@ code and appear when they are complete.
 * :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dataspec.py).
 * :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
 * :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
-* :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``).
+* :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);
+  with ``models={}`` it keeps the fitted estimators (warm-startable) in that dict.
+* :func:`continue_curves`: more steps on those kept estimators (the page's Step button), so a
+  step costs a few boosting steps, not a refit of everything done so far.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from engine import experiments as ex
 from engine.dataspec import dataset_from_spec
 from engine.registry import ALIASES, BOOSTING_CONFIGS, make_estimator
 
-__all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "VARIANTS"]
+__all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
+           "can_continue", "VARIANTS"]
 
 # Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
 VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
@@ -93,11 +97,11 @@ def _live(name, problem, kw, n_steps, seed):
     return problem[4] == "regression" and name != ex.ARTIFICIAL
 
 
-def _make(name, task, kw, seed, n_steps):
+def _make(name, task, kw, seed, n_steps, warm_start=False):
     kw = dict(kw)
     if BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] != "projected_relabel":
         kw.pop("n_projections", None)
-    return make_estimator(name, task=task, random_state=seed, n_estimators=n_steps, **kw)
+    return make_estimator(name, task=task, random_state=seed, n_estimators=n_steps, warm_start=warm_start, **kw)
 
 
 def _curve_of(name, est, d, single):
@@ -140,14 +144,17 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
 
 
 def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
-                 loss=None, n_projections=1, seed=0, progress=None, stop=None) -> ex.ConvergenceResult:
+                 loss=None, n_projections=1, seed=0, progress=None, stop=None, models=None) -> ex.ConvergenceResult:
     """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple).
 
     ``progress(fraction, message, partial=result_so_far)`` is called after every compiled
     chunk (about every 50 ms); ``partial`` is a :class:`ConvergenceResult` holding the
     finished curves and the one growing. ``stop.is_set()`` ends the run early with what is
-    done (``complete=False``).
+    done (``complete=False``). ``models``: a dict that receives each live-fitted estimator
+    (fitted with ``warm_start=True``), for :func:`continue_curves`.
     """
+    if models is not None and not isinstance(models, dict):
+        raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
     estimators = check_settings(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
                                 n_projections=n_projections)
@@ -155,8 +162,9 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     d = Y_tr.shape[1]
     kw = _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projections)
-    params = dict(estimators=list(estimators), n_steps=int(n_steps), seed=int(seed), loss=loss,
-                  n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=int(d), **kw)
+    # (kw holds "loss" too when one is chosen: merge, not two keywords)
+    params = dict(estimators=list(estimators), n_steps=int(n_steps), seed=int(seed),
+                  n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=int(d), **{**kw, "loss": loss})
     notes = (["Test macro-r2 after every step (eval_set inside the compiled loop, one fit per estimator); "
               "fit times exclude that scoring; train scores are not measured live."] if task == "regression"
              else ex._notes(task, n_steps)) + [info["split"]]
@@ -180,7 +188,9 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
             break
         if _live(name, problem, kw, n_steps, seed):
             single = BOOSTING_CONFIGS[name]["strategy"] == "single_target"
-            est = _make(name, task, kw, seed, n_steps)
+            est = _make(name, task, kw, seed, n_steps, warm_start=models is not None)
+            if models is not None:
+                models[name] = est
 
             def cb(n_done, e, i=i, name=name, single=single):
                 report((i + n_done / n_steps) / n, f"{name}: step {n_done}/{n_steps}",
@@ -199,6 +209,69 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
     complete = not stopped() and len(curves) == n and all(c.n_steps == n_steps for c in curves.values())
     final = result(complete=complete)
     report(1.0 if complete else None, "done" if complete else "stopped", final)
+    return final
+
+
+def can_continue(problem, estimators, models) -> bool:
+    """True when :func:`continue_curves` can extend every one of ``estimators`` warm."""
+    return (isinstance(models, dict) and problem[4] == "regression"
+            and all(name != ex.ARTIFICIAL for name in estimators))
+
+
+def continue_curves(problem, estimators, models, *, n_more, params=None, progress=None,
+                    stop=None) -> ex.ConvergenceResult:
+    """``n_more`` further steps for each of ``estimators``, continuing the kept ``models``.
+
+    The estimators in ``models`` (from ``train_curves(..., models=models)``) are warm-started,
+    so the result equals a longer :func:`train_curves` run (same seed, same steps) at the cost
+    of ``n_more`` steps each. A method missing from ``models`` (a stopped run never reached
+    it) needs its settings in ``params`` (the previous result's ``params``) and starts from 0.
+    """
+    if not can_continue(problem, estimators, models):
+        raise ValueError("models: only live regression runs (no artificial-gbrt) keep models to continue")
+    n_more = ex._int(n_more, "n_more", 1)
+    ex._check_callbacks(progress, stop)
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    d = Y_tr.shape[1]
+    params = dict(params or {})
+    names = list(estimators)
+    curves: dict = {}
+    stopped = (lambda: stop is not None and stop.is_set())
+
+    def result(extra=None, complete=False):
+        cs = dict(curves)
+        if extra is not None and extra.n_steps:
+            cs[extra.name] = extra
+        ps = {**params, "estimators": names,
+              "n_steps": max((c.n_steps for c in cs.values()), default=0)}
+        return ex.ConvergenceResult("convergence", info["name"], task, ex.METRICS[task], int(d), cs, ps,
+                                    complete, [f"Continued by warm start ({n_more} more steps per method).",
+                                               info["split"]])
+
+    for i, name in enumerate(names):
+        if stopped():
+            break
+        est = models.get(name)
+        if est is None:
+            kw = _model_kwargs(**{k: params.get(k, v) for k, v in
+                                  dict(learning_rate=0.1, max_leaf_nodes=2, max_features=None, loss=None,
+                                       n_projections=1).items()})
+            est = models[name] = _make(name, task, kw, int(params.get("seed", 0)), 1, warm_start=True)
+        target = int(getattr(est, "n_steps_", 0)) + n_more
+        est.set_params(n_estimators=target)
+        single = BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == "single_target"
+
+        def cb(n_done, e, i=i, name=name, single=single, target=target):
+            if progress is not None:
+                progress((i + 1 - (target - n_done) / n_more) / len(names), f"{name}: step {n_done}/{target}",
+                         partial=result(_curve_of(name, e, d, single)))
+            return stopped()
+
+        est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
+        curves[name] = _curve_of(name, est, d, single)
+    final = result(complete=not stopped() and len(curves) == len(names))
+    if progress is not None:
+        progress(1.0 if final.complete else None, "done" if final.complete else "stopped", partial=final)
     return final
 
 

@@ -17,12 +17,13 @@ import streamlit as st
 
 from engine import dataspec, plotting
 from engine import live_convergence as live
-from engine.jobs import Job
 from pages._deeplink import route_through_app
+from pages._session import session_jobs
 
 route_through_app()
 
 RUN_KEY, PINS_KEY, FRAME_KEY, NOTICE_KEY = "conv_run", "conv_pins", "conv_frame", "conv_notice"
+JOB_SLOT = "convergence"   # this page's slot in the session's JobGroup
 BOUND = {"bind": "query-params"}
 PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
 X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
@@ -94,11 +95,14 @@ def step_clicked(drawn):
         step_run(drawn, *current_spec(drawn["problem"]))
 
 
-def start_job(s, spec, upload, n_steps):
+def start_job(s, spec, upload, n_steps, kind="run"):
     stop_job()
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
-    job = Job(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], **fit_kwargs(s))
-    st.session_state[RUN_KEY] = {"settings": dict(s), "job": job, "result": None, "status": "running", "elapsed": 0.0}
+    models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
+    job = session_jobs().start(JOB_SLOT, live.train_curves, problem, list(s["variants"]), n_steps=n_steps,
+                               seed=s["seed"], models=models, **fit_kwargs(s))
+    st.session_state[RUN_KEY] = {"settings": dict(s), "job": job, "result": None, "status": "running",
+                                 "elapsed": 0.0, "models": models, "kind": kind}
 
 
 def stop_job():
@@ -114,27 +118,40 @@ def finish(run):
     if job is None or job.running:
         return
     snap = job.snapshot()
-    run.update(result=snap["result"] or snap["partial"], status=snap["status"], elapsed=snap["elapsed"],
+    status = snap["status"]
+    if status == "done" and run.get("kind") == "step":
+        status = "stepped"
+    run.update(result=snap["result"] or snap["partial"], status=status, elapsed=snap["elapsed"],
                error=snap["error"], job=None)
 
 
+def steps_done(run, s):
+    """Steps of the shortest curve of the kept run when it has the settings ``s``, else 0."""
+    if run and run.get("result") is not None and same_model(run["settings"], s) and run["result"].curves:
+        return min(c.n_steps for c in run["result"].curves.values())
+    return 0
+
+
+def can_warm_step(run, s, problem):
+    return (run is not None and run.get("job") is None and same_model(run["settings"], s)
+            and run.get("result") is not None and live.can_continue(problem, s["variants"], run.get("models")))
+
+
 def step_run(s, spec, upload):
-    """Step: STEP_SIZE more boosting steps for every variant, computed now (a fresh fit with the same seed
-    reproduces the steps already shown, so this equals continuing the run)."""
+    """Step: STEP_SIZE more boosting steps for every variant, in the background. The kept
+    (warm-startable) estimators continue where they are, so a Step after a long run costs STEP_SIZE
+    steps; otherwise (new settings, artificial-gbrt, multi-label data) a fresh run to the next
+    STEP_SIZE steps (the same seed reproduces the steps shown). Too costly a fresh run is refused
+    by the disabled button."""
     stop_job()
     run = st.session_state.get(RUN_KEY)
-    done = 0
-    if run and run.get("result") is not None and same_model(run["settings"], s) and run["result"].curves:
-        done = min(c.n_steps for c in run["result"].curves.values())
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
-    try:
-        result = live.train_curves(problem, list(s["variants"]), n_steps=done + STEP_SIZE, seed=s["seed"], **fit_kwargs(s))
-    except ValueError as exc:
-        st.session_state[RUN_KEY] = {"settings": dict(s), "job": None, "result": None, "status": "failed",
-                                     "elapsed": 0.0, "error": str(exc)}
+    if can_warm_step(run, s, problem):
+        job = session_jobs().start(JOB_SLOT, live.continue_curves, problem, list(s["variants"]), run["models"],
+                                   n_more=STEP_SIZE, params=run["result"].params)
+        run.update(job=job, status="running", kind="step", elapsed=0.0, error=None)
         return
-    st.session_state[RUN_KEY] = {"settings": dict(s), "job": None, "result": result, "status": "stepped",
-                                 "elapsed": 0.0, "error": None}
+    start_job(s, spec, upload, steps_done(run, s) + STEP_SIZE, kind="step")
 
 
 def same_model(a, b):
@@ -266,8 +283,17 @@ b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or r
             help="Train every chosen method in the background; the curves are redrawn while they grow.")
 b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
             help="Stop training; the curves so far are kept (and can be pinned).")
-b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running, on_click=step_clicked, args=(settings,),
-            help=f"Add {STEP_SIZE} boosting steps to every method right now (starts from 0 when the settings changed).")
+# Step's cost: STEP_SIZE steps on the kept models (warm start), else a fresh run to done + STEP_SIZE steps.
+per_step = total_cost / max(settings["n_steps"], 1)
+warm_step = problem_error is None and can_warm_step(run, settings, data)
+step_cost = per_step * (STEP_SIZE if warm_step else steps_done(run, settings) + STEP_SIZE)
+step_refused = step_cost > MAX_SECONDS
+b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running or step_refused,
+            on_click=step_clicked, args=(settings,),
+            help=(f"Refused: continuing this run needs a fresh fit of about {step_cost:.0f} s (limit {MAX_SECONDS:.0f} s)."
+                  if step_refused else
+                  f"Add {STEP_SIZE} boosting steps to every method, in the background: the kept models continue "
+                  "where they are (from 0 when the settings changed)."))
 b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,

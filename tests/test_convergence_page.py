@@ -117,7 +117,7 @@ def test_start_small_config_and_read_the_curves():
 
 def test_stop_keeps_the_partial_curve():
     at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
-    run = at.session_state["conv_run"]
+    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
     if run.get("job") is None or not run["job"].running:    # (auto-start skipped: long run)
         at.button(key="conv_start").click().run()
     time.sleep(0.6)
@@ -167,10 +167,31 @@ def test_step_adds_a_fixed_number_of_steps():
     at.select_slider(key="n_test").set_value(200).run()    # settings changed: Step starts from 0
     wait_done(at)
     at.button(key="conv_step").click().run()
+    wait_done(at)
     at.button(key="conv_step").click().run()
-    run = at.session_state["conv_run"]
+    run = wait_done(at)
     assert run["status"] == "stepped"
     assert {len(y) for _, y in curves(chart(at)).values()} == {20}
+
+
+def test_step_continues_the_kept_models_warm():
+    """After a run, Step adds steps to the fitted models (a background job, not a refit of all the
+    steps done): the curves equal those of one longer run with the same seed."""
+    at = open_page({"n_steps": "200", "n_test": "200", "variants": ["gbmort", "gbrt-rpo-gaussian"]})
+    run = wait_done(at)
+    assert run["status"] == "done" and set(run["models"]) == {"gbmort", "gbrt-rpo-gaussian"}
+    models = run["models"]
+    at.button(key="conv_step").click().run()
+    assert at.session_state["conv_run"]["kind"] == "step"
+    run = wait_done(at)
+    assert run["status"] == "stepped" and run["models"] is models          # the same estimators, continued
+    assert all(m.n_steps_ == 210 for m in models.values())
+    got = curves(chart(at))
+    assert {name: len(y) for name, (_, y) in got.items()} == {"gbmort": 210, "gbrt-rpo-gaussian": 210}
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), None, n_test=200, seed=0)
+    longer = live_convergence.train_curves(problem, ["gbmort", "gbrt-rpo-gaussian"], n_steps=210)
+    for name, (_, y) in got.items():
+        np.testing.assert_allclose(y, longer.curves[name].test_score, rtol=1e-9)
 
 
 def test_query_params_preset_the_controls():
@@ -299,3 +320,21 @@ def test_a_control_changed_with_the_click_runs_nothing_until_confirmed(button):
     run = wait_done(at)
     assert run["settings"]["n_test"] == 200 and run["settings"]["learning_rate"] == 0.3
     assert "Settings have changed" not in " ".join(c.value for c in at.caption)
+
+
+def test_a_released_session_stops_its_job():
+    """The session's JobGroup is a session-scoped cache_resource whose on_release stops every job:
+    clearing it (what Streamlit does when the session disconnects) ends the run, keeping its partial."""
+    import streamlit as st
+
+    at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
+    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
+    if run.get("job") is None or not run["job"].running:
+        at.button(key="conv_start").click().run()
+    job = at.session_state["conv_run"]["job"]
+    assert job.running
+    st.cache_resource.clear()
+    assert job.wait(10) and job.status == "stopped"
+    at.run()
+    assert not at.exception and at.session_state["conv_run"]["status"] == "stopped"
+
