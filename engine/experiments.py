@@ -14,6 +14,16 @@ pandas DataFrame, one row per estimator and step, for CSV) and ``to_json()``
   projections against gbmort (the q -> infinity limit).
 * :func:`run_projection_schemes`: Figures 2-4, gbrt-rpo (or relabel) with
   each random projection scheme.
+* :func:`run_bias_variance` (from :mod:`engine.bias_variance`): the
+  Monte-Carlo bias-variance decomposition (thesis 001 sections 4.1-4.2,
+  paper 003 section 3.3), on joblib or a dask cluster.
+* :func:`run_model_selection` (from :mod:`engine.model_selection`): the
+  hyper-parameter selection protocol of section 4.1.2 and Tables 4-7.
+
+The last two live in their own modules (which import this one for shared
+checks); they are re-exported here lazily, on first access, so that
+``from engine.experiments import run_bias_variance`` works without an import
+cycle.
 
 Long runs: ``progress(fraction_done, message)`` is called between chunks of
 boosting steps (about every 50 ms) and ``stop`` (a ``threading.Event`` or any
@@ -32,6 +42,7 @@ including the first and the last), NaN at the other steps.
 
 from __future__ import annotations
 
+import importlib
 import json
 import numbers
 from dataclasses import dataclass, field
@@ -62,7 +73,33 @@ __all__ = [
     "run_convergence",
     "run_projection_size",
     "run_projection_schemes",
+    "run_bias_variance",
+    "BiasVarianceResult",
+    "run_model_selection",
+    "ModelSelectionResult",
 ]
+
+# Experiments defined in their own modules, re-exported on first access (PEP 562):
+# those modules import this one, so importing them here would be a cycle.
+_REEXPORTS = {
+    "run_bias_variance": "engine.bias_variance",
+    "BiasVarianceResult": "engine.bias_variance",
+    "run_model_selection": "engine.model_selection",
+    "ModelSelectionResult": "engine.model_selection",
+}
+
+
+def __getattr__(name):
+    module = _REEXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_REEXPORTS))
 
 FRIEDMAN_PROBLEMS = tuple(f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES)
 ARTIFICIAL = "artificial-gbrt"
