@@ -27,8 +27,8 @@ def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir)
               "&compare_leaves=8&seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
     wait_for_charts(page, 3)
-    stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 7)")
-    assert stacked and all(n == 7 for n in stacked)  # stacked: every trace has one point per value of M
+    stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 6)")
+    assert stacked and all(n == 6 for n in stacked)  # stacked: every trace has one point per value of M
     curves = trace_lengths(page, 2, "v => v.length > 0 && v.every(n => n === 101)")
     assert curves and all(n == 101 for n in curves)  # curves on the slice
     expect(page.get_by_text("Takeaway.")).to_be_visible()

@@ -67,7 +67,7 @@ def test_bias_variance_default_view():
         runs.setdefault(trace["meta"]["run"], {})[trace["meta"]["component"]] = decode(trace["y"])
     assert list(runs) == ["stumps", "8 leaves"]
     for parts in runs.values():
-        assert len(parts["error"]) == 7
+        assert len(parts["error"]) == 6  # M = 1, 3, 10, 30, 100, 300: a default view of about a second
         stack = [parts[k] for k in ("noise", "bias2", "var_learning_set", "var_algorithm")]
         for component in stack:
             assert np.all(component >= -1e-12)
@@ -84,6 +84,26 @@ def test_bias_variance_default_view():
     assert names.count("Bayes E[y₁|x]") == 2 and names.count("mean over all sets") == 2
     labels = [b.label for b in at.get("download_button")]
     assert labels[:2] == ["Results (CSV)", "Results (JSON)"] and len(labels) == 5
+
+
+def slice_titles(at):
+    return [a["text"] for a in spec(at, "bv_curves")["layout"]["annotations"]]
+
+
+def test_bias_variance_slice_is_in_the_url_and_clamped():
+    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="10"), "bv_job")
+    assert not at.exception
+    assert at.select_slider(key="bv_slice").value == "10"
+    assert slice_titles(at) == ["stumps: n_estimators=10"]
+    at.select_slider(key="bv_slice").set_value("1").run()
+    assert slice_titles(at) == ["stumps: n_estimators=1"]
+    # a value that is not in the sweep (a stale link, or the values changed) goes to the last one
+    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="999"), "bv_job")
+    assert not at.exception and at.select_slider(key="bv_slice").value == "30"
+    at.text_input(key="values").input("2,4").run()
+    at = poll(at, "bv_job")
+    assert not at.exception and at.select_slider(key="bv_slice").value == "4"
+    assert slice_titles(at) == ["stumps: n_estimators=4"]
 
 
 def test_bias_variance_resample_draws_a_new_seed():
