@@ -201,7 +201,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
 
     # ------------------------------------------------------------ loss-specific hooks
 
-    def _encode_targets(self, Y):
+    def _encode_targets(self, Y, name="Y"):
         return Y
 
     def _initial_raw(self, Y, w):
@@ -380,7 +380,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             raise ValueError(
                 f"eval_set must have {n_features} features, {self.n_outputs_} outputs and matching rows, "
                 f"got X {X_eval.shape} and Y {Y_eval.shape}")
-        Y_enc = np.ascontiguousarray(self._encode_targets(Y_eval), dtype=np.float64)
+        Y_enc = np.ascontiguousarray(self._encode_targets(Y_eval, "eval_set Y"), dtype=np.float64)
         return {"key": _fingerprint(X_eval, Y_enc),
                 "X": np.ascontiguousarray(X_eval, dtype=np.float32), "Y": Y_enc,
                 "F": self._raw_predict_array(X_eval), "w": np.ones(len(X_eval)),
@@ -578,7 +578,7 @@ class MultiLabelBoostingClassifier(ClassifierMixin, _MultiOutputBoosting):
         self.warm_start = warm_start
         self.random_state = random_state
 
-    def _encode_targets(self, Y):
+    def _encode_targets(self, Y, name="Y"):
         if not np.isin(Y, (0.0, 1.0)).all():
             try:
                 kind = type_of_target(Y)
@@ -591,7 +591,7 @@ class MultiLabelBoostingClassifier(ClassifierMixin, _MultiOutputBoosting):
             else:
                 prefix = ""
             raise ValueError(
-                f"{prefix}Y must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
+                f"{prefix}{name} must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
         return 2.0 * Y - 1.0
 
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
