@@ -289,6 +289,22 @@ def empirical_output_correlation(Y) -> tuple[np.ndarray, np.ndarray]:
     return corr, constant
 
 
+def standalone_html(fig: go.Figure) -> str:
+    """The figure as one interactive HTML file with plotly.js embedded: opens offline, no CDN."""
+    return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+def correlation_frame(Y, target_names):
+    """The empirical output correlation matrix as a DataFrame (outputs as index and columns), for a CSV."""
+    import pandas as pd
+
+    corr, _ = empirical_output_correlation(Y)
+    names = [str(n) for n in target_names]
+    if len(names) != corr.shape[0]:
+        raise ValueError(f"target_names has {len(names)} names for {corr.shape[0]} outputs")
+    return pd.DataFrame(corr, index=pd.Index(names, name="output"), columns=names)
+
+
 def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Figure:
     """Heatmap of the empirical correlation between outputs (diverging scale on [-1, 1]).
 

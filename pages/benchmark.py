@@ -19,6 +19,7 @@ import streamlit as st
 
 from engine import dataspec
 from engine import model_selection as ms
+from engine import plotting
 from engine import plotting_bias_variance as pbv
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
 from engine.jobs import Job
@@ -324,10 +325,10 @@ def show_result(result, settings):
     d2.download_button("Everything (JSON)", result.to_json(), f"{base}.json", "application/json", on_click="ignore",
                        key="bench_dl_json", icon="⬇️",
                        help="Per-repeat scores, p-values, chosen hyper-parameters, budget and split description.")
-    d3.download_button("Scores figure (HTML)", lambda: scores_fig.to_html(include_plotlyjs=True), f"{base}_scores.html",
+    d3.download_button("Scores figure (HTML)", lambda: plotting.standalone_html(scores_fig), f"{base}_scores.html",
                        "text/html", on_click="ignore", key="bench_dl_scores", icon="⬇️",
                        help="A standalone interactive page that works offline.")
-    d4.download_button("p-values figure (HTML)", lambda: pv_fig.to_html(include_plotlyjs=True), f"{base}_pvalues.html",
+    d4.download_button("p-values figure (HTML)", lambda: plotting.standalone_html(pv_fig), f"{base}_pvalues.html",
                        "text/html", on_click="ignore", key="bench_dl_pvalues", icon="⬇️",
                        help="A standalone interactive page that works offline.")
 

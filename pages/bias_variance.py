@@ -15,6 +15,7 @@ import secrets
 import pandas as pd
 import streamlit as st
 
+from engine import plotting
 from engine import plotting_bias_variance as pbv
 from engine.bv_study import (FOREST_SWEEPABLE, SWEEPABLE, estimate_bias_variance_seconds, parse_values,
                              run_bias_variance_study)
@@ -389,6 +390,6 @@ c[1].download_button("Results (JSON)", lambda: json.dumps(jsonable({k: r.to_dict
                      "bias_variance.json", "application/json", key="bv_json", on_click="ignore",
                      help="Everything, including per-output terms and the slice curves.")  # fmt: skip
 for col, (name, fig) in zip(c[2:], (("stacked", stacked), ("lines", lines), ("curves", curves))):
-    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: fig.to_html(include_plotlyjs=True),
+    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: plotting.standalone_html(fig),
                         f"bias_variance_{name}.html", "text/html", key=f"bv_html_{name}", on_click="ignore",
                         help="A standalone interactive HTML file that works offline.")  # fmt: skip

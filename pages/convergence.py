@@ -390,7 +390,7 @@ def live_panel():
         d[1].download_button("Curves JSON", data=result.to_json(), file_name="convergence.json",
                              mime="application/json", on_click="ignore", key="conv_dl_json", icon="⬇️",
                              help="The current run with its settings (engine.experiments.ConvergenceResult.from_json reads it).")
-        d[2].download_button("Figure HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name="convergence.html",
+        d[2].download_button("Figure HTML", data=lambda: plotting.standalone_html(fig), file_name="convergence.html",
                              mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
                              help="The chart as a standalone interactive HTML file (works offline).")
     if running:      # (as decided by the last full run) the job has ended since:

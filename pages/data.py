@@ -16,6 +16,7 @@ import secrets
 import streamlit as st
 
 from engine import dataspec, plotting
+from engine import datasets as engine_datasets
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
 from pages._deeplink import route_through_app
 
@@ -124,10 +125,12 @@ with st.sidebar:
         spec = dataspec.shipped_spec(name)
 
     else:
+        # Not bound to the URL: a file cannot travel in a link (the separator below can).
         uploaded = st.file_uploader(
             "CSV file", type=["csv", "txt", "gz"], key="data_file", max_upload_size=20,
-            help="A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
-            "100 000 rows, 2 000 columns. The file stays in this session; it is never saved.",
+            help=f"A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
+            f"{engine_datasets.DEFAULT_MAX_ROWS:,} rows, {engine_datasets.DEFAULT_MAX_COLUMNS:,} columns. "
+            "The file stays in this session; it is never saved.",
         )  # fmt: skip
         sep_name = st.selectbox(
             "Separator", list(SEPARATORS), key="sep", **BOUND,
@@ -153,6 +156,8 @@ if source == "upload":
         except ValueError as exc:
             problem = str(exc)
         else:
+            # Not bound to the URL on purpose: its options are the columns of this session's upload,
+            # and an upload cannot be part of a link (the key follows the file's hash).
             targets = st.sidebar.multiselect(
                 "Target columns", columns, default=columns[-1:], key=f"data_targets_{hashlib.sha1(raw).hexdigest()[:12]}",
                 help="The outputs to predict; every other column is an input feature. By default the last column.",
@@ -161,7 +166,10 @@ if source == "upload":
                 st.info("Choose at least one target column in the sidebar.")
             else:
                 try:
-                    ds, spec, payload = parse_upload(raw, tuple(targets), name=uploaded.name, sep=sep)
+                    # limits read at run time (engine.datasets), so they are stated in one place
+                    ds, spec, payload = parse_upload(raw, tuple(targets), name=uploaded.name, sep=sep,
+                                                     max_rows=engine_datasets.DEFAULT_MAX_ROWS,
+                                                     max_columns=engine_datasets.DEFAULT_MAX_COLUMNS)
                 except ValueError as exc:
                     problem = str(exc)
                 else:
@@ -248,8 +256,25 @@ else:
 
 # --- download --------------------------------------------------------------------------------
 frame = ds.to_frame
-st.download_button(
-    "Download the data as CSV", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
+second_name = "bayes" if ds.bayes is not None else "targets"
+d = st.columns(4)
+d[0].download_button(
+    "Data (CSV)", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
     mime="text/csv", on_click="ignore", key="data_download", icon="⬇️",
     help="Feature columns then target columns, one row per sample; the file can be uploaded again.",
+)  # fmt: skip
+d[1].download_button(
+    "Correlation matrix (CSV)", data=lambda: plotting.correlation_frame(ds.Y, ds.target_names).to_csv(),
+    file_name=f"{ds.name}_correlation.csv", mime="text/csv", on_click="ignore", key="data_dl_corr_csv",
+    icon="⬇️", help="The output correlation matrix of the heatmap; blank cells are constant outputs.",
+)  # fmt: skip
+d[2].download_button(
+    "Heatmap (HTML)", data=lambda: plotting.standalone_html(corr_fig), file_name=f"{ds.name}_correlation.html",
+    mime="text/html", on_click="ignore", key="data_dl_corr_html", icon="⬇️",
+    help="The correlation heatmap as a standalone interactive HTML file (works offline).",
+)  # fmt: skip
+d[3].download_button(
+    f"{'Scatter' if ds.bayes is not None else 'Targets'} (HTML)", data=lambda: plotting.standalone_html(fig),
+    file_name=f"{ds.name}_{second_name}.html", mime="text/html", on_click="ignore", key="data_dl_second_html",
+    icon="⬇️", help="The second chart as a standalone interactive HTML file (works offline).",
 )  # fmt: skip

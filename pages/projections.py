@@ -23,9 +23,9 @@ from engine import plotting
 from engine.bv_study import estimate_projection_seconds, parse_values
 from engine.datasets import list_datasets
 from engine.experiments import FRIEDMAN_PROBLEMS, run_projection_schemes, run_projection_size
-from engine.jobs import Job
 from engine.projections import PROJECTIONS
 from pages._deeplink import route_through_app
+from pages._session import session_jobs
 
 route_through_app()
 
@@ -181,7 +181,7 @@ if wanted and cost > MAX_SECONDS:
 elif wanted and (cost <= AUTO_SECONDS or forced):
     if job is not None and job.running:
         job.stop(timeout=5)
-    st.session_state[JOB] = job = Job(target, dataset, **kwargs)
+    st.session_state[JOB] = job = session_jobs().start("projections", target, dataset, **kwargs)
     st.session_state[CONFIG] = config
 elif wanted:
     st.warning(f"This run is estimated at **≈ {cost:.0f} s** ({n_runs} models × {n_steps} steps on {dataset}). "
@@ -285,6 +285,6 @@ c[0].download_button("Results (CSV)", res.to_frame().to_csv(index=False), f"proj
 c[1].download_button("Results (JSON)", res.to_json(), f"projections_{experiment}.json", "application/json",
                      key="proj_json", on_click="ignore", help="Everything, including full learning curves and settings.")  # fmt: skip
 for col, (name, fig) in zip(c[2:], figures.items()):
-    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: fig.to_html(include_plotlyjs=True),
+    col.download_button(f"Figure: {name} (HTML)", lambda fig=fig: plotting.standalone_html(fig),
                         f"projections_{name}.html", "text/html", key=f"proj_html_{name}", on_click="ignore",
                         help="A standalone interactive HTML file that works offline.")  # fmt: skip

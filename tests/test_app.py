@@ -1,6 +1,7 @@
 """AppTest (no browser): the app frame and the Home page, started from the entry point."""
 
 import ast
+import re
 import base64
 import json
 from pathlib import Path
@@ -147,7 +148,8 @@ def test_data_page_defaults():
     assert "dataset_upload" not in at.session_state
     corr = decode(spec_of(at, "data_corr")["data"][0]["z"])
     assert corr.shape == (16, 16) and corr[0, 1] > corr[0, 15] > 0.5  # chain: a fading band
-    assert at.get("download_button")[0].proto.label == "Download the data as CSV"
+    assert [b.proto.label for b in at.get("download_button")] == [
+        "Data (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"]
     # every control explains itself
     for widget in [*at.radio, *at.slider, *at.number_input, *at.button]:
         assert widget.help, widget.label
@@ -258,3 +260,89 @@ def test_data_page_non_numeric_upload():
     assert "not numeric" in at.error[0].value
     at.file_uploader(key="data_file").set_value(("binary.csv", b"\xff\xfe\x00\x01", "text/csv")).run()
     assert not at.exception and at.error
+
+
+def test_data_page_exports_figures_and_the_correlation_matrix():
+    import pandas as pd
+    from io import StringIO
+
+    at = open_data({"problem": "group", "n_outputs": "4"})
+    buttons = {b.proto.label: b for b in at.get("download_button")}
+    assert set(buttons) == {"Data (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"}
+    for b in buttons.values():
+        assert b.proto.help
+    # the matrix the CSV holds is the one drawn (independent oracle: numpy on the data set)
+    ds = dataspec.dataset_from_spec(at.session_state["dataset_spec"])
+    from engine import plotting
+
+    frame = pd.read_csv(StringIO(plotting.correlation_frame(ds.Y, ds.target_names).to_csv()), index_col=0)
+    np.testing.assert_allclose(frame.to_numpy(), np.corrcoef(ds.Y, rowvar=False), atol=1e-9)
+    np.testing.assert_allclose(frame.to_numpy(), decode(spec_of(at, "data_corr")["data"][0]["z"]), atol=1e-9)
+    assert list(frame.columns) == list(ds.target_names)
+    html = plotting.standalone_html(plotting.data_correlation_figure(ds.Y, ds.target_names))
+    assert html.lstrip().lower().startswith("<!doctype html>") and len(html) > 1_000_000  # plotly.js inside
+    assert not re.search(r"<script[^>]+src=", html)  # nothing fetched from a CDN
+
+
+def test_data_page_empty_csv_is_a_message():
+    at = open_data({"source": "upload"})
+    at.file_uploader(key="data_file").set_value(("empty.csv", b"", "text/csv")).run()
+    assert not at.exception
+    assert "empty.csv" in at.error[0].value and "empty" in at.error[0].value.replace("empty.csv", "")
+    assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC
+
+
+def test_data_page_csv_over_the_row_limit_is_a_message(monkeypatch):
+    from engine import datasets
+
+    monkeypatch.setattr(datasets, "DEFAULT_MAX_ROWS", 5)
+    rows = "\n".join(f"{i},{i + 1},{2 * i}" for i in range(8))
+    at = open_data({"source": "upload"})
+    at.file_uploader(key="data_file").set_value(("big.csv", f"a,b,t\n{rows}\n".encode(), "text/csv")).run()
+    assert not at.exception
+    assert "big.csv" in at.error[0].value and "more than 5 data rows" in at.error[0].value
+    assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC and not at.get("plotly_chart")
+    # under the limit, the same page takes it
+    at.file_uploader(key="data_file").set_value(("ok.csv", f"a,b,t\n{rows.splitlines()[0]}\n2,3,4\n".encode(), "text/csv")).run()
+    assert not at.exception and not at.error
+
+
+def test_data_page_non_numeric_target_columns_are_a_message():
+    raw = b"a,b,t,kind\n1,2,3,red\n4,5,6,blue\n7,8,9,red\n1,1,1,blue\n"
+    at = open_data({"source": "upload"})
+    at.file_uploader(key="data_file").set_value(("labels.csv", raw, "text/csv")).run()
+    (targets,) = at.multiselect
+    assert targets.value == ["kind"]               # the last column by default: text
+    assert not at.exception and "labels.csv" in at.error[0].value and "not numeric" in at.error[0].value
+    assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC
+    targets.set_value(["t", "kind"]).run()
+    assert not at.exception and "not numeric" in at.error[0].value
+
+
+def test_a_pinned_convergence_run_survives_a_malformed_upload():
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["n_steps"] = "50"
+    at.query_params["variants"] = ["gbmort"]
+    at.run()
+    at.switch_page("pages/convergence.py").run()
+    import time
+
+    t0 = time.perf_counter()
+    while at.session_state["conv_run"].get("job") is not None and time.perf_counter() - t0 < 30:
+        time.sleep(0.2)
+        at.run()
+    at.button(key="conv_pin").click().run()
+    (pin,) = at.session_state["conv_pins"]
+    pinned_scores = pin["result"].curves["gbmort"].test_score.copy()
+
+    at.switch_page(DATA).run()
+    at.radio(key="source").set_value("upload").run()
+    at.file_uploader(key="data_file").set_value(("bad.csv", MALFORMED, "text/csv")).run()
+    assert not at.exception and "malformed CSV" in at.error[0].value
+
+    at.switch_page("pages/convergence.py").run()
+    assert not at.exception
+    (pin,) = at.session_state["conv_pins"]
+    np.testing.assert_array_equal(pin["result"].curves["gbmort"].test_score, pinned_scores)
+    traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert any((t.get("meta") or {}).get("run") == pin["name"] for t in traces)   # still drawn, dashed

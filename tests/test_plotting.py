@@ -156,3 +156,19 @@ def test_target_distribution_figure_regression_and_multilabel():
     with pytest.raises(ValueError, match="task"):
         plotting.target_distribution_figure(Y, names, "ranking")
     json.loads(fig.to_json())
+
+
+def test_correlation_frame_and_standalone_html():
+    from engine.plotting import correlation_frame, standalone_html
+
+    rng = np.random.default_rng(0)
+    Y = rng.normal(size=(50, 3))
+    Y[:, 2] = 1.0                                      # a constant output: no correlation
+    frame = correlation_frame(Y, ["a", "b", "c"])
+    assert list(frame.index) == list(frame.columns) == ["a", "b", "c"]
+    np.testing.assert_allclose(frame.to_numpy()[:2, :2], np.corrcoef(Y[:, :2], rowvar=False), atol=1e-12)
+    assert np.isnan(frame.to_numpy()[2]).all()
+    with pytest.raises(ValueError, match="target_names"):
+        correlation_frame(Y, ["a", "b"])
+    html = standalone_html(go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="tracename")))
+    assert "tracename" in html and "<script src=" not in html   # plotly.js embedded, no CDN
