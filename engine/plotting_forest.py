@@ -98,6 +98,15 @@ def forest_schemes_figure(result, *, title=None) -> go.Figure:
     return _layout(fig, result, title or f"{result.dataset}: Algorithm 2 with each projection scheme")
 
 
+def _log_ticks(values):
+    """Ticks 1-2-5 per decade with full labels (plotly's default labels 20 as "2" above 10)."""
+    if not values.size:
+        return {}
+    lo, hi = np.floor(np.log10(values.min() / 2)), np.ceil(np.log10(values.max()))
+    ticks = [m * 10.0 ** k for k in range(int(lo), int(hi) + 1) for m in (1, 2, 5)]
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
 def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
     """Algorithm variance of a single projected tree split into its projection and tree terms,
     next to the measured algorithm variances of forests with Algorithms 1 and 2, per q;
@@ -112,6 +121,21 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
                          marker_color="#9467bd", offsetgroup="projection"))
     fig.add_trace(go.Bar(x=q, y=t["var_tree_corrected"], name="single tree: tree-randomization term",
                          marker_color="#8c564b", offsetgroup="tree"))
+    # A log axis cannot draw a non-positive bar: the unbiased projection term of a projection
+    # that changes nothing (sub-sampling with q = d) is 0 up to Monte-Carlo noise, either sign.
+    # Say so where the bar would be, at the bottom of the plotted range.
+    plotted = np.concatenate([np.asarray(t[k], dtype=float) for k in (
+        "var_projection_corrected", "var_tree_corrected", "alg1_var_algorithm", "alg2_var_algorithm")])
+    positive = plotted[np.isfinite(plotted) & (plotted > 0)]
+    for key, group in (("var_projection_corrected", "projection"), ("var_tree_corrected", "tree")):
+        vals = np.asarray(t[key], dtype=float)
+        low = [i for i, v in enumerate(vals) if np.isfinite(v) and v <= 0]
+        if low and positive.size:
+            fig.add_trace(go.Scatter(
+                x=[q[i] for i in low], y=[positive.min() / 2] * len(low), mode="text", text=["≈ 0"] * len(low),
+                textposition="top center", offsetgroup=group, showlegend=False,
+                customdata=[vals[i] for i in low],
+                hovertemplate="estimate %{customdata:.3g}: 0 up to Monte-Carlo noise<extra></extra>"))
     if np.isfinite(np.asarray(t["alg1_var_algorithm"], dtype=float)).any():
         for alg, series in (("alg1", SHARED), ("alg2", PER_TREE)):
             fig.add_trace(go.Bar(x=q, y=t[f"{alg}_var_algorithm"], name=f"{series}, M = {result.n_estimators}",
@@ -120,7 +144,7 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
                                      name="predicted from the single tree (Appendix C.2)", legendgroup="predicted",
                                      showlegend=alg == "alg1", offsetgroup=alg,
                                      marker=dict(symbol="diamond", size=11, color="black")))
-    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log")
+    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log", **_log_ticks(positive))
     fig.update_layout(barmode="group", scattermode="group", title={"text": title or (
         f"friedman1-{result.structure}: where the algorithm variance comes from")},
         legend={"orientation": "h", "y": -0.12, "traceorder": "normal"}, margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=460,

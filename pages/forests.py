@@ -211,14 +211,21 @@ if entry["settings"] != settings and not running:
 
 def explain_variance(result):
     t = result.terms
-    rows = [f"q = {int(q)}: projection {t['var_projection_corrected'][i]:.3f} + tree "
-            f"{t['var_tree_corrected'][i]:.3f}; forests: Algorithm 1 {t['alg1_var_algorithm'][i]:.3f} "
+
+    def term(v):  # the unbiased estimate of a variance that is (nearly) 0 can come out negative
+        return f"{v:.3f}" if v > 0 else "≈ 0"
+
+    rows = [f"q = {int(q)}: projection {term(t['var_projection_corrected'][i])} + tree "
+            f"{term(t['var_tree_corrected'][i])}; forests: Algorithm 1 {t['alg1_var_algorithm'][i]:.3f} "
             f"(predicted {t['alg1_var_algorithm_predicted'][i]:.3f}), Algorithm 2 {t['alg2_var_algorithm'][i]:.3f} "
             f"(predicted {t['alg2_var_algorithm_predicted'][i]:.3f})" for i, q in enumerate(result.q_values)]
-    return ("A single projected tree varies with its projection (purple) and with its bootstrap and feature "
-            "draws (brown); the two add up to its algorithm variance. Averaging M trees that **share one projection** (Algorithm 1) divides "
+    return ("A single projected tree varies with its projection (purple) and with its bootstrap sample "
+            "(brown; every node searches all features here); the two add up to its algorithm variance. "
+            "Averaging M trees that **share one projection** (Algorithm 1) divides "
             "only the tree term by M; a **new projection per tree** (Algorithm 2) divides both, so its "
-            "algorithm variance is never larger (Appendix C.2; diamonds: that prediction). "
+            "algorithm variance is never larger (Appendix C.2; diamonds: that prediction). The tree and both "
+            "forests have the same average model, hence the same bias and learning-set variance (table: the "
+            "*_corrected columns), so their errors differ by exactly this algorithm variance. "
             + "; ".join(rows) + ".")
 
 
@@ -297,6 +304,11 @@ def results_panel():
                        mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
                        help="The chart as a web page that opens offline (plotly.js embedded).")
     with st.expander("Table"):
+        if variance_split:
+            st.caption("One row per q, averaged over test points and outputs. Plain terms add up to `error`; "
+                       "`*_corrected` terms are unbiased estimates (the plain learning-set variance of a mean of "
+                       "finitely many models still holds part of their algorithm variance), comparable across "
+                       "the tree and the two algorithms, and may come out slightly negative near 0.")
         st.dataframe(result.to_frame() if variance_split else result.summary_frame(), hide_index=True)
 
 

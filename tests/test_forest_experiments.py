@@ -232,3 +232,50 @@ def test_table1_quick(tmp_path):
     assert Table1Result.from_json(res.to_json()).to_frame()["lrap"].tolist() == df["lrap"].tolist()
     paths = reproduce_forest_table1(tmp_path, quick=True)
     assert all((tmp_path / p).exists() for p in paths)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_learning_set_variance_corrected_for_the_finite_number_of_models(seed):
+    # Appendix C.2: a tree, Algorithm 1 and Algorithm 2 share one average model, so one
+    # Var_L E f. Each learning set's mean over 3 x 3 single trees still carries about
+    # var_algorithm / 9 (3 forests: far less), so the plain single-tree term is much the
+    # largest; the corrected terms remove that and agree up to Monte-Carlo noise.
+    res = run_forest_bias_variance("ind", q_values=[1], n_estimators=8, n_learning_sets=12, n_projections=3,
+                                   n_tree_seeds=3, n_forest_seeds=3, n_train=100, n_test=100, n_outputs=4,
+                                   max_features=0.5, seed=seed)
+    t = {k: v[0] for k, v in res.terms.items()}
+    plain_gap = t["var_learning_set"] - t["alg2_var_learning_set"]
+    assert plain_gap > 0.5 * t["alg2_var_learning_set"]
+    corrected = [t["var_learning_set_corrected"], t["alg1_var_learning_set_corrected"],
+                 t["alg2_var_learning_set_corrected"]]
+    assert max(corrected) - min(corrected) < 0.5 * plain_gap
+    assert all(c < t["alg2_var_learning_set"] for c in corrected)
+    assert "var_learning_set_corrected" in res.to_frame().columns
+
+
+def test_variance_figure_marks_a_projection_term_estimated_at_or_below_zero():
+    # Sub-sampling with q = d keeps every output in output order: the projection changes
+    # nothing, so its variance term is 0 and its unbiased estimate is noise of either sign,
+    # which a log axis cannot draw as a bar; the figure says "≈ 0" there instead.
+    from engine.plotting_forest import forest_bias_variance_figure
+
+    res = run_forest_bias_variance("group", q_values=[1, 4], projection="subsample", n_estimators=2,
+                                   n_learning_sets=2, n_projections=3, n_tree_seeds=2, n_forest_seeds=2,
+                                   n_train=60, n_test=40, n_outputs=4, seed=0)
+    t = res.terms
+    assert t["var_projection"][1] > 0            # the plain term holds var_tree / n_tree_seeds
+    assert abs(t["var_projection_corrected"][1]) < 0.2 * t["var_tree_corrected"][1]
+    t["var_projection_corrected"][1] = -abs(t["var_projection_corrected"][1]) - 1e-3
+    fig = forest_bias_variance_figure(res)
+    marks = [tr for tr in fig.data if getattr(tr, "mode", None) == "text"]
+    assert len(marks) == 1 and list(marks[0].x) == ["q = 4"] and list(marks[0].text) == ["≈ 0"]
+    assert marks[0].offsetgroup == "projection" and 0 < marks[0].y[0] < t["var_tree_corrected"].min()
+    bars = {tr.name: tr for tr in fig.data if tr.type == "bar"}
+    assert list(bars["single tree: projection term"].y) == list(t["var_projection_corrected"])
+    # Full tick labels on the log axis (1, 2, 5 per decade), spanning every drawn value.
+    ticks = np.array(fig.layout.yaxis.tickvals)
+    assert list(fig.layout.yaxis.ticktext) == [f"{v:g}" for v in ticks]
+    drawn = np.concatenate([np.asarray(tr.y, dtype=float) for tr in fig.data])
+    assert ticks.min() <= drawn[drawn > 0].min() and ticks.max() >= drawn.max()
+    t["var_projection_corrected"][1] = 0.5
+    assert not [tr for tr in forest_bias_variance_figure(res).data if getattr(tr, "mode", None) == "text"]

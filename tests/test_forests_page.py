@@ -122,6 +122,10 @@ def test_variance_split_experiment():
     assert {"single tree: projection term", "single tree: tree-randomization term"} <= set(bars)
     text = " ".join(m.value for m in at.markdown)
     assert "never larger" in text and "q = 4: projection" in text
+    assert "same bias and learning-set variance" in text
+    table = result.to_frame()
+    assert {"var_learning_set_corrected", "alg2_var_learning_set_corrected"} <= set(table.columns)
+    assert any("`*_corrected` terms are unbiased" in c.value for c in at.caption)
     assert [b.label for b in at.get("download_button")] == ["CSV", "JSON", "Standalone HTML"]
 
 
