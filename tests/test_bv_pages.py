@@ -123,7 +123,12 @@ def test_bias_variance_stop_keeps_a_partial_result():
     assert "bv_job" not in at.session_state
     assert any("estimated at" in w.value for w in at.warning)
     at.button(key="bv_run_big").click().run()
-    assert at.session_state["bv_job"].running
+    job = at.session_state["bv_job"]
+    assert job.running
+    t0 = time.perf_counter()
+    while job.fraction < 0.5 / 100 and time.perf_counter() - t0 < 60:   # one learning set of 100 (of 2 runs) done
+        time.sleep(0.1)
+    at.run()
     at.button(key="bv_stop").click().run()
     at = poll(at, "bv_job")
     assert not at.exception
