@@ -2,8 +2,9 @@
 
 Oracles: scikit-learn's GradientBoostingRegressor (one output, stumps),
 tests/reference_boosting.py (the paper's Algorithms 2-4 written literally on
-scikit-learn trees), finite differences and scipy's scalar minimiser for the
-losses and line searches, and the paper's invariances.
+scikit-learn trees), tests/reference_split.py (brute-force splits, for
+max_features), eq. 26 written out (score), finite differences and scipy's
+scalar minimiser for the losses and line searches, and the paper's invariances.
 
 Absolute loss: the constant model and the line search minimise a piecewise
 linear function whose minimiser can be an interval (the engine takes its lower
@@ -12,6 +13,7 @@ continuous random sample weights, which make every minimiser unique.
 """
 
 import pickle
+from math import comb, log
 
 import numpy as np
 import pytest
@@ -83,6 +85,10 @@ def test_single_target_stumps_equal_sklearn_gbr(learning_rate, weighted):
     stages = list(ours.staged_predict(X))
     assert len(stages) == 15
     for a, b in zip(stages, sk.staged_predict(X)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-8)
+    # same thresholds, not only the same partition of the training set
+    X_new = np.random.default_rng(2).uniform(-0.1, 1.1, size=(200, X.shape[1]))
+    for a, b in zip(ours.staged_predict(X_new), sk.staged_predict(X_new)):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-8)
 
 
@@ -188,15 +194,19 @@ def test_identity_projection_relabel_equals_multi_output(loss):
         np.testing.assert_allclose(fa, fb, rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("loss", ["squared_error", "absolute_error"])
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "logistic"])
 def test_projected_on_identical_outputs_equals_multi_output(loss):
-    X, Y, w = _regression(5, d=1)
+    X, Y, w = (_labels if loss == "logistic" else _regression)(5, d=1)
+    cls = MultiLabelBoostingClassifier if loss == "logistic" else MultiOutputBoostingRegressor
     Y3 = np.repeat(Y, 3, axis=1)
     kw = dict(loss=loss, learning_rate=0.4, n_estimators=12, max_leaf_nodes=4, random_state=3)
-    a = MultiOutputBoostingRegressor(strategy="projected", projection="subsample", **kw).fit(X, Y3, w)
-    b = MultiOutputBoostingRegressor(strategy="multi_output", **kw).fit(X, Y3, w)
-    for fa, fb in zip(_staged(a, X), _staged(b, X)):
+    a = cls(strategy="projected", projection="subsample", **kw).fit(X, Y3, w)
+    b = cls(strategy="multi_output", **kw).fit(X, Y3, w)
+    stages_a, stages_b = _staged(a, X), _staged(b, X)
+    assert len(stages_a) == len(stages_b) == 12
+    for fa, fb in zip(stages_a, stages_b):
         np.testing.assert_allclose(fa, fb, rtol=0, atol=1e-10)
+    assert np.ptp(stages_a[-1] - stages_a[0]) > 0.1     # the model did move
 
 
 # ---------------------------------------------------------------- training loss
@@ -217,7 +227,7 @@ def _assert_monotone_and_consistent(est, X, targets, loss):
 @pytest.mark.parametrize("strategy,loss", MONOTONE_CASES)
 def test_regressor_training_loss_never_increases(strategy, loss, learning_rate):
     X, Y, _ = _regression(6, d=3)
-    for projection in (("gaussian", "sparse") if strategy.startswith("projected") else ("subsample",)):
+    for projection in (PROJECTIONS if strategy.startswith("projected") else ("subsample",)):
         est = MultiOutputBoostingRegressor(
             strategy=strategy, projection=projection, n_projections=_q(strategy, 3), loss=loss,
             learning_rate=learning_rate, n_estimators=12, max_leaf_nodes=3, random_state=0).fit(X, Y)
@@ -229,7 +239,7 @@ def test_regressor_training_loss_never_increases(strategy, loss, learning_rate):
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_classifier_training_loss_never_increases_with_imbalanced_labels(strategy, loss, learning_rate):
     X, Y = _imbalanced(7)
-    for projection in (("gaussian", "achlioptas") if strategy.startswith("projected") else ("subsample",)):
+    for projection in (PROJECTIONS if strategy.startswith("projected") else ("subsample",)):
         est = MultiLabelBoostingClassifier(
             strategy=strategy, projection=projection, n_projections=_q(strategy, 3), loss=loss,
             learning_rate=learning_rate, n_estimators=12, max_leaf_nodes=4, random_state=0).fit(X, Y)
@@ -363,6 +373,28 @@ def test_stage_i_equals_a_fresh_model_with_i_steps(params):
     for i in (1, 2, 5, 12):
         fresh = MultiOutputBoostingRegressor(n_estimators=i, **kw).fit(X, Y)
         np.testing.assert_allclose(fresh.predict(X), stages[i - 1], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(fresh.train_score_, full.train_score_[:i])
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_error"])
+@pytest.mark.parametrize("params", RANDOMIZED, ids=lambda p: p["strategy"])
+def test_classifier_stage_i_equals_a_fresh_model_with_i_steps(params, loss):
+    X, Y, _ = _labels(8, d=3)
+    kw = dict(learning_rate=0.3, random_state=4, loss=loss, **params)
+    full = MultiLabelBoostingClassifier(n_estimators=12, **kw).fit(X, Y)
+    scores = list(full.staged_decision_function(X))
+    probas = list(full.staged_predict_proba(X))
+    labels = list(full.staged_predict(X))
+    assert len(scores) == len(probas) == len(labels) == 12
+    np.testing.assert_array_equal(scores[-1], full.decision_function(X))
+    np.testing.assert_array_equal(probas[-1], full.predict_proba(X))
+    np.testing.assert_array_equal(labels[-1], full.predict(X))
+    assert not np.allclose(scores[0], scores[-1])
+    for i in (1, 2, 5, 12):
+        fresh = MultiLabelBoostingClassifier(n_estimators=i, **kw).fit(X, Y)
+        np.testing.assert_allclose(fresh.decision_function(X), scores[i - 1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fresh.predict_proba(X), probas[i - 1], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(fresh.predict(X), labels[i - 1])
         np.testing.assert_array_equal(fresh.train_score_, full.train_score_[:i])
 
 
@@ -556,3 +588,98 @@ def test_feature_importances():
         assert imp.shape == (5,) and (imp >= 0).all()
         np.testing.assert_allclose(imp.sum(), 1.0, rtol=1e-12)
         assert np.argmax(imp) == 3
+
+
+# ---------------------------------------------------------------- score
+
+def _macro_r2_by_hand(Y, P):
+    """Eq. 26 of paper 002 written out: 1 - mean_j SSE_j / SST_j."""
+    Y, P = Y.reshape(len(Y), -1), P.reshape(len(P), -1)
+    sse = ((Y - P) ** 2).sum(axis=0)
+    sst = ((Y - Y.mean(axis=0)) ** 2).sum(axis=0)
+    return 1.0 - np.mean(sse / sst)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_regressor_score_is_macro_r2_of_predict(strategy):
+    from engine.metrics import macro_r2
+    X, Y, _ = _regression(20, d=3)
+    Xt, Yt, _ = _regression(21, n=60, d=3)
+    est = MultiOutputBoostingRegressor(strategy=strategy, n_projections=_q(strategy, 3),
+                                       n_estimators=15, learning_rate=0.3, random_state=0).fit(X, Y)
+    P = est.predict(Xt)
+    assert est.score(Xt, Yt) == pytest.approx(macro_r2(Yt, P), rel=0, abs=1e-12)
+    assert est.score(Xt, Yt) == pytest.approx(_macro_r2_by_hand(Yt, P), rel=0, abs=1e-12)
+    # macro, not the variance-weighted r2: the outputs' scales differ a lot here
+    assert abs(est.score(Xt, Yt) - r2_score(Yt, P, multioutput="variance_weighted")) > 1e-3
+    one = MultiOutputBoostingRegressor(strategy=strategy, n_estimators=15, random_state=0).fit(X, Y[:, 0])
+    assert one.score(Xt, Yt[:, 0]) == pytest.approx(_macro_r2_by_hand(Yt[:, 0], one.predict(Xt)),
+                                                    rel=0, abs=1e-12)
+
+
+def test_classifier_score_is_subset_accuracy():
+    from engine.metrics import subset_zero_one_loss
+    X, Y, _ = _labels(22, d=3)
+    Xt, Yt, _ = _labels(23, n=60, d=3)
+    clf = MultiLabelBoostingClassifier(n_estimators=15, learning_rate=0.5).fit(X, Y)
+    P = clf.predict(Xt)
+    assert clf.score(Xt, Yt) == pytest.approx(1.0 - subset_zero_one_loss(Yt, P), abs=1e-12)
+    assert clf.score(Xt, Yt) == pytest.approx(np.mean((P == Yt).all(axis=1)), abs=1e-12)
+
+
+# ---------------------------------------------------------------- max_features
+
+def _per_feature_best(X, R):
+    """The brute-force best split of every single feature: (improvement, threshold) each."""
+    from reference_split import brute_force_best_split
+    best = [brute_force_best_split(X[:, [f]], R) for f in range(X.shape[1])]
+    return np.array([b["improvement"] for b in best]), np.array([b["threshold"] for b in best])
+
+
+@pytest.mark.parametrize("strategy,max_features,k", [
+    ("single_target", "sqrt", 3), ("single_target", "log2", 3), ("single_target", 0.5, 5),
+    ("single_target", 0.25, 2), ("single_target", 7, 7), ("single_target", 10, 10),
+    ("single_target", None, 10), ("multi_output", "sqrt", 3), ("multi_output", 0.5, 5)])
+def test_max_features_draws_k_candidate_features(strategy, max_features, k):
+    """The root split is the brute-force best over some k of the p = 10 features.
+
+    Continuous random data: no constant feature, and every feature's best split
+    has a different improvement, so the root's feature has a rank (1 = best of
+    all p). With k features drawn uniformly without replacement the rank is
+    the minimum of k draws from 1..p: P(rank = r) = C(p - r, k - 1) / C(p, k),
+    never above p - k + 1. Over 200 seeds the maximum-likelihood k of the
+    observed ranks must be the requested one.
+    """
+    p, d, n_seeds = 10, (1 if strategy == "single_target" else 3), 200
+    rng = np.random.default_rng(30)
+    X = rng.uniform(size=(80, p))
+    Y = rng.normal(size=(80, d)) + 0.3 * X[:, :d]
+    improvement, threshold = _per_feature_best(X, Y - Y.mean(axis=0))
+    order = np.sort(improvement)
+    assert (np.diff(order) > 1e-9 * order[-1]).all()          # no ties between features
+    rank = {f: 1 + int((improvement > improvement[f]).sum()) for f in range(p)}
+
+    ranks = []
+    for seed in range(n_seeds):
+        est = MultiOutputBoostingRegressor(strategy=strategy, n_estimators=1, max_leaf_nodes=2,
+                                           max_features=max_features, random_state=seed).fit(X, Y)
+        root = est.trees_.nodes[0]
+        f = int(root["feature"])
+        assert root["threshold"] == pytest.approx(threshold[f], abs=1e-12)   # best split of f
+        np.testing.assert_allclose(root["improvement"], improvement[f], rtol=1e-9)
+        ranks.append(rank[f])
+    ranks = np.array(ranks)
+    assert ranks.max() <= p - k + 1       # at least k - 1 features were worse
+    if k == p:
+        assert (ranks == 1).all()         # every feature seen: always the overall best
+        return
+    assert (ranks > 1).any()              # sometimes the overall best was not drawn
+
+    def log_likelihood(kk):
+        if ranks.max() > p - kk + 1:
+            return -np.inf
+        return sum(log(comb(p - r, kk - 1) / comb(p, kk)) for r in ranks)
+
+    ll = np.array([log_likelihood(kk) for kk in range(1, p + 1)])
+    assert np.argmax(ll) + 1 == k
+    assert ll[k - 1] - ll[k - 2] > 2.0            # k - 1 features: clearly less likely
