@@ -25,6 +25,7 @@ from engine.forest import (
     ProjectedForestClassifier,
     ProjectedForestRegressor,
 )
+from engine.validation import check_choice
 
 # The paper writes "subsampled" in names and "sub-sampling" in prose.
 _SCHEME_OF_SUFFIX = {"subsampled": "subsample", "gaussian": "gaussian",
@@ -67,11 +68,12 @@ def make_estimator(name, *, task="regression", **overrides):
     ProjectedForestRegressor, PerOutputForestRegressor for st-rf),
     "multilabel" the matching classifier. ``overrides`` are estimator parameters.
     """
+    if not isinstance(name, str):      # a list would fail the dict look-ups as "unhashable"
+        raise ValueError(f"name must be one of {ALL_NAMES}, got {name!r}")
     name = ALIASES.get(name, name)
     if name not in BOOSTING_CONFIGS and name not in FOREST_CONFIGS:
         raise ValueError(f"name must be one of {ALL_NAMES}, got {name!r}")
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    check_choice(task, "task", TASKS)
     regression = task == "regression"
     if name in BOOSTING_CONFIGS:
         cls = MultiOutputBoostingRegressor if regression else MultiLabelBoostingClassifier

@@ -30,7 +30,11 @@ def check_real(value, name, minimum):
 
 
 def check_choice(value, name, choices):
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings.
+
+    The type is checked before membership, so an unhashable value (a list)
+    gets this message rather than "unhashable type" from a dict look-up.
+    """
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value

@@ -545,6 +545,13 @@ def test_make_estimator_rejects_unknown_names():
         make_estimator("gbmort", bogus=1)
     with pytest.raises(ValueError, match="task"):
         make_estimator("gbmort", task="ranking")
+    for bad in (["gbmort"], None, 3):
+        with pytest.raises(ValueError, match="^name must be one of"):
+            make_estimator(bad)
+    with pytest.raises(ValueError, match="^task must be one of"):
+        make_estimator("gbmort", task=["regression"])
+    with pytest.raises(ValueError, match="^strategy must be one of"):
+        make_estimator("gbmort", strategy=["projected"]).fit(np.zeros((4, 2)), np.arange(4.0))
     assert make_estimator("gbrt-rpo-gaussian", learning_rate=0.2).get_params()["learning_rate"] == 0.2
     assert make_estimator("gbrt-relabel-rpo-subsampled").projection == "subsample"
 
