@@ -34,6 +34,22 @@ Choices made here (all documented in the result):
 * For ``param_name="n_estimators"`` one model is fitted per (set, seed) with
   the largest value and its staged predictions are read at every requested
   value; other parameters refit one model per value.
+* Seeds per learning set (``n_seeds=None``): ``DEFAULT_SEEDS`` when random_state
+  can change the model (random projections, feature or row sub-sampling,
+  bootstrap, random splits), else 1 -- the algorithm variance of a
+  deterministic estimator is exactly 0 and more seeds would refit the same model.
+* Every argument, including each swept value against the data's shapes (q <= d
+  for output sub-sampling, an integer max_features <= p), is checked before
+  any work: the same checks the estimator makes in ``fit``.
+
+Stop and progress. With ``n_jobs=1`` (the default) the fits run in this
+process: ``progress`` is also called inside a learning set, and a set stop
+flag ends the fit in progress at its next chunk of boosting steps (about
+every 50 ms; a forest finishes the fit in progress); the interrupted learning
+set is dropped and the sets finished so far are returned with
+``partial=True``. On worker processes (``n_jobs != 1``, dask) the flag cannot
+reach inside a fit: it is checked as each learning set comes back and the sets
+not yet started are cancelled.
 
 Repetitions (one task per learning set) run with joblib (``n_jobs``), or on a
 dask cluster (``backend="dask"`` or ``client=``). Every random draw comes from
@@ -43,6 +59,7 @@ backend or the number of workers.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import numbers
 import time
@@ -53,9 +70,13 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from engine.validation import check_int as _check_int, jsonable
+from engine.boosting import _MultiOutputBoosting
 from engine.datasets import FRIEDMAN_STRUCTURES, friedman1, make_friedman1_multioutput
+from engine.experiments import _check_callbacks
+from engine.forest import _ForestBase, resolve_n_components
+from engine.projections import check_projection
 from engine.registry import ALL_NAMES, make_estimator
+from engine.validation import check_int as _check_int, jsonable
 
 __all__ = [
     "BiasVarianceResult",
@@ -66,6 +87,9 @@ __all__ = [
 ]
 
 BACKENDS = ("loky", "dask")
+# Random states per learning set for a randomized estimator when n_seeds=None
+# (what reproduce_bias_variance uses): enough to see E_L Var_theta(f).
+DEFAULT_SEEDS = 5
 N_SLICE_POINTS = 101
 N_CURVES = 5
 
@@ -101,14 +125,50 @@ class AveragedEstimator:
         self.params.update(params)
         return self
 
-    def fit(self, X, Y):
-        if not isinstance(self.n_models, numbers.Integral) or self.n_models < 1:
+    def _validate_params(self):
+        if isinstance(self.n_models, bool) or not isinstance(self.n_models, numbers.Integral) \
+                or self.n_models < 1:
             raise ValueError(f"n_models must be an integer >= 1, got {self.n_models!r}")
+        self._member()._validate_params()
+
+    def _member(self, random_state=None):
+        return make_estimator(self.estimator, **self.params, random_state=random_state)
+
+    def fit(self, X, Y, callback=None):
+        """Fit the members; ``callback(steps_done, self)`` as in the boosting estimators.
+
+        Steps are counted over all members (member m's step k is step
+        m * n_estimators + k); returning True stops the fit (the members fitted
+        so far are kept).
+        """
+        self._validate_params()
         rng = np.random.default_rng(self.random_state)
         seeds = rng.integers(0, 2**31 - 1, size=self.n_models)
-        self.estimators_ = [make_estimator(self.estimator, **self.params, random_state=int(s)).fit(X, Y)
-                            for s in seeds]
+        self.estimators_ = []
+        done = 0
+        for s in seeds:
+            member = self._member(int(s))
+            if callback is None:
+                self.estimators_.append(member.fit(X, Y))
+                continue
+            stopped = []
+
+            def relay(n_done, _est, offset=done):
+                if callback(offset + n_done, self):
+                    stopped.append(True)
+                return bool(stopped)
+
+            self.estimators_.append(_fit(member, X, Y, relay))
+            done += getattr(member, "n_steps_", member.n_estimators)
+            # A member without a per-step callback (a forest) reports once, when fitted.
+            if stopped or callback(done, self):
+                break
         return self
+
+    @property
+    def n_estimators(self):
+        """Steps of the whole fit (members x steps each), for progress fractions."""
+        return self.n_models * self._member().n_estimators
 
     def predict(self, X):
         return np.mean([e.predict(X) for e in self.estimators_], axis=0)
@@ -253,8 +313,53 @@ def _build(estimator, params):
     return make_estimator(estimator, **params)
 
 
+def _fit(est, X, Y, callback):
+    """est.fit(X, Y), with ``callback`` when the estimator's fit takes one."""
+    if callback is not None and "callback" in inspect.signature(est.fit).parameters:
+        return est.fit(X, Y, callback=callback)
+    return est.fit(X, Y)
+
+
+def _check_against_data(est, n, p, d):
+    """The checks ``est.fit`` makes against the data's shape, made before any fit.
+
+    Boosting: the projection's q against d (output sub-sampling draws q <= d
+    distinct outputs) and max_features against p; forests: n_components
+    against d and max_features against p. Same functions, same messages as fit.
+    """
+    if isinstance(est, AveragedEstimator):
+        est = est._member()
+    if isinstance(est, _MultiOutputBoosting):
+        if est.strategy in ("projected", "projected_relabel"):
+            check_projection(est.projection, est.n_projections, d)
+        est._resolved_tree_params(n, p)
+    elif isinstance(est, _ForestBase):
+        if est._has_projection and est.projection is not None:
+            try:
+                check_projection(est.projection, resolve_n_components(est.n_components, d), d)
+            except ValueError as exc:
+                raise ValueError(str(exc).replace("n_projections (q)", "n_components (q)")) from None
+        est._tree_params(n, p)
+
+
+def _is_randomized(est, n, p):
+    """Whether random_state can change the fitted model (else the algorithm variance is 0)."""
+    if isinstance(est, AveragedEstimator):
+        return _is_randomized(est._member(), n, p)
+    if isinstance(est, _MultiOutputBoosting):
+        k = est._resolved_tree_params(n, p)["max_features"]
+        return est.strategy in ("projected", "projected_relabel") or est.subsample < 1 or k < p
+    if isinstance(est, _ForestBase):
+        k = est._tree_params(n, p)["max_features"]
+        projected = est._has_projection and est.projection is not None
+        return bool(est.bootstrap) or est.splitter == "random" or k < p or projected
+    # A factory's estimator: randomized whenever it takes a random_state.
+    return hasattr(est, "get_params") and "random_state" in est.get_params()
+
+
 def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
-                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client):
+                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client,
+                     progress, stop):
     if isinstance(estimator, str):
         if estimator not in ALL_NAMES:
             raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, "
@@ -267,7 +372,8 @@ def _check_arguments(estimator, param_name, param_values, structure, n_learning_
     n_learning_sets = _check_int(n_learning_sets, "n_learning_sets", 2)
     n_train = _check_int(n_train, "n_train", 2)
     n_test = _check_int(n_test, "n_test", 2)
-    n_seeds = _check_int(n_seeds, "n_seeds", 1)
+    if n_seeds is not None:
+        n_seeds = _check_int(n_seeds, "n_seeds", 1)
     n_outputs = _check_int(n_outputs, "n_outputs", 1)
     if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) \
             or not np.isfinite(noise) or noise < 0:
@@ -282,6 +388,9 @@ def _check_arguments(estimator, param_name, param_values, structure, n_learning_
         raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise ValueError(f"client must be a distributed.Client (with submit()), got {client!r}")
+    _check_callbacks(progress, stop)
     if backend == "dask" and client is None:
         try:
             from distributed import get_client
@@ -311,11 +420,14 @@ def _check_arguments(estimator, param_name, param_values, structure, n_learning_
                 _check_int(v, "param_values (n_estimators)", 1)
             param_values = [int(v) for v in param_values]
     # Build every configuration once (cheap) so that unknown or invalid
-    # parameters fail here, before any fit.
+    # parameters, and values the data's shapes rule out, fail here, before any fit.
+    n_features = 5 * n_outputs if structure == "ind" else 5
+    randomized = False
     for v in param_values:
         params = dict(estimator_params)
         if param_name is not None:
             params[param_name] = v
+        what = f"invalid value {param_name}={v!r}" if param_name is not None else "invalid estimator_params"
         try:
             est = _build(estimator, params)
         except TypeError as exc:
@@ -323,11 +435,15 @@ def _check_arguments(estimator, param_name, param_values, structure, n_learning_
         if hasattr(est, "get_params") and param_name is not None and not callable(estimator):
             if param_name not in est.get_params():
                 raise ValueError(f"param_name {param_name!r} is not a parameter of {estimator}")
-        if hasattr(est, "_validate_params"):
-            try:
+        try:
+            if hasattr(est, "_validate_params"):
                 est._validate_params()
-            except ValueError as exc:
-                raise ValueError(f"invalid value {param_name}={v!r}: {exc}") from None
+            _check_against_data(est, n_train, n_features, n_outputs)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+        randomized = randomized or _is_randomized(est, n_train, n_features)
+    if n_seeds is None:
+        n_seeds = DEFAULT_SEEDS if randomized else 1
     return (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, float(noise),
             estimator_params, client)
 
@@ -371,9 +487,62 @@ def _staged(est, X_list, param_values):
     return np.split(P, splits, axis=1)
 
 
+class _Stopped(Exception):
+    pass
+
+
+class _Fits:
+    """Per-step callback of the fits of one learning set (in-process runs only).
+
+    Reports progress within the set and ends a fit once ``stop`` is set.
+    """
+
+    def __init__(self, n_fits, progress, stop):
+        self.n_fits, self.progress, self.stop = n_fits, progress, stop
+        self.done = 0
+        self.interrupted = False
+
+    def stopped(self):
+        return self.stop is not None and self.stop.is_set()
+
+    def callback(self, est):
+        if self.progress is None and self.stop is None:
+            return None
+        planned = getattr(est, "n_estimators", None)
+
+        def cb(n_done, _est):
+            if self.progress is not None:
+                within = min(n_done / planned, 1.0) if planned else 0.0
+                self.progress((self.done + within) / self.n_fits,
+                              f"fit {self.done + 1}/{self.n_fits}, step {n_done}")
+            if not self.stopped():
+                return False
+            # A stop seen at the last step cuts nothing: the fit is whole.
+            if planned is None or n_done < planned:
+                self.interrupted = True
+            return True
+        return cb
+
+    def fit(self, estimator, params, random_state, X, Y):
+        if self.stopped():
+            raise _Stopped
+        est = _fitted(estimator, params, random_state, X, Y, self)
+        if self.interrupted:
+            raise _Stopped
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done / self.n_fits, f"fit {self.done}/{self.n_fits}")
+        return est
+
+
 def _run_set(set_seq, test_seq, estimator, param_name, param_values, structure, n_train, n_test,
-             n_seeds, n_outputs, noise, estimator_params):
-    """Fit the models of one learning set; return its sufficient statistics."""
+             n_seeds, n_outputs, noise, estimator_params, progress=None, stop=None):
+    """Fit the models of one learning set; return its sufficient statistics.
+
+    ``progress(fraction_of_the_set, message)`` and ``stop`` only in-process
+    (n_jobs=1): a stop ends the fit in progress and returns None (the set is
+    dropped, not half-counted).
+    """
     X_test, Y_test, B_test = _test_set(structure, n_test, n_outputs, noise, test_seq)
     X_slice = slice_inputs(structure, n_outputs)
     data_seq, model_seq = set_seq.spawn(2)
@@ -381,26 +550,16 @@ def _run_set(set_seq, test_seq, estimator, param_name, param_values, structure, 
                                          noise=noise, random_state=np.random.default_rng(data_seq))
     seeds = np.random.default_rng(model_seq).integers(0, 2**31 - 1, size=n_seeds)
     P = len(param_values)
-    staged = param_name == "n_estimators"
+    staged = param_name == "n_estimators" and hasattr(
+        _build(estimator, {**estimator_params, "n_estimators": max(param_values)}), "staged_predict")
     test_pred = np.empty((n_seeds, P, n_test, n_outputs))
     slice_pred = np.empty((n_seeds, P, X_slice.shape[0]))
-    for s, rs in enumerate(seeds):
-        if staged:
-            params = {**estimator_params, "n_estimators": max(param_values)}
-            if hasattr(_build(estimator, params), "staged_predict"):
-                est = _fitted(estimator, params, int(rs), X, Y)
-                pt, ps = _staged(est, [X_test, X_slice], param_values)
-                test_pred[s] = pt
-                slice_pred[s] = ps[:, :, 0]
-                continue
-        for k, v in enumerate(param_values):
-            params = dict(estimator_params)
-            if param_name is not None:
-                params[param_name] = v
-            est = _fitted(estimator, params, int(rs), X, Y)
-            test_pred[s, k] = np.asarray(est.predict(X_test), dtype=np.float64).reshape(n_test, -1)
-            slice_pred[s, k] = np.asarray(est.predict(X_slice), dtype=np.float64).reshape(
-                X_slice.shape[0], -1)[:, 0]
+    fits = _Fits(n_seeds * (1 if staged else P), progress, stop)
+    try:
+        _predict_set(fits, staged, estimator, param_name, param_values, estimator_params, seeds, X, Y,
+                     X_test, X_slice, test_pred, slice_pred)
+    except _Stopped:
+        return None
     mean_theta = test_pred.mean(axis=0)                                   # (P, n, d)
     within = ((test_pred - mean_theta) ** 2).mean(axis=(0, 2))            # (P, d)
     to_bayes = ((test_pred - B_test) ** 2).mean(axis=(0, 2))              # (P, d)
@@ -409,11 +568,33 @@ def _run_set(set_seq, test_seq, estimator, param_name, param_values, structure, 
             "to_noisy": to_noisy, "slice_first": slice_pred[0], "slice_mean": slice_pred.mean(axis=0)}
 
 
-def _fitted(estimator, params, random_state, X, Y):
+def _predict_set(fits, staged, estimator, param_name, param_values, estimator_params, seeds, X, Y,
+                 X_test, X_slice, test_pred, slice_pred):
+    """Fill test_pred[s, k] and slice_pred[s, k] for every seed s and value k."""
+    n_test = X_test.shape[0]
+    for s, rs in enumerate(seeds):
+        if staged:
+            params = {**estimator_params, "n_estimators": max(param_values)}
+            est = fits.fit(estimator, params, int(rs), X, Y)
+            pt, ps = _staged(est, [X_test, X_slice], param_values)
+            test_pred[s] = pt
+            slice_pred[s] = ps[:, :, 0]
+            continue
+        for k, v in enumerate(param_values):
+            params = dict(estimator_params)
+            if param_name is not None:
+                params[param_name] = v
+            est = fits.fit(estimator, params, int(rs), X, Y)
+            test_pred[s, k] = np.asarray(est.predict(X_test), dtype=np.float64).reshape(n_test, -1)
+            slice_pred[s, k] = np.asarray(est.predict(X_slice), dtype=np.float64).reshape(
+                X_slice.shape[0], -1)[:, 0]
+
+
+def _fitted(estimator, params, random_state, X, Y, fits=None):
     est = _build(estimator, params)
     if hasattr(est, "set_params") and hasattr(est, "get_params") and "random_state" in est.get_params():
         est.set_params(random_state=random_state)
-    return est.fit(X, Y)
+    return _fit(est, X, Y, None if fits is None else fits.callback(est))
 
 
 # --------------------------------------------------------------------------
@@ -422,7 +603,7 @@ def _fitted(estimator, params, random_state, X, Y):
 
 
 def run_bias_variance(estimator, *, param_name=None, param_values=None, structure="group",
-                      n_learning_sets=100, n_train=300, n_test=2000, n_seeds=1, n_outputs=16,
+                      n_learning_sets=100, n_train=300, n_test=2000, n_seeds=None, n_outputs=16,
                       noise=1.0, estimator_params=None, seed=0, n_jobs=1, backend="loky",
                       client=None, progress=None, stop=None) -> BiasVarianceResult:
     """Monte-Carlo bias-variance decomposition over learning sets and seeds.
@@ -438,23 +619,39 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
         ``"n_estimators", [1, 10, 100]``, ``"n_projections"``, ``"learning_rate"``,
         ``"max_leaf_nodes"``, ``"projection"``). ``None`` = a single configuration.
     structure : "chain", "group" or "ind" (Friedman1, uniform inputs).
-    n_learning_sets : int >= 2; n_train, n_test : sizes; n_seeds : random
-        states per learning set (> 1 to estimate the algorithm variance).
+    n_learning_sets : int >= 2; n_train, n_test : sizes.
+    n_seeds : int >= 1 or None, random states per learning set (> 1 to
+        estimate the algorithm variance). None (default): ``DEFAULT_SEEDS`` (5)
+        if random_state can change the model for some swept value (random
+        projections, max_features < p, subsample < 1, bootstrap, random splits;
+        a factory whose estimator takes a random_state), else 1, where the
+        algorithm variance is exactly 0 and extra seeds would refit the same model.
     n_outputs, noise : the generator's d and noise standard deviation.
     estimator_params : dict of fixed estimator parameters.
     seed : int, the root of every random draw.
-    n_jobs : joblib workers (-1 = all cores); backend : "loky" or "dask";
-        client : a ``distributed.Client`` (implies backend="dask").
-    progress : callable(fraction, message) after each learning set.
-    stop : object with ``is_set()``; when set, the result over the sets done
-        so far is returned with ``partial=True``.
+    n_jobs : joblib workers (-1 = all cores). Default 1: in-process, with no
+        worker start-up (which dominates small runs such as the app's) and with
+        a stop flag that reaches inside the fits; the CLI uses -1.
+    backend : "loky" or "dask"; client : a ``distributed.Client`` (implies
+        backend="dask"); backend="dask" without a client uses the current one
+        (``distributed.get_client()``, e.g. inside ``with Client(cluster):``).
+    progress : callable(fraction, message): after each learning set and, with
+        n_jobs=1, after each fit and chunk of boosting steps within a set.
+    stop : object with ``is_set()``; when set (also before the start), the
+        result over the learning sets finished so far is returned with
+        ``partial=True``. With n_jobs=1 it ends the fit in progress within a
+        chunk of steps (see the module doc).
+
+    Every argument is checked before any work (``ValueError`` naming it),
+    including each swept value against d and p (e.g. q <= d for sub-sampled
+    projections).
     """
     if client is not None:
         backend = "dask"
     (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
      client) = _check_arguments(estimator, param_name, param_values, structure, n_learning_sets,
                                 n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
-                                n_jobs, backend, client)
+                                n_jobs, backend, client, progress, stop)
     seed = _check_int(seed, "seed", 0)
     started = time.perf_counter()
     root = np.random.SeedSequence(seed)
@@ -466,7 +663,12 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
     P, d = len(param_values), n_outputs
     acc = _Accumulator(P, n_test, d, N_SLICE_POINTS)
     partial = False
-    for i, res in enumerate(_results(set_seqs, args, n_jobs, backend, client)):
+    stopped = stop is not None and stop.is_set()
+    results = iter(()) if stopped else _results(set_seqs, args, n_jobs, backend, client, progress, stop)
+    for i, res in enumerate(results):
+        if res is None:             # stopped inside this set (in-process run)
+            partial = True
+            break
         acc.add(res, keep_curve=i < N_CURVES)
         if progress is not None:
             progress((i + 1) / n_learning_sets, f"learning set {i + 1}/{n_learning_sets}")
@@ -534,8 +736,8 @@ class _Accumulator:
             self.curves.append(res["slice_first"])
 
 
-def _results(set_seqs, args, n_jobs, backend, client):
-    """Yield the per-set results in set order."""
+def _results(set_seqs, args, n_jobs, backend, client, progress=None, stop=None):
+    """Yield the per-set results in set order (None: a set stopped part-way, in-process only)."""
     if backend == "dask":
         futures = [client.submit(_run_set, s, *args, pure=False) for s in set_seqs]
         try:
@@ -545,8 +747,12 @@ def _results(set_seqs, args, n_jobs, backend, client):
             client.cancel([f for f in futures if not f.done()])
         return
     if n_jobs == 1:
-        for s in set_seqs:
-            yield _run_set(s, *args)
+        L = len(set_seqs)
+        for i, s in enumerate(set_seqs):
+            def within(fraction, message, i=i):
+                if progress is not None:
+                    progress((i + fraction) / L, f"learning set {i + 1}/{L}: {message}")
+            yield _run_set(s, *args, progress=within, stop=stop)
         return
     from joblib import Parallel, delayed
     parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")

@@ -2,10 +2,13 @@
 import json
 import threading
 
+import distributed
 import numpy as np
 import pytest
 
-from engine.bias_variance import AveragedEstimator, BiasVarianceResult, run_bias_variance
+from engine import bias_variance as bv
+from engine import make_estimator
+from engine.bias_variance import DEFAULT_SEEDS, AveragedEstimator, BiasVarianceResult, run_bias_variance
 
 SMALL = dict(n_learning_sets=4, n_train=100, n_test=200, n_outputs=4)
 
@@ -83,33 +86,127 @@ def test_deterministic_and_n_jobs_invariant():
 
 
 def test_dask_equals_joblib():
-    distributed = pytest.importorskip("distributed")
+    """Worker processes (so the work is pickled and engine imported there), by client= and
+    by backend="dask" with the current client: the same numbers as joblib's in-process run."""
     ref = _rpo()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        res = _rpo(client=client)
-    np.testing.assert_array_equal(ref.error_per_output, res.error_per_output)
-    np.testing.assert_array_equal(ref.var_algorithm_per_output, res.var_algorithm_per_output)
-    np.testing.assert_array_equal(ref.slice_curves, res.slice_curves)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            by_client = _rpo(client=client)
+            by_backend = _rpo(backend="dask")
+            workers = client.run(lambda: __import__("os").getpid())
+    assert len(set(workers.values())) == 2
+    for res in (by_client, by_backend):
+        assert not res.partial and res.n_sets_done == SMALL["n_learning_sets"]
+        for key in ("error_per_output", "bias2_per_output", "var_learning_set_per_output",
+                    "var_algorithm_per_output", "slice_curves", "slice_mean"):
+            np.testing.assert_array_equal(getattr(ref, key), getattr(res, key))
 
 
-def test_stop_returns_partial_and_progress():
+def test_backend_dask_without_a_client_is_refused_before_work():
+    with pytest.raises(ValueError, match="backend='dask' needs"):
+        _rpo(backend="dask")
+
+
+def test_stop_after_two_learning_sets_keeps_them():
     stop = threading.Event()
     seen = []
 
     def progress(fraction, message):
         seen.append(fraction)
-        if len(seen) == 2:
+        if fraction >= 2 / 6 - 1e-12:
             stop.set()
 
     res = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
                             n_train=50, n_test=50, n_outputs=2, progress=progress, stop=stop)
     assert res.partial and res.n_sets_done == 2 and res.n_learning_sets == 6
-    assert seen == [pytest.approx(1 / 6), pytest.approx(2 / 6)]
+    # progress within each set (after every fit and chunk of steps), never backwards, up to set 2's end
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(2 / 6) and len(seen) > 2
+    assert any(f == pytest.approx(1 / 6) for f in seen)
     assert res.identity_gap < 1e-10
     full = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
                              n_train=50, n_test=50, n_outputs=2)
     assert not full.partial and full.n_sets_done == 6
+    # the two sets kept are the first two sets of the full run
+    two = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=2,
+                            n_train=50, n_test=50, n_outputs=2)
+    np.testing.assert_array_equal(res.error_per_output, two.error_per_output)
+
+
+def _recording(name):
+    """A factory that keeps every estimator it builds (in-process runs only)."""
+    built = []
+
+    def factory(**params):
+        est = make_estimator(name, **params)
+        built.append(est)
+        return est
+    return factory, built
+
+
+@pytest.mark.parametrize("sweep", [
+    dict(param_name="n_estimators", param_values=[10, 5000]),                       # one staged fit
+    dict(param_name="learning_rate", param_values=[0.1, 0.2], estimator_params=dict(n_estimators=5000)),
+])
+def test_stop_on_the_first_report_ends_the_fit_in_progress(sweep):
+    """A stop set during the first fit ends it within a chunk of steps, not after 5000 steps
+    (counted in steps, not seconds); the unfinished learning set is dropped."""
+    factory, built = _recording("gbrt-rpo-gaussian")
+    stop = threading.Event()
+    seen = []
+
+    def progress(fraction, message):
+        seen.append(message)
+        stop.set()
+
+    res = run_bias_variance(factory, n_learning_sets=5, n_train=100, n_test=50, n_outputs=4, n_seeds=3,
+                            progress=progress, stop=stop, **sweep)
+    fitted = [e for e in built if hasattr(e, "n_steps_")]
+    assert len(fitted) == 1 and 1 <= fitted[0].n_steps_ <= 16
+    assert res.partial and res.n_sets_done == 0 and len(seen) == 1
+    assert np.isnan(res.error).all() and res.slice_curves.shape[1] == 0
+
+
+def test_stop_already_set_does_no_work():
+    factory, built = _recording("gbmort")
+    stop = threading.Event()
+    stop.set()
+    res = run_bias_variance(factory, param_name="n_estimators", param_values=[1, 3], n_learning_sets=3,
+                            n_train=30, n_test=20, n_outputs=2, stop=stop)
+    assert res.partial and res.n_sets_done == 0
+    assert not [e for e in built if hasattr(e, "n_steps_")]
+
+
+def test_averaged_estimator_relays_the_callback_and_stops():
+    X = np.random.default_rng(0).random((60, 5))
+    Y = X[:, :2] + X[:, 2:4]
+    steps = []
+    avg = AveragedEstimator("gbrt-rpo-gaussian", n_models=3, n_estimators=40, random_state=0)
+    avg.fit(X, Y, callback=lambda n, est: steps.append(n) or False)
+    assert len(avg.estimators_) == 3 and steps == sorted(steps) and steps[-1] == 3 * 40
+    avg.fit(X, Y, callback=lambda n, est: True)
+    assert len(avg.estimators_) == 1 and avg.estimators_[0].n_steps_ < 40
+
+
+@pytest.mark.parametrize("estimator, extra, seeds", [
+    ("gbmort", {}, 1),                                           # deterministic: Var_theta = 0
+    ("st-gbrt", {}, 1),
+    ("gbrt-rpo-gaussian", {}, DEFAULT_SEEDS),                    # random projections
+    ("gbmort", dict(param_name="max_features", param_values=[2, 5]), DEFAULT_SEEDS),  # k < p at 2
+    ("gbmort", dict(estimator_params=dict(subsample=0.5)), DEFAULT_SEEDS),                # row sub-sampling
+    ("mo-rf", {}, DEFAULT_SEEDS),                                                          # bootstrap
+])
+def test_default_seeds_follow_the_estimators_randomness(estimator, extra, seeds):
+    kw = dict(param_name="n_estimators", param_values=[1, 3], estimator_params={})
+    kw.update(extra)
+    res = run_bias_variance(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, **kw)
+    assert res.n_seeds == seeds
+    if seeds == 1:
+        assert (res.var_algorithm == 0).all()
+    else:
+        assert (res.var_algorithm > 0).all()
+    assert run_bias_variance(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, n_seeds=2,
+                             **kw).n_seeds == 2
 
 
 def test_frame_and_json():
@@ -138,12 +235,37 @@ def test_frame_and_json():
     (dict(backend="spark"), "backend"),
     (dict(estimator_params=dict(random_state=1)), "random_state"),
     (dict(param_name="n_estimators", param_values=[1, 1]), "duplicates"),
+    # values the data's shapes rule out (q <= d for sub-sampling, max_features <= p)
+    (dict(estimator="gbrt-relabel-rpo-subsampled", param_name="n_projections", param_values=[1, 50],
+          n_outputs=4), "n_projections=50.*larger than the number of outputs d = 4"),
+    (dict(estimator="gbrt-relabel-rpo-subsampled", estimator_params=dict(n_projections=17)),
+     "estimator_params.*n_projections"),
+    (dict(estimator="rf-subsampled-per-tree", param_name="n_components", param_values=[2, 9], n_outputs=4),
+     r"n_components=9.*n_components \(q\) = 9"),
+    (dict(param_name="max_features", param_values=[3, 6]), "max_features=6.*exceeds the number of features"),
+    (dict(estimator="gbrt-rpo-gaussian", param_name="n_projections", param_values=[1, 2]), "n_projections=2"),
+    (dict(estimator=bv._averaged_factory, param_name="n_models", param_values=[2, 0]), "n_models"),
+    (dict(progress="yes"), "progress"),
+    (dict(stop=object()), "stop"),
+    (dict(client=object()), "client"),
 ])
-def test_bad_input(kwargs, word):
+def test_bad_input(kwargs, word, monkeypatch):
+    # Before any work: no test set drawn, no learning set started.
+    monkeypatch.setattr(bv, "_test_set", lambda *a, **k: pytest.fail("work started before validation"))
+    monkeypatch.setattr(bv, "_run_set", lambda *a, **k: pytest.fail("work started before validation"))
     kwargs = {"estimator": "gbmort", **kwargs}
     estimator = kwargs.pop("estimator")
     with pytest.raises(ValueError, match=word):
         run_bias_variance(estimator, **kwargs)
+
+
+def test_shape_checks_allow_what_the_data_allows():
+    """q = d and max_features = p are fine; on "ind" p = 5 d."""
+    for kwargs in (dict(estimator="gbrt-relabel-rpo-subsampled", param_name="n_projections", param_values=[4]),
+                   dict(estimator="gbmort", param_name="max_features", param_values=[20], structure="ind")):
+        res = run_bias_variance(n_learning_sets=2, n_train=30, n_test=20, n_outputs=4, n_seeds=1,
+                                estimator_params=dict(n_estimators=2), **kwargs)
+        assert res.n_sets_done == 2
 
 
 def test_plotting_builders(tmp_path):
