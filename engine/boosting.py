@@ -20,6 +20,7 @@ Training runs in compiled chunks of steps; between chunks an optional
 """
 import hashlib
 import numbers
+import warnings
 
 import numpy as np
 from scipy import sparse
@@ -66,7 +67,13 @@ def _as_numeric(name, value, ndims):
     if sparse.issparse(value):
         raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, pass a dense array")
     try:
-        array = np.asarray(value, dtype=np.float64)
+        with warnings.catch_warnings():
+            # numpy would drop the imaginary part with only a warning
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            array = np.asarray(value, dtype=np.float64)
+    except np.exceptions.ComplexWarning:
+        raise ValueError(f"{name} contains complex numbers: Complex data not supported, "
+                         "pass real numbers") from None
     except TypeError as exc:
         # An object numpy cannot turn into a float at all (a dict, a list in a
         # cell): a TypeError, as scikit-learn raises; numpy's own reason is kept.

@@ -3,6 +3,7 @@ and for objects numpy cannot convert to numbers) naming the offending
 argument, for both estimators; random valid input never crashes or hangs."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -194,6 +195,22 @@ def test_non_numeric_data(kind):
             method(Xs)
     # object arrays holding numbers are numbers
     np.testing.assert_array_equal(model.predict(X.astype(object)), model.predict(X))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_complex_data_is_refused_not_truncated(kind):
+    """A ValueError, not numpy's ComplexWarning and a fit on the real parts."""
+    X, Y = _data(kind=kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="^X contains complex numbers"):
+            _est(kind).fit(X + 1j, Y)
+        with pytest.raises(ValueError, match="^Y contains complex numbers"):
+            _est(kind).fit(X, Y + 1j)
+        model = _est(kind).fit(X, Y)
+        for method in _prediction_methods(model):
+            with pytest.raises(ValueError, match="^X contains complex numbers"):
+                method(X + 1j)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -6,12 +6,9 @@ its reason; parametrize_with_checks marks them xfail, strictly, so a check
 that starts passing fails until it is taken off the list.
 """
 
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from engine.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
-
-pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 
 NOT_0_1 = ("the check fits labels other than 0/1 (binary {1, 2}); the classifier takes a 0/1 "
            "indicator and raises ValueError on other labels (the issue's bad-input rule)")
