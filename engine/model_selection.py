@@ -27,8 +27,18 @@ Data and splits:
   inputs) drawn from ``seed``; each repeat is a random 300 / 4000 split of it.
 * shipped data sets (:func:`engine.datasets.load_dataset`) or a ``Dataset``:
   if it has a standard train/test split, its sizes fix the ratio and every
-  repeat is a random split with those sizes; otherwise a random split with
-  ``TEST_FRACTION`` (25%) of the rows in the test set.
+  repeat is a random split with those sizes ("preserving the training-testing
+  set size ratio", section 4.1.2); otherwise (section 4.1.3) 40% of the rows
+  train, 10% validate and 50% test: ``TEST_FRACTION`` = 50% of the rows in the
+  test set, and the validation set is the usual 20% of the other half.
+
+Stop and progress: with ``n_jobs=1`` (the app's setting) ``progress`` is also
+called inside each fit and a set ``stop`` ends the fit in progress at its next
+chunk of boosting steps (about every 50 ms; the scikit-learn references and
+the forests finish the fit in progress); the repeat in progress is then
+dropped and the repeats finished so far are returned, flagged ``partial``.
+With ``n_jobs != 1`` the fits run in worker processes, which cannot see the
+flag: it is checked as each fit comes back.
 
 ``artificial-gbrt`` (Friedman1 only) is the oracle that knows the output
 structure (section 4.2.1): chain -> a model of output 1 copied to every
@@ -58,6 +68,7 @@ call before it starts (for the app's "this will take about ..." message).
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import numbers
@@ -72,6 +83,7 @@ from scipy import stats
 
 from engine.artificial import ArtificialGBRT
 from engine.datasets import Dataset, FRIEDMAN_STRUCTURES, load_dataset, make_friedman1_multioutput
+from engine.experiments import _check_callbacks
 from engine.metrics import half_macro_r2, lrap, macro_r2
 from engine.references import FOREST_NAMES as REFERENCE_FORESTS
 from engine.references import REFERENCE_NAMES, ReferenceForest, ReferenceGB, forest_params
@@ -99,8 +111,13 @@ ARTIFICIAL = "artificial-gbrt"
 # Names with nothing to select (fixed default settings): fitted once per repeat.
 NO_GRID = REFERENCE_FORESTS + FOREST_NAMES
 KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + FOREST_NAMES + REFERENCE_NAMES
+# Paper 002, section 4.1.2: "20% of the training samples as a validation set".
 VALIDATION_FRACTION = 0.2
-TEST_FRACTION = 0.25
+# Paper 002, section 4.1.3: without a standard test set, "40% of the samples as
+# training, 10% of the samples as validation set and 50% of the samples as
+# testing set" -- half the rows for testing; the other half is the training set,
+# of which VALIDATION_FRACTION (20%, i.e. 10% of all rows) validates.
+TEST_FRACTION = 0.5
 FRIEDMAN_N_TRAIN, FRIEDMAN_N_TEST = 300, 4000
 # Multi-label validation: LRAP is read at (at most) this many log-spaced steps.
 N_CHECKPOINTS = 100
@@ -370,17 +387,24 @@ def _checkpoints(n_steps):
     return np.unique(np.round(np.logspace(0, np.log10(n_steps), N_CHECKPOINTS)).astype(int))
 
 
-def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val):
+def _fit(est, X, Y, callback, **kwargs):
+    """est.fit(X, Y, **kwargs), with ``callback`` when the estimator's fit takes one."""
+    if callback is not None and "callback" in inspect.signature(est.fit).parameters:
+        kwargs["callback"] = callback
+    return est.fit(X, Y, **kwargs)
+
+
+def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val, callback=None):
     """Fit on (X_fit, Y_fit); return (steps, validation scores). Sees no test data."""
     est = _make(name, task, structure, n_real, params)
     if name == "sklearn-gb":
-        est.fit(X_fit, Y_fit)
+        _fit(est, X_fit, Y_fit, callback)
         return est.validation_curve(X_val, Y_val, None if task == "regression" else _checkpoints(est.n_steps_))
     if task == "regression":
-        est.fit(X_fit, Y_fit, eval_set=(X_val, Y_val))
+        _fit(est, X_fit, Y_fit, callback, eval_set=(X_val, Y_val))
         scores = np.asarray(est.eval_score_)
         return np.arange(1, len(scores) + 1), scores
-    est.fit(X_fit, Y_fit)
+    _fit(est, X_fit, Y_fit, callback)
     wanted = set(_checkpoints(est.n_steps_).tolist())
     steps, scores = [], []
     for m, F in enumerate(est.staged_decision_function(X_val), start=1):
@@ -390,18 +414,20 @@ def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val
     return np.asarray(steps), np.asarray(scores)
 
 
-def _evaluate(name, task, structure, n_real, config, n_steps, random_state, X_fit, Y_fit, X_val, Y_val):
+def _evaluate(name, task, structure, n_real, config, n_steps, random_state, X_fit, Y_fit, X_val, Y_val,
+              callback=None):
     params = dict(config, n_estimators=n_steps, random_state=random_state)
-    steps, scores = _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val)
+    steps, scores = _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val,
+                                      callback)
     scores = np.where(np.isfinite(scores), scores, -np.inf)
     best = int(np.argmax(scores))                      # first maximum: fewest steps
     return float(scores[best]), int(steps[best])
 
 
 def _refit_and_score(name, task, structure, n_real, config, n_steps, random_state,
-                     X_train, Y_train, X_test, Y_test, n_noisy):
+                     X_train, Y_train, X_test, Y_test, n_noisy, callback=None):
     est = _make(name, task, structure, n_real, dict(config, n_estimators=n_steps, random_state=random_state))
-    est.fit(X_train, Y_train)
+    _fit(est, X_train, Y_train, callback)
     if task == "multilabel":
         # Label scores for LRAP: boosting's decision function, a forest's probabilities.
         scores = est.decision_function(X_test) if hasattr(est, "decision_function") else est.predict_proba(X_test)
@@ -473,7 +499,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     n_noisy_outputs : Friedman1 only: appended purely noisy outputs (Table 6);
         half-macro-r2 is then reported on the original outputs.
     progress : callable(fraction, message); stop : ``is_set()``-able: returns
-        the repeats finished so far, flagged ``partial``.
+        the repeats finished so far, flagged ``partial`` (checked before the
+        first fit; with n_jobs=1 also inside every fit, see the module doc).
     report_partial : if True, after every finished repeat ``progress`` is also
         called as ``progress(fraction, message, partial=result_so_far)`` (the
         signature of :class:`engine.jobs.Job`'s callback), the result flagged
@@ -489,6 +516,9 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     n_noisy_outputs = _check_noisy(n_noisy_outputs, structure)
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    _check_callbacks(progress, stop)
+    if report_partial not in (True, False):
+        raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
 
     reps, split, n_train, n_test, n_val, p, d_all = _splits(name, structure, data, n_repeats,
                                                            n_noisy_outputs, seed)
@@ -509,6 +539,28 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         if progress is not None:
             progress(done_units / total_units, msg)
 
+    def stopped():
+        return stop is not None and stop.is_set()
+
+    cut = []    # set when a stop ended a fit before its last step
+
+    def steps(label):
+        """Per-step callback of one fit (in-process runs only): progress within the fit, stop."""
+        if progress is None and stop is None:
+            return None
+
+        def cb(n_done, est):
+            planned = getattr(est, "n_estimators", None)
+            if progress is not None:
+                within = min(n_done / planned, 1.0) if planned else 0.0
+                progress((done_units + within) / total_units, f"{label}: step {n_done}")
+            if not stopped():
+                return False
+            if planned is None or n_done < planned:
+                cut.append(label)
+            return True
+        return cb
+
     def _result(n_done, partial):
         return _build_result(
             name=name, task=task, estimators=estimators, scores=scores, half=half, chosen=chosen,
@@ -516,30 +568,38 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
             n_val=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed, started=started, split=split,
             partial=partial)
 
+    if stopped():
+        reps, partial = [], True
     for r, rep in enumerate(reps):
         X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
         X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
         jobs = [(e, c) for e in estimators for c in grid_of[e]]
         best = {e: (np.nan, None, None) for e in estimators if not grid_of[e]}
-        for (e, c), (score, steps) in zip(jobs, _parallel(
+        labels = [f"repeat {r + 1}/{n_repeats}: {e}, grid point {c + 1}/{len(configs)}" for e, c in jobs]
+        for (e, c), label, (score, n_best) in zip(jobs, labels, _parallel(
                 n_jobs, _evaluate,
                 [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
-                  X_fit, Y_fit, X_val, Y_val) for e, c in jobs])):
-            done_units += 1
-            if e not in best or score > best[e][0]:
-                best[e] = (score, steps, c)
-            report(f"repeat {r + 1}/{n_repeats}: {e}, grid point {c + 1}/{len(configs)}")
-            if stop is not None and stop.is_set():
+                  X_fit, Y_fit, X_val, Y_val) for e, c in jobs],
+                [steps(label) for label in labels])):
+            if stopped():       # this repeat cannot be finished: drop it
                 partial = True
                 break
+            done_units += 1
+            if e not in best or score > best[e][0]:
+                best[e] = (score, n_best, c)
+            report(label)
         if partial:
             break
+        labels = [f"repeat {r + 1}/{n_repeats}: {e}, refit on the whole training set" for e in estimators]
         refits = _parallel(n_jobs, _refit_and_score, [
             (e, task, structure, n_real, configs[best[e][2]] if grid_of[e] else {}, best[e][1],
              rep["random_state"], rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"],
              n_noisy_outputs)
-            for e in estimators])
+            for e in estimators], [steps(label) for label in labels])
         for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
+            if cut or (stopped() and i < len(estimators) - 1):
+                partial = True  # a refit was cut short, or some were not made: drop the repeat
+                break
             scores[i, r] = test_score
             if half is not None:
                 half[i, r] = half_score
@@ -548,6 +608,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
             else:
                 chosen[e].append(_forest_choice(task, p))
             done_units += 1
+        if partial:
+            break
         n_done = r + 1
         if report_partial and progress is not None:
             progress(done_units / total_units, f"repeat {r + 1}/{n_repeats} done",
@@ -633,9 +695,12 @@ def estimate_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n
                 probe_seconds=time.perf_counter() - started)
 
 
-def _parallel(n_jobs, fn, arglist):
+def _parallel(n_jobs, fn, arglist, callbacks=None):
+    """Lazy results of fn(*args) in order. In-process (n_jobs=1) job k gets ``callback=callbacks[k]``;
+    worker processes get none (a stop flag or a progress bar does not cross a process boundary)."""
     if n_jobs == 1 or len(arglist) <= 1:
-        return (fn(*a) for a in arglist)
+        callbacks = callbacks or [None] * len(arglist)
+        return (fn(*a, callback=cb) for a, cb in zip(arglist, callbacks))
     from joblib import Parallel, delayed
     return Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(*a) for a in arglist)
 

@@ -181,7 +181,80 @@ def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
     (("chain", ["gbmort"]), dict(n_repeats=1), "n_repeats"),
     (("chain", ["gbmort"]), dict(n_jobs=0), "n_jobs"),
     (("emotions", ["gbmort"]), dict(n_noisy_outputs=3), "n_noisy_outputs"),
+    (("chain", ["gbmort"]), dict(progress="yes"), "progress"),
+    (("chain", ["gbmort"]), dict(stop=object()), "stop"),
+    (("chain", ["gbmort"]), dict(report_partial="yes"), "report_partial"),
 ])
 def test_bad_input(args, kwargs, word):
     with pytest.raises(ValueError, match=word):
         run_model_selection(*args, **kwargs)
+
+
+def _recording(monkeypatch):
+    """Keep every estimator the protocol builds."""
+    built = []
+    make = ms._make
+
+    def recording_make(*args, **kwargs):
+        est = make(*args, **kwargs)
+        built.append(est)
+        return est
+    monkeypatch.setattr(ms, "_make", recording_make)
+    return built
+
+
+def test_stop_on_the_first_report_ends_the_fit_in_progress(monkeypatch):
+    """A 10000-step grid fit stops within a chunk of steps (counted in steps, not seconds)."""
+    built = _recording(monkeypatch)
+    stop = threading.Event()
+    seen = []
+
+    def progress(frac, msg):
+        seen.append(msg)
+        stop.set()
+
+    budget = dict(learning_rate=(0.1,), max_leaf_nodes=(2, 3), max_features=(1.0,), n_steps=10_000)
+    res = run_model_selection("group", ["gbmort", "st-gbrt"], budget=budget, n_repeats=3, progress=progress,
+                              stop=stop)
+    assert res.partial and res.n_repeats_done == 0 and res.scores.shape == (2, 0)
+    assert len(built) == 1 and 1 <= built[0].n_steps_ <= 16
+    assert len(seen) == 1 and "step" in seen[0]
+
+
+def test_stop_during_the_refit_drops_the_repeat(monkeypatch):
+    built = _recording(monkeypatch)
+    stop = threading.Event()
+
+    def progress(frac, msg):
+        if "refit" in msg:
+            stop.set()
+
+    budget = dict(learning_rate=(0.01,), max_leaf_nodes=(2,), max_features=(1.0,), n_steps=2000)
+    res = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], budget=budget, n_repeats=2,
+                              progress=progress, stop=stop)
+    assert res.partial and res.n_repeats_done == 0
+    # two grid fits ran to the end, then the first refit was cut short and the second never started
+    assert [e.n_steps_ == e.n_estimators for e in built] == [True, True, False]
+    assert built[2].n_estimators > 100 and built[2].n_steps_ <= 16
+
+
+def test_stop_already_set_fits_nothing(monkeypatch):
+    built = _recording(monkeypatch)
+    stop = threading.Event()
+    stop.set()
+    res = run_model_selection("group", ["gbmort"], budget=TINY, n_repeats=2, stop=stop)
+    assert res.partial and res.n_repeats_done == 0 and built == []
+
+
+def test_split_without_a_standard_one_is_40_10_50():
+    """Paper 002 section 4.1.3: 40% training, 10% validation, 50% test."""
+    from engine.datasets import load_dataset
+    data = load_dataset("atp1d")
+    assert data.test_indices is None
+    reps, split, n_train, n_test, n_val, p, d = ms._splits("atp1d", None, data, 2, 0, 0)
+    n = data.n_samples
+    assert abs(n_test - n / 2) <= 1 and n_train + n_test == n and abs(n_val - 0.1 * n) <= 1
+    assert "50% test" in split
+    for rep in reps:
+        assert len(rep["X_test"]) == n_test and len(rep["val"]) == n_val
+        assert len(rep["fit"]) == n_train - n_val and not set(rep["fit"]) & set(rep["val"])
