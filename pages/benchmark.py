@@ -22,8 +22,8 @@ from engine import model_selection as ms
 from engine import plotting
 from engine import plotting_bias_variance as pbv
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
-from engine.jobs import Job
 from pages._deeplink import route_through_app
+from pages._session import session_jobs
 
 route_through_app()
 
@@ -33,7 +33,12 @@ NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
 FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
 DEFAULT_DATASET = "friedman1-group"
-DEFAULT_ESTIMATORS = list(ms.TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1 s on quick)
+DEFAULT_ESTIMATORS = list(ms.TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.4 s on quick)
+# scikit-learn reference rows, added by a checkbox that is on by default: per-output gradient boosting
+# (the costly one: ~20 s of a quick friedman1 run, 16 outputs x grid x steps) and one multi-output forest.
+REFERENCES = ["sklearn-gb", "sklearn-rf"]
+CONFIRM_SECONDS = 10 * 60     # above: an explicit confirmation before Start
+REFUSE_SECONDS = 4 * 3600     # above: refused in the page (the command line can still run it)
 ALL_ESTIMATORS = list(ms.KNOWN_NAMES)  # artificial-gbrt, boosting, our forests, scikit-learn
 BUDGET_HELP = {
     "quick": "2 learning rates × 2 tree sizes, 100 steps: seconds. For a first look and for teaching.",
@@ -83,8 +88,13 @@ def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed, nois
 
 def widget_values():
     ss = st.session_state
-    return (ss["bench_dataset"], list(ss["bench_estimators"]), ss["bench_budget"], int(ss["bench_repeats"]),
-            int(ss["bench_seed"]), int(ss["bench_noisy"]))
+    return (ss["bench_dataset"], list(ss["bench_estimators"]), bool(ss["bench_refs"]), ss["bench_budget"],
+            int(ss["bench_repeats"]), int(ss["bench_seed"]), int(ss["bench_noisy"]))
+
+
+def with_references(chosen, refs):
+    """The estimators a run fits: the chosen ones, then the reference rows not already chosen."""
+    return list(chosen) + ([r for r in REFERENCES if r not in chosen] if refs else [])
 
 
 def start_run(dataset, settings, drawn):
@@ -96,8 +106,8 @@ def start_run(dataset, settings, drawn):
         # drawn (and its cost estimated) for the old settings: redraw first, start on the next click.
         st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check the estimate and press again."
         return
-    job = Job(
-        ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
+    job = session_jobs().start(
+        "benchmark", ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
         n_repeats=settings["repeats"], seed=settings["seed"], n_noisy_outputs=settings["noisy"], n_jobs=1,
         report_partial=True,
     )  # fmt: skip
@@ -159,6 +169,12 @@ with st.sidebar:
         "Every forest, ours and scikit-learn's, uses the paper's defaults (100 trees; k = p/3, min_samples_split 5 in regression; "
         "k = √p, fully grown in classification).",
     )  # fmt: skip
+    refs = st.checkbox(
+        "scikit-learn reference rows", True, key="bench_refs", **BOUND,
+        help="Add scikit-learn's gradient boosting fitted per output (sklearn-gb, same grid, steps chosen on "
+        "validation) and its multi-output random forest (sklearn-rf) as reference rows. sklearn-gb makes a "
+        "quick friedman1 run take about half a minute instead of a few seconds: untick for a faster run.",
+    )  # fmt: skip
     noisy = st.slider(
         "Extra noisy outputs (Table 6)", 0, 32, 0, step=4, key="bench_noisy", **BOUND,
         disabled=choice not in FRIEDMAN,
@@ -183,7 +199,8 @@ with st.sidebar:
 
 dataset, dataset_name, problem = resolve_dataset(choice)
 is_friedman = choice in FRIEDMAN
-settings = {"dataset": dataset_name, "estimators": list(estimators), "budget": budget, "repeats": int(repeats),
+run_estimators = with_references(estimators, refs)
+settings = {"dataset": dataset_name, "estimators": run_estimators, "budget": budget, "repeats": int(repeats),
             "seed": int(seed), "noisy": int(noisy) if is_friedman else 0}
 task = "regression" if is_friedman else (catalogue[choice]["task"] if choice in catalogue else getattr(dataset, "task", "regression"))
 
@@ -213,7 +230,7 @@ if not blocked:
     try:
         estimate = cached_estimate(
             choice, json.dumps(st.session_state.get("dataset_spec"), sort_keys=True, default=str) if choice == DATA_PAGE else "",
-            tuple(estimators), budget, int(repeats), int(seed), settings["noisy"],
+            tuple(run_estimators), budget, int(repeats), int(seed), settings["noisy"],
         )  # fmt: skip
     except ValueError as exc:
         blocked = str(exc)
@@ -221,21 +238,38 @@ if not blocked:
 
 if NOTICE_KEY in st.session_state:
     st.info(st.session_state.pop(NOTICE_KEY), icon="🔁")
-c1, c2, c3 = st.columns([2, 1, 3], vertical_alignment="center")
+refused = needs_confirmation = False
 if estimate is not None:
     cost = fmt_seconds(estimate["seconds"])
     label = "Run quick benchmark" if budget == "quick" else f"Start {budget} run (≈ {cost})"
-    if budget != "quick":
+    refused = estimate["seconds"] > REFUSE_SECONDS
+    needs_confirmation = not refused and estimate["seconds"] > CONFIRM_SECONDS
+    if refused:
+        st.error(
+            f"Too costly for this page: a **{budget}** run of these settings fits **{estimate['n_fits']:,}** models, "
+            f"about **{cost}** on this machine (the page's limit is {fmt_seconds(REFUSE_SECONDS)}). Use the quick or "
+            f"moderate budget, fewer repeats or fewer estimators, or run it from the command line: "
+            f"`python -m engine reproduce table4 --budget {budget} --out results/`.",
+            icon="⛔",
+        )
+    elif budget != "quick" or needs_confirmation:
         st.warning(
             f"A **{budget}** run fits **{estimate['n_fits']:,}** models ({estimate['n_configs']} grid points "
-            f"× {repeats} repeats × {len(estimators)} estimators, up to {estimate['n_steps']:,} steps each): "
+            f"× {repeats} repeats × {len(run_estimators)} estimators, up to {estimate['n_steps']:,} steps each): "
             f"about **{cost}** on this machine. It runs in the background; Stop keeps the finished repeats.",
             icon="⏱️",
         )
 else:
     label, cost = "Run quick benchmark", None
+# The confirmation is not in the URL on purpose: a shared link must never start hours of work by itself.
+confirmed = st.checkbox(
+    f"Yes, run for about {cost}", False, key="bench_confirm",
+    help=f"Runs estimated above {fmt_seconds(CONFIRM_SECONDS)} start only once this is ticked.",
+) if needs_confirmation else True
+c1, c2, c3 = st.columns([2, 1, 3], vertical_alignment="center")
 c1.button(
-    label, type="primary", key="bench_start", disabled=running or bool(blocked) or estimate is None,
+    label, type="primary", key="bench_start",
+    disabled=running or bool(blocked) or estimate is None or refused or not confirmed,
     on_click=start_run, args=(dataset, settings, widget_values()),
     help="Start the protocol in the background with the settings on the left. "
     + (f"Estimated time: {cost} (from a short probe fit; usually an overestimate)." if cost else ""),

@@ -19,10 +19,13 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/benchmark.py"
 
 
-def open_page(query=None):
+def open_page(query=None, refs=False):
+    """The page as a deep link opens it; ``refs=False`` unticks the scikit-learn reference rows
+    (on by default; sklearn-gb alone takes ~20 s of a quick friedman1 run), unless ``query`` sets them."""
     at = AppTest.from_file(APP, default_timeout=30).run()  # st.navigation registers the pages
     at.switch_page(PAGE)
-    for k, v in (query or {}).items():  # the URL of the deep link /benchmark?...
+    query = {**({} if refs else {"bench_refs": "false"}), **(query or {})}
+    for k, v in query.items():  # the URL of the deep link /benchmark?...
         at.query_params[k] = v
     at.run()
     assert not at.exception
@@ -236,3 +239,36 @@ def test_noisy_outputs_only_on_friedman():
     at.button(key="bench_start").click().run()
     poll(at, lambda a: job(a).done)
     assert job(at).status == "done" and job(at).result.n_noisy_outputs == 0
+
+
+def test_reference_rows_are_on_by_default_and_join_a_run():
+    at = open_page(refs=True)
+    assert at.checkbox(key="bench_refs").value is True and at.checkbox(key="bench_refs").help
+    # the cost estimate counts them: more fits than the five Table 4 methods alone
+    without = open_page()
+    fits = lambda a: int(next(c.value for c in a.caption if " fits · estimated" in c.value).split()[0].replace(",", ""))
+    assert fits(at) > fits(without)
+    # a small run on a shipped data set: the reference rows are rows of the table
+    at = open_page({"bench_dataset": "enb", "bench_estimators": ["gbmort"]}, refs=True)
+    at.button(key="bench_start").click().run()
+    poll(at, lambda a: job(a).done, timeout=120)
+    at.run()
+    assert job(at).status == "done", job(at).error
+    frame = at.dataframe[0].value
+    assert sorted(frame["estimator"]) == ["gbmort", "sklearn-gb", "sklearn-rf"]
+    assert frame["mean"].between(0.5, 1.0).all()
+
+
+def test_very_costly_runs_are_refused_or_need_a_confirmation():
+    at = open_page({"bench_budget": "full", "bench_repeats": "5"})
+    assert not at.exception
+    assert any("Too costly for this page" in e.value and "python -m engine" in e.value for e in at.error)
+    assert at.button(key="bench_start").disabled
+    # moderate, 10 repeats, with the references: above the confirmation threshold, below the refusal
+    at = open_page({"bench_budget": "moderate", "bench_repeats": "10"}, refs=True)
+    assert not at.error
+    confirm = at.checkbox(key="bench_confirm")
+    assert not confirm.value and at.button(key="bench_start").disabled
+    confirm.check().run()
+    assert not at.button(key="bench_start").disabled
+    assert "bench_job" not in at.session_state          # nothing started by the tick alone

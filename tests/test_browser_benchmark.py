@@ -28,21 +28,25 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
     page.wait_for_timeout(500)  # let the data grid paint (a skeleton otherwise)
     page.screenshot(path=str(screenshot_dir / "benchmark_before.png"), full_page=True)
 
+    # the default run: Table 4's five methods plus the two scikit-learn reference rows (~30 s here)
+    expect(page.get_by_role("checkbox", name="scikit-learn reference rows")).to_be_checked()
     page.get_by_role("button", name="Run quick benchmark").click()
     charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
-    expect(charts).to_have_count(2, timeout=60_000)
-    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=60_000)  # job over, polling off
+    expect(charts).to_have_count(2, timeout=180_000)
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=180_000)  # job over, polling off
     wait_until_idle(page)
 
     summary = "(el, data) => data.map(t => [t.type, t.name, (t.x || t.z || []).length])"
-    scores = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 5", index=0)
-    pvalues = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 5", index=1)
-    assert scores[0][0] == "scatter" and scores[0][2] == 5  # five Table 4 methods
+    scores = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 7", index=0)
+    pvalues = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 7", index=1)
+    assert scores[0][0] == "scatter" and scores[0][2] == 7  # five Table 4 methods + 2 references
     assert any(name and name.startswith("paper") for _, name, _ in scores)
-    assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 5
+    assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 7
+    ticks = wait_for_chart(page, "(el, data) => Array.from(data[0].x || [])", "v => v.length === 7", index=1)
+    assert {"sklearn-gb", "sklearn-rf"} <= set(ticks)
     finite = wait_for_chart(page, "(el, data) => Array.from(data[0].z, r => Array.from(r, Number.isFinite))",
-                            "v => v.length === 5", index=1)
-    assert finite == [[i != j for j in range(5)] for i in range(5)]  # every off-diagonal p-value, no diagonal
+                            "v => v.length === 7", index=1)
+    assert finite == [[i != j for j in range(7)] for i in range(7)]  # every off-diagonal p-value, no diagonal
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     expect(page.get_by_text("friedman1-chain: test macro-r2")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -73,6 +77,8 @@ def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
     wait_until_idle(page)
     expect(page.get_by_text("The paper's Table 6 on friedman1-group")).to_be_visible()
     expect(page.get_by_role("slider", name="Extra noisy outputs (Table 6)")).to_have_attribute("aria-valuetext", "16")
+    page.get_by_role("checkbox", name="scikit-learn reference rows").uncheck()   # sklearn-gb on 32 outputs: slow
+    wait_until_idle(page)
     page.get_by_role("slider", name="Repeats (random splits)").focus()
     page.keyboard.press("Home")            # 2 repeats: a few seconds
     expect(page.get_by_text("Seed 0 ·")).to_be_visible()
