@@ -45,26 +45,30 @@ with st.expander("One boosting step of gbrt-rpo (square loss)", expanded=True):
     )
 
 st.header("Three output structures")
-st.plotly_chart(
+left, right = st.columns([3, 2])   # the explanation beside the picture
+left.plotly_chart(
     plotting.output_correlation_figure(n_outputs=16),
     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
     key="home_structures",
 )
-st.markdown(
-    """
+with right:
+    st.markdown(
+        """
 The paper's synthetic problems (section 4.2.1) all build d = 16 outputs from the Friedman1
 function f(x) = 10 sin(πx₁x₂) + 20(x₃ − ½)² + 10x₄ + 5x₅ plus unit Gaussian noise:
 
 - **chain**: y₁ = f(x) + ε₁ and each next output adds fresh noise, yⱼ = yⱼ₋₁ + εⱼ; the first output is the cleanest.
 - **group**: every output is f(x) + εⱼ; averaging the outputs filters the noise away.
 - **ind**: each output is f of its own five inputs; nothing is shared, so single target is best.
+
+**What to look for:** a fading band (chain), one uniform block (group), only the diagonal (ind).
 """
-)
-st.caption(
-    "Population correlations computed from these formulas with inputs uniform on [0, 1] "
-    "(Var f ≈ 23.8), as in Friedman (1991); the paper's text says Gaussian inputs, but its "
-    "scores fit uniform ones. Hover a cell for its value."
-)
+    )
+    st.caption(
+        "Population correlations computed from these formulas with inputs uniform on [0, 1] "
+        "(Var f ≈ 23.8), as in Friedman (1991); the paper's text says Gaussian inputs, but its "
+        "scores fit uniform ones. Hover a cell for its value."
+    )
 
 st.header("Presets")
 st.markdown("Each preset opens a page with the settings of a figure or table from the paper.")
