@@ -170,6 +170,11 @@ class _ForestBase(MultiOutputMixin, BaseEstimator):
                 f"max_features must be None, 'sqrt', 'log2', an integer >= 1 or a fraction in (0, 1], got {mf!r}")
         if self.n_jobs is not None and (not _is_int(self.n_jobs) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        try:
+            check_random_state(self.random_state)     # draws nothing
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"random_state must be None, an integer or a RandomState, got {self.random_state!r}") from None
         if self._has_projection:
             self._validate_projection_params()
 
@@ -177,11 +182,14 @@ class _ForestBase(MultiOutputMixin, BaseEstimator):
         if not isinstance(self.projection_per_tree, (bool, np.bool_)):
             raise ValueError(
                 f"projection_per_tree must be True or False, got {self.projection_per_tree!r}")
+        q = self.n_components
         if self.projection is None:
+            # q is unused without a projection, but a malformed value is still a mistake.
+            if q is not None and not (isinstance(q, str) and q == "log") and (not _is_int(q) or q < 1):
+                raise ValueError(f"n_components (q) must be None, an integer >= 1 or 'log', got {q!r}")
             return
         if not isinstance(self.projection, str) or self.projection not in PROJECTIONS:
             raise ValueError(f"projection must be None or one of {PROJECTIONS}, got {self.projection!r}")
-        q = self.n_components
         if q is None:
             raise ValueError(
                 f"n_components (q) must be set when projection={self.projection!r}: "

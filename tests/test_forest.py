@@ -349,6 +349,8 @@ def test_per_output_forest_is_one_forest_per_output():
     (dict(bootstrap="yes"), "bootstrap"),
     (dict(projection_per_tree=None), "projection_per_tree"),
     (dict(n_jobs=0), "n_jobs"),
+    (dict(random_state="a"), "random_state"),
+    (dict(n_components=["log"]), "n_components"),
 ])
 def test_bad_parameters_name_themselves(params, name):
     X, Y = _friedman(n=40, d=8)
@@ -414,7 +416,8 @@ def test_every_forest_name_fits(task):
 
 _BOOTSTRAP = ("bootstrap draws depend on the number of rows, so weight 2 is not a duplicated "
               "row (scikit-learn's RandomForestRegressor fails this check too)")
-_MULTICLASS = "multi-label 0/1 classifier: the check fits multiclass (or string) labels"
+_MULTICLASS = ("the check fits labels other than 0/1 (binary {1, 2} or the strings 'one'/'two'); "
+               "the multi-label classifier takes a 0/1 indicator and raises ValueError on other labels")
 _EXPECTED_FAILED = {
     "regressor-bootstrap": {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP},
     "regressor": {},
