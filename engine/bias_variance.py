@@ -768,6 +768,18 @@ def _results(set_seqs, args, n_jobs, backend, client, progress=None, stop=None):
 # --------------------------------------------------------------------------
 
 
+# Settings of reproduce_bias_variance: "full" follows the thesis (100 sets of 300,
+# test 2000); "quick" takes seconds. (Tests shrink "quick" further.)
+REPRODUCE_SETTINGS = {
+    "quick": dict(n_learning_sets=8, n_train=300, n_test=500, n_max=200, n_stages=12, n_seeds=3,
+                  n_models=(1, 2, 4)),
+    "full": dict(n_learning_sets=100, n_train=300, n_test=2000, n_max=2000, n_stages=25, n_seeds=5,
+                 n_models=(1, 2, 4, 8)),
+}
+# Learning sets run on every core: the CLI is where a long sweep runs unattended.
+REPRODUCE_N_JOBS = -1
+
+
 def _stage_grid(n_max, n_points):
     grid = np.unique(np.round(np.logspace(0, np.log10(n_max), n_points)).astype(int))
     return [int(v) for v in grid]
@@ -789,13 +801,11 @@ def reproduce_bias_variance(out_dir, quick=False, seed=0, progress=None):
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if quick:
-        common = dict(structure="group", n_learning_sets=8, n_train=300, n_test=500, seed=seed)
-        n_max, n_seeds = 200, 3
-    else:
-        common = dict(structure="group", n_learning_sets=100, n_train=300, n_test=2000, seed=seed)
-        n_max, n_seeds = 2000, 5
-    stages = _stage_grid(n_max, 12 if quick else 25)
+    settings = REPRODUCE_SETTINGS["quick" if quick else "full"]
+    common = dict(structure="group", seed=seed,
+                  **{k: settings[k] for k in ("n_learning_sets", "n_train", "n_test")})
+    n_max, n_seeds = settings["n_max"], settings["n_seeds"]
+    stages = _stage_grid(n_max, settings["n_stages"])
     runs = []
     for leaves in (2, 8):
         runs.append((f"trees_leaves{leaves}", dict(
@@ -806,7 +816,7 @@ def reproduce_bias_variance(out_dir, quick=False, seed=0, progress=None):
         n_seeds=n_seeds, estimator_params=dict(n_estimators=n_max // 2, learning_rate=0.1, max_leaf_nodes=4),
         **common)))
     runs.append(("averaging", dict(
-        estimator=_averaged_factory, param_name="n_models", param_values=[1, 2, 4] if quick else [1, 2, 4, 8],
+        estimator=_averaged_factory, param_name="n_models", param_values=list(settings["n_models"]),
         n_seeds=n_seeds, estimator_params=dict(n_estimators=n_max // 2, learning_rate=0.1, max_leaf_nodes=4),
         **common)))
     written, results = [], {}
@@ -814,7 +824,7 @@ def reproduce_bias_variance(out_dir, quick=False, seed=0, progress=None):
         def sub(frac, msg, r=r, tag=tag):
             if progress is not None:
                 progress((r + frac) / len(runs), f"{tag}: {msg}")
-        res = run_bias_variance(progress=sub, n_jobs=-1, **kwargs)
+        res = run_bias_variance(progress=sub, n_jobs=REPRODUCE_N_JOBS, **kwargs)
         if tag == "averaging":
             res.estimator = "average of n_models gbrt-rpo-gaussian"
         results[tag] = res

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,52 @@ def test_budget_option_is_checked_before_any_work(tmp_path, capsys):
         cli.main(["reproduce", "table4", "--out", str(tmp_path), "--budget", "full", "--quick"])
     assert "exclude" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _assert_offline_html(path):
+    """A standalone page: plotly's bundle inline, nothing fetched from the network."""
+    page = Path(path).read_text(encoding="utf-8")
+    assert re.search(r"<script[^>]*\bsrc\s*=\s*[\"']?(https?:)?//", page, re.I) is None
+    assert "<script src=" not in page
+    assert "plotly.js v" in page and len(page) > 1_000_000      # the embedded bundle
+    assert 'class="plotly-graph-div"' in page
+
+
+def test_reproduce_table6_quick_writes_csv_json_and_offline_html(tmp_path, monkeypatch, capsys):
+    from engine import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "quick", tiny)
+    monkeypatch.setattr(ms, "REPRODUCE_N_JOBS", 1)
+    assert cli.main(["reproduce", "table6", "--quick", "--out", str(tmp_path)]) == 0
+    listed = [Path(p) for p in capsys.readouterr().out.split()]
+    assert listed and all(p.exists() for p in listed)
+    assert {p.name for p in listed} >= {"table6.csv", "table6.json", "table6.html",
+                                        "table6_pvalues_friedman1-group.csv"}
+    df = pd.read_csv(tmp_path / "table6.csv")
+    assert len(df) == 3 * 4 and df["paper_half"].notna().all() and df["half_mean"].notna().all()
+    data = json.loads((tmp_path / "table6.json").read_text())
+    assert data["budget"] == "quick"
+    assert data["results"]["friedman1-ind"]["n_noisy_outputs"] == 16
+    _assert_offline_html(tmp_path / "table6.html")
+
+
+def test_reproduce_bias_variance_quick_writes_csv_json_and_offline_html(tmp_path, monkeypatch, capsys):
+    from engine import bias_variance as bv
+    tiny = dict(n_learning_sets=2, n_train=60, n_test=50, n_max=10, n_stages=4, n_seeds=2, n_models=(1, 2))
+    monkeypatch.setitem(bv.REPRODUCE_SETTINGS, "quick", tiny)
+    monkeypatch.setattr(bv, "REPRODUCE_N_JOBS", 1)
+    assert cli.main(["reproduce", "bias-variance", "--quick", "--out", str(tmp_path), "--seed", "2"]) == 0
+    listed = [Path(p) for p in capsys.readouterr().out.split()]
+    assert all(p.exists() for p in listed)
+    tags = ("trees_leaves2", "trees_leaves8", "projections", "averaging")
+    assert {p.name for p in listed} == ({f"bias_variance_{t}.{x}" for t in tags for x in ("csv", "json")}
+                                        | {f"bias_variance_{t}.html" for t in ("trees", "curves", "projections",
+                                                                               "averaging")})
+    for tag in tags:
+        df = pd.read_csv(tmp_path / f"bias_variance_{tag}.csv")
+        # the decomposition's identity holds in what was written
+        assert (abs(df["error"] - (df["noise"] + df["bias2"] + df["variance"])) < 1e-9).all()
+        data = json.loads((tmp_path / f"bias_variance_{tag}.json").read_text())
+        assert data["seed"] == 2 and data["n_sets_done"] == 2 and not data["partial"]
+    for page in ("trees", "curves", "projections", "averaging"):
+        _assert_offline_html(tmp_path / f"bias_variance_{page}.html")

@@ -158,6 +158,7 @@ def test_paper_numbers_hard_coded():
 
 def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
     monkeypatch.setitem(ms.BUDGETS, "quick", dict(TINY, loss="primary"))
+    monkeypatch.setattr(ms, "REPRODUCE_N_JOBS", 1)   # no worker start-up in a test
     paths = ms.reproduce_table4(tmp_path, quick=True, seed=0, progress=None)
     names = {p.split("/")[-1] for p in paths}
     assert {"table4.csv", "table4.json", "table4.html"} <= names
