@@ -63,6 +63,7 @@ import inspect
 import json
 import numbers
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -675,6 +676,8 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
         if stop is not None and stop.is_set() and i + 1 < n_learning_sets:
             partial = True
             break
+    if hasattr(results, "close"):
+        results.close()             # cancel the sets not started (joblib / dask) now, not at exit
     if acc.n == 0:
         partial = True
 
@@ -758,9 +761,13 @@ def _results(set_seqs, args, n_jobs, backend, client, progress=None, stop=None):
     parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
     gen = parallel(delayed(_run_set)(s, *args) for s in set_seqs)
     try:
-        yield from gen
+        for res in gen:         # not "yield from": that would close gen outside the filter below
+            yield res
     finally:
-        gen.close()
+        with warnings.catch_warnings():
+            # Cancelling the sets not needed after a stop is the point, not a problem.
+            warnings.filterwarnings("ignore", message=".*tasks which were still being processed")
+            gen.close()
 
 
 # --------------------------------------------------------------------------

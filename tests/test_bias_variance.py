@@ -133,6 +133,25 @@ def test_stop_after_two_learning_sets_keeps_them():
     np.testing.assert_array_equal(res.error_per_output, two.error_per_output)
 
 
+def test_stop_with_worker_processes_keeps_the_sets_done():
+    """On workers the flag is read as each learning set comes back; later sets are cancelled."""
+    stop = threading.Event()
+    seen = []
+
+    def progress(fraction, message):
+        seen.append(fraction)
+        stop.set()
+
+    res = _rpo(n_jobs=2, progress=progress, stop=stop)
+    assert res.partial and res.n_sets_done == 1 and seen == [pytest.approx(1 / SMALL["n_learning_sets"])]
+    # the same first set as in-process, stopped at that set's end
+    serial_stop = threading.Event()
+    one = _rpo(progress=lambda f, m: f >= 1 / SMALL["n_learning_sets"] - 1e-12 and serial_stop.set(),
+               stop=serial_stop)
+    assert one.n_sets_done == 1
+    np.testing.assert_array_equal(res.error_per_output, one.error_per_output)
+
+
 def _recording(name):
     """A factory that keeps every estimator it builds (in-process runs only)."""
     built = []
