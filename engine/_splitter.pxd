@@ -53,6 +53,7 @@ cdef class TreeGrower:
     cdef float64_t[::1] node_sum            # sum of weighted targets in the node being evaluated
     cdef float64_t[:, ::1] centered         # targets minus the node mean (multi-target scans)
     cdef float64_t[::1] left_sum
+    cdef float64_t[::1] row_sq              # |S_left|^2 per row (multi-target scans)
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] node_weight         # per tree node: sum of weights (values pass)
     cdef NodeRecord* frontier               # max-heap on improvement

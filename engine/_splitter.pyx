@@ -40,6 +40,28 @@ from engine._typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, ui
 from engine._tree cimport TreeStore, Node, TREE_LEAF
 from engine._rng cimport rng_int, rng_uniform
 
+cdef extern from "_scan.h" nogil:
+    void engine_left_norms(const float64_t* centered, intp_t stride, intp_t t,
+                           const int32_t* samples, const float64_t* weights,
+                           intp_t n_rows, float64_t* sq)
+    intp_t engine_best_row(const float64_t* sq, const float32_t* xv, const int32_t* samples,
+                           const float64_t* weights, float64_t W, const float64_t* inverse,
+                           intp_t n_node, intp_t lo, intp_t hi, float64_t gap,
+                           float64_t* best_gain, float64_t* w_left)
+    int engine_scan_init()
+    int engine_set_simd(int enabled)
+
+engine_scan_init()
+
+
+def set_simd(bint enabled):
+    """Use the AVX2 split-scan kernels (where the CPU has AVX2) or the portable ones.
+
+    Returns whether the AVX2 kernels are now in use. For tests and benchmarks:
+    the two must grow the same trees up to rounding.
+    """
+    return bool(engine_set_simd(enabled))
+
 cdef float64_t FEATURE_THRESHOLD = 1e-7
 cdef float64_t EPSILON = 2.220446049250313e-16
 
@@ -106,6 +128,7 @@ cdef class TreeGrower:
         self.node_sum = np.zeros(t)
         self.centered = np.zeros((n if t > 1 else 1, t))
         self.left_sum = np.zeros(t)
+        self.row_sq = np.zeros(n if t > 1 else 1)
         self.node_mean = np.zeros(t)
         self.node_weight = np.zeros(64)
         self.sample_leaf = np.full(n, -1, dtype=np.int32)
@@ -330,53 +353,35 @@ cdef class TreeGrower:
 
     cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
                           const float64_t* weights, SplitRecord* best) noexcept nogil:
-        """All thresholds of feature f for several (centred) targets."""
+        """All thresholds of feature f for several (centred) targets.
+
+        engine_left_norms (_scan.h) first writes |S_l|^2 for every row in one
+        pass that keeps S_l in registers; engine_best_row then ranks the thresholds.
+        """
         cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
         cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t msl = self.min_samples_leaf
-        cdef float64_t* left = &self.left_sum[0]
-        cdef const float64_t* centered = &self.centered[0, 0]
-        cdef intp_t stride = self.centered.shape[1]
-        cdef float64_t W = rec.weight, w_left = 0.0, w, gain, sq
-        cdef const float64_t* y
-        cdef intp_t r, i, k
-        cdef bint found = False
-        for k in range(t):
-            left[k] = 0.0
-        for r in range(n_node - 1):
-            i = samples[r]
-            y = centered + i * stride
-            sq = 0.0
-            if self.unit_weights:       # no multiplication by w = 1 in the hot loop
-                w_left += 1.0
-                for k in range(t):
-                    left[k] += y[k]
-                    sq += left[k] * left[k]
-            else:
-                w = weights[i]
-                w_left += w
-                for k in range(t):
-                    left[k] += w * y[k]
-                    sq += left[k] * left[k]
-            if r + 1 < msl:
-                continue
-            if n_node - r - 1 < msl:
-                break
-            if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
-                continue
-            if self.unit_weights:
-                gain = sq * self.inverse[r + 1] * self.inverse[n_node - r - 1]
-            else:
-                gain = sq / (w_left * (W - w_left))
-            if gain > best.gain:
-                best.gain = gain
-                best.feature = f
-                best.n_left = r + 1
-                best.weight_left = w_left
-                best.threshold = _midpoint(xv[r], xv[r + 1])
-                found = True
-        return found
+        cdef float64_t* sq = &self.row_sq[0]
+        cdef const float64_t* w = weights       # NULL: unit weights
+        cdef float64_t w_left = 0.0
+        cdef intp_t r
+        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
+        if n_rows < msl:
+            return False
+        if self.unit_weights:
+            w = NULL
+        engine_left_norms(&self.centered[0, 0], self.centered.shape[1], t, samples, w,
+                          n_rows, sq)
+        r = engine_best_row(sq, xv, samples, w, rec.weight, &self.inverse[0], n_node,
+                            msl - 1, n_rows, FEATURE_THRESHOLD, &best.gain, &w_left)
+        if r < 0:
+            return False
+        best.feature = f
+        best.n_left = r + 1
+        best.weight_left = w_left
+        best.threshold = _midpoint(xv[r], xv[r + 1])
+        return True
 
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
                            const float64_t* weights, uint64_t* rng_state,

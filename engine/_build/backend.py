@@ -12,6 +12,8 @@ from setuptools import build_meta as _setuptools_backend
 from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 hooks)
 
 COMPILED_MODULES = ["_tree", "_splitter", "_boosting"]
+# C headers a module includes (listed so a change rebuilds it and sdists ship them).
+HEADERS = {"_splitter": ["engine/_scan.h"]}
 
 
 def compiler_directives():
@@ -38,7 +40,8 @@ def extensions():
             "-fno-signed-zeros"]
     flags = ["-O0", "-g"] if debug else fast
     modules = [
-        Extension(f"engine.{name}", [f"engine/{name}.pyx"], extra_compile_args=flags)
+        Extension(f"engine.{name}", [f"engine/{name}.pyx"], extra_compile_args=flags,
+                  depends=HEADERS.get(name, []))
         for name in COMPILED_MODULES
     ]
     return cythonize(modules, compiler_directives=compiler_directives(), quiet=True)
