@@ -188,6 +188,36 @@ cdef class TreeStore:
                     leaves[i, k] = <int32_t> self.leaf_of(k, &Xv[0, 0], rs, cs, i)
         return out
 
+    def predict(self, X, tree):
+        """Value vector of the leaf reached by every row of X in one tree.
+
+        Returns a float64 ndarray of shape (n_samples, n_values): what that
+        tree alone predicts, before any learning rate, rho or averaging of
+        the ensemble that owns the store.
+        """
+        if isinstance(tree, (bool, np.bool_)) or not isinstance(tree, (int, np.integer)):
+            raise TypeError(f"tree must be an integer, got {type(tree).__name__}")
+        if not 0 <= tree < self._n_trees:
+            raise ValueError(f"tree must be in [0, {self._n_trees}), got {tree}")
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        cdef const float32_t[:, :] Xv = X
+        cdef intp_t n = Xv.shape[0], m = self.n_values, t = tree
+        out = np.empty((n, m), dtype=np.float64)
+        if n == 0:
+            return out
+        cdef float64_t[:, ::1] values = out
+        cdef intp_t i, k, leaf
+        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
+        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
+        with nogil:
+            for i in range(n):
+                leaf = self.leaf_of(t, &Xv[0, 0], rs, cs, i)
+                for k in range(m):
+                    values[i, k] = self._values[leaf * m + k]
+        return out
+
     # ---------------------------------------------------------------- pickling
 
     def __reduce__(self):

@@ -7,17 +7,19 @@ d=16), stumps and learning rate 0.1, it prints the milliseconds per 1000
 trees for each strategy, next to scikit-learn's GradientBoostingRegressor and
 HistGradientBoostingRegressor fitted per output (MultiOutputRegressor), and
 the ratio. A tree is one stump: single target grows d of them per step, the
-other strategies one. Every timing is the best of ``--repeats`` runs, because
-machines are shared and noisy; ratios taken in the same run are what to
-compare across machines.
+other strategies one. Every timing, ours and scikit-learn's alike, is the
+best of ``--repeats`` runs, because machines are shared and noisy; ratios
+taken in the same run are what to compare across machines.
 
-It also checks that single-output st-gbrt predicts exactly what
-GradientBoostingRegressor predicts.
+It also checks that single-output st-gbrt predicts what
+GradientBoostingRegressor predicts, and exits with status 1 when the largest
+difference exceeds ``MAX_SINGLE_OUTPUT_DIFF``.
 
 Forests (paper 003): on cal500 (n=502, p=68, d=174 labels, treated as
 real outputs) it prints the milliseconds per fully grown tree of
 ProjectedForestRegressor (bootstrap, max_features="sqrt", one thread) without
-projection (q = d) and with per-tree Gaussian and sub-sampled projections of
+projection (q = d), with a per-tree Gaussian projection of q = d (the cost of
+projecting alone) and with per-tree Gaussian and sub-sampled projections of
 small q, next to scikit-learn's multi-output RandomForestRegressor with the
 same settings. ``--forest-trees`` trees per fit, best of ``--repeats``.
 """
@@ -42,6 +44,7 @@ STRATEGY_NAMES = (
     "gbrt-relabel-rpo-subsampled", "gbrt-relabel-rpo-gaussian",
 )
 PROBLEMS = (("friedman1-group", "group"), ("friedman1-ind", "ind"))
+MAX_SINGLE_OUTPUT_DIFF = 1e-8
 
 
 def best_time(fit, repeats):
@@ -86,35 +89,45 @@ def check_single_output(n_steps=200):
     return float(np.abs(ours.predict(X_new) - theirs.predict(X_new)).max())
 
 
-def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout):
+def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout, check_steps=200):
+    """Print the boosting table; return (rows, max single-output difference).
+
+    rows are (problem, estimator, ms per 1000 stumps, GB ratio, HGB ratio).
+    """
     rows = []
     for label, structure in PROBLEMS:
         X, Y, _ = make_friedman1_multioutput(structure, n_samples=300, random_state=0)
-        gb = time_sklearn("gb", X, Y, sklearn_trees, 1)
-        hgb = time_sklearn("hgb", X, Y, sklearn_trees, 1)
+        gb = time_sklearn("gb", X, Y, sklearn_trees, repeats)
+        hgb = time_sklearn("hgb", X, Y, sklearn_trees, repeats)
         for name in STRATEGY_NAMES:
             ms = time_engine(name, X, Y, n_trees, repeats)
             rows.append((label, name, ms, gb / ms, hgb / ms))
         rows.append((label, "sklearn GradientBoostingRegressor per output", gb, 1.0, hgb / gb))
         rows.append((label, "sklearn HistGradientBoostingRegressor per output", hgb, gb / hgb, 1.0))
+    print(f"friedman1 group (p=5) and ind (p=80), n=300, d=16, stumps, learning rate 0.1, "
+          f"best of {repeats} fits each (ours and scikit-learn's):", file=out)
     print("| problem | estimator | ms per 1000 stumps | sklearn GB / this | sklearn HGB / this |", file=out)
     print("|---|---|---:|---:|---:|", file=out)
     for label, name, ms, r_gb, r_hgb in rows:
         print(f"| {label} | {name} | {ms:.1f} | {r_gb:.0f}x | {r_hgb:.1f}x |", file=out)
-    diff = check_single_output()
-    print(f"\nsingle-output st-gbrt vs GradientBoostingRegressor, 200 stumps: "
+    diff = check_single_output(check_steps)
+    print(f"\nsingle-output st-gbrt vs GradientBoostingRegressor, {check_steps} stumps: "
           f"max |prediction difference| = {diff:.1e}", file=out)
     return rows, diff
 
 
 FOREST_DATASET = "cal500"
-FOREST_SETTINGS = ((None, None), ("gaussian", 1), ("gaussian", 4), ("gaussian", 16),
-                   ("subsample", 1), ("subsample", 4))
+# (projection, q); q = "d" means as many components as outputs.
+FOREST_SETTINGS = ((None, None), ("gaussian", "d"), ("gaussian", 1), ("gaussian", 4),
+                   ("gaussian", 16), ("subsample", 1), ("subsample", 4))
 
 
-def run_forests(n_trees=20, repeats=3, out=sys.stdout):
-    """ms per fully grown tree: our forest (q = d and small q) vs RandomForestRegressor."""
-    data = load_dataset(FOREST_DATASET)
+def run_forests(n_trees=20, repeats=3, out=sys.stdout, dataset=FOREST_DATASET):
+    """ms per fully grown tree: our forest (q = d and small q) vs RandomForestRegressor.
+
+    Returns rows of (forest, ms per tree, RF ratio).
+    """
+    data = load_dataset(dataset)
     X, Y = data.X, data.Y
     n, p = X.shape
     d = Y.shape[1]
@@ -122,13 +135,16 @@ def run_forests(n_trees=20, repeats=3, out=sys.stdout):
     sk_ms = 1000.0 * best_time(lambda: sk.fit(X, Y), repeats) / n_trees
     rows = []
     for projection, q in FOREST_SETTINGS:
+        if q == "d":
+            q, label = d, f"{projection}, q = d = {d}"
+        else:
+            label = f"q = d = {d} (no projection)" if projection is None else f"{projection}, q = {q}"
         model = ProjectedForestRegressor(n_estimators=n_trees, max_features="sqrt", n_jobs=1,
                                          projection=projection, n_components=q, random_state=0)
         ms = 1000.0 * best_time(lambda: model.fit(X, Y), repeats) / n_trees
-        label = f"q = d = {d} (no projection)" if projection is None else f"{projection}, q = {q}"
         rows.append((label, ms, sk_ms / ms))
     rows.append((f"sklearn RandomForestRegressor (q = d = {d})", sk_ms, 1.0))
-    print(f"\n{FOREST_DATASET} (n={n}, p={p}, d={d}), {n_trees} fully grown trees, bootstrap, "
+    print(f"\n{dataset} (n={n}, p={p}, d={d}), {n_trees} fully grown trees, bootstrap, "
           f"max_features=sqrt, n_jobs=1, best of {repeats}:", file=out)
     print("| forest | ms per tree | sklearn RF / this |", file=out)
     print("|---|---:|---:|", file=out)
@@ -152,9 +168,14 @@ def main(argv=None):
     for name in ("trees", "sklearn_trees", "repeats", "forest_trees"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    run(args.trees, args.sklearn_trees, args.repeats)
+    _, diff = run(args.trees, args.sklearn_trees, args.repeats)
     run_forests(args.forest_trees, args.repeats)
+    if not diff <= MAX_SINGLE_OUTPUT_DIFF:
+        print(f"FAILED: single-output st-gbrt differs from GradientBoostingRegressor by {diff:.1e} "
+              f"(> {MAX_SINGLE_OUTPUT_DIFF:.0e})", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
