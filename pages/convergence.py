@@ -347,7 +347,8 @@ def live_panel():
         elif status == "done":
             st.success(f"Status: **done** in {elapsed:.1f} s ({steps_done} steps per method).", icon="✅")
         elif status == "stepped":
-            st.success(f"Status: **stepped** to {steps_done} steps per method. Press Step again to add {STEP_SIZE}.", icon="⏭️")
+            st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
+                       f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
         elif status == "failed":
             st.error(f"Status: **failed**: {str(run.get('error') or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:

@@ -81,6 +81,16 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     assert kept and max(kept) > 1 and max(kept) < 10000
     page.screenshot(path=str(screenshot_dir / "convergence_stopped.png"), full_page=True)
 
+    # Step continues the stopped run's kept models (10 more steps, in the background): the longest
+    # curve grows by exactly 10, the methods the stop never reached start with 10 steps.
+    longest = max(kept)
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Step +10", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Status: stepped"))).to_be_visible(timeout=30_000)
+    wait_until_idle(page)
+    stepped = plotted_points(page, f"v => v.some(([m, k]) => k === {longest + 10})")
+    assert max(n for name, n in stepped if not (name or "").endswith("best")) == longest + 10
+    page.screenshot(path=str(screenshot_dir / "convergence_stepped.png"), full_page=True)
+
     # A deep link sets every control.
     page.goto(f"{streamlit_server}/convergence?problem=chain&learning_rate=0.3&max_leaf_nodes=4&seed=5"
               "&n_steps=500&variants=gbmort&variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
