@@ -257,7 +257,8 @@ elif wanted:
 running = job is not None and job.running
 
 
-@st.fragment(run_every=0.5 if running else None)
+# Poll fast while a run is young (the default one ends in under a second), slower after.
+@st.fragment(run_every=(0.2 if job.elapsed < 5 else 0.5) if running else None)
 def live_status():
     job = st.session_state.get(JOB)
     if job is None:
