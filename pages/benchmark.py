@@ -153,8 +153,8 @@ with st.sidebar:
         **BOUND,  # no format_func: the URL holds the formatted option, keep it the plain name
         help="friedman1 chain / group / ind are the paper's synthetic problems (Table 4): each repeat "
         "is a random 300/4000 split of one 4300-sample draw. Shipped data sets are split at random "
-        "with their standard split's sizes (else 75/25). 'The Data page's choice' uses the data set "
-        "chosen there.",
+        "with their standard split's sizes, else 40 % training, 10 % validation and 50 % test "
+        "(paper section 4.1.3). 'The Data page's choice' uses the data set chosen there.",
     )  # fmt: skip
     st.caption(dataset_label(choice))
     estimators = st.multiselect(

@@ -20,8 +20,8 @@ import streamlit as st
 from engine import forest_experiments as fe
 from engine import plotting_forest as pf
 from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
-from engine.jobs import Job
 from pages._deeplink import route_through_app
+from pages._session import session_jobs
 
 route_through_app()
 
@@ -177,11 +177,10 @@ settings = None if problem else (experiment, dataset, repr(sorted(call[1].items(
 
 
 def start_job():
-    old = st.session_state.get(JOB_KEY)
-    if old is not None and old["job"].running:
-        old["job"].stop()
-    st.session_state[JOB_KEY] = {"job": Job(call[0], dataset, **call[1]), "settings": settings,
-                                 "experiment": experiment}
+    # The session's JobGroup stops this page's previous run, and every run of the
+    # session when it ends (pages/_session.py).
+    job = session_jobs().start("forests", call[0], dataset, **call[1])
+    st.session_state[JOB_KEY] = {"job": job, "settings": settings, "experiment": experiment}
 
 
 def stop_job():
