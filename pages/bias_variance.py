@@ -125,6 +125,14 @@ with st.sidebar:
     if forest:
         st.caption("Forests grow fully grown trees on bootstrap samples (mo-et: random thresholds, no "
                    "bootstrap); the tree size, comparison and learning rate below apply to boosting only.")
+    if projected_forest and "pages/forests.py" in st.session_state.get("app_registered_pages", ()):
+        # Here the algorithm variance is one term; paper 003 Appendix C splits it further.
+        st.page_link(
+            "pages/forests.py", label="Split the algorithm variance: projection vs trees", icon="🌲",
+            query_params={"fx_exp": "variance"},
+            help="The Forests page's Appendix C experiment splits a projected forest's algorithm variance "
+            "into the part due to the projection and the part due to the trees, for Algorithms 1 and 2.",
+        )  # fmt: skip
     leaves = st.select_slider(
         "Leaves per tree", [2, 3, 4, 6, 8, 12, 16, 24, 32], 2, key="max_leaf_nodes", **BOUND,
         disabled=forest or sweep == "max_leaf_nodes",

@@ -237,6 +237,7 @@ def test_bias_variance_of_a_forest_over_the_number_of_trees():
     assert at.selectbox(key="estimator").value == "mo-rf"
     assert "learning_rate" not in at.selectbox(key="sweep").options
     assert at.slider(key="learning_rate").disabled and at.select_slider(key="max_leaf_nodes").disabled
+    assert len(at.sidebar.get("page_link")) == 0      # no projection: no projection/tree split to link to
     at = poll(at, "bv_job")
     assert not at.exception and not at.error
     (parts,) = stacked_runs(at).values()
@@ -253,6 +254,9 @@ def test_bias_variance_of_a_projected_forest_over_q():
     at = open_page(BV, estimator="rf-gaussian-per-tree", sweep="n_components", values="1, 16", n_estimators="10",
                    n_sets="3", n_test="300")
     assert "n_components" in at.selectbox(key="sweep").options
+    links = at.sidebar.get("page_link")
+    assert [link.proto.page for link in links] == ["forests"]
+    assert "fx_exp=variance" in links[0].proto.query_string
     at = poll(at, "bv_job")
     assert not at.exception and not at.error
     (parts,) = stacked_runs(at).values()
