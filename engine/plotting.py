@@ -13,6 +13,43 @@ from plotly.subplots import make_subplots
 STRUCTURES = ("chain", "group", "ind")
 
 
+def log_ticks(values) -> dict:
+    """Tick values and full labels for a log axis spanning ``values`` (the positive ones).
+
+    Plotly's default log ticks label 20 and 50 as "2" and "5" after 10, which students
+    misread; these label every tick in full: 1-2-5 per decade for up to three decades,
+    one tick per decade beyond, from the tick at or below the smallest value to the one at
+    or above the largest. Empty dict when there is nothing positive to span.
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return {}
+    lo, hi = int(np.floor(np.log10(v.min()))), int(np.ceil(np.log10(v.max())))
+    hi = max(hi, lo + 1)
+    steps = (1, 2, 5) if hi - lo <= 3 else (1,)
+    ticks = [m * 10.0 ** k for k in range(lo, hi + 1) for m in steps]
+    first = max(t for t in ticks if t <= v.min())    # from the tick at or below the smallest value
+    last = min(t for t in ticks if t >= v.max())      # to the one at or above the largest
+    ticks = [t for t in ticks if first <= t <= last]
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
+def label_log_axes(fig: go.Figure) -> go.Figure:
+    """Give every log axis of ``fig`` that has no explicit ticks the full labels of log_ticks."""
+    for axis_name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+        axis = fig.layout[axis_name]
+        if axis.type != "log" or axis.tickvals is not None:
+            continue
+        letter, suffix = axis_name[0], axis_name[5:]
+        ref = letter + suffix                       # "xaxis2" is referenced as "x2"
+        values = [getattr(t, letter) for t in fig.data
+                  if (getattr(t, f"{letter}axis", None) or letter) == ref and getattr(t, letter, None) is not None]
+        if values:
+            axis.update(**log_ticks(np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])))
+    return fig
+
+
 def friedman1_variance(n_grid: int = 1000) -> float:
     """Variance of the noise-free Friedman1 function for inputs uniform on [0, 1].
 
@@ -182,7 +219,7 @@ def convergence_figure(result, x="trees_per_output", *, show_train=False, title=
         hovermode="closest", margin={"l": 60, "r": 20, "t": 60, "b": 50}, height=420,
         meta={"experiment": result.experiment, "x": x, "complete": result.complete},
     )
-    return fig
+    return label_log_axes(fig)
 
 
 def convergence_panels(result, *, show_train=False, title=None) -> go.Figure:
@@ -202,7 +239,7 @@ def convergence_panels(result, *, show_train=False, title=None) -> go.Figure:
         margin={"l": 60, "r": 20, "t": 80, "b": 50}, height=440,
         meta={"experiment": result.experiment, "complete": result.complete},
     )
-    return fig
+    return label_log_axes(fig)
 
 
 def projection_size_figure(result, *, title=None) -> go.Figure:
@@ -243,7 +280,7 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
         margin={"l": 60, "r": 20, "t": 80, "b": 60}, height=440,
         meta={"experiment": "projection-size", "complete": result.complete},
     )
-    return fig
+    return label_log_axes(fig)
 
 
 def projection_size_curves_figure(result, *, title=None) -> go.Figure:
@@ -543,4 +580,4 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
         hovermode="closest", margin={"l": 60, "r": 20, "t": 50 if title else 30, "b": 40}, height=460,
         uirevision="convergence",
     )
-    return fig
+    return label_log_axes(fig)

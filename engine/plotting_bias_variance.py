@@ -9,6 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.plotting import label_log_axes
+
 COMPONENTS = (
     ("error", "expected error", "black", "solid"),
     ("bias2", "bias²", "#d62728", "solid"),
@@ -49,7 +51,7 @@ def bias_variance_figure(result, title=None, components=None):
     if result.partial:
         fig.add_annotation(text=f"partial: {result.n_sets_done}/{result.n_learning_sets} learning sets",
                            xref="paper", yref="paper", x=1, y=1.05, showarrow=False)
-    return fig
+    return label_log_axes(fig)
 
 
 def bias_variance_comparison_figure(results, title=None, components=("error", "bias2", "variance")):
@@ -70,7 +72,7 @@ def bias_variance_comparison_figure(results, title=None, components=("error", "b
     fig.update_layout(title=title, xaxis_title=first.param_name or "configuration",
                       yaxis_title="mean squared error", xaxis_type="log" if log else None,
                       template="plotly_white", legend=dict(orientation="h", y=-0.2))
-    return fig
+    return label_log_axes(fig)
 
 
 def slice_curves_figure(result, index=-1, title=None):
@@ -293,7 +295,7 @@ def bias_variance_stacked_figure(results, title=None):
     if note:
         fig.add_annotation(text=note, xref="paper", yref="paper", x=1, y=1.12, showarrow=False,
                            font=dict(color="#d62728"))
-    return fig
+    return label_log_axes(fig)
 
 
 def bias_variance_lines_figure(results, title=None):
@@ -320,7 +322,7 @@ def bias_variance_lines_figure(results, title=None):
                       xaxis_title=first.param_name or "configuration", yaxis_title="mean squared error",
                       xaxis_type="log" if log else None, yaxis_type="log", template="plotly_white",
                       legend=dict(orientation="h", y=-0.22), height=420, margin=dict(l=60, r=20, t=60, b=60))
-    return fig
+    return label_log_axes(fig)
 
 
 def slice_curves_panels_figure(results, index=-1, title=None):

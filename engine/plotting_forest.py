@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.plotting import label_log_axes, log_ticks
+
 from engine.forest_experiments import FOREST_REF, PER_TREE, SHARED, SINGLE_TREE, TREE_REF
 
 __all__ = ["forest_projection_size_figure", "forest_randomization_figure", "forest_schemes_figure",
@@ -63,7 +65,7 @@ def _layout(fig, result, title, height=460):
                       margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=height,
                       meta={"experiment": result.experiment, "complete": result.complete,
                             "dataset": result.dataset, "metric": result.metric})
-    return fig
+    return label_log_axes(fig)
 
 
 def forest_projection_size_figure(result, *, title=None) -> go.Figure:
@@ -96,15 +98,6 @@ def forest_schemes_figure(result, *, title=None) -> go.Figure:
     fig.update_xaxes(type="log", title_text=_X_TITLES["q"])
     fig.update_yaxes(title_text=f"test {result.metric}")
     return _layout(fig, result, title or f"{result.dataset}: Algorithm 2 with each projection scheme")
-
-
-def _log_ticks(values):
-    """Ticks 1-2-5 per decade with full labels (plotly's default labels 20 as "2" above 10)."""
-    if not values.size:
-        return {}
-    lo, hi = np.floor(np.log10(values.min() / 2)), np.ceil(np.log10(values.max()))
-    ticks = [m * 10.0 ** k for k in range(int(lo), int(hi) + 1) for m in (1, 2, 5)]
-    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 
 def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
@@ -144,7 +137,8 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
                                      name="predicted from the single tree (Appendix C.2)", legendgroup="predicted",
                                      showlegend=alg == "alg1", offsetgroup=alg,
                                      marker=dict(symbol="diamond", size=11, color="black")))
-    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log", **_log_ticks(positive))
+    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log",
+                     **(log_ticks(np.append(positive, positive.min() / 2)) if positive.size else {}))
     fig.update_layout(barmode="group", scattermode="group", title={"text": title or (
         f"friedman1-{result.structure}: where the algorithm variance comes from")},
         legend={"orientation": "h", "y": -0.12, "traceorder": "normal"}, margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=460,

@@ -172,3 +172,31 @@ def test_correlation_frame_and_standalone_html():
         correlation_frame(Y, ["a", "b"])
     html = standalone_html(go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="tracename")))
     assert "tracename" in html and "<script src=" not in html   # plotly.js embedded, no CDN
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1, 300], [1, 2, 5, 10, 20, 50, 100, 200, 500]),          # 1-2-5 up to three decades
+    ([0.15, 0.6], [0.1, 0.2, 0.5, 1]),
+    ([3e-4, 2.5], [1e-4, 1e-3, 1e-2, 0.1, 1, 10]),            # one per decade beyond
+    ([5, 5], [5]),
+])
+def test_log_ticks_label_in_full_and_span_the_values(values, expected):
+    ticks = plotting.log_ticks(values)
+    np.testing.assert_allclose(ticks["tickvals"], expected)
+    assert ticks["ticktext"] == [f"{t:g}" for t in ticks["tickvals"]]
+    assert plotting.log_ticks([0, -1, np.nan]) == {}
+
+
+def test_every_log_axis_of_a_figure_gets_full_labels():
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_trace(go.Scatter(x=[1, 40, 300], y=[0.1, 0.5, 0.7]), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[0.002, 0.9], y=[0.1, 0.6]), row=1, col=2)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", tickvals=[0.1, 1], row=1, col=2)   # explicit ticks are kept
+    plotting.label_log_axes(fig)
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
+    assert list(fig.layout.xaxis2.ticktext)[0] == "0.002" and list(fig.layout.xaxis2.ticktext)[-1] == "1"
+    assert fig.layout.yaxis.tickvals is None                        # linear axis untouched
+    assert list(fig.layout.yaxis2.tickvals) == [0.1, 1]
