@@ -112,6 +112,37 @@ static void engine_left_norms_generic(const double *centered, ptrdiff_t stride, 
     }
 }
 
+/* Single target, unit weights: sq[r] = (S_r - (r + 1) m)^2 for r < n_rows,
+ * S_r the sum of the first r + 1 targets in the feature's sorted order and m
+ * the node mean (the centred left sum of the scalar scan, same operations in
+ * the same order). samples_b, when not NULL, is a second feature whose rows
+ * go to sq_b: the two running sums are independent chains, so one pass over
+ * both keeps the adder busy where one sum alone waits on its own latency.
+ * Plain C (no FMA contraction), so every build rounds alike. */
+static void engine_single_norms_unit(const double *targets, const int32_t *samples_a,
+                                     const int32_t *samples_b, ptrdiff_t n_rows,
+                                     double mean, double *sq_a, double *sq_b)
+{
+    double sum_a = 0.0, sum_b = 0.0, k = 1.0, ca, cb;
+    ptrdiff_t r;
+    if (samples_b == NULL) {
+        for (r = 0; r < n_rows; r++, k += 1.0) {
+            sum_a += targets[samples_a[r]];
+            ca = sum_a - k * mean;
+            sq_a[r] = ca * ca;
+        }
+        return;
+    }
+    for (r = 0; r < n_rows; r++, k += 1.0) {
+        sum_a += targets[samples_a[r]];
+        sum_b += targets[samples_b[r]];
+        ca = sum_a - k * mean;
+        cb = sum_b - k * mean;
+        sq_a[r] = ca * ca;
+        sq_b[r] = cb * cb;
+    }
+}
+
 /* The row r in [lo, hi) with the largest gain above *best_gain, or -1.
  * A row ends a left child of r + 1 rows; it is a candidate only when the
  * next sorted value is more than `gap` above its own. Unit weights:

@@ -48,6 +48,9 @@ cdef extern from "_scan.h" nogil:
                            const float64_t* weights, float64_t W, const float64_t* inverse,
                            intp_t n_node, intp_t lo, intp_t hi, float64_t gap,
                            float64_t* best_gain, float64_t* w_left)
+    void engine_single_norms_unit(const float64_t* targets, const int32_t* samples_a,
+                                  const int32_t* samples_b, intp_t n_rows, float64_t mean,
+                                  float64_t* sq_a, float64_t* sq_b)
     int engine_scan_init()
     int engine_set_simd(int enabled)
 
@@ -128,7 +131,7 @@ cdef class TreeGrower:
         self.node_sum = np.zeros(t)
         self.centered = np.zeros((n if t > 1 else 1, t))
         self.left_sum = np.zeros(t)
-        self.row_sq = np.zeros(n if t > 1 else 1)
+        self.row_sq = np.zeros(max(2 * n, 1))     # two features' rows (single-target pairs)
         self.node_mean = np.zeros(t)
         self.node_weight = np.zeros(64)
         self.sample_leaf = np.full(n, -1, dtype=np.int32)
@@ -269,6 +272,8 @@ cdef class TreeGrower:
         cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, j, f, tmp
         cdef const float32_t* xv
         cdef bint found = False
+        cdef bint pair = t == 1 and self.unit_weights and not self.random_splits
+        cdef intp_t pending = -1                # pair: a feature waiting for a partner
         cdef SplitRecord best
         best.gain = -INFINITY
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
@@ -286,16 +291,65 @@ cdef class TreeGrower:
             if xv[n_node - 1] <= xv[0] + FEATURE_THRESHOLD:
                 n_constant += 1
                 continue
-            if self.random_splits:
+            if pair:
+                if pending < 0:
+                    pending = f
+                else:
+                    found |= self._scan_single_pair(rec, pending, f, targets, &best)
+                    pending = -1
+            elif self.random_splits:
                 found |= self._scan_random(rec, f, targets, t, weights, rng_state, &best)
             elif t == 1:
                 found |= self._scan_single(rec, f, targets, weights, &best)
             else:
                 found |= self._scan_multi(rec, f, t, weights, &best)
+        if pending >= 0:
+            found |= self._scan_single_pair(rec, pending, -1, targets, &best)
         if found:
             rec.split = best
             rec.improvement = rec.weight * best.gain
         return found
+
+    cdef bint _scan_single_pair(self, NodeRecord* rec, intp_t fa, intp_t fb,
+                                const float64_t* targets, SplitRecord* best) noexcept nogil:
+        """All thresholds of features fa then fb (fb < 0: fa alone), one target, unit weights.
+
+        One pass computes both features' centred left sums (two independent
+        running sums, engine_single_norms_unit); each feature's thresholds are
+        then ranked in turn, fa first, so ties still go to the feature visited first.
+        """
+        cdef intp_t n = self.n_samples
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
+        cdef float64_t* sq = &self.row_sq[0]
+        if n_rows < msl:
+            return False
+        engine_single_norms_unit(targets, self.rows_idx + fa * n + rec.start,
+                                 self.rows_idx + fb * n + rec.start if fb >= 0 else NULL,
+                                 n_rows, self.node_mean[0], sq, sq + n)
+        cdef bint found = self._rank_unit(rec, fa, sq, best)
+        if fb >= 0:
+            found |= self._rank_unit(rec, fb, sq + n, best)
+        return found
+
+    cdef bint _rank_unit(self, NodeRecord* rec, intp_t f, const float64_t* sq,
+                         SplitRecord* best) noexcept nogil:
+        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (unit weights)."""
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef float64_t w_left = 0.0
+        cdef intp_t r = engine_best_row(sq, xv, NULL, NULL, rec.weight, &self.inverse[0],
+                                        n_node, msl - 1, n_node - msl, FEATURE_THRESHOLD,
+                                        &best.gain, &w_left)
+        if r < 0:
+            return False
+        best.feature = f
+        best.n_left = r + 1
+        best.weight_left = w_left
+        best.threshold = _midpoint(xv[r], xv[r + 1])
+        return True
 
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil:
