@@ -199,9 +199,9 @@ ENGINE_AVX2 double engine_hsum_avx2(__m256d q)
     return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-/* Adds row y (K vectors, the last one masked) times w into acc and returns
+/* Adds row y (K vectors, the last one masked) times w into acc and sets q_ to
  * the lane-wise squares of acc summed over the K vectors. */
-#define ENGINE_AVX2_ROW(K, y, w_ptr)                                               \
+#define ENGINE_AVX2_ROW_IN(K, acc, q_, y, w_ptr)                                            \
     do {                                                                           \
         int k_;                                                                    \
         if ((w_ptr) == NULL) {                                                     \
@@ -223,6 +223,7 @@ ENGINE_AVX2 double engine_hsum_avx2(__m256d q)
         for (k_ = 1; k_ < (K); k_++)                                               \
             q_ = _mm256_fmadd_pd(acc[k_], acc[k_], q_);                            \
     } while (0)
+#define ENGINE_AVX2_ROW(K, y, w_ptr) ENGINE_AVX2_ROW_IN(K, acc, q_, y, w_ptr)
 
 /* One block of K * 4 outputs (the last vector holding the lanes in `tail`). */
 #define ENGINE_AVX2_BLOCK(K)                                                       \
@@ -269,6 +270,109 @@ ENGINE_AVX2_BLOCK(4)
 ENGINE_AVX2_BLOCK(3)
 ENGINE_AVX2_BLOCK(2)
 ENGINE_AVX2_BLOCK(1)
+
+/* Four rows of one feature: the running sums in acc, the rows' squared norms
+ * stored (or added) at sq + r, exactly as engine_avx2_block_K does. */
+#define ENGINE_AVX2_FOUR(K, acc, samples, sq)                                      \
+    do {                                                                           \
+        const int32_t i0 = samples[r], i1 = samples[r + 1];                        \
+        const int32_t i2 = samples[r + 2], i3 = samples[r + 3];                    \
+        ENGINE_AVX2_ROW_IN(K, acc, q0, base + (ptrdiff_t)i0 * stride, weights ? weights + i0 : NULL); \
+        ENGINE_AVX2_ROW_IN(K, acc, q1, base + (ptrdiff_t)i1 * stride, weights ? weights + i1 : NULL); \
+        ENGINE_AVX2_ROW_IN(K, acc, q2, base + (ptrdiff_t)i2 * stride, weights ? weights + i2 : NULL); \
+        ENGINE_AVX2_ROW_IN(K, acc, q3, base + (ptrdiff_t)i3 * stride, weights ? weights + i3 : NULL); \
+        h01 = _mm256_hadd_pd(q0, q1);                                              \
+        h23 = _mm256_hadd_pd(q2, q3);                                              \
+        tot = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),                \
+                            _mm256_permute2f128_pd(h01, h23, 0x31));               \
+        if (!first) tot = _mm256_add_pd(tot, _mm256_loadu_pd(sq + r));             \
+        _mm256_storeu_pd(sq + r, tot);                                             \
+    } while (0)
+
+#define ENGINE_AVX2_ONE(K, acc, samples, sq)                                       \
+    do {                                                                           \
+        const int32_t i = samples[r];                                              \
+        double s;                                                                  \
+        ENGINE_AVX2_ROW_IN(K, acc, q0, base + (ptrdiff_t)i * stride, weights ? weights + i : NULL); \
+        h01 = _mm256_hadd_pd(q0, q0);                                              \
+        s = _mm_cvtsd_f64(_mm_add_sd(_mm256_castpd256_pd128(h01),                  \
+                                     _mm256_extractf128_pd(h01, 1)));              \
+        sq[r] = first ? s : sq[r] + s;                                             \
+    } while (0)
+
+/* engine_avx2_block_K for two features at once (rows samples_a -> sq_a,
+ * samples_b -> sq_b). Each feature's running sum is one dependency chain
+ * (an add per row); two independent chains in one loop let the adds of one
+ * fill the latency of the other. Same operations per feature, so the same
+ * results as two single passes. */
+#define ENGINE_AVX2_PAIR(K)                                                        \
+ENGINE_AVX2 void engine_avx2_pair_##K(                                             \
+        const double *base, ptrdiff_t stride, __m256i tail, const int full,        \
+        const int32_t *samples_a, const int32_t *samples_b, const double *weights, \
+        ptrdiff_t n_rows, double *sq_a, double *sq_b, int first)                   \
+{                                                                                  \
+    __m256d acc_a[K], acc_b[K], q0, q1, q2, q3, h01, h23, tot;                     \
+    ptrdiff_t r = 0;                                                               \
+    int k;                                                                         \
+    for (k = 0; k < (K); k++) {                                                    \
+        acc_a[k] = _mm256_setzero_pd();                                            \
+        acc_b[k] = _mm256_setzero_pd();                                            \
+    }                                                                              \
+    for (; r + 4 <= n_rows; r += 4) {                                              \
+        ENGINE_AVX2_FOUR(K, acc_a, samples_a, sq_a);                               \
+        ENGINE_AVX2_FOUR(K, acc_b, samples_b, sq_b);                               \
+    }                                                                              \
+    for (; r < n_rows; r++) {                                                      \
+        ENGINE_AVX2_ONE(K, acc_a, samples_a, sq_a);                                \
+        ENGINE_AVX2_ONE(K, acc_b, samples_b, sq_b);                                \
+    }                                                                              \
+}
+
+ENGINE_AVX2_PAIR(4)
+ENGINE_AVX2_PAIR(3)
+ENGINE_AVX2_PAIR(2)
+ENGINE_AVX2_PAIR(1)
+
+#define ENGINE_PAIR_CALL(K, FULL, W)                                               \
+    engine_avx2_pair_##K(centered + col, stride, tail, FULL, samples_a, samples_b, \
+                         W, n_rows, sq_a, sq_b, first)
+#define ENGINE_PAIR_SWITCH(W)                                                      \
+    switch (2 * n_vec + (last == 4)) {                                             \
+    case 9: ENGINE_PAIR_CALL(4, 1, W); break;                                      \
+    case 8: ENGINE_PAIR_CALL(4, 0, W); break;                                      \
+    case 7: ENGINE_PAIR_CALL(3, 1, W); break;                                      \
+    case 6: ENGINE_PAIR_CALL(3, 0, W); break;                                      \
+    case 5: ENGINE_PAIR_CALL(2, 1, W); break;                                      \
+    case 4: ENGINE_PAIR_CALL(2, 0, W); break;                                      \
+    case 3: ENGINE_PAIR_CALL(1, 1, W); break;                                      \
+    default: ENGINE_PAIR_CALL(1, 0, W); break;                                     \
+    }
+
+/* engine_left_norms_avx2 for two features (blocks of 16 outputs as there). */
+__attribute__((target("avx2,fma")))
+static void engine_left_norms_pair_avx2(const double *centered, ptrdiff_t stride, ptrdiff_t t,
+                                        const int32_t *samples_a, const int32_t *samples_b,
+                                        const double *weights, ptrdiff_t n_rows,
+                                        double *sq_a, double *sq_b)
+{
+    ptrdiff_t col = 0, width;
+    int first = 1, n_vec, last;
+    __m256i tail;
+    while (col < t) {
+        width = t - col < 16 ? t - col : 16;
+        n_vec = (int)((width + 3) / 4);
+        last = (int)(width - 4 * (n_vec - 1));
+        tail = _mm256_set_epi64x(last > 3 ? -1 : 0, last > 2 ? -1 : 0,
+                                 last > 1 ? -1 : 0, -1);
+        if (weights == NULL) {
+            ENGINE_PAIR_SWITCH(NULL)
+        } else {
+            ENGINE_PAIR_SWITCH(weights)
+        }
+        col += width;
+        first = 0;
+    }
+}
 
 __attribute__((target("avx2,fma")))
 static void engine_left_norms_avx2(const double *centered, ptrdiff_t stride, ptrdiff_t t,
@@ -419,6 +523,25 @@ static void engine_left_norms(const double *centered, ptrdiff_t stride, ptrdiff_
     }
 #endif
     engine_left_norms_generic(centered, stride, t, samples, weights, n_rows, sq);
+}
+
+/* engine_left_norms for feature a's rows into sq_a and, when samples_b is
+ * not NULL, feature b's into sq_b (both AVX2 chains in one pass). */
+static void engine_left_norms_pair(const double *centered, ptrdiff_t stride, ptrdiff_t t,
+                                   const int32_t *samples_a, const int32_t *samples_b,
+                                   const double *weights, ptrdiff_t n_rows,
+                                   double *sq_a, double *sq_b)
+{
+#if ENGINE_X86_SIMD
+    if (engine_simd && samples_b != NULL) {
+        engine_left_norms_pair_avx2(centered, stride, t, samples_a, samples_b, weights,
+                                    n_rows, sq_a, sq_b);
+        return;
+    }
+#endif
+    engine_left_norms(centered, stride, t, samples_a, weights, n_rows, sq_a);
+    if (samples_b != NULL)
+        engine_left_norms(centered, stride, t, samples_b, weights, n_rows, sq_b);
 }
 
 static ptrdiff_t engine_best_row(const double *sq, const float *xv, const int32_t *samples,

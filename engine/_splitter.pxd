@@ -73,12 +73,12 @@ cdef class TreeGrower:
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil
     cdef bint _scan_single_pair(self, NodeRecord* rec, intp_t fa, intp_t fb,
                                 const float64_t* targets, SplitRecord* best) noexcept nogil
-    cdef bint _rank_unit(self, NodeRecord* rec, intp_t f, const float64_t* sq,
-                         SplitRecord* best) noexcept nogil
+    cdef bint _scan_multi_pair(self, NodeRecord* rec, intp_t fa, intp_t fb, intp_t t,
+                               const float64_t* weights, SplitRecord* best) noexcept nogil
+    cdef bint _rank(self, NodeRecord* rec, intp_t f, const float64_t* sq,
+                    const float64_t* weights, SplitRecord* best) noexcept nogil
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil
-    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
-                          const float64_t* weights, SplitRecord* best) noexcept nogil
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
                            const float64_t* weights, uint64_t* rng_state,
                            SplitRecord* best) noexcept nogil

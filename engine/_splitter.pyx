@@ -48,6 +48,10 @@ cdef extern from "_scan.h" nogil:
                            const float64_t* weights, float64_t W, const float64_t* inverse,
                            intp_t n_node, intp_t lo, intp_t hi, float64_t gap,
                            float64_t* best_gain, float64_t* w_left)
+    void engine_left_norms_pair(const float64_t* centered, intp_t stride, intp_t t,
+                                const int32_t* samples_a, const int32_t* samples_b,
+                                const float64_t* weights, intp_t n_rows,
+                                float64_t* sq_a, float64_t* sq_b)
     void engine_single_norms_unit(const float64_t* targets, const int32_t* samples_a,
                                   const int32_t* samples_b, intp_t n_rows, float64_t mean,
                                   float64_t* sq_a, float64_t* sq_b)
@@ -131,7 +135,7 @@ cdef class TreeGrower:
         self.node_sum = np.zeros(t)
         self.centered = np.zeros((n if t > 1 else 1, t))
         self.left_sum = np.zeros(t)
-        self.row_sq = np.zeros(max(2 * n, 1))     # two features' rows (single-target pairs)
+        self.row_sq = np.zeros(max(2 * n, 1))     # |S_l|^2 per row of two features (paired scans)
         self.node_mean = np.zeros(t)
         self.node_weight = np.zeros(64)
         self.sample_leaf = np.full(n, -1, dtype=np.int32)
@@ -272,7 +276,9 @@ cdef class TreeGrower:
         cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, j, f, tmp
         cdef const float32_t* xv
         cdef bint found = False
-        cdef bint pair = t == 1 and self.unit_weights and not self.random_splits
+        # Exact scans visit features two at a time (one pass computes both
+        # features' left sums); single-target weighted scans stay one at a time.
+        cdef bint pair = not self.random_splits and (t > 1 or self.unit_weights)
         cdef intp_t pending = -1                # pair: a feature waiting for a partner
         cdef SplitRecord best
         best.gain = -INFINITY
@@ -294,17 +300,20 @@ cdef class TreeGrower:
             if pair:
                 if pending < 0:
                     pending = f
-                else:
+                elif t == 1:
                     found |= self._scan_single_pair(rec, pending, f, targets, &best)
+                    pending = -1
+                else:
+                    found |= self._scan_multi_pair(rec, pending, f, t, weights, &best)
                     pending = -1
             elif self.random_splits:
                 found |= self._scan_random(rec, f, targets, t, weights, rng_state, &best)
-            elif t == 1:
-                found |= self._scan_single(rec, f, targets, weights, &best)
             else:
-                found |= self._scan_multi(rec, f, t, weights, &best)
-        if pending >= 0:
+                found |= self._scan_single(rec, f, targets, weights, &best)
+        if pending >= 0 and t == 1:
             found |= self._scan_single_pair(rec, pending, -1, targets, &best)
+        elif pending >= 0:
+            found |= self._scan_multi_pair(rec, pending, -1, t, weights, &best)
         if found:
             rec.split = best
             rec.improvement = rec.weight * best.gain
@@ -328,19 +337,46 @@ cdef class TreeGrower:
         engine_single_norms_unit(targets, self.rows_idx + fa * n + rec.start,
                                  self.rows_idx + fb * n + rec.start if fb >= 0 else NULL,
                                  n_rows, self.node_mean[0], sq, sq + n)
-        cdef bint found = self._rank_unit(rec, fa, sq, best)
+        cdef bint found = self._rank(rec, fa, sq, NULL, best)
         if fb >= 0:
-            found |= self._rank_unit(rec, fb, sq + n, best)
+            found |= self._rank(rec, fb, sq + n, NULL, best)
         return found
 
-    cdef bint _rank_unit(self, NodeRecord* rec, intp_t f, const float64_t* sq,
-                         SplitRecord* best) noexcept nogil:
-        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (unit weights)."""
+    cdef bint _scan_multi_pair(self, NodeRecord* rec, intp_t fa, intp_t fb, intp_t t,
+                               const float64_t* weights, SplitRecord* best) noexcept nogil:
+        """All thresholds of features fa then fb (fb < 0: fa alone) for several
+        (centred) targets.
+
+        engine_left_norms_pair (_scan.h) writes |S_l|^2 for every row of both
+        features in one pass that keeps both running sums in registers; each
+        feature's thresholds are then ranked in turn, fa first.
+        """
+        cdef intp_t n = self.n_samples
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
+        cdef float64_t* sq = &self.row_sq[0]
+        cdef const float64_t* w = NULL if self.unit_weights else weights
+        if n_rows < msl:
+            return False
+        engine_left_norms_pair(&self.centered[0, 0], self.centered.shape[1], t,
+                               self.rows_idx + fa * n + rec.start,
+                               self.rows_idx + fb * n + rec.start if fb >= 0 else NULL,
+                               w, n_rows, sq, sq + n)
+        cdef bint found = self._rank(rec, fa, sq, w, best)
+        if fb >= 0:
+            found |= self._rank(rec, fb, sq + n, w, best)
+        return found
+
+    cdef bint _rank(self, NodeRecord* rec, intp_t f, const float64_t* sq,
+                    const float64_t* weights, SplitRecord* best) noexcept nogil:
+        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (weights NULL: unit)."""
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
         cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t msl = self.min_samples_leaf
         cdef float64_t w_left = 0.0
-        cdef intp_t r = engine_best_row(sq, xv, NULL, NULL, rec.weight, &self.inverse[0],
+        cdef intp_t r = engine_best_row(sq, xv, samples, weights, rec.weight, &self.inverse[0],
                                         n_node, msl - 1, n_node - msl, FEATURE_THRESHOLD,
                                         &best.gain, &w_left)
         if r < 0:
@@ -404,38 +440,6 @@ cdef class TreeGrower:
                 best.threshold = _midpoint(xv[r], xv[r + 1])
                 found = True
         return found
-
-    cdef bint _scan_multi(self, NodeRecord* rec, intp_t f, intp_t t,
-                          const float64_t* weights, SplitRecord* best) noexcept nogil:
-        """All thresholds of feature f for several (centred) targets.
-
-        engine_left_norms (_scan.h) first writes |S_l|^2 for every row in one
-        pass that keeps S_l in registers; engine_best_row then ranks the thresholds.
-        """
-        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
-        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
-        cdef intp_t n_node = rec.end - rec.start
-        cdef intp_t msl = self.min_samples_leaf
-        cdef float64_t* sq = &self.row_sq[0]
-        cdef const float64_t* w = weights       # NULL: unit weights
-        cdef float64_t w_left = 0.0
-        cdef intp_t r
-        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
-        if n_rows < msl:
-            return False
-        if self.unit_weights:
-            w = NULL
-        engine_left_norms(&self.centered[0, 0], self.centered.shape[1], t, samples, w,
-                          n_rows, sq)
-        r = engine_best_row(sq, xv, samples, w, rec.weight, &self.inverse[0], n_node,
-                            msl - 1, n_rows, FEATURE_THRESHOLD, &best.gain, &w_left)
-        if r < 0:
-            return False
-        best.feature = f
-        best.n_left = r + 1
-        best.weight_left = w_left
-        best.threshold = _midpoint(xv[r], xv[r + 1])
-        return True
 
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
                            const float64_t* weights, uint64_t* rng_state,
