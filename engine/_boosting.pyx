@@ -379,7 +379,10 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
     cdef float64_t acc, rho_j, lr = learning_rate, total, diff
     cdef float64_t* rho_row
     cdef uint64_t* rng = &rng_state[0]
-    cdef intp_t row_begin, row_end, nv, col, t_split
+    cdef intp_t row_begin, row_end, nv, col, t_split, nnz
+    cdef const float64_t* pdata
+    cdef const intp_t* pind
+    cdef const float64_t* Gi
     cdef const float32_t* Xe = &X_eval[0, 0] if has_eval else NULL
     cdef float64_t started, eval_seconds = 0.0
 
@@ -421,13 +424,23 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                     grower.grow(store, G, d, G, wstep, rng)
                 else:
                     t_split = 1 if strategy == PROJECTED else q
-                    for i in range(n):
-                        for r in range(t_split):
+                    # One projection row at a time: its CSR bounds and arrays are
+                    # read once, not once per sample (same sums, same order).
+                    for r in range(t_split):
+                        row_begin = proj_indptr[m * q + r]
+                        row_end = proj_indptr[m * q + r + 1]
+                        if row_end == row_begin:
+                            for i in range(n):
+                                T[i * t_split + r] = 0.0
+                            continue
+                        pdata = &proj_data[row_begin]
+                        pind = &proj_indices[row_begin]
+                        nnz = row_end - row_begin
+                        for i in range(n):
                             acc = 0.0
-                            row_begin = proj_indptr[m * q + r]
-                            row_end = proj_indptr[m * q + r + 1]
-                            for c in range(row_begin, row_end):
-                                acc += proj_data[c] * G[i * d + proj_indices[c]]
+                            Gi = G + i * d
+                            for c in range(nnz):
+                                acc += pdata[c] * Gi[pind[c]]
                             T[i * t_split + r] = acc
                     if strategy == PROJECTED:
                         grower.grow(store, T, 1, T, wstep, rng)
