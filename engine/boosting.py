@@ -34,7 +34,7 @@ from engine._boosting import Loss, Strategy
 from engine._splitter import TreeGrower
 from engine._tree import TreeStore
 from engine.projections import PROJECTIONS, check_projection, draw_projections, to_csr
-from engine.validation import check_choice
+from engine.validation import check_choice, check_seed
 
 STRATEGIES = {
     "single_target": Strategy.SINGLE_TARGET,
@@ -150,11 +150,7 @@ class _MultiOutputBoosting(MultiOutputMixin, BaseEstimator):
             raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
-        try:
-            check_random_state(self.random_state)     # draws nothing
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"random_state must be None, an integer or a RandomState, got {self.random_state!r}") from None
+        check_seed(self.random_state)
 
     def _check_data(self, X, Y, sample_weight, reset):
         if Y is None:

@@ -52,6 +52,7 @@ from engine.boosting import (
     _MultiOutputBoosting,
 )
 from engine.projections import PROJECTIONS, check_projection, draw_projections
+from engine.validation import check_seed
 
 SPLITTERS = ("best", "random")
 SEED_MAX = 2**63 - 1
@@ -170,11 +171,7 @@ class _ForestBase(MultiOutputMixin, BaseEstimator):
                 f"max_features must be None, 'sqrt', 'log2', an integer >= 1 or a fraction in (0, 1], got {mf!r}")
         if self.n_jobs is not None and (not _is_int(self.n_jobs) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
-        try:
-            check_random_state(self.random_state)     # draws nothing
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"random_state must be None, an integer or a RandomState, got {self.random_state!r}") from None
+        check_seed(self.random_state)
         if self._has_projection:
             self._validate_projection_params()
 

@@ -7,6 +7,7 @@ those messages the same everywhere.
 import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 
 def check_int(value, name, minimum):
@@ -55,3 +56,12 @@ def jsonable(obj):
     if isinstance(obj, np.bool_):
         return bool(obj)
     return obj
+
+
+def check_seed(value, name="random_state"):
+    """None, an integer or a RandomState: what check_random_state accepts, named when not."""
+    try:
+        check_random_state(value)     # draws nothing
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be None, an integer or a RandomState, got {value!r}") from None
+    return value
