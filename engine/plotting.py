@@ -35,8 +35,18 @@ def log_ticks(values) -> dict:
     return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 
+def _swept_ticks(values) -> dict:
+    """A few whole numbers (a sweep of q or of the number of trees): one tick at each."""
+    v = np.unique(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v) & (v > 0)]
+    if 0 < v.size <= 12 and np.all(v == np.round(v)):
+        return {"tickvals": v.tolist(), "ticktext": [f"{t:g}" for t in v]}
+    return {}
+
+
 def label_log_axes(fig: go.Figure) -> go.Figure:
-    """Give every log axis of ``fig`` that has no explicit ticks the full labels of log_ticks."""
+    """Give every log axis of ``fig`` that has no explicit ticks full labels: an x axis that
+    holds a few whole numbers (a swept parameter) a tick at each, any other log_ticks."""
     for axis_name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
         axis = fig.layout[axis_name]
         if axis.type != "log" or axis.tickvals is not None:
@@ -46,7 +56,8 @@ def label_log_axes(fig: go.Figure) -> go.Figure:
         values = [getattr(t, letter) for t in fig.data
                   if (getattr(t, f"{letter}axis", None) or letter) == ref and getattr(t, letter, None) is not None]
         if values:
-            axis.update(**log_ticks(np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])))
+            values = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])
+            axis.update(**((letter == "x" and _swept_ticks(values)) or log_ticks(values)))
     return fig
 
 

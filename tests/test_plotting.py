@@ -191,7 +191,7 @@ def test_every_log_axis_of_a_figure_gets_full_labels():
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=1, cols=2)
-    fig.add_trace(go.Scatter(x=[1, 40, 300], y=[0.1, 0.5, 0.7]), row=1, col=1)
+    fig.add_trace(go.Scatter(x=np.arange(1, 301), y=np.linspace(0.1, 0.7, 300)), row=1, col=1)
     fig.add_trace(go.Scatter(x=[0.002, 0.9], y=[0.1, 0.6]), row=1, col=2)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", tickvals=[0.1, 1], row=1, col=2)   # explicit ticks are kept
@@ -200,3 +200,15 @@ def test_every_log_axis_of_a_figure_gets_full_labels():
     assert list(fig.layout.xaxis2.ticktext)[0] == "0.002" and list(fig.layout.xaxis2.ticktext)[-1] == "1"
     assert fig.layout.yaxis.tickvals is None                        # linear axis untouched
     assert list(fig.layout.yaxis2.tickvals) == [0.1, 1]
+
+
+def test_a_swept_whole_number_x_axis_gets_a_tick_at_each_value():
+    fig = go.Figure(go.Scatter(x=[1, 2, 4, 16], y=[0.5, 0.6, 0.7, 0.71]))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    plotting.label_log_axes(fig)
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2", "4", "16"]
+    assert list(fig.layout.yaxis.ticktext) == ["0.5", "1"]              # y: never the data values
+    many = go.Figure(go.Scatter(x=np.arange(1, 40), y=np.arange(1, 40)))
+    many.update_xaxes(type="log")
+    assert list(plotting.label_log_axes(many).layout.xaxis.ticktext) == ["1", "2", "5", "10", "20", "50"]
