@@ -244,7 +244,8 @@ def build_parser():
     rep.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     rep.add_argument("--budget", choices=PROTOCOL_BUDGETS,
                      help="table4 / table6 only: the hyper-parameter grid and number of steps; "
-                          "'full' is the paper's (days on one machine), 'moderate' the default")
+                          "'full', the default, is the paper's (days on one 2-core machine); "
+                          "'moderate' a smaller grid (about half an hour); --quick means 'quick'")
     return parser
 
 

@@ -147,3 +147,15 @@ def test_reproduce_bias_variance_quick_writes_csv_json_and_offline_html(tmp_path
         assert data["seed"] == 2 and data["n_sets_done"] == 2 and not data["partial"]
     for page in ("trees", "curves", "projections", "averaging"):
         _assert_offline_html(tmp_path / f"bias_variance_{page}.html")
+
+
+def test_table4_defaults_to_the_papers_full_grid(tmp_path, monkeypatch, capsys):
+    # Without --budget or --quick, reproduce runs the paper's settings (the rule);
+    # the grid itself is shrunk here so the test takes seconds.
+    from engine import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "full", tiny)
+    monkeypatch.setattr(ms, "REPRODUCE_N_JOBS", 1)
+    assert cli.main(["reproduce", "table4", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "table4.json").read_text())["budget"] == "full"
