@@ -1,20 +1,38 @@
 """Multi-output tree ensembles with random projections of the output space.
 
-The learning engine behind the dashboard: Cython trees, gradient boosting with
-multi-output trees and random output projections (Joly, Wehenkel and Geurts),
-datasets, metrics and experiments. It never imports streamlit.
+The learning engine behind the dashboard (it never imports streamlit):
+
+* ``engine._core``: the compiled core (Cython, no GIL): tree store, grower, boosting loop;
+* ``engine.estimators``: scikit-learn estimators for paper 002's boosting and paper 003's forests;
+* ``engine.datasets``: Friedman1 chain / group / ind, the shipped data sets, CSV upload;
+* ``engine.experiments``: the papers' experiments as plain calls, and ``reproduce`` for the CLI;
+* ``engine.plotting``: plotly figures of the experiments' results;
+* ``engine.dashboard``: what the pages need that is not UI (jobs, presets, data specs, costs);
+* ``engine.names``, ``engine.projections``, ``engine.metrics``, ``engine.validation``: the
+  vocabulary, the random projections, the papers' scores and the shared argument checks.
 """
-from engine.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
-from engine.forest import ProjectedForestClassifier, ProjectedForestRegressor
-from engine.registry import ALL_NAMES, ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
+from engine.estimators import (
+    ALL_NAMES,
+    ESTIMATOR_NAMES,
+    FOREST_NAMES,
+    MultiLabelBoostingClassifier,
+    MultiOutputBoostingRegressor,
+    PerOutputForestClassifier,
+    PerOutputForestRegressor,
+    ProjectedForestClassifier,
+    ProjectedForestRegressor,
+    make_estimator,
+)
 
 __all__ = [
     "MultiOutputBoostingRegressor",
     "MultiLabelBoostingClassifier",
-    "make_estimator",
-    "ESTIMATOR_NAMES",
     "ProjectedForestRegressor",
     "ProjectedForestClassifier",
+    "PerOutputForestRegressor",
+    "PerOutputForestClassifier",
+    "make_estimator",
+    "ESTIMATOR_NAMES",
     "FOREST_NAMES",
     "ALL_NAMES",
 ]

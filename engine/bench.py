@@ -36,8 +36,8 @@ from sklearn.ensemble import (
 from sklearn.multioutput import MultiOutputRegressor
 
 from engine.datasets import load_dataset, make_friedman1_multioutput
-from engine.forest import ProjectedForestRegressor
-from engine.registry import make_estimator
+from engine.estimators.forest import ProjectedForestRegressor
+from engine.estimators.registry import make_estimator
 
 STRATEGY_NAMES = (
     "st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-rpo-gaussian",

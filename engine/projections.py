@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-PROJECTIONS = ("subsample", "gaussian", "achlioptas", "sparse")
+from engine.names import PROJECTIONS
 
 
 def check_projection(kind, n_components, n_outputs):

@@ -41,21 +41,14 @@ def check_choice(value, name, choices):
     return value
 
 
-def jsonable(obj):
-    """Nested dicts/lists of numpy scalars -> plain JSON values (NaN and inf -> null)."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, (np.floating, float)):
-        return float(obj) if np.isfinite(obj) else None
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
+def check_in_interval(value, name, low, high=np.inf, low_open=False):
+    """A finite real number (not a bool) in [low, high] ((low, high] with ``low_open``), as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if value < low or (low_open and value == low) or value > high:
+        interval = f"{'(' if low_open else '['}{low}, {high}{']' if np.isfinite(high) else ')'}"
+        raise ValueError(f"{name} must be in {interval}, got {value}")
+    return float(value)
 
 
 def check_seed(value, name="random_state"):

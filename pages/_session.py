@@ -1,4 +1,4 @@
-"""The background jobs of this browser session (engine.jobs.JobGroup), stopped when it ends.
+"""The background jobs of this browser session (engine.dashboard.jobs.JobGroup), stopped when it ends.
 
 ``st.cache_resource(scope="session")`` keeps one JobGroup per session; Streamlit drops it
 when the session disconnects and then calls ``on_release``, which asks every job of that
@@ -9,7 +9,7 @@ page stops that page's previous run.
 """
 import streamlit as st
 
-from engine.jobs import JobGroup
+from engine.dashboard.jobs import JobGroup
 
 
 def _release(group: JobGroup) -> None:

@@ -4,7 +4,7 @@ Every estimator's hyper-parameters (learning rate, tree size, features per split
 steps) are chosen on a validation set, the chosen model is refitted and scored on the test
 set, over several random splits; then mean ± std, ranks and paired t-tests (Table 5).
 scikit-learn's per-output gradient boosting and random forests run under the same protocol as
-reference rows. The work runs in a background job (engine.jobs.Job) polled by one fragment,
+reference rows. The work runs in a background job (engine.dashboard.jobs.Job) polled by one fragment,
 so the page never blocks and Stop keeps the finished repeats.
 
 Every setting is in the URL (widget key = query parameter), e.g.
@@ -17,11 +17,16 @@ import json
 
 import streamlit as st
 
-from engine import dataspec
-from engine import model_selection as ms
+from engine.dashboard import dataspec
+from engine.dashboard.cost import estimate_model_selection_cost
+from engine.experiments import model_selection as ms
+from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
+from engine.experiments.reproduce import TABLE4_ESTIMATORS
 from engine import plotting
-from engine import plotting_bias_variance as pbv
-from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+from engine import plotting as pbv
+from engine.datasets import list_datasets
+from engine.names import ARTIFICIAL
+from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._session import session_jobs
 
@@ -33,7 +38,7 @@ NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
 FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
 DEFAULT_DATASET = "friedman1-group"
-DEFAULT_ESTIMATORS = list(ms.TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.4 s on quick)
+DEFAULT_ESTIMATORS = list(TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.4 s on quick)
 # scikit-learn reference rows, added by a checkbox that is on by default: per-output gradient boosting
 # (the costly one: ~20 s of a quick friedman1 run, 16 outputs x grid x steps) and one multi-output forest.
 REFERENCES = ["sklearn-gb", "sklearn-rf"]
@@ -82,7 +87,7 @@ def resolve_dataset(choice):
 def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed, noisy):
     # spec_json only keys the cache for the Data page's choice (its data set may change).
     dataset, _, _ = resolve_dataset(choice)
-    return ms.estimate_cost(dataset, list(estimators), budget=budget, n_repeats=n_repeats, seed=seed,
+    return estimate_model_selection_cost(dataset, list(estimators), budget=budget, n_repeats=n_repeats, seed=seed,
                             n_noisy_outputs=noisy)
 
 
@@ -122,7 +127,7 @@ def stop_run():
 
 
 def drop_artificial():
-    st.session_state["bench_estimators"] = [e for e in st.session_state.get("bench_estimators", []) if e != ms.ARTIFICIAL]
+    st.session_state["bench_estimators"] = [e for e in st.session_state.get("bench_estimators", []) if e != ARTIFICIAL]
 
 
 # --- page ------------------------------------------------------------------------------------
@@ -213,14 +218,14 @@ if problem:
     blocked = f"The Data page's data set cannot be used here: {problem}"
 elif not estimators:
     blocked = "Choose at least one estimator in the sidebar."
-elif ms.ARTIFICIAL in estimators and not is_friedman:
+elif ARTIFICIAL in estimators and not is_friedman:
     blocked = (
         f"**artificial-gbrt** is the oracle that knows how the friedman1 outputs were generated; "
         f"it does not exist for **{dataset_name}**. Remove it, or pick a friedman1 problem."
     )
 if blocked:
     st.warning(blocked, icon="⚠️")
-    if ms.ARTIFICIAL in estimators and not is_friedman:
+    if ARTIFICIAL in estimators and not is_friedman:
         st.button("Remove artificial-gbrt", key="bench_drop_artificial", on_click=drop_artificial,
                   help="Take the oracle out of the estimator list.")
 
@@ -284,11 +289,11 @@ if estimate is not None:
 def show_paper_table():
     if settings["noisy"] == 16:
         rows = [{"estimator": e, "paper half-macro-r2": h, "half rank": hr, "paper macro-r2": m, "paper std": s,
-                 "paper rank": r} for e, (h, hr, m, s, r) in ms.PAPER_TABLE6[choice].items()]
+                 "paper rank": r} for e, (h, hr, m, s, r) in PAPER_TABLE6[choice].items()]
         st.markdown(f"**The paper's Table 6 on {choice}** with 16 noisy outputs (test set, 5 repeats, full grid):")
     else:
         rows = [{"estimator": e, "paper mean": m, "paper std": s, "paper rank": r}
-                for e, (m, s, r) in ms.PAPER_TABLE4[choice].items()]
+                for e, (m, s, r) in PAPER_TABLE4[choice].items()]
         st.markdown(f"**The paper's Table 4 on {choice}** (macro-r2 on the test set, 5 repeats, full grid):")
     st.dataframe(sorted(rows, key=lambda r: r["paper rank"]), key="bench_paper_table", hide_index=True)
     st.caption("Press **Run quick benchmark** to put our numbers next to these (a few seconds).")

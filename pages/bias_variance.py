@@ -5,7 +5,7 @@ Every setting is in the URL (widget key = query parameter), e.g.
 ``/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2&compare_leaves=8&seed=0``.
 Small runs start by themselves (the default view tells the story: stumps against 8-leaf trees
 over the number of boosting steps); bigger ones wait for an explicit button that shows the
-estimated cost first. The work runs in a background ``engine.jobs.Job`` polled by one
+estimated cost first. The work runs in a background ``engine.dashboard.jobs.Job`` polled by one
 fragment; Stop keeps the learning sets done so far (a partial, flagged result).
 """
 
@@ -16,12 +16,12 @@ import pandas as pd
 import streamlit as st
 
 from engine import plotting
-from engine import plotting_bias_variance as pbv
-from engine.bv_study import (FOREST_SWEEPABLE, SWEEPABLE, estimate_bias_variance_seconds, parse_values,
-                             run_bias_variance_study)
-from engine.datasets import FRIEDMAN_STRUCTURES
-from engine.registry import ESTIMATOR_NAMES, FOREST_NAMES
-from engine.validation import jsonable
+from engine import plotting as pbv
+from engine.dashboard.cost import estimate_bias_variance_seconds
+from engine.dashboard.studies import FOREST_SWEEPABLE, SWEEPABLE, parse_values, run_bias_variance_study
+from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
+from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
+from engine.experiments.runner import jsonable
 from pages._deeplink import route_through_app
 from pages._session import session_jobs
 

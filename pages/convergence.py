@@ -1,6 +1,6 @@
 """Convergence (paper Figure 1): train the boosting variants live and watch their test curves.
 
-Training runs in a background ``engine.jobs.Job``; a fragment polls it about three times a
+Training runs in a background ``engine.dashboard.jobs.Job``; a fragment polls it about three times a
 second and redraws the curves. Every setting is in the URL (widget key = query parameter),
 e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
 
@@ -15,8 +15,9 @@ import string
 
 import streamlit as st
 
-from engine import dataspec, plotting
-from engine import live_convergence as live
+from engine import plotting
+from engine.dashboard import dataspec
+from engine.dashboard import live_convergence as live
 from pages._deeplink import route_through_app
 from pages._session import session_jobs
 

@@ -6,7 +6,7 @@ parameter name), so a view can be shared as a link, e.g. ``/data?problem=group&s
 
 For the other pages this page leaves two plain session_state keys (see engine/dataspec.py):
 ``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
-``engine.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
+``engine.dashboard.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
 arrays). They change only when a data set loads without error.
 """
 
@@ -15,9 +15,11 @@ import secrets
 
 import streamlit as st
 
-from engine import dataspec, plotting
-from engine import datasets as engine_datasets
-from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+from engine import plotting
+from engine.dashboard import dataspec
+from engine.datasets import upload as engine_upload
+from engine.datasets import list_datasets
+from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 
 route_through_app()
@@ -129,7 +131,7 @@ with st.sidebar:
         uploaded = st.file_uploader(
             "CSV file", type=["csv", "txt", "gz"], key="data_file", max_upload_size=20,
             help=f"A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
-            f"{engine_datasets.DEFAULT_MAX_ROWS:,} rows, {engine_datasets.DEFAULT_MAX_COLUMNS:,} columns. "
+            f"{engine_upload.DEFAULT_MAX_ROWS:,} rows, {engine_upload.DEFAULT_MAX_COLUMNS:,} columns. "
             "The file stays in this session; it is never saved.",
         )  # fmt: skip
         sep_name = st.selectbox(
@@ -168,8 +170,8 @@ if source == "upload":
                 try:
                     # limits read at run time (engine.datasets), so they are stated in one place
                     ds, spec, payload = parse_upload(raw, tuple(targets), name=uploaded.name, sep=sep,
-                                                     max_rows=engine_datasets.DEFAULT_MAX_ROWS,
-                                                     max_columns=engine_datasets.DEFAULT_MAX_COLUMNS)
+                                                     max_rows=engine_upload.DEFAULT_MAX_ROWS,
+                                                     max_columns=engine_upload.DEFAULT_MAX_COLUMNS)
                 except ValueError as exc:
                     problem = str(exc)
                 else:

@@ -1,7 +1,7 @@
 """Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
 
-Four experiments, each one call of engine.forest_experiments run in a background Job
-(progress + Stop), drawn by engine.plotting_forest:
+Four experiments, each one call of engine.experiments.forests run in a background Job
+(progress + Stop), drawn by engine.plotting.forests:
 
 * projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
   Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
@@ -17,9 +17,11 @@ Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.
 
 import streamlit as st
 
-from engine import forest_experiments as fe
-from engine import plotting_forest as pf
-from engine.datasets import FRIEDMAN_STRUCTURES, list_datasets
+from engine.experiments import forest_variance
+from engine.experiments import forests as fe
+from engine import plotting as pf
+from engine.datasets import list_datasets
+from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._session import session_jobs
 
@@ -165,7 +167,7 @@ try:
     elif experiment == "schemes":
         call = (fe.run_forest_schemes, dict(q_values=q_values, schemes=list(schemes), **common))
     else:
-        call = (fe.run_forest_bias_variance, dict(q_values=q_values, projection=projection, n_estimators=int(n_trees),
+        call = (forest_variance.run_forest_bias_variance, dict(q_values=q_values, projection=projection, n_estimators=int(n_trees),
                                                   n_learning_sets=int(n_sets), seed=int(seed)))
     # Check every argument now (cheap): errors show here, never inside the job.
     stop_now = type("Stopped", (), {"is_set": staticmethod(lambda: True)})()
@@ -230,7 +232,7 @@ def explain_variance(result):
 
 def explain(result):
     """One or two sentences beside the chart, with the numbers of this run."""
-    if isinstance(result, fe.ForestBiasVarianceResult):
+    if isinstance(result, forest_variance.ForestBiasVarianceResult):
         return explain_variance(result)
     s = result.summary_frame()
     if s.empty:
@@ -278,7 +280,7 @@ def results_panel():
         st.code(snap["error"])
         return
     result = snap["result"]
-    variance_split = isinstance(result, fe.ForestBiasVarianceResult)
+    variance_split = isinstance(result, forest_variance.ForestBiasVarianceResult)
     kind = "variance" if variance_split else result.experiment
     if snap["status"] == "stopped":
         done = (f"{result.n_learning_sets_done} learning sets" if variance_split else f"{len(result.records)} fits")

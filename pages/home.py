@@ -3,7 +3,7 @@
 import streamlit as st
 
 from engine import plotting
-from engine.presets import PRESETS, presets_for
+from engine.dashboard.presets import PRESETS, presets_for
 from pages._deeplink import route_through_app
 
 route_through_app()

@@ -10,7 +10,7 @@ Two experiments, both from ``engine.experiments``:
 
 Every setting is in the URL, e.g. ``/projections?experiment=size&dataset=cal500&q_values=1,17,35,87``.
 Small runs start by themselves; bigger ones wait for a button that shows the estimated cost.
-The work runs in a background ``engine.jobs.Job``, polled by one fragment, with a Stop button.
+The work runs in a background ``engine.dashboard.jobs.Job``, polled by one fragment, with a Stop button.
 """
 
 import json
@@ -20,10 +20,12 @@ import numpy as np
 import streamlit as st
 
 from engine import plotting
-from engine.bv_study import estimate_projection_seconds, parse_values
+from engine.dashboard.cost import estimate_projection_seconds
+from engine.dashboard.studies import parse_values
 from engine.datasets import list_datasets
-from engine.experiments import FRIEDMAN_PROBLEMS, run_projection_schemes, run_projection_size
-from engine.projections import PROJECTIONS
+from engine.experiments import run_projection_schemes, run_projection_size
+from engine.names import FRIEDMAN_PROBLEMS
+from engine.names import PROJECTIONS
 from pages._deeplink import route_through_app
 from pages._session import session_jobs
 

@@ -11,9 +11,11 @@ import os
 from setuptools import build_meta as _setuptools_backend
 from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 hooks)
 
-COMPILED_MODULES = ["_tree", "_splitter", "_boosting"]
+# The compiled core: engine/_core/<name>.pyx -> engine._core.<name>.
+CORE_PACKAGE = "engine._core"
+COMPILED_MODULES = ["tree_store", "grower", "boosting_loop"]
 # C headers a module includes (listed so a change rebuilds it and sdists ship them).
-HEADERS = {"_splitter": ["engine/_scan.h"]}
+HEADERS = {"grower": ["engine/_core/scan_kernels.h"]}
 
 
 def compiler_directives():
@@ -40,7 +42,7 @@ def extensions():
             "-fno-signed-zeros"]
     flags = ["-O0", "-g"] if debug else fast
     modules = [
-        Extension(f"engine.{name}", [f"engine/{name}.pyx"], extra_compile_args=flags,
+        Extension(f"{CORE_PACKAGE}.{name}", [f"engine/_core/{name}.pyx"], extra_compile_args=flags,
                   depends=HEADERS.get(name, []))
         for name in COMPILED_MODULES
     ]

@@ -1,0 +1,573 @@
+"""The boosting inner loop, in compiled code without the GIL.
+
+One call runs a chunk of boosting steps of paper 002's algorithms:
+
+* single target (st-gbrt): per step, one single-output tree per output,
+  outputs visited round-robin; each tree fits its output's negative gradient.
+* multi-output (gbmort, Algorithm 2): one tree on the d-dimensional gradient.
+* projected (gbrt-rpo, Algorithm 3): one single-output tree on G phi^T, then a
+  weight per output rho_j by line search (eq. 23 for the square loss).
+* projected with relabelling (gbrt-relabel-rpo, Algorithm 4): a tree grown on
+  G Phi^T (q columns), every leaf relabelled with the mean gradient row of its
+  samples, then rho_j per output.
+
+Every step updates F += learning_rate * rho ⊙ tree(x) (eq. 9 / 15).
+
+Line searches minimise sum_i w_i loss(y_ij, f_ij + rho a_ij) over rho for each
+output j, where a is the tree's prediction:
+* square loss: closed form (eqs. 20, 23). When the leaves already hold the
+  (weighted) mean gradient of their samples (single target, gbmort,
+  relabelled trees), eq. 20 is exactly 1 and is not recomputed (section 3.3.1).
+* absolute loss: the exact minimiser, a weighted median of r_i / a_i with
+  weights w_i |a_i|.
+* logistic loss: the root of the derivative by Newton steps safeguarded with
+  bisection inside a bracket (a convex 1-D problem, so it cannot diverge on
+  imbalanced labels as plain Newton can). When the loss keeps decreasing
+  (separable data) rho stops where the step changes the raw score by
+  MAX_LOGIT_STEP, where the loss' slope is below 1e-13.
+Because every line search is exact and the losses are convex, the training
+loss cannot increase for any learning rate in (0, 1] (Appendix A).
+"""
+import numpy as np
+
+from libc.math cimport exp, log1p, fabs, INFINITY
+from libc.stdlib cimport qsort
+from libc.string cimport memcpy
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint64_t
+from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
+from engine._core.grower cimport TreeGrower
+from engine._core.rng cimport rng_int
+
+cpdef enum Strategy:
+    SINGLE_TARGET = 0
+    MULTI_OUTPUT = 1
+    PROJECTED = 2
+    PROJECTED_RELABEL = 3
+
+cpdef enum Loss:
+    SQUARED_ERROR = 0
+    ABSOLUTE_ERROR = 1
+    LOGISTIC = 2
+
+cdef float64_t MAX_LOGIT_STEP = 15.0
+
+
+cdef struct RatioWeight:
+    float64_t ratio
+    float64_t weight
+
+
+cdef inline float64_t now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+# ---------------------------------------------------------------- losses
+
+cdef inline float64_t loss_value(int loss, float64_t y, float64_t f) noexcept nogil:
+    cdef float64_t z
+    if loss == SQUARED_ERROR:
+        return 0.5 * (y - f) * (y - f)
+    if loss == ABSOLUTE_ERROR:
+        return fabs(y - f)
+    z = -2.0 * y * f            # log(1 + exp(z)) without overflow
+    if z > 0.0:
+        return z + log1p(exp(-z))
+    return log1p(exp(z))
+
+
+cdef inline float64_t negative_gradient(int loss, float64_t y, float64_t f) noexcept nogil:
+    if loss == SQUARED_ERROR:
+        return y - f
+    if loss == ABSOLUTE_ERROR:
+        return (y > f) - (y < f)
+    return 2.0 * y / (1.0 + exp(2.0 * y * f))
+
+
+# ---------------------------------------------------------------- line searches
+
+cdef inline float64_t _direction(const float64_t* values, const int32_t* leaf, intp_t n_values,
+                                 intp_t col, intp_t i) noexcept nogil:
+    return values[leaf[i] * n_values + col]
+
+
+cdef int _compare_ratio(const void* a, const void* b) noexcept nogil:
+    cdef float64_t x = (<RatioWeight*> a).ratio, y = (<RatioWeight*> b).ratio
+    return (x > y) - (x < y)
+
+
+cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, intp_t stride,
+                           const float64_t* values, const int32_t* leaf, intp_t n_values,
+                           intp_t col, const float64_t* w, intp_t n,
+                           RatioWeight* work) noexcept nogil:
+    """argmin_rho sum_i w_i loss(y_i, f_i + rho a_i), a_i = values[leaf_i, col]."""
+    cdef intp_t i, m = 0, it
+    cdef float64_t a, num = 0.0, den = 0.0, total = 0.0, acc, amax = 0.0
+    if loss == SQUARED_ERROR:
+        for i in range(n):
+            if w[i] == 0.0:
+                continue
+            a = _direction(values, leaf, n_values, col, i)
+            num += w[i] * (y[i * stride] - f[i * stride]) * a
+            den += w[i] * a * a
+        return num / den if den > 0.0 else 0.0
+    if loss == ABSOLUTE_ERROR:
+        for i in range(n):
+            a = _direction(values, leaf, n_values, col, i)
+            if w[i] == 0.0 or a == 0.0:
+                continue
+            work[m].ratio = (y[i * stride] - f[i * stride]) / a
+            work[m].weight = w[i] * fabs(a)
+            total += work[m].weight
+            m += 1
+        if m == 0:
+            return 0.0
+        qsort(work, m, sizeof(RatioWeight), _compare_ratio)
+        acc = 0.0
+        for i in range(m):
+            acc += work[i].weight
+            if acc >= 0.5 * total:
+                return work[i].ratio
+        return work[m - 1].ratio
+    for i in range(n):
+        a = fabs(_direction(values, leaf, n_values, col, i))
+        if w[i] != 0.0 and a > amax:
+            amax = a
+    if amax == 0.0:
+        return 0.0
+    return _logistic_line_search(y, f, stride, values, leaf, n_values, col, w, n,
+                                 MAX_LOGIT_STEP / amax)
+
+
+cdef void _logistic_slope(const float64_t* y, const float64_t* f, intp_t stride,
+                          const float64_t* values, const int32_t* leaf, intp_t n_values,
+                          intp_t col, const float64_t* w, intp_t n, float64_t rho,
+                          float64_t* d1, float64_t* d2) noexcept nogil:
+    """First and second derivative in rho of sum_i w_i log(1 + exp(-2 y_i (f_i + rho a_i)))."""
+    cdef intp_t i
+    cdef float64_t a, yi, s, g1 = 0.0, g2 = 0.0
+    for i in range(n):
+        if w[i] == 0.0:
+            continue
+        a = _direction(values, leaf, n_values, col, i)
+        if a == 0.0:
+            continue
+        yi = y[i * stride]
+        s = 1.0 / (1.0 + exp(2.0 * yi * (f[i * stride] + rho * a)))  # sigma(-2 y F)
+        g1 -= w[i] * 2.0 * yi * a * s
+        g2 += w[i] * 4.0 * a * a * s * (1.0 - s)
+    d1[0] = g1
+    d2[0] = g2
+
+
+cdef float64_t _logistic_line_search(const float64_t* y, const float64_t* f, intp_t stride,
+                                     const float64_t* values, const int32_t* leaf,
+                                     intp_t n_values, intp_t col, const float64_t* w,
+                                     intp_t n, float64_t rho_max) noexcept nogil:
+    cdef float64_t d1, d2, lo, hi, rho, step, sign, d1_hi, d2_hi
+    cdef intp_t it
+    _logistic_slope(y, f, stride, values, leaf, n_values, col, w, n, 0.0, &d1, &d2)
+    if d1 == 0.0:
+        return 0.0
+    # The minimiser lies on the side where the slope points downhill.
+    sign = 1.0 if d1 < 0.0 else -1.0
+    lo = 0.0
+    hi = -d1 / d2 if d2 > 0.0 else rho_max * sign
+    if fabs(hi) > rho_max or hi * sign <= 0.0:
+        hi = rho_max * sign
+    # Expand the bracket until the slope changes sign.
+    while True:
+        _logistic_slope(y, f, stride, values, leaf, n_values, col, w, n, hi, &d1_hi, &d2_hi)
+        if d1_hi * sign >= 0.0:
+            break  # slope no longer downhill: the root is in (lo, hi]
+        lo = hi
+        if fabs(hi) >= rho_max:
+            return hi  # still decreasing at the cap
+        hi = 2.0 * hi
+        if fabs(hi) > rho_max:
+            hi = rho_max * sign
+    # Safeguarded Newton inside [lo, hi] (lo: downhill slope, hi: uphill or flat).
+    rho = 0.5 * (lo + hi)
+    for it in range(100):
+        _logistic_slope(y, f, stride, values, leaf, n_values, col, w, n, rho, &d1, &d2)
+        if d1 == 0.0:
+            return rho
+        if d1 * sign < 0.0:
+            lo = rho
+        else:
+            hi = rho
+        step = d1 / d2 if d2 > 0.0 else 0.0
+        if d2 > 0.0 and (rho - step - lo) * (rho - step - hi) < 0.0:
+            rho = rho - step
+        else:
+            rho = 0.5 * (lo + hi)
+            step = hi - lo
+        if fabs(step) <= 1e-12 * (1.0 + fabs(rho)) or fabs(hi - lo) <= 1e-14 * (1.0 + fabs(rho)):
+            return rho
+    return rho
+
+
+cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, const int32_t* leaf,
+                                 const float64_t* w, intp_t n, intp_t d, float64_t* rho,
+                                 float64_t* num) noexcept nogil:
+    """Eq. 23 for every output at once: rho_j = sum_i w_i G_ij g_i / sum_i w_i g_i^2."""
+    cdef intp_t i, j
+    cdef float64_t a, wa, den = 0.0
+    for j in range(d):
+        num[j] = 0.0
+    for i in range(n):
+        if w[i] == 0.0:
+            continue
+        a = values[leaf[i]]
+        wa = w[i] * a
+        den += wa * a
+        for j in range(d):
+            num[j] += wa * G[i * d + j]
+    for j in range(d):
+        rho[j] = num[j] / den if den > 0.0 else 0.0
+
+
+cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
+                               const float64_t* values, const int32_t* leaf, intp_t nv,
+                               const float64_t* scale, const float64_t* w,
+                               intp_t n, intp_t d) noexcept nogil:
+    """F += scale ⊙ tree(x); G = Y - F; return sum_i w_i 0.5 |G_i|^2 (square loss)."""
+    cdef intp_t i, j, c
+    cdef float64_t a, g, acc, total = 0.0
+    cdef const float64_t* v
+    for i in range(n):
+        acc = 0.0
+        if nv == 1:
+            a = values[leaf[i]]
+            for j in range(d):
+                c = i * d + j
+                F[c] += scale[j] * a
+                g = Y[c] - F[c]
+                G[c] = g
+                acc += g * g
+        else:
+            v = values + leaf[i] * nv
+            for j in range(d):
+                c = i * d + j
+                F[c] += scale[j] * v[j]
+                g = Y[c] - F[c]
+                G[c] = g
+                acc += g * g
+        total += w[i] * 0.5 * acc
+    return total
+
+
+# ---------------------------------------------------------------- the loop
+
+cdef class Workspace:
+    """Buffers reused by every step of a fit."""
+    cdef float64_t[:, ::1] gradient     # n x d negative gradient
+    cdef float64_t[:, ::1] targets      # n x max(q, 1) split targets
+    cdef float64_t[::1] step_weight     # n: in-bag weights of the current tree
+    cdef int32_t[::1] leaf              # n: leaf of every training sample
+    cdef int32_t[::1] eval_leaf         # n_eval
+    cdef int32_t[::1] perm              # n: for sub-sampling without replacement
+    cdef float64_t[::1] scale           # d: learning_rate * rho of the current step
+    cdef RatioWeight* work
+    cdef object work_buffer
+
+    def __init__(self, intp_t n, intp_t d, intp_t n_targets, intp_t n_eval):
+        self.gradient = np.zeros((n, d))
+        self.targets = np.zeros((n, max(n_targets, 1)))
+        self.step_weight = np.zeros(n)
+        self.leaf = np.zeros(n, dtype=np.int32)
+        self.eval_leaf = np.zeros(max(n_eval, 1), dtype=np.int32)
+        self.perm = np.arange(n, dtype=np.int32)
+        self.scale = np.zeros(max(d, 1))
+        self.work_buffer = np.zeros(2 * max(n, 1))
+        cdef float64_t[::1] buf = self.work_buffer
+        self.work = <RatioWeight*> &buf[0]
+
+
+cdef void _draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* perm,
+                       intp_t n, float64_t subsample, uint64_t* rng) noexcept nogil:
+    """Friedman's stochastic boosting: a fraction of the rows, without replacement."""
+    cdef intp_t i, j, k, n_in
+    cdef int32_t tmp
+    if subsample >= 1.0:
+        memcpy(out, sample_weight, n * sizeof(float64_t))
+        return
+    n_in = <intp_t> (subsample * n)
+    if n_in < 1:
+        n_in = 1
+    # Start from the identity every time, so the draw depends only on the
+    # generator state (not on earlier fits, chunks or pickling).
+    for i in range(n):
+        out[i] = 0.0
+        perm[i] = <int32_t> i
+    for k in range(n_in):
+        j = k + rng_int(rng, n - k)
+        tmp = perm[k]
+        perm[k] = perm[j]
+        perm[j] = tmp
+        out[perm[k]] = sample_weight[perm[k]]
+
+
+cdef void _leaves_of_training_samples(TreeGrower grower, TreeStore store,
+                                      int32_t* leaf) noexcept nogil:
+    """In-bag samples' leaves come from the grower; the others are routed through the tree."""
+    cdef intp_t i, n = grower.n_samples
+    cdef intp_t tree = store._n_trees - 1
+    for i in range(n):
+        leaf[i] = grower.sample_leaf[i]
+        if leaf[i] < 0:
+            leaf[i] = <int32_t> store.leaf_of(tree, &grower.X[0, 0], 1, n, i)
+
+
+def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
+          const float64_t[:, ::1] Y, float64_t[:, ::1] F, const float64_t[::1] sample_weight,
+          int strategy, int loss, float64_t learning_rate, float64_t subsample,
+          const intp_t[::1] proj_indptr, const intp_t[::1] proj_indices,
+          const float64_t[::1] proj_data, intp_t n_projections,
+          intp_t n_steps, float64_t[:, ::1] rho, float64_t[::1] train_loss,
+          float64_t[::1] times, float64_t t0, uint64_t[::1] rng_state,
+          const float32_t[:, ::1] X_eval=None, const float64_t[:, ::1] Y_eval=None,
+          float64_t[:, ::1] F_eval=None, const float64_t[::1] w_eval=None,
+          float64_t[::1] eval_loss=None, float64_t[:, ::1] eval_sse=None):
+    """Run ``n_steps`` boosting steps, appending trees to ``store``.
+
+    F (n x d raw predictions) and, with an evaluation set, F_eval are updated
+    in place; rho, train_loss, times and the eval arrays receive one row per
+    step. Projections arrive in CSR form, rows ``m * q + r`` for step m.
+    ``times`` are seconds since ``t0`` spent training: the time spent scoring
+    the evaluation set is left out (and returned), so curves against time
+    show the cost of learning only.
+    """
+    cdef intp_t n = Y.shape[0], d = Y.shape[1]
+    cdef intp_t q = n_projections
+    cdef bint has_eval = X_eval is not None
+    cdef intp_t n_eval = X_eval.shape[0] if has_eval else 0
+    if F.shape[0] != n or F.shape[1] != d or sample_weight.shape[0] != n:
+        raise ValueError("boost: inconsistent training buffers")
+    if grower.n_samples != n:
+        raise ValueError("boost: the grower was built on other data")
+    if strategy in (MULTI_OUTPUT, PROJECTED_RELABEL) and store.n_values != d:
+        raise ValueError("boost: store must hold d values per node")
+    if strategy in (SINGLE_TARGET, PROJECTED) and store.n_values != 1:
+        raise ValueError("boost: store must hold one value per node")
+    cdef intp_t need_targets = {SINGLE_TARGET: 1, MULTI_OUTPUT: d, PROJECTED: 1,
+                                PROJECTED_RELABEL: q}[strategy]
+    if grower.max_targets < need_targets or ws.targets.shape[1] < need_targets:
+        raise ValueError("boost: workspace too small for the number of split targets")
+    if has_eval and (X_eval.shape[1] != grower.n_features or F_eval.shape[0] != n_eval):
+        raise ValueError("boost: inconsistent evaluation buffers")
+
+    cdef float64_t W = 0.0
+    cdef intp_t i, j, k, r, m, c, e, tree
+    for i in range(n):
+        W += sample_weight[i]
+    cdef float64_t W_eval = 0.0
+    for i in range(n_eval):
+        W_eval += w_eval[i]
+
+    cdef float64_t* G = &ws.gradient[0, 0]
+    cdef float64_t* scale = &ws.scale[0]
+    cdef float64_t* T = &ws.targets[0, 0]
+    cdef float64_t* wstep = &ws.step_weight[0]
+    cdef int32_t* leaf = &ws.leaf[0]
+    cdef const float64_t* Yp = &Y[0, 0]
+    cdef float64_t* Fp = &F[0, 0]
+    cdef const float64_t* values
+    cdef float64_t acc, rho_j, lr = learning_rate, total, diff
+    cdef float64_t* rho_row
+    cdef uint64_t* rng = &rng_state[0]
+    cdef intp_t row_begin, row_end, nv, col, t_split, nnz
+    cdef const float64_t* pdata
+    cdef const intp_t* pind
+    cdef const float64_t* Gi
+    cdef const float32_t* Xe = &X_eval[0, 0] if has_eval else NULL
+    cdef float64_t started, eval_seconds = 0.0
+
+    with nogil:
+        if strategy != SINGLE_TARGET:
+            for i in range(n * d):
+                G[i] = negative_gradient(loss, Yp[i], Fp[i])
+        for m in range(n_steps):
+            rho_row = &rho[m, 0]
+            total = 0.0
+            if strategy == SINGLE_TARGET:
+                for j in range(d):
+                    _draw_in_bag(&sample_weight[0], wstep, &ws.perm[0], n, subsample, rng)
+                    for i in range(n):
+                        T[i] = negative_gradient(loss, Yp[i * d + j], Fp[i * d + j])
+                    grower.grow(store, T, 1, T, wstep, rng)
+                    _leaves_of_training_samples(grower, store, leaf)
+                    values = store._values
+                    if loss == SQUARED_ERROR:
+                        rho_j = 1.0
+                    else:
+                        rho_j = line_search(loss, Yp + j, Fp + j, d, values, leaf, 1, 0,
+                                            wstep, n, ws.work)
+                    rho_row[j] = rho_j
+                    # Update output j and add its share of the training loss.
+                    for i in range(n):
+                        Fp[i * d + j] += lr * rho_j * values[leaf[i]]
+                        total += sample_weight[i] * loss_value(loss, Yp[i * d + j], Fp[i * d + j])
+                    if has_eval:
+                        started = now()
+                        tree = store._n_trees - 1
+                        for e in range(n_eval):
+                            k = store.leaf_of(tree, Xe, X_eval.shape[1], 1, e)
+                            F_eval[e, j] += lr * rho_j * values[k]
+                        eval_seconds += now() - started
+            else:
+                _draw_in_bag(&sample_weight[0], wstep, &ws.perm[0], n, subsample, rng)
+                if strategy == MULTI_OUTPUT:
+                    grower.grow(store, G, d, G, wstep, rng)
+                else:
+                    t_split = 1 if strategy == PROJECTED else q
+                    # One projection row at a time: its CSR bounds and arrays are
+                    # read once, not once per sample (same sums, same order).
+                    for r in range(t_split):
+                        row_begin = proj_indptr[m * q + r]
+                        row_end = proj_indptr[m * q + r + 1]
+                        if row_end == row_begin:
+                            for i in range(n):
+                                T[i * t_split + r] = 0.0
+                            continue
+                        pdata = &proj_data[row_begin]
+                        pind = &proj_indices[row_begin]
+                        nnz = row_end - row_begin
+                        for i in range(n):
+                            acc = 0.0
+                            Gi = G + i * d
+                            for c in range(nnz):
+                                acc += pdata[c] * Gi[pind[c]]
+                            T[i * t_split + r] = acc
+                    if strategy == PROJECTED:
+                        grower.grow(store, T, 1, T, wstep, rng)
+                    else:
+                        grower.grow(store, T, q, G, wstep, rng)
+                _leaves_of_training_samples(grower, store, leaf)
+                values = store._values
+                nv = store.n_values
+                if loss == SQUARED_ERROR and strategy == PROJECTED:
+                    _squared_rho_projected(G, values, leaf, wstep, n, d, rho_row, scale)
+                for j in range(d):
+                    col = 0 if nv == 1 else j
+                    if loss == SQUARED_ERROR and strategy != PROJECTED:
+                        rho_row[j] = 1.0   # eq. 20 equals 1 when leaves are mean gradients
+                    elif loss != SQUARED_ERROR:
+                        rho_row[j] = line_search(loss, Yp + j, Fp + j, d, values, leaf, nv, col,
+                                                 wstep, n, ws.work)
+                    scale[j] = lr * rho_row[j]
+                # One pass: update F, the next step's gradient and the training loss.
+                if loss == SQUARED_ERROR:
+                    total = _update_squared(Yp, Fp, G, values, leaf, nv, scale, &sample_weight[0], n, d)
+                else:
+                    for i in range(n):
+                        acc = 0.0
+                        for j in range(d):
+                            col = 0 if nv == 1 else j
+                            c = i * d + j
+                            Fp[c] += scale[j] * values[leaf[i] * nv + col]
+                            G[c] = negative_gradient(loss, Yp[c], Fp[c])
+                            acc += loss_value(loss, Yp[c], Fp[c])
+                        total += sample_weight[i] * acc
+                if has_eval:
+                    started = now()
+                    tree = store._n_trees - 1
+                    for e in range(n_eval):
+                        k = store.leaf_of(tree, Xe, X_eval.shape[1], 1, e)
+                        for j in range(d):
+                            col = 0 if nv == 1 else j
+                            F_eval[e, j] += lr * rho_row[j] * values[k * nv + col]
+                    eval_seconds += now() - started
+            train_loss[m] = total / W
+            if has_eval:
+                started = now()
+                total = 0.0
+                for j in range(d):
+                    eval_sse[m, j] = 0.0
+                for e in range(n_eval):
+                    acc = 0.0
+                    for j in range(d):
+                        acc += loss_value(loss, Y_eval[e, j], F_eval[e, j])
+                        diff = Y_eval[e, j] - F_eval[e, j]
+                        eval_sse[m, j] += w_eval[e] * diff * diff
+                    total += w_eval[e] * acc
+                eval_loss[m] = total / W_eval
+                eval_seconds += now() - started
+            times[m] = now() - t0 - eval_seconds
+    return eval_seconds
+
+
+def monotonic_now():
+    """The clock ``boost`` stamps its steps with (seconds, CLOCK_MONOTONIC)."""
+    return now()
+
+
+def accumulate(TreeStore store, X, float64_t[:, ::1] out, *, int strategy,
+               const float64_t[:, ::1] rho, float64_t learning_rate,
+               intp_t step_begin, intp_t step_end):
+    """Add steps [step_begin, step_end) of a fitted model to raw predictions ``out``."""
+    cdef const float32_t[:, ::1] Xv = np.ascontiguousarray(X, dtype=np.float32)
+    cdef intp_t n = Xv.shape[0], d = out.shape[1], p = Xv.shape[1]
+    cdef intp_t nv = store.n_values
+    cdef intp_t trees_per_step = d if strategy == SINGLE_TARGET else 1
+    cdef intp_t m, i, j, k, tree, col
+    cdef float64_t lr = learning_rate
+    if out.shape[0] != n:
+        raise ValueError("accumulate: out has the wrong number of rows")
+    if step_end * trees_per_step > store._n_trees or rho.shape[1] != d:
+        raise ValueError("accumulate: more steps than trees")
+    if n == 0:
+        return
+    with nogil:
+        for m in range(step_begin, step_end):
+            if strategy == SINGLE_TARGET:
+                for j in range(d):
+                    tree = m * d + j
+                    for i in range(n):
+                        k = store.leaf_of(tree, &Xv[0, 0], p, 1, i)
+                        out[i, j] += lr * rho[m, j] * store._values[k]
+            else:
+                for i in range(n):
+                    k = store.leaf_of(m, &Xv[0, 0], p, 1, i)
+                    for j in range(d):
+                        col = 0 if nv == 1 else j
+                        out[i, j] += lr * rho[m, j] * store._values[k * nv + col]
+
+
+# ---------------------------------------------------------------- test hooks (compiled routines on plain arrays)
+
+def elementwise_loss(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F):
+    """Element-wise loss, for tests against finite differences."""
+    out = np.empty((Y.shape[0], Y.shape[1]))
+    cdef float64_t[:, ::1] o = out
+    cdef intp_t i, j
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            o[i, j] = loss_value(loss, Y[i, j], F[i, j])
+    return out
+
+
+def elementwise_negative_gradient(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F):
+    """Element-wise negative gradient, for tests against finite differences."""
+    out = np.empty((Y.shape[0], Y.shape[1]))
+    cdef float64_t[:, ::1] o = out
+    cdef intp_t i, j
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            o[i, j] = negative_gradient(loss, Y[i, j], F[i, j])
+    return out
+
+
+def line_search_on_vectors(int loss, const float64_t[::1] y, const float64_t[::1] f,
+                    const float64_t[::1] a, const float64_t[::1] w):
+    """The compiled line search on explicit vectors, for tests."""
+    cdef intp_t n = y.shape[0]
+    leaf = np.arange(n, dtype=np.int32)
+    cdef int32_t[::1] lv = leaf
+    work = np.zeros(2 * max(n, 1))
+    cdef float64_t[::1] wv = work
+    return line_search(loss, &y[0], &f[0], 1, &a[0], &lv[0], 1, 0, &w[0], n,
+                       <RatioWeight*> &wv[0])

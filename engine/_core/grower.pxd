@@ -1,0 +1,94 @@
+# See grower.pyx for details.
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
+from engine._core.tree_store cimport TreeStore
+
+
+cdef struct SplitRecord:
+    intp_t feature            # split feature
+    intp_t n_left             # samples going left (the first n_left of the node's range)
+    float64_t threshold       # go left when x <= threshold
+    float64_t gain            # |S_left - W_left m|^2 / (W_left W_right); SSE decrease / W
+    float64_t weight_left     # sum of weights going left
+
+
+cdef struct NodeRecord:
+    intp_t node_id            # id in the TreeStore
+    intp_t start              # node samples are idx[f, start:end] for every valid f
+    intp_t end
+    intp_t depth
+    intp_t range_feature      # a feature whose idx row holds the node's samples contiguously
+    float64_t weight          # sum of weights in the node
+    float64_t sse             # weighted sum of squared errors of the split targets, -1 if unknown
+    float64_t improvement     # sse decrease of the best split (the frontier's priority)
+    SplitRecord split
+
+
+cdef class TreeGrower:
+    # Training inputs, fixed for the grower's lifetime (one boosting fit or one forest).
+    cdef const float32_t[::1, :] X          # n_samples x n_features, Fortran order
+    cdef const int32_t[:, ::1] order        # n_features x n_samples, samples sorted by feature
+    cdef const float32_t[:, ::1] sorted_x   # n_features x n_samples, X values in that order
+    cdef readonly intp_t n_samples
+    cdef readonly intp_t n_features
+    # Growth parameters.
+    cdef intp_t max_leaf_nodes              # <= 0: unlimited
+    cdef intp_t max_depth                   # <= 0: unlimited
+    cdef intp_t min_samples_leaf
+    cdef intp_t min_samples_split
+    cdef intp_t max_features
+    cdef bint random_splits                 # extra-trees: one random threshold per feature
+    cdef bint leaf_impurity                 # compute impurity of never-evaluated leaves
+    # Workspace for one tree at a time.
+    cdef const int32_t* rows_idx            # order, or idx once a tree partitions
+    cdef const float32_t* rows_x            # sorted_x, or xs once a tree partitions
+    cdef bint rows_are_copy                 # rows_* point at the working copy
+    cdef bint unit_weights                  # every in-bag weight is 1: counts replace sums
+    cdef float64_t[::1] inverse             # inverse[k] = 1 / k
+    cdef int32_t[:, ::1] idx                # node-partitioned copy of order
+    cdef float32_t[:, ::1] xs               # X values aligned with idx
+    cdef int32_t[::1] tmp_idx
+    cdef float32_t[::1] tmp_x
+    cdef uint8_t[::1] goes_left
+    cdef int32_t[::1] features              # feature permutation for max_features draws
+    cdef float64_t[::1] node_sum            # sum of weighted targets in the node being evaluated
+    cdef float64_t[:, ::1] centered         # targets minus the node mean (multi-target scans)
+    cdef float64_t[::1] left_sum
+    cdef float64_t[::1] row_sq              # |S_left|^2 per row (multi-target scans)
+    cdef float64_t[::1] node_mean
+    cdef float64_t[::1] node_weight         # per tree node: sum of weights (values pass)
+    cdef NodeRecord* frontier               # max-heap on improvement
+    cdef intp_t frontier_size
+    cdef intp_t frontier_capacity
+    cdef NodeRecord* leaves                 # final leaves of the current tree
+    cdef intp_t n_leaves
+    cdef intp_t leaves_capacity
+    cdef readonly int32_t[::1] sample_leaf  # leaf id of each in-bag sample of the last tree, -1 if out
+
+    cdef int _push(self, NodeRecord* rec) except -1 nogil
+    cdef NodeRecord _pop(self) noexcept nogil
+    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil
+    cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets,
+                               intp_t t, const float64_t* weights) noexcept nogil
+    cdef bint _best_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                          const float64_t* weights, uint64_t* rng_state) noexcept nogil
+    cdef bint _scan_single_pair(self, NodeRecord* rec, intp_t fa, intp_t fb,
+                                const float64_t* targets, SplitRecord* best) noexcept nogil
+    cdef bint _scan_multi_pair(self, NodeRecord* rec, intp_t fa, intp_t fb, intp_t t,
+                               const float64_t* weights, SplitRecord* best) noexcept nogil
+    cdef bint _rank(self, NodeRecord* rec, intp_t f, const float64_t* sq,
+                    const float64_t* weights, SplitRecord* best) noexcept nogil
+    cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
+                           const float64_t* weights, SplitRecord* best) noexcept nogil
+    cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state,
+                           SplitRecord* best) noexcept nogil
+    cdef void _partition(self, NodeRecord* rec) noexcept nogil
+    cdef int _reset(self, const float64_t* weights) except -1 nogil
+    cdef int _open_node(self, TreeStore store, NodeRecord* rec, const float64_t* targets,
+                        intp_t t, const float64_t* weights, uint64_t* rng_state,
+                        bint may_split) except -1 nogil
+    cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
+                     const float64_t* labels, const float64_t* weights) except -1 nogil
+    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
+                  const float64_t* labels, const float64_t* weights,
+                  uint64_t* rng_state) except -1 nogil

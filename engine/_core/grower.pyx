@@ -1,0 +1,716 @@
+"""Exact split search and best-first growth of regression trees.
+
+Criterion. A node's impurity is the sum over its split targets of the weighted
+variance (multi-output variance, Breiman et al. 1984; paper 002 section 3.3.3).
+Splitting a node with weight W and target sum S into (W_l, S_l) and
+(W_r, S_r) lowers the weighted sum of squared errors by
+
+    improvement = |S_l|^2 / W_l + |S_r|^2 / W_r - |S|^2 / W,
+
+which equals W |S_l - W_l m|^2 / (W_l W_r) with m = S / W the node mean: the
+search maximises that centred form, which stays accurate when the targets have
+a large mean.
+
+Splitter. X never changes during a boosting fit, so every feature is sorted
+once (``order``). A tree starts from a copy of those sorted rows holding only
+the in-bag samples, and when a node is split every feature's row is
+partitioned stably, so each child's samples stay sorted in every feature and
+no node ever sorts. Thresholds sit halfway between consecutive distinct values
+(values closer than 1e-7 are not separated), as in scikit-learn, so trees grown
+on the same float32 data agree with scikit-learn's.
+
+Growth. Best-first, as in Friedman's and scikit-learn's best-first builders:
+every evaluated node waits in a max-heap keyed by the SSE decrease of its best
+split, and the best one is split until ``max_leaf_nodes`` leaves exist.
+A child is only evaluated when the leaf budget allows it to be split later,
+so a stump costs one split search. Ties go to the lower feature index, then
+the lower threshold.
+
+Features are visited in index order when all are candidates; with
+``max_features = k`` they are drawn without replacement until k have been
+visited and at least one of them is not constant in the node.
+"""
+import numpy as np
+
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
+from libc.math cimport INFINITY, NAN
+
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
+from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
+from engine._core.rng cimport rng_int, rng_uniform
+
+cdef extern from "scan_kernels.h" nogil:
+    void engine_left_norms(const float64_t* centered, intp_t stride, intp_t t,
+                           const int32_t* samples, const float64_t* weights,
+                           intp_t n_rows, float64_t* sq)
+    intp_t engine_best_row(const float64_t* sq, const float32_t* xv, const int32_t* samples,
+                           const float64_t* weights, float64_t W, const float64_t* inverse,
+                           intp_t n_node, intp_t lo, intp_t hi, float64_t gap,
+                           float64_t* best_gain, float64_t* w_left)
+    void engine_left_norms_pair(const float64_t* centered, intp_t stride, intp_t t,
+                                const int32_t* samples_a, const int32_t* samples_b,
+                                const float64_t* weights, intp_t n_rows,
+                                float64_t* sq_a, float64_t* sq_b)
+    void engine_single_norms_unit(const float64_t* targets, const int32_t* samples_a,
+                                  const int32_t* samples_b, intp_t n_rows, float64_t mean,
+                                  float64_t* sq_a, float64_t* sq_b)
+    int engine_scan_init()
+    int engine_set_simd(int enabled)
+
+engine_scan_init()
+
+
+def set_simd(bint enabled):
+    """Use the AVX2 split-scan kernels (where the CPU has AVX2) or the portable ones.
+
+    Returns whether the AVX2 kernels are now in use. For tests and benchmarks:
+    the two must grow the same trees up to rounding.
+    """
+    return bool(engine_set_simd(enabled))
+
+cdef float64_t FEATURE_THRESHOLD = 1e-7
+cdef float64_t EPSILON = 2.220446049250313e-16
+
+
+cdef inline float64_t _midpoint(float64_t lo, float64_t hi) noexcept nogil:
+    """Threshold between two consecutive sorted values (scikit-learn's rule)."""
+    cdef float64_t threshold = lo / 2.0 + hi / 2.0
+    if threshold == hi or threshold == INFINITY or threshold == -INFINITY:
+        threshold = lo
+    return threshold
+
+
+cdef class TreeGrower:
+    """Grows one tree at a time on fixed training inputs.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32
+        Training inputs; sorted once here.
+    max_leaf_nodes, max_depth : int
+        Growth limits, <= 0 for none.
+    min_samples_leaf, min_samples_split, max_features : int
+        As in scikit-learn, already resolved to integers.
+    random_splits : bool
+        Draw one random threshold per feature (extremely randomized trees)
+        instead of searching all of them.
+    max_targets : int
+        Largest number of split targets a tree will be grown on.
+    leaf_impurity : bool
+        Compute the impurity of leaves that were never evaluated for a split
+        (two extra passes over their samples). Boosting, which never reads
+        it, turns this off; those leaves then store NaN.
+    """
+
+    def __init__(self, X, *, intp_t max_leaf_nodes=0, intp_t max_depth=0,
+                 intp_t min_samples_leaf=1, intp_t min_samples_split=2,
+                 intp_t max_features=0, bint random_splits=False,
+                 intp_t max_targets=1, bint leaf_impurity=True):
+        X = np.asfortranarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError("X must be 2-D")
+        self.X = X
+        self.n_samples, self.n_features = X.shape
+        order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T, dtype=np.int32)
+        self.order = order
+        self.sorted_x = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = max(min_samples_leaf, 1)
+        self.min_samples_split = max(min_samples_split, 2)
+        if max_features <= 0 or max_features > self.n_features:
+            max_features = self.n_features
+        self.max_features = max_features
+        self.random_splits = random_splits
+        self.leaf_impurity = leaf_impurity
+        n, p = self.n_samples, self.n_features
+        self.idx = np.empty((p, n), dtype=np.int32)
+        self.xs = np.empty((p, n), dtype=np.float32)
+        self.tmp_idx = np.empty(n, dtype=np.int32)
+        self.tmp_x = np.empty(n, dtype=np.float32)
+        self.goes_left = np.zeros(n, dtype=np.uint8)
+        self.features = np.arange(p, dtype=np.int32)
+        t = max(max_targets, 1)
+        self.node_sum = np.zeros(t)
+        rows = n if t > 1 else 1
+        # The scans gather whole rows in random order: starting the buffer on a
+        # 64-byte cache line keeps a 16-output row (128 bytes) on two lines, not three.
+        buf = np.zeros(rows * t + 8)
+        first = (-buf.ctypes.data % 64) // 8
+        self.centered = buf[first:first + rows * t].reshape(rows, t)
+        self.left_sum = np.zeros(t)
+        self.row_sq = np.zeros(max(2 * n, 1))     # |S_l|^2 per row of two features (paired scans)
+        self.node_mean = np.zeros(t)
+        self.node_weight = np.zeros(64)
+        self.sample_leaf = np.full(n, -1, dtype=np.int32)
+        self.inverse = 1.0 / np.maximum(np.arange(n + 1, dtype=np.float64), 1.0)
+        self.frontier_capacity = 64
+        self.frontier = <NodeRecord*> malloc(self.frontier_capacity * sizeof(NodeRecord))
+        self.leaves_capacity = 64
+        self.leaves = <NodeRecord*> malloc(self.leaves_capacity * sizeof(NodeRecord))
+        if self.frontier == NULL or self.leaves == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.frontier)
+        free(self.leaves)
+
+    @property
+    def max_targets(self):
+        return self.node_sum.shape[0]
+
+    # ------------------------------------------------------------ frontier heap
+
+    cdef int _push(self, NodeRecord* rec) except -1 nogil:
+        cdef NodeRecord* grown
+        if self.frontier_size == self.frontier_capacity:
+            grown = <NodeRecord*> realloc(self.frontier, 2 * self.frontier_capacity * sizeof(NodeRecord))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError()
+            self.frontier = grown
+            self.frontier_capacity *= 2
+        cdef intp_t i = self.frontier_size
+        cdef intp_t parent
+        self.frontier_size += 1
+        while i > 0:
+            parent = (i - 1) // 2
+            if self.frontier[parent].improvement >= rec.improvement:
+                break
+            self.frontier[i] = self.frontier[parent]
+            i = parent
+        self.frontier[i] = rec[0]
+        return 0
+
+    cdef NodeRecord _pop(self) noexcept nogil:
+        cdef NodeRecord top = self.frontier[0]
+        cdef NodeRecord last
+        cdef intp_t i = 0, child
+        self.frontier_size -= 1
+        if self.frontier_size > 0:
+            last = self.frontier[self.frontier_size]
+            while True:
+                child = 2 * i + 1
+                if child >= self.frontier_size:
+                    break
+                if (child + 1 < self.frontier_size and
+                        self.frontier[child + 1].improvement > self.frontier[child].improvement):
+                    child += 1
+                if last.improvement >= self.frontier[child].improvement:
+                    break
+                self.frontier[i] = self.frontier[child]
+                i = child
+            self.frontier[i] = last
+        return top
+
+    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil:
+        cdef NodeRecord* grown
+        if self.n_leaves == self.leaves_capacity:
+            grown = <NodeRecord*> realloc(self.leaves, 2 * self.leaves_capacity * sizeof(NodeRecord))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError()
+            self.leaves = grown
+            self.leaves_capacity *= 2
+        self.leaves[self.n_leaves] = rec[0]
+        self.n_leaves += 1
+        return 0
+
+    # ------------------------------------------------------------ node statistics
+
+    cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets,
+                               intp_t t, const float64_t* weights) noexcept nogil:
+        """Fill node_sum and node_mean; return the node's weighted SSE (two passes).
+
+        With several targets and exact splits the second pass also stores the
+        centred targets the split search reads (one pass over n x t saved).
+        """
+        cdef intp_t r, k, i
+        cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
+        cdef float64_t w, W = 0.0, diff, sse = 0.0
+        cdef const float64_t* y
+        cdef float64_t* c
+        cdef intp_t stride = self.centered.shape[1]
+        for k in range(t):
+            self.node_sum[k] = 0.0
+        for r in range(rec.start, rec.end):
+            i = samples[r]
+            w = weights[i]
+            W += w
+            y = targets + i * t
+            for k in range(t):
+                self.node_sum[k] += w * y[k]
+        for k in range(t):
+            self.node_mean[k] = self.node_sum[k] / W if W > 0.0 else 0.0
+        if t > 1 and not self.random_splits:
+            for r in range(rec.start, rec.end):
+                i = samples[r]
+                y = targets + i * t
+                c = &self.centered[0, 0] + i * stride
+                w = weights[i]
+                for k in range(t):
+                    diff = y[k] - self.node_mean[k]
+                    c[k] = diff
+                    sse += w * diff * diff
+        else:
+            for r in range(rec.start, rec.end):
+                i = samples[r]
+                y = targets + i * t
+                for k in range(t):
+                    diff = y[k] - self.node_mean[k]
+                    sse += weights[i] * diff * diff
+        rec.weight = W
+        return sse
+
+    # ------------------------------------------------------------ split search
+
+    cdef bint _best_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                          const float64_t* weights, uint64_t* rng_state) noexcept nogil:
+        """Search the best split of a node; fill rec.split and rec.improvement.
+
+        Needs node_mean, rec.weight and (several targets) the centred targets
+        from _node_stats. Candidate splits are
+        ranked by gain = |S_l - W_l m|^2 / (W_l W_r), where m is the node's
+        mean target; the SSE decrease of a split is W times its gain. This
+        centred form equals the textbook proxy but does not subtract large
+        nearly equal numbers when the targets have a large mean.
+        """
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t p = self.n_features
+        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, j, f, tmp
+        cdef const float32_t* xv
+        cdef bint found = False
+        # Exact scans visit features two at a time (one pass computes both
+        # features' left sums); single-target weighted scans stay one at a time.
+        cdef bint pair = not self.random_splits and (t > 1 or self.unit_weights)
+        cdef intp_t pending = -1                # pair: a feature waiting for a partner
+        cdef SplitRecord best
+        best.gain = -INFINITY
+        while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
+            if self.max_features < p:
+                j = n_drawn + rng_int(rng_state, p - n_drawn)
+                tmp = self.features[n_drawn]
+                self.features[n_drawn] = self.features[j]
+                self.features[j] = tmp
+                f = self.features[n_drawn]
+            else:
+                f = n_drawn
+            n_drawn += 1
+            n_visited += 1
+            xv = self.rows_x + f * self.n_samples + rec.start
+            if xv[n_node - 1] <= xv[0] + FEATURE_THRESHOLD:
+                n_constant += 1
+                continue
+            if pair:
+                if pending < 0:
+                    pending = f
+                elif t == 1:
+                    found |= self._scan_single_pair(rec, pending, f, targets, &best)
+                    pending = -1
+                else:
+                    found |= self._scan_multi_pair(rec, pending, f, t, weights, &best)
+                    pending = -1
+            elif self.random_splits:
+                found |= self._scan_random(rec, f, targets, t, weights, rng_state, &best)
+            else:
+                found |= self._scan_single(rec, f, targets, weights, &best)
+        if pending >= 0 and t == 1:
+            found |= self._scan_single_pair(rec, pending, -1, targets, &best)
+        elif pending >= 0:
+            found |= self._scan_multi_pair(rec, pending, -1, t, weights, &best)
+        if found:
+            rec.split = best
+            rec.improvement = rec.weight * best.gain
+        return found
+
+    cdef bint _scan_single_pair(self, NodeRecord* rec, intp_t fa, intp_t fb,
+                                const float64_t* targets, SplitRecord* best) noexcept nogil:
+        """All thresholds of features fa then fb (fb < 0: fa alone), one target, unit weights.
+
+        One pass computes both features' centred left sums (two independent
+        running sums, engine_single_norms_unit); each feature's thresholds are
+        then ranked in turn, fa first, so ties still go to the feature visited first.
+        """
+        cdef intp_t n = self.n_samples
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
+        cdef float64_t* sq = &self.row_sq[0]
+        if n_rows < msl:
+            return False
+        engine_single_norms_unit(targets, self.rows_idx + fa * n + rec.start,
+                                 self.rows_idx + fb * n + rec.start if fb >= 0 else NULL,
+                                 n_rows, self.node_mean[0], sq, sq + n)
+        cdef bint found = self._rank(rec, fa, sq, NULL, best)
+        if fb >= 0:
+            found |= self._rank(rec, fb, sq + n, NULL, best)
+        return found
+
+    cdef bint _scan_multi_pair(self, NodeRecord* rec, intp_t fa, intp_t fb, intp_t t,
+                               const float64_t* weights, SplitRecord* best) noexcept nogil:
+        """All thresholds of features fa then fb (fb < 0: fa alone) for several
+        (centred) targets.
+
+        engine_left_norms_pair (_scan.h) writes |S_l|^2 for every row of both
+        features in one pass that keeps both running sums in registers; each
+        feature's thresholds are then ranked in turn, fa first.
+        """
+        cdef intp_t n = self.n_samples
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef intp_t n_rows = n_node - msl        # rows that can end a left child
+        cdef float64_t* sq = &self.row_sq[0]
+        cdef const float64_t* w = NULL if self.unit_weights else weights
+        if n_rows < msl:
+            return False
+        engine_left_norms_pair(&self.centered[0, 0], self.centered.shape[1], t,
+                               self.rows_idx + fa * n + rec.start,
+                               self.rows_idx + fb * n + rec.start if fb >= 0 else NULL,
+                               w, n_rows, sq, sq + n)
+        cdef bint found = self._rank(rec, fa, sq, w, best)
+        if fb >= 0:
+            found |= self._rank(rec, fb, sq + n, w, best)
+        return found
+
+    cdef bint _rank(self, NodeRecord* rec, intp_t f, const float64_t* sq,
+                    const float64_t* weights, SplitRecord* best) noexcept nogil:
+        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (weights NULL: unit)."""
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef float64_t w_left = 0.0
+        cdef intp_t r = engine_best_row(sq, xv, samples, weights, rec.weight, &self.inverse[0],
+                                        n_node, msl - 1, n_node - msl, FEATURE_THRESHOLD,
+                                        &best.gain, &w_left)
+        if r < 0:
+            return False
+        best.feature = f
+        best.n_left = r + 1
+        best.weight_left = w_left
+        best.threshold = _midpoint(xv[r], xv[r + 1])
+        return True
+
+    cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
+                           const float64_t* weights, SplitRecord* best) noexcept nogil:
+        """All thresholds of feature f for one target."""
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
+        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t msl = self.min_samples_leaf
+        cdef float64_t mean = self.node_mean[0], W = rec.weight
+        cdef float64_t sum_left = 0.0, w_left = 0.0, w, gain, c
+        cdef intp_t r, i
+        cdef bint found = False
+        cdef const float64_t* inv = &self.inverse[0]
+        if self.unit_weights:
+            # W_left = r + 1, and 1/k comes from a table: no division in the loop.
+            for r in range(n_node - 1):
+                sum_left += targets[samples[r]]
+                if r + 1 < msl:
+                    continue
+                if n_node - r - 1 < msl:
+                    break
+                if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
+                    continue
+                c = sum_left - (r + 1) * mean
+                gain = c * c * inv[r + 1] * inv[n_node - r - 1]
+                if gain > best.gain:
+                    best.gain = gain
+                    best.feature = f
+                    best.n_left = r + 1
+                    best.weight_left = r + 1
+                    best.threshold = _midpoint(xv[r], xv[r + 1])
+                    found = True
+            return found
+        for r in range(n_node - 1):
+            i = samples[r]
+            w = weights[i]
+            sum_left += w * targets[i]
+            w_left += w
+            if r + 1 < msl:
+                continue
+            if n_node - r - 1 < msl:
+                break
+            if xv[r + 1] <= xv[r] + FEATURE_THRESHOLD:
+                continue
+            c = sum_left - w_left * mean
+            gain = c * c / (w_left * (W - w_left))
+            if gain > best.gain:
+                best.gain = gain
+                best.feature = f
+                best.n_left = r + 1
+                best.weight_left = w_left
+                best.threshold = _midpoint(xv[r], xv[r + 1])
+                found = True
+        return found
+
+    cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state,
+                           SplitRecord* best) noexcept nogil:
+        """One threshold drawn uniformly between the node's min and max of feature f."""
+        cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
+        cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
+        cdef intp_t n_node = rec.end - rec.start
+        cdef float64_t lo = xv[0], hi = xv[n_node - 1]
+        cdef float64_t threshold = lo + rng_uniform(rng_state) * (hi - lo)
+        cdef float64_t* left = &self.left_sum[0]
+        cdef float64_t W = rec.weight, w_left = 0.0, w, gain, sq = 0.0, c
+        cdef const float64_t* y
+        cdef intp_t r, i, k, n_left = 0
+        if threshold >= hi:
+            threshold = lo
+        while n_left < n_node and xv[n_left] <= threshold:
+            n_left += 1
+        if n_left < self.min_samples_leaf or n_node - n_left < self.min_samples_leaf:
+            return False
+        for k in range(t):
+            left[k] = 0.0
+        for r in range(n_left):
+            i = samples[r]
+            w = weights[i]
+            y = targets + i * t
+            for k in range(t):
+                left[k] += w * y[k]
+            w_left += w
+        for k in range(t):
+            c = left[k] - w_left * self.node_mean[k]
+            sq += c * c
+        gain = sq / (w_left * (W - w_left))
+        if gain > best.gain:
+            best.gain = gain
+            best.feature = f
+            best.n_left = n_left
+            best.weight_left = w_left
+            best.threshold = threshold
+            return True
+        return False
+
+    # ------------------------------------------------------------ partition
+
+    cdef void _partition(self, NodeRecord* rec) noexcept nogil:
+        """Stable-partition every feature row of the node by the chosen split."""
+        cdef intp_t f_split = rec.split.feature
+        cdef intp_t mid = rec.start + rec.split.n_left
+        cdef intp_t r, g, i, n_left, n_right
+        cdef intp_t n = self.n_samples, p = self.n_features
+        if not self.rows_are_copy:
+            memcpy(&self.idx[0, 0], &self.order[0, 0], p * n * sizeof(int32_t))
+            memcpy(&self.xs[0, 0], &self.sorted_x[0, 0], p * n * sizeof(float32_t))
+            self.rows_idx = &self.idx[0, 0]
+            self.rows_x = &self.xs[0, 0]
+            self.rows_are_copy = True
+        for r in range(rec.start, rec.end):
+            self.goes_left[self.idx[f_split, r]] = r < mid
+        for g in range(self.n_features):
+            if g == f_split:
+                continue
+            n_left = rec.start
+            n_right = 0
+            for r in range(rec.start, rec.end):
+                i = self.idx[g, r]
+                if self.goes_left[i]:
+                    self.idx[g, n_left] = <int32_t> i
+                    self.xs[g, n_left] = self.xs[g, r]
+                    n_left += 1
+                else:
+                    self.tmp_idx[n_right] = <int32_t> i
+                    self.tmp_x[n_right] = self.xs[g, r]
+                    n_right += 1
+            if n_right > 0:
+                memcpy(&self.idx[g, n_left], &self.tmp_idx[0], n_right * sizeof(int32_t))
+                memcpy(&self.xs[g, n_left], &self.tmp_x[0], n_right * sizeof(float32_t))
+
+    # ------------------------------------------------------------ growth
+
+    cdef int _reset(self, const float64_t* weights) except -1 nogil:
+        """Copy the sorted rows of the in-bag (non-zero weight) samples."""
+        cdef intp_t n = self.n_samples, p = self.n_features, f, r, i, n_in = 0
+        # Feature draws start from the identity permutation in every tree, so a
+        # tree depends only on the generator state (not on earlier trees).
+        for f in range(p):
+            self.features[f] = <int32_t> f
+        self.unit_weights = True
+        for i in range(n):
+            self.sample_leaf[i] = -1
+            if weights[i] != 0.0:
+                n_in += 1
+                if weights[i] != 1.0:
+                    self.unit_weights = False
+        if n_in == n:
+            # Read the presorted rows in place; _partition copies them if needed.
+            self.rows_idx = &self.order[0, 0]
+            self.rows_x = &self.sorted_x[0, 0]
+            self.rows_are_copy = False
+        else:
+            self.rows_idx = &self.idx[0, 0]
+            self.rows_x = &self.xs[0, 0]
+            self.rows_are_copy = True
+            for f in range(p):
+                n_in = 0
+                for r in range(n):
+                    i = self.order[f, r]
+                    if weights[i] != 0.0:
+                        self.idx[f, n_in] = <int32_t> i
+                        self.xs[f, n_in] = self.sorted_x[f, r]
+                        n_in += 1
+        self.frontier_size = 0
+        self.n_leaves = 0
+        return n_in
+
+    cdef int _open_node(self, TreeStore store, NodeRecord* rec, const float64_t* targets,
+                        intp_t t, const float64_t* weights, uint64_t* rng_state,
+                        bint may_split) except -1 nogil:
+        """Add a node to the store, and queue it on the frontier if it can be split."""
+        rec.node_id = store.add_node()
+        cdef intp_t n_node = rec.end - rec.start
+        store._nodes[rec.node_id].n_node_samples = <int32_t> n_node
+        store._nodes[rec.node_id].weighted_n_node_samples = rec.weight
+        rec.sse = -1.0
+        rec.improvement = 0.0
+        if (not may_split or n_node < self.min_samples_split
+                or n_node < 2 * self.min_samples_leaf
+                or (self.max_depth > 0 and rec.depth >= self.max_depth)):
+            return self._add_leaf(rec)
+        rec.sse = self._node_stats(rec, targets, t, weights)
+        if rec.sse <= EPSILON * t * rec.weight:
+            return self._add_leaf(rec)
+        if self._best_split(rec, targets, t, weights, rng_state):
+            return self._push(rec)
+        return self._add_leaf(rec)
+
+    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
+                  const float64_t* labels, const float64_t* weights,
+                  uint64_t* rng_state) except -1 nogil:
+        """Grow one tree on ``targets`` and label its nodes with means of ``labels``.
+
+        targets : n_samples x n_targets, row-major. The split criterion sees only these.
+        labels : n_samples x store.n_values, row-major (may be ``targets`` itself).
+        weights : n_samples; samples with weight 0 are left out (out-of-bag).
+
+        Afterwards ``sample_leaf[i]`` is the leaf of every in-bag sample i.
+        """
+        cdef intp_t t = n_targets
+        cdef intp_t n_in = self._reset(weights)
+        cdef intp_t n_leaves = 1
+        cdef NodeRecord root, parent, left, right
+        cdef bint children_may_split
+        store.begin_tree()
+        root.start = 0
+        root.end = n_in
+        root.depth = 0
+        root.range_feature = 0
+        root.weight = 0.0
+        cdef intp_t r
+        for r in range(n_in):
+            root.weight += weights[self.rows_idx[r]]
+        self._open_node(store, &root, targets, t, weights, rng_state,
+                        self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1)
+        while self.frontier_size > 0:
+            if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
+                break
+            parent = self._pop()
+            n_leaves += 1
+            children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
+            if children_may_split:
+                self._partition(&parent)
+            left.start = parent.start
+            left.end = parent.start + parent.split.n_left
+            right.start = left.end
+            right.end = parent.end
+            left.depth = right.depth = parent.depth + 1
+            left.range_feature = right.range_feature = parent.split.feature
+            left.weight = parent.split.weight_left
+            right.weight = parent.weight - parent.split.weight_left
+            self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
+            self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
+            store._nodes[parent.node_id].left_child = <int32_t> left.node_id
+            store._nodes[parent.node_id].right_child = <int32_t> right.node_id
+            store._nodes[parent.node_id].feature = <int32_t> parent.split.feature
+            store._nodes[parent.node_id].threshold = parent.split.threshold
+            store._nodes[parent.node_id].improvement = parent.improvement
+            store._nodes[parent.node_id].impurity = parent.sse / parent.weight
+        while self.frontier_size > 0:
+            parent = self._pop()
+            self._add_leaf(&parent)
+        self._finish(store, targets, t, labels, weights)
+        return 0
+
+    cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
+                     const float64_t* labels, const float64_t* weights) except -1 nogil:
+        """Assign samples to leaves; fill node values (label means) and leaf impurities."""
+        cdef intp_t first = store._starts[store._n_trees - 1]
+        cdef intp_t m = store.n_values
+        cdef intp_t a, r, i, k, node
+        cdef NodeRecord* rec
+        cdef float64_t w, W
+        cdef float64_t* value
+        cdef const float64_t* y
+        cdef Node* nd
+        # Leaves first hold weighted label sums ...
+        for a in range(self.n_leaves):
+            rec = &self.leaves[a]
+            node = rec.node_id
+            value = store._values + node * m
+            for r in range(rec.start, rec.end):
+                i = self.rows_idx[rec.range_feature * self.n_samples + r]
+                self.sample_leaf[i] = <int32_t> node
+                w = weights[i]
+                y = labels + i * m
+                for k in range(m):
+                    value[k] += w * y[k]
+            nd = &store._nodes[node]
+            if rec.sse < 0.0 and self.leaf_impurity:
+                rec.sse = self._node_stats(rec, targets, t, weights)
+            if rec.sse < 0.0:
+                nd.impurity = NAN
+            else:
+                nd.impurity = rec.sse / rec.weight if rec.weight > 0.0 else 0.0
+        # ... internal nodes the sums of their children (children have larger
+        # ids than their parent), then every sum becomes a mean.
+        for node in range(store._node_count - 1, first - 1, -1):
+            nd = &store._nodes[node]
+            value = store._values + node * m
+            if nd.left_child != TREE_LEAF:
+                for k in range(m):
+                    value[k] = (store._values[nd.left_child * m + k]
+                                + store._values[nd.right_child * m + k])
+        for node in range(first, store._node_count):
+            W = store._nodes[node].weighted_n_node_samples
+            value = store._values + node * m
+            for k in range(m):
+                value[k] = value[k] / W if W > 0.0 else 0.0
+        return 0
+
+
+def grow_tree(TreeGrower grower, TreeStore store, targets, labels=None, sample_weight=None,
+              uint64_t seed=0):
+    """Grow one tree into ``store`` (for tests, forests and single trees).
+
+    Returns the leaf id of every training sample with a non-zero weight
+    (-1 for the others).
+    """
+    T = np.ascontiguousarray(targets, dtype=np.float64)
+    if T.ndim == 1:
+        T = T.reshape(-1, 1)
+    L = T if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
+    if L.ndim == 1:
+        L = L.reshape(-1, 1)
+    n = grower.n_samples
+    w = (np.ones(n) if sample_weight is None
+         else np.ascontiguousarray(sample_weight, dtype=np.float64))
+    if T.shape[0] != n or L.shape[0] != n or w.shape != (n,):
+        raise ValueError("targets, labels and sample_weight must have one row per sample")
+    if T.shape[1] > grower.max_targets:
+        raise ValueError(f"the grower was sized for {grower.max_targets} targets, got {T.shape[1]}")
+    if L.shape[1] != store.n_values:
+        raise ValueError(f"labels must have {store.n_values} columns, got {L.shape[1]}")
+    cdef const float64_t[:, ::1] Tv = T
+    cdef const float64_t[:, ::1] Lv = L
+    cdef const float64_t[::1] wv = w
+    cdef uint64_t state = seed
+    cdef intp_t t = T.shape[1]
+    with nogil:
+        grower.grow(store, &Tv[0, 0], t, &Lv[0, 0], &wv[0], &state)
+    return np.asarray(grower.sample_leaf).copy()

@@ -1,0 +1,34 @@
+# See tree_store.pyx for details.
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t
+
+cdef enum:
+    TREE_LEAF = -1
+
+# Field order puts the doubles first so the struct has no padding and maps
+# one-to-one onto NODE_DTYPE.
+cdef struct Node:
+    float64_t threshold               # go left when x[feature] <= threshold
+    float64_t impurity                # sum over split targets of the weighted variance
+    float64_t improvement             # weighted SSE decrease of this node's split (0 for leaves)
+    float64_t weighted_n_node_samples # sum of sample weights in the node
+    int32_t left_child                # node id of the left child, TREE_LEAF for leaves
+    int32_t right_child               # node id of the right child, TREE_LEAF for leaves
+    int32_t feature                   # split feature, TREE_LEAF for leaves
+    int32_t n_node_samples            # number of (in-bag) training samples in the node
+
+
+cdef class TreeStore:
+    cdef readonly intp_t n_values     # length of each node's value vector
+    cdef Node* _nodes                  # all nodes of all trees, tree after tree
+    cdef float64_t* _values            # node_capacity x n_values, row-major
+    cdef intp_t _node_count
+    cdef intp_t node_capacity
+    cdef intp_t* _starts           # tree k owns nodes [tree_start[k], tree_start[k+1])
+    cdef intp_t _n_trees
+    cdef intp_t tree_capacity
+
+    cdef int _reserve_nodes(self, intp_t capacity) except -1 nogil
+    cdef int begin_tree(self) except -1 nogil
+    cdef intp_t add_node(self) except -1 nogil
+    cdef intp_t leaf_of(self, intp_t tree, const float32_t* X, intp_t row_stride,
+                        intp_t col_stride, intp_t row) noexcept nogil

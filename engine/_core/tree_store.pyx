@@ -1,0 +1,251 @@
+"""Storage for many binary regression trees in one flat, growable buffer.
+
+A boosting run adds thousands of tiny trees; giving each its own Python
+object would cost more than growing it. ``TreeStore`` keeps every node of
+every tree in one C array of ``Node`` structs, tree after tree, plus a
+``values`` buffer with one vector of ``n_values`` numbers per node (the mean
+of the labels of the training samples that reached it). Node ids are global
+to the store; ``tree_start[k]`` is the root of tree ``k``.
+
+The store knows nothing about how trees are grown (see _splitter.pyx) or
+combined (see _boosting.pyx): it adds nodes, traverses, and pickles.
+"""
+import numpy as np
+
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
+
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t
+
+NODE_DTYPE = np.dtype({
+    "names": ["threshold", "impurity", "improvement", "weighted_n_node_samples",
+              "left_child", "right_child", "feature", "n_node_samples"],
+    "formats": [np.float64, np.float64, np.float64, np.float64,
+                np.int32, np.int32, np.int32, np.int32],
+    "offsets": [0, 8, 16, 24, 32, 36, 40, 44],
+    "itemsize": sizeof(Node),
+})
+
+
+cdef class TreeStore:
+    """Nodes and node values of a sequence of trees.
+
+    Parameters
+    ----------
+    n_values : int
+        Length of the value vector stored in every node (1 for single-output
+        trees, the number of outputs for multi-output or relabelled trees).
+    """
+
+    def __cinit__(self, intp_t n_values):
+        if n_values < 1:
+            raise ValueError(f"n_values must be >= 1, got {n_values}")
+        self.n_values = n_values
+        self._nodes = NULL
+        self._values = NULL
+        self._node_count = 0
+        self.node_capacity = 0
+        self.tree_capacity = 16
+        self._n_trees = 0
+        self._starts = <intp_t*> malloc(self.tree_capacity * sizeof(intp_t))
+        if self._starts == NULL:
+            raise MemoryError()
+        self._starts[0] = 0
+
+    def __dealloc__(self):
+        free(self._nodes)
+        free(self._values)
+        free(self._starts)
+
+    cdef int _reserve_nodes(self, intp_t capacity) except -1 nogil:
+        if capacity <= self.node_capacity:
+            return 0
+        cdef intp_t new_capacity = max(capacity, 2 * self.node_capacity, 64)
+        cdef Node* nodes = <Node*> realloc(self._nodes, new_capacity * sizeof(Node))
+        if nodes == NULL:
+            with gil:
+                raise MemoryError()
+        self._nodes = nodes
+        cdef float64_t* values = <float64_t*> realloc(
+            self._values, new_capacity * self.n_values * sizeof(float64_t))
+        if values == NULL:
+            with gil:
+                raise MemoryError()
+        self._values = values
+        self.node_capacity = new_capacity
+        return 0
+
+    cdef int begin_tree(self) except -1 nogil:
+        """Open a new tree: the next node added is its root."""
+        cdef intp_t* starts
+        if self._n_trees + 2 > self.tree_capacity:
+            starts = <intp_t*> realloc(self._starts, 2 * self.tree_capacity * sizeof(intp_t))
+            if starts == NULL:
+                with gil:
+                    raise MemoryError()
+            self._starts = starts
+            self.tree_capacity *= 2
+        self._n_trees += 1
+        self._starts[self._n_trees] = self._node_count
+        return 0
+
+    cdef intp_t add_node(self) except -1 nogil:
+        """Append a leaf node (fields zeroed) to the current tree; return its id."""
+        self._reserve_nodes(self._node_count + 1)
+        cdef intp_t node_id = self._node_count
+        cdef Node* node = &self._nodes[node_id]
+        node.threshold = 0.0
+        node.impurity = 0.0
+        node.improvement = 0.0
+        node.weighted_n_node_samples = 0.0
+        node.left_child = TREE_LEAF
+        node.right_child = TREE_LEAF
+        node.feature = TREE_LEAF
+        node.n_node_samples = 0
+        cdef intp_t k
+        for k in range(self.n_values):
+            self._values[node_id * self.n_values + k] = 0.0
+        self._node_count += 1
+        self._starts[self._n_trees] = self._node_count
+        return node_id
+
+    cdef intp_t leaf_of(self, intp_t tree, const float32_t* X, intp_t row_stride,
+                        intp_t col_stride, intp_t row) noexcept nogil:
+        """Id of the leaf reached by sample ``row`` of X (any memory layout)."""
+        cdef intp_t node_id = self._starts[tree]
+        cdef const float32_t* x = X + row * row_stride
+        cdef Node* node = &self._nodes[node_id]
+        while node.left_child != TREE_LEAF:
+            if x[node.feature * col_stride] <= node.threshold:
+                node_id = node.left_child
+            else:
+                node_id = node.right_child
+            node = &self._nodes[node_id]
+        return node_id
+
+    # ---------------------------------------------------------------- Python API
+
+    @property
+    def n_trees(self):
+        """Number of trees in the store."""
+        return self._n_trees
+
+    @property
+    def node_count(self):
+        """Total number of nodes over all trees."""
+        return self._node_count
+
+    @property
+    def tree_start(self):
+        """ndarray of shape (n_trees + 1,): first node id of each tree, then node_count."""
+        return np.array(<intp_t[:self._n_trees + 1]> self._starts, dtype=np.intp)
+
+    @property
+    def nodes(self):
+        """Structured ndarray (NODE_DTYPE) holding a copy of every node."""
+        if self._node_count == 0:
+            return np.zeros(0, dtype=NODE_DTYPE)
+        out = np.empty(self._node_count, dtype=NODE_DTYPE)
+        cdef unsigned char[::1] raw = out.view(np.uint8)
+        memcpy(&raw[0], self._nodes, self._node_count * sizeof(Node))
+        return out
+
+    @property
+    def value(self):
+        """ndarray of shape (node_count, n_values): a copy of the node values."""
+        if self._node_count == 0:
+            return np.zeros((0, self.n_values))
+        return np.array(<float64_t[:self._node_count, :self.n_values]> self._values)
+
+    def tree_nodes(self, intp_t tree):
+        """Nodes of one tree, with child ids made local to that tree."""
+        if not 0 <= tree < self._n_trees:
+            raise ValueError(f"tree must be in [0, {self._n_trees}), got {tree}")
+        start, stop = self._starts[tree], self._starts[tree + 1]
+        nodes = self.nodes[start:stop].copy()
+        for name in ("left_child", "right_child"):
+            col = nodes[name]
+            col[col != TREE_LEAF] -= start
+        return nodes, self.value[start:stop]
+
+    def apply(self, X):
+        """Leaf id (global node id) reached by every row of X in every tree.
+
+        Returns an int32 ndarray of shape (n_samples, n_trees).
+        """
+        cdef const float32_t[:, :] Xv = np.asarray(X, dtype=np.float32)
+        cdef intp_t n = Xv.shape[0]
+        out = np.empty((n, self._n_trees), dtype=np.int32)
+        cdef int32_t[:, ::1] leaves = out
+        cdef intp_t i, k
+        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
+        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
+        if n == 0 or self._n_trees == 0:
+            return out
+        with nogil:
+            for i in range(n):
+                for k in range(self._n_trees):
+                    leaves[i, k] = <int32_t> self.leaf_of(k, &Xv[0, 0], rs, cs, i)
+        return out
+
+    def predict(self, X, tree):
+        """Value vector of the leaf reached by every row of X in one tree.
+
+        Returns a float64 ndarray of shape (n_samples, n_values): what that
+        tree alone predicts, before any learning rate, rho or averaging of
+        the ensemble that owns the store.
+        """
+        if isinstance(tree, (bool, np.bool_)) or not isinstance(tree, (int, np.integer)):
+            raise TypeError(f"tree must be an integer, got {type(tree).__name__}")
+        if not 0 <= tree < self._n_trees:
+            raise ValueError(f"tree must be in [0, {self._n_trees}), got {tree}")
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        cdef const float32_t[:, :] Xv = X
+        cdef intp_t n = Xv.shape[0], m = self.n_values, t = tree
+        out = np.empty((n, m), dtype=np.float64)
+        if n == 0:
+            return out
+        cdef float64_t[:, ::1] values = out
+        cdef intp_t i, k, leaf
+        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
+        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
+        with nogil:
+            for i in range(n):
+                leaf = self.leaf_of(t, &Xv[0, 0], rs, cs, i)
+                for k in range(m):
+                    values[i, k] = self._values[leaf * m + k]
+        return out
+
+    # ---------------------------------------------------------------- pickling
+
+    def __reduce__(self):
+        return (TreeStore, (self.n_values,), self.__getstate__())
+
+    def __getstate__(self):
+        return {"nodes": self.nodes, "values": self.value, "tree_start": self.tree_start}
+
+    def __setstate__(self, state):
+        nodes = np.ascontiguousarray(state["nodes"], dtype=NODE_DTYPE)
+        values = np.ascontiguousarray(state["values"], dtype=np.float64)
+        tree_start = np.asarray(state["tree_start"], dtype=np.intp)
+        cdef intp_t n_nodes = nodes.shape[0]
+        if values.shape != (n_nodes, self.n_values):
+            raise ValueError("TreeStore state: values do not match the nodes")
+        if tree_start.shape[0] < 1 or tree_start[0] != 0 or tree_start[-1] != n_nodes:
+            raise ValueError("TreeStore state: inconsistent tree_start")
+        self._reserve_nodes(max(n_nodes, 1))
+        cdef const unsigned char[::1] raw = nodes.view(np.uint8)
+        cdef const float64_t[:, ::1] vals = values
+        if self._node_count != 0:
+            raise ValueError("TreeStore state can only be set on an empty store")
+        if n_nodes > 0:
+            memcpy(self._nodes, &raw[0], n_nodes * sizeof(Node))
+            memcpy(self._values, &vals[0, 0], n_nodes * self.n_values * sizeof(float64_t))
+        self._node_count = n_nodes
+        cdef intp_t k
+        for k in range(tree_start.shape[0] - 1):
+            self.begin_tree()
+            self._starts[self._n_trees] = tree_start[k + 1]
+        self._starts[0] = 0

@@ -1,0 +1,145 @@
+"""What a run will cost, said before it starts (the pages' "this will take about ..." line).
+
+* :func:`estimate_model_selection_cost`: the benchmark protocol
+  (:func:`engine.experiments.model_selection.run_model_selection`), from a short probe
+  fit of every estimator on this machine;
+* :func:`estimate_bias_variance_seconds` / :func:`estimate_projection_seconds`: rough
+  unit-cost models (seconds on one core of a 2-core CI machine) of a bias–variance run
+  and of a projection-size or schemes run.
+
+The unit costs are order-of-magnitude figures calibrated on this project's CI machine
+(gbmort, 300 samples, 16 outputs: about 0.05 s for 300 stumps including staged predictions).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from engine.experiments.model_selection import (
+    NO_GRID,
+    check_estimators,
+    check_noisy_outputs,
+    evaluate_configuration,
+    grid_configurations,
+    make_method,
+    make_splits,
+    resolve_budget,
+    resolve_dataset,
+)
+from engine.names import FOREST_NAMES
+from engine.validation import check_int as _check_int
+
+__all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds"]
+
+# Forests, seconds per tree: fit = unit x n log2 n x (features + 5), predict = unit x points;
+# measured on friedman1 (300 samples, d = 16): ~0.3 ms per tree with p = 5, ~1.8 ms with p = 80.
+_FOREST_FIT_UNIT = 1e-8
+_FOREST_PREDICT_UNIT = 9e-8
+
+# Seconds per (boosting step x training sample x (outputs + 10) x (leaves + 2)); see module doc.
+_FIT_UNIT = 6e-9
+_PREDICT_UNIT = 2e-9
+_SCORE_UNIT = {"regression": 1.5e-8, "multilabel": 5e-7}
+
+
+
+def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_noisy_outputs=0,
+                  probe_steps=10):
+    """Predict the work and the running time of ``run_model_selection`` before starting it.
+
+    The time comes from a short probe on this machine: every estimator is fitted
+    once with ``probe_steps`` boosting steps (forests: ``probe_steps`` trees) on
+    the first repeat's data with the largest trees of the grid, and the measured
+    time per step is multiplied by the steps the real call will grow (every grid
+    point to ``n_steps``, plus the refit). An upper-side estimate: the refit
+    usually stops earlier, and smaller trees are faster. It costs about
+    ``len(estimators) * probe_steps`` steps (well under a second for the
+    defaults). Arguments as in :func:`~engine.experiments.model_selection.run_model_selection`
+    (same checks).
+
+    Returns a dict: ``n_fits`` (model fits in total), ``n_configs`` (grid points),
+    ``n_steps``, ``seconds`` (estimated total), ``per_estimator`` (estimator ->
+    estimated seconds) and ``probe_seconds`` (time spent on the probe).
+    """
+    started = time.perf_counter()
+    name, structure, data = resolve_dataset(dataset)
+    task = "regression" if data is None else data.task
+    estimators = check_estimators(estimators, structure)
+    grid = resolve_budget(budget, task)
+    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    probe_steps = _check_int(probe_steps, "probe_steps", 1)
+    n_noisy_outputs = check_noisy_outputs(n_noisy_outputs, structure)
+    reps, _, _, _, _, p, d_all = make_splits(name, structure, data, 1, n_noisy_outputs, _check_int(seed, "seed", 0))
+    rep = reps[0]
+    n_real = d_all - n_noisy_outputs
+    configs = grid_configurations(grid, p)
+    n_steps = grid["n_steps"]
+    heavy = max(configs, key=lambda c: (c["max_leaf_nodes"], c["max_features"]))
+    X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+    X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+    per_estimator, n_fits = {}, 0
+    for e in estimators:
+        t0 = time.perf_counter()
+        if e in NO_GRID:
+            make_method(e, task, structure, n_real, dict(random_state=0, n_estimators=probe_steps)).fit(
+                rep["X_train"], rep["Y_train"])
+            per_estimator[e] = n_repeats * (time.perf_counter() - t0) * (100 / probe_steps)
+            n_fits += n_repeats
+            continue
+        steps = min(probe_steps, n_steps)
+        evaluate_configuration(e, task, structure, n_real, heavy, steps, 0, X_fit, Y_fit, X_val, Y_val)
+        per_step = (time.perf_counter() - t0) / steps
+        per_estimator[e] = n_repeats * per_step * n_steps * (len(configs) + 1)
+        n_fits += n_repeats * (len(configs) + 1)
+    return dict(n_fits=n_fits, n_configs=len(configs), n_steps=n_steps,
+                seconds=float(sum(per_estimator.values())), per_estimator=per_estimator,
+                probe_seconds=time.perf_counter() - started)
+
+
+def _fit_seconds(n_steps, n_train, n_outputs, leaves, strategy_outputs):
+    return _FIT_UNIT * n_steps * n_train * (strategy_outputs + 10) * (leaves + 2)
+
+
+def _forest_seconds(estimator, params, n_train, n_test, n_outputs, n_features):
+    trees = int(params.get("n_estimators", 100))
+    if estimator == "st-rf":       # one forest per output
+        trees *= n_outputs
+    fit = _FOREST_FIT_UNIT * n_train * math.log2(max(n_train, 2)) * (n_features + 5)
+    return trees * (fit + _FOREST_PREDICT_UNIT * (n_test + 101))
+
+
+def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_learning_sets, n_train,
+                                   n_test, n_seeds, n_outputs, estimator_params, n_features=5):
+    """Rough seconds for :func:`run_bias_variance` with these arguments (single core)."""
+    values = list(param_values) if param_name else [None]
+    if estimator in FOREST_NAMES:  # refitted at every value
+        total = sum(_forest_seconds(estimator, {**estimator_params, **({param_name: v} if param_name else {})},
+                                    n_train, n_test, n_outputs, n_features) for v in values)
+        return float(total * n_learning_sets * n_seeds)
+    if param_name == "n_estimators":  # one staged fit to the largest value serves every value
+        values = [max(values)]
+    total = 0.0
+    for v in values:
+        params = dict(estimator_params)
+        if param_name:
+            params[param_name] = v
+        steps = int(params.get("n_estimators", 100))
+        leaves = int(params.get("max_leaf_nodes", 2) or 2)
+        q = int(params.get("n_projections", 1) or 1)
+        if estimator.startswith("st-"):
+            steps, outs = steps * n_outputs, 1
+        elif estimator.startswith("gbrt-rpo"):
+            outs = 1 + n_outputs / 4
+        elif estimator.startswith("gbrt-relabel"):
+            outs = q + n_outputs / 2
+        else:
+            outs = n_outputs
+        total += _fit_seconds(steps, n_train, n_outputs, leaves, outs)
+        total += _PREDICT_UNIT * steps * (n_test + 101) * n_outputs
+    return float(total * n_learning_sets * n_seeds)
+
+
+def estimate_projection_seconds(*, task, n_runs, n_steps, n_train, n_test, n_outputs):
+    """Rough seconds for a projection-size or schemes run (fits + staged scoring)."""
+    return float(_SCORE_UNIT.get(task, 1e-7) * n_runs * n_steps * (n_train + n_test) * n_outputs)

@@ -1,0 +1,305 @@
+"""Figure 1 trained live: learning curves that grow while the estimators fit (no streamlit).
+
+The Convergence page runs :func:`train_curves` in a background :class:`engine.dashboard.jobs.Job` and
+redraws the ``partial`` result it reports. The numbers are the ones of
+:func:`engine.experiments.convergence.run_convergence` (same data, same seeds, same test curves), but a
+regression estimator is fitted once, with the test set as ``eval_set``: its test macro-r2 and
+fit times are read from the estimator after every compiled chunk of steps (about every
+50 ms), so a curve can be drawn while it grows. The train score is therefore not measured
+(NaN). artificial-gbrt and multi-label data sets go through the experiment's own measuring
+code and appear when they are complete.
+
+* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dataspec.py).
+* :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
+* :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
+* :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);
+  with ``models={}`` it keeps the fitted estimators (warm-startable) in that dict.
+* :func:`continue_curves`: more steps on those kept estimators (the page's Step button), so a
+  step costs a few boosting steps, not a refit of everything done so far.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from engine.dashboard.dataspec import dataset_from_spec
+from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
+from engine.experiments import convergence as ex
+from engine.experiments.problems import get_problem
+from engine.experiments.runner import Runner, check_callbacks
+from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS
+from engine.validation import check_int
+
+__all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
+           "can_continue", "VARIANTS"]
+
+# Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
+VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
+PROBE_STEPS = 8
+
+
+def problem_from_spec(spec: dict, upload: dict | None = None, *, n_test: int = 1000, seed: int = 0):
+    """``(X_train, Y_train, X_test, Y_test, task, info)`` for a Data-page spec.
+
+    Friedman1 specs: ``spec["n_samples"]`` training rows and ``n_test`` test rows, drawn as in
+    :func:`engine.experiments.problems.get_problem` with ``seed`` (the spec's own seed is not used: the
+    page's seed draws the data and seeds the models). Shipped data sets: their standard split
+    or a random 50/50 one. Uploads: a random 50/50 split seeded by ``seed``.
+    """
+    source = spec.get("source")
+    if source == "friedman":
+        return get_problem(
+            f"friedman1-{spec['structure']}", n_train=int(spec["n_samples"]), n_test=int(n_test),
+            n_outputs=int(spec["n_outputs"]), noise=float(spec["noise"]),
+            input_distribution=spec["input_distribution"], n_noisy_outputs=int(spec["n_noisy_outputs"]),
+            seed=int(seed))  # fmt: skip
+    if source == "shipped":
+        return get_problem(spec["name"], seed=int(seed))
+    ds = dataset_from_spec(spec, upload)
+    if ds.n_samples < 4:
+        raise ValueError(f"the uploaded data set has {ds.n_samples} rows: at least 4 are needed for a train/test split")
+    perm = np.random.default_rng(int(seed)).permutation(ds.n_samples)
+    half = ds.n_samples // 2
+    tr, te = np.sort(perm[:half]), np.sort(perm[half:])
+    X, Y = np.asarray(ds.X, dtype=float), np.asarray(ds.Y, dtype=float)
+    info = {"name": ds.name, "n_original_outputs": ds.n_outputs, "bayes_test": None,
+            "split": f"random 50/50 train/test split (seed {seed})", "description": ds.description,
+            "n_features": int(X.shape[1]), "n_outputs": int(Y.shape[1]), "n_train": int(tr.size), "n_test": int(te.size)}
+    task = "multilabel" if ds.task == "multilabel" else "regression"
+    return X[tr], Y[tr], X[te], Y[te], task, info
+
+
+def _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projections):
+    kw = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features,
+              n_projections=n_projections)
+    if loss is not None:
+        kw["loss"] = loss
+    return kw
+
+
+def check_settings(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
+                   loss=None, n_projections=1) -> list:
+    """Validate everything before any work; return the estimator list. Raises ValueError."""
+    X_tr, Y_tr, _, _, task, info = problem
+    # artificial-gbrt knows the Friedman1 structures only: check against the problem's name.
+    dataset = info["name"] if info["name"] in FRIEDMAN_PROBLEMS else f"data set {info['name']}"
+    estimators = ex.check_estimators(estimators, dataset, task)
+    ex.check_model_args(task, Y_tr.shape[1], n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    check_int(n_projections, "n_projections", 1)
+    for name in estimators:
+        if name != ARTIFICIAL:
+            ex.check_q(name, n_projections, Y_tr.shape[1])
+    if isinstance(max_features, (int, np.integer)) and max_features > X_tr.shape[1]:
+        raise ValueError(f"max_features = {max_features} exceeds the number of inputs ({X_tr.shape[1]})")
+    return estimators
+
+
+def _live(name, problem, kw, n_steps, seed):
+    """True when the estimator's test curve can be read while it fits."""
+    return problem[4] == "regression" and name != ARTIFICIAL
+
+
+def _make(name, task, kw, seed, n_steps, warm_start=False):
+    kw = dict(kw)
+    if BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] != "projected_relabel":
+        kw.pop("n_projections", None)
+    return make_estimator(name, task=task, random_state=seed, n_estimators=n_steps, warm_start=warm_start, **kw)
+
+
+def _curve_of(name, est, d, single):
+    k = est.n_steps_
+    n_trees = np.arange(1, k + 1, dtype=np.int64) * (d if single else 1)
+    return ex.Curve(name=name, label=name, step=np.arange(1, k + 1), n_trees=n_trees,
+                    trees_per_output=n_trees / d, fit_time=np.asarray(est.fit_times_, dtype=float).copy(),
+                    train_score=np.full(k, np.nan), test_score=np.asarray(est.eval_score_, dtype=float).copy(),
+                    train_loss=np.asarray(est.train_score_, dtype=float).copy())
+
+
+def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_STEPS, **model) -> dict:
+    """Seconds each estimator should take for ``n_steps`` steps, from two tiny probe fits.
+
+    The probes are real fits with the test set as ``eval_set`` (what the live run does), of
+    ``probe_steps`` and ``4 * probe_steps`` steps: their difference gives the cost of a step
+    (trees of a fixed size cost the same at every step), the rest is the fixed set-up cost.
+    Estimators measured by the experiment code (artificial-gbrt, multi-label) fit twice or
+    score staged predictions: they are counted 2.5 times.
+    """
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    kw = _model_kwargs(**model)
+    eval_set = (X_te, Y_te) if task == "regression" else None
+    out = {}
+    for name in estimators:
+        est_name = "st-gbrt" if name == ARTIFICIAL else name
+        k1 = max(1, int(probe_steps))
+        k2 = 4 * k1
+        seconds = []
+        for k in (k1, k2):
+            est = _make(est_name, task, kw, seed, k)
+            t0 = time.perf_counter()
+            est.fit(X_tr, Y_tr, eval_set=eval_set)
+            seconds.append(time.perf_counter() - t0)
+        per_step = max((seconds[1] - seconds[0]) / (k2 - k1), seconds[1] / k2 / 10)
+        setup = max(seconds[0] - k1 * per_step, 0.0)
+        factor = 1.0 if _live(name, problem, kw, n_steps, seed) else 2.5
+        out[name] = (setup + per_step * n_steps) * factor
+    return out
+
+
+def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
+                 loss=None, n_projections=1, seed=0, progress=None, stop=None, models=None) -> ex.ConvergenceResult:
+    """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple).
+
+    ``progress(fraction, message, partial=result_so_far)`` is called after every compiled
+    chunk (about every 50 ms); ``partial`` is a :class:`ConvergenceResult` holding the
+    finished curves and the one growing. ``stop.is_set()`` ends the run early with what is
+    done (``complete=False``). ``models``: a dict that receives each live-fitted estimator
+    (fitted with ``warm_start=True``), for :func:`continue_curves`.
+    """
+    if models is not None and not isinstance(models, dict):
+        raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
+    estimators = check_settings(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
+                                n_projections=n_projections)
+    check_callbacks(progress, stop)
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    d = Y_tr.shape[1]
+    kw = _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projections)
+    # (kw holds "loss" too when one is chosen: merge, not two keywords)
+    params = dict(estimators=list(estimators), n_steps=int(n_steps), seed=int(seed),
+                  n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=int(d), **{**kw, "loss": loss})
+    notes = (["Test macro-r2 after every step (eval_set inside the compiled loop, one fit per estimator); "
+              "fit times exclude that scoring; train scores are not measured live."] if task == "regression"
+             else ex.measuring_notes(task, n_steps)) + [info["split"]]
+    curves: dict = {}
+    n = len(estimators)
+    stopped = (lambda: stop is not None and stop.is_set())
+
+    def result(extra=None, complete=False):
+        cs = dict(curves)
+        if extra is not None and extra.n_steps:
+            cs[extra.name] = extra
+        return ex.ConvergenceResult("convergence", info["name"], task, METRICS[task], int(d), cs, params,
+                                    complete, list(notes))
+
+    def report(fraction, message, partial=None):
+        if progress is not None:
+            progress(fraction, message, partial=partial)
+
+    for i, name in enumerate(estimators):
+        if stopped():
+            break
+        if _live(name, problem, kw, n_steps, seed):
+            single = BOOSTING_CONFIGS[name]["strategy"] == "single_target"
+            est = _make(name, task, kw, seed, n_steps, warm_start=models is not None)
+            if models is not None:
+                models[name] = est
+
+            def cb(n_done, e, i=i, name=name, single=single):
+                report((i + n_done / n_steps) / n, f"{name}: step {n_done}/{n_steps}",
+                       result(_curve_of(name, e, d, single)))
+                return stopped()
+
+            est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
+            curve = _curve_of(name, est, d, single)
+        else:
+            runner = Runner(lambda f, m: report(f, m), stop, n)
+            curve = ex.measure(name, problem, kw, n_steps, seed, runner, i, name)
+        if curve.n_steps:
+            curves[name] = curve
+        report((i + 1) / n if not stopped() else None, f"{name}: done", result())
+    complete = not stopped() and len(curves) == n and all(c.n_steps == n_steps for c in curves.values())
+    final = result(complete=complete)
+    report(1.0 if complete else None, "done" if complete else "stopped", final)
+    return final
+
+
+def can_continue(problem, estimators, models) -> bool:
+    """True when :func:`continue_curves` can extend every one of ``estimators`` warm."""
+    return (isinstance(models, dict) and problem[4] == "regression"
+            and all(name != ARTIFICIAL for name in estimators))
+
+
+def continue_curves(problem, estimators, models, *, n_more, params=None, progress=None,
+                    stop=None) -> ex.ConvergenceResult:
+    """``n_more`` further steps for each of ``estimators``, continuing the kept ``models``.
+
+    The estimators in ``models`` (from ``train_curves(..., models=models)``) are warm-started,
+    so the result equals a longer :func:`train_curves` run (same seed, same steps) at the cost
+    of ``n_more`` steps each. A method missing from ``models`` (a stopped run never reached
+    it) needs its settings in ``params`` (the previous result's ``params``) and starts from 0.
+    """
+    if not can_continue(problem, estimators, models):
+        raise ValueError("models: only live regression runs (no artificial-gbrt) keep models to continue")
+    n_more = check_int(n_more, "n_more", 1)
+    check_callbacks(progress, stop)
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    d = Y_tr.shape[1]
+    params = dict(params or {})
+    names = list(estimators)
+    curves: dict = {}
+    stopped = (lambda: stop is not None and stop.is_set())
+
+    def result(extra=None, complete=False):
+        cs = dict(curves)
+        if extra is not None and extra.n_steps:
+            cs[extra.name] = extra
+        ps = {**params, "estimators": names,
+              "n_steps": max((c.n_steps for c in cs.values()), default=0)}
+        return ex.ConvergenceResult("convergence", info["name"], task, METRICS[task], int(d), cs, ps,
+                                    complete, [f"Continued by warm start ({n_more} more steps per method).",
+                                               info["split"]])
+
+    for i, name in enumerate(names):
+        if stopped():
+            break
+        est = models.get(name)
+        if est is None:
+            kw = _model_kwargs(**{k: params.get(k, v) for k, v in
+                                  dict(learning_rate=0.1, max_leaf_nodes=2, max_features=None, loss=None,
+                                       n_projections=1).items()})
+            est = models[name] = _make(name, task, kw, int(params.get("seed", 0)), 1, warm_start=True)
+        target = int(getattr(est, "n_steps_", 0)) + n_more
+        est.set_params(n_estimators=target)
+        single = BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == "single_target"
+
+        def cb(n_done, e, i=i, name=name, single=single, target=target):
+            if progress is not None:
+                progress((i + 1 - (target - n_done) / n_more) / len(names), f"{name}: step {n_done}/{target}",
+                         partial=result(_curve_of(name, e, d, single)))
+            return stopped()
+
+        est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
+        curves[name] = _curve_of(name, est, d, single)
+    final = result(complete=not stopped() and len(curves) == len(names))
+    if progress is not None:
+        progress(1.0 if final.complete else None, "done" if final.complete else "stopped", partial=final)
+    return final
+
+
+def results_table(runs):
+    """One row per (run, estimator): best test score, its step, fit seconds to reach it, final score.
+
+    runs : sequence of ``(run_name, ConvergenceResult)``. Returns a pandas DataFrame with
+    columns run, estimator, best_score, best_step, best_trees_per_output, time_to_best,
+    final_score, steps, fit_time.
+    """
+    import pandas as pd
+
+    rows = []
+    for run, res in runs:
+        if res is None:
+            continue
+        for c in res.curves.values():
+            i = c.best_index
+            rows.append({
+                "run": run, "estimator": c.label, "best_score": c.best_score, "best_step": c.best_step,
+                "best_trees_per_output": None if i is None else float(c.trees_per_output[i]),
+                "time_to_best": None if i is None else float(c.fit_time[i]),
+                "final_score": float(c.test_score[-1]) if c.n_steps else float("nan"),
+                "steps": c.n_steps, "fit_time": float(c.fit_time[-1]) if c.n_steps else float("nan"),
+            })
+    columns = ["run", "estimator", "best_score", "best_step", "best_trees_per_output", "time_to_best",
+               "final_score", "steps", "fit_time"]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,89 @@
+"""Several bias–variance runs as one background job, and the page's value parsing (no streamlit).
+
+* :func:`run_bias_variance_study`: one or several
+  :func:`engine.experiments.bias_variance.run_bias_variance` runs (e.g. stumps and 8-leaf
+  trees over the number of steps) in one call, with one ``progress`` / ``stop`` pair, so a
+  page can run them as a single background job. A stop keeps every run finished so far
+  plus the partial run in progress.
+* :func:`parse_values`: "1, 3, 10" -> [1, 3, 10] with clamping and a clear ValueError.
+* ``SWEEPABLE`` / ``FOREST_SWEEPABLE``: the parameters the Bias–variance page can sweep.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.experiments.bias_variance import run_bias_variance
+
+__all__ = ["SWEEPABLE", "FOREST_SWEEPABLE", "parse_values", "run_bias_variance_study"]
+
+# Parameters the Bias–variance page can sweep: name -> (type, low, high).
+SWEEPABLE = {
+    "n_estimators": (int, 1, 2000),
+    "learning_rate": (float, 0.001, 1.0),
+    "max_leaf_nodes": (int, 2, 64),
+    "n_projections": (int, 1, 64),
+}
+
+# Forest parameters the page can sweep (the forest is refitted at each value).
+FOREST_SWEEPABLE = {
+    "n_estimators": (int, 1, 500),
+    "max_features": (float, 0.05, 1.0),
+    "n_components": (int, 1, 64),
+    "max_leaf_nodes": (int, 2, 256),
+}
+
+def parse_values(text, kind=int, low=None, high=None, max_count=12):
+    """Parse a comma-separated list of numbers; sort, deduplicate and clamp to [low, high]."""
+    if isinstance(text, (list, tuple)):
+        items = list(text)
+    else:
+        items = [t for t in str(text).replace(";", ",").split(",") if t.strip()]
+    values = []
+    for item in items:
+        try:
+            v = float(item)
+        except (TypeError, ValueError):
+            raise ValueError(f"{str(item).strip()!r} is not a number") from None
+        if not math.isfinite(v):
+            raise ValueError(f"{str(item).strip()!r} is not a finite number")
+        if low is not None:
+            v = max(low, v)
+        if high is not None:
+            v = min(high, v)
+        values.append(int(round(v)) if kind is int else float(v))
+    values = sorted(set(values))
+    if not values:
+        raise ValueError("give at least one value")
+    if len(values) > max_count:
+        raise ValueError(f"at most {max_count} values, got {len(values)}")
+    return values
+
+
+def run_bias_variance_study(runs, *, progress=None, stop=None):
+    """Run several bias–variance decompositions one after the other.
+
+    runs : dict label -> keyword arguments of :func:`run_bias_variance`
+        (``estimator`` included).
+    progress(fraction, message) : overall progress; ``stop`` : has ``is_set()``.
+
+    Returns a dict label -> :class:`~engine.experiments.bias_variance.BiasVarianceResult`, in the order
+    of ``runs``. After a stop it holds the runs done and the interrupted one (``partial``).
+    """
+    runs = dict(runs)
+    if not runs:
+        raise ValueError("runs is empty")
+    results = {}
+    n = len(runs)
+    for r, (label, kwargs) in enumerate(runs.items()):
+        if stop is not None and stop.is_set() and results:
+            break
+
+        def sub(fraction, message=None, r=r, label=label):
+            if progress is not None:
+                progress((r + fraction) / n, f"{label}: {message}" if message else label)
+
+        results[label] = run_bias_variance(progress=sub, stop=stop, **kwargs)
+        if results[label].partial:
+            break
+    return results

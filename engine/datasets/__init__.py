@@ -1,0 +1,45 @@
+"""Data sets for the dashboard and the experiments.
+
+Three sources of data, all returned as a :class:`Dataset`:
+
+* the synthetic Friedman1 multi-output problems of Joly, Wehenkel and Geurts
+  (paper 002, section 4.2.1), with their Bayes prediction E[Y | X]:
+  :func:`make_friedman1_multioutput` and :func:`make_friedman_dataset`
+  (:mod:`engine.datasets.friedman`);
+* the 20 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
+  :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`);
+* a user's own CSV file: :func:`load_csv` (:mod:`engine.datasets.upload`).
+
+Plain numpy / pandas only; this package never imports streamlit. Every error a
+user can trigger is a ``ValueError`` whose message says what to fix, so that
+the dashboard can show it as is. A missing ``sample_data/`` directory is an
+installation problem, not bad input: :func:`list_datasets` and
+:func:`load_dataset` then raise ``FileNotFoundError`` saying where it was
+expected.
+"""
+
+from engine.datasets.dataset import Dataset
+from engine.datasets.friedman import (
+    INPUT_DISTRIBUTIONS,
+    as_generator,
+    friedman1,
+    friedman1_mean,
+    make_friedman1_multioutput,
+    make_friedman_dataset,
+)
+from engine.datasets.shipped import SAMPLE_DATA_DIR, list_datasets, load_dataset
+from engine.datasets.upload import load_csv
+
+__all__ = [
+    "Dataset",
+    "INPUT_DISTRIBUTIONS",
+    "SAMPLE_DATA_DIR",
+    "as_generator",
+    "friedman1",
+    "friedman1_mean",
+    "make_friedman1_multioutput",
+    "make_friedman_dataset",
+    "list_datasets",
+    "load_dataset",
+    "load_csv",
+]

@@ -1,0 +1,154 @@
+"""The benchmark data sets shipped in ``sample_data/`` (Mulan collection): list and load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.datasets.dataset import Dataset, impute_median
+
+SAMPLE_DATA_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+def _available_names():
+    # An empty list would read as "no data sets" and hide a broken install:
+    # sample_data/ sits next to the package in the source tree, so a
+    # non-editable install (or a moved package) cannot see it.
+    if not SAMPLE_DATA_DIR.is_dir():
+        raise FileNotFoundError(
+            f"the shipped data sets are missing: {SAMPLE_DATA_DIR} is not a directory. "
+            "sample_data/ lives in the project's source tree next to engine/; run from a "
+            "checkout installed in editable mode (pip install -e .)")
+    names = sorted(p.parent.name for p in SAMPLE_DATA_DIR.glob("*/meta.json"))
+    if not names:
+        raise FileNotFoundError(f"the shipped data sets are missing: no */meta.json under {SAMPLE_DATA_DIR}")
+    return names
+
+
+def _read_meta(name):
+    names = _available_names()
+    if not isinstance(name, str) or name not in names:
+        raise ValueError(f"unknown data set {name!r}; valid names are: {', '.join(names)}")
+    with open(SAMPLE_DATA_DIR / name / "meta.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _task_of(meta):
+    return "multilabel" if "label" in meta["task"] else "regression"
+
+
+def _full_citation(meta):
+    parts = [meta.get("citation", "")] + list(meta.get("also_cite", []) or [])
+    return "\n".join(p for p in parts if p)
+
+
+def list_datasets():
+    """Describe the shipped data sets from their meta.json files (no array is loaded).
+
+    Returns a list of dicts with keys name, task ("regression" or
+    "multilabel"), n_samples, n_features, n_outputs, has_standard_split,
+    citation; sorted by name. Raises ``FileNotFoundError`` when ``sample_data/``
+    is missing (e.g. a non-editable install), rather than listing nothing.
+    """
+    out = []
+    for name in _available_names():
+        meta = _read_meta(name)
+        out.append(
+            {
+                "name": name,
+                "task": _task_of(meta),
+                "n_samples": int(meta["n_samples"]),
+                "n_features": int(meta["n_features"]),
+                "n_outputs": int(meta["n_targets"]),
+                "has_standard_split": (SAMPLE_DATA_DIR / name / "standard_split.json").is_file(),
+                "citation": meta.get("citation", ""),
+            }
+        )
+    return out
+
+
+def load_dataset(name) -> Dataset:
+    """Load one of the shipped benchmark data sets (see :func:`list_datasets`).
+
+    Reads ``sample_data/<name>/`` next to the package: the compact file (CSV,
+    CSV.gz, or NPZ read with ``allow_pickle=False``), ``meta.json`` and, where
+    present, ``standard_split.json`` (-> ``test_indices``).
+
+    Missing values. Only rf1 has any (3264 feature values in 120 rows, lagged
+    measurements at the start of its time series; never in the targets).
+    Each missing feature value is replaced by the median of that feature over
+    the *training rows of the standard split* when there is one (so nothing
+    leaks from the test rows), and over all rows otherwise (rf1 has no
+    standard split, so for rf1 the medians use every row; with your own
+    split this is a mild, label-free leakage of feature medians only). The
+    number of imputed values is given in ``description``. Targets never
+    contain NaN (checked; a ValueError is raised otherwise).
+    """
+    meta = _read_meta(name)
+    folder = SAMPLE_DATA_DIR / name
+    path = folder / meta["compact_file"]
+    p = int(meta["n_features"])
+    d = int(meta["n_targets"])
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            X = z["X"].astype(np.float64)
+            Y = z["Y"].astype(np.float64)
+            feature_names = [str(s) for s in z["feature_names"]]
+            target_names = [str(s) for s in z["target_names"]]
+    else:
+        df = pd.read_csv(path)
+        if df.shape[1] != p + d:
+            raise ValueError(f"{path.name}: expected {p + d} columns, found {df.shape[1]}")
+        X = df.iloc[:, :p].to_numpy(dtype=np.float64)
+        Y = df.iloc[:, p:].to_numpy(dtype=np.float64)
+        feature_names = [str(c) for c in df.columns[:p]]
+        target_names = [str(c) for c in df.columns[p:]]
+    if X.shape != (int(meta["n_samples"]), p) or Y.shape[1] != d:
+        raise ValueError(f"{name}: arrays have shapes {X.shape}, {Y.shape}, meta.json disagrees")
+    if np.isnan(Y).any():
+        raise ValueError(f"{name}: the targets contain missing values")
+
+    test_indices = None
+    split_path = folder / "standard_split.json"
+    if split_path.is_file():
+        with open(split_path, encoding="utf-8") as fh:
+            test_indices = np.asarray(json.load(fh)["test_indices"], dtype=np.intp)
+
+    if test_indices is not None:
+        mask = np.ones(X.shape[0], dtype=bool)
+        mask[test_indices] = False
+        rows = np.flatnonzero(mask)
+    else:
+        rows = np.arange(X.shape[0])
+    n_imputed = impute_median(X, rows)
+
+    task = _task_of(meta)
+    desc = (
+        f"{name}: {meta['task']}, {X.shape[0]} samples, {p} features, {d} "
+        f"{'labels' if task == 'multilabel' else 'targets'}"
+    )
+    if test_indices is not None:
+        desc += f", standard split {X.shape[0] - test_indices.size}/{test_indices.size} (train/test)"
+    desc += "."
+    if n_imputed:
+        desc += (
+            f" {n_imputed} missing feature values were replaced by the feature's median over "
+            + ("the training rows." if test_indices is not None else "all rows.")
+        )
+    for note in meta.get("notes", []) or []:
+        desc += " " + note
+    return Dataset(
+        name=name,
+        X=X,
+        Y=Y,
+        feature_names=feature_names,
+        target_names=target_names,
+        task=task,
+        test_indices=test_indices,
+        bayes=None,
+        description=desc,
+        citation=_full_citation(meta),
+    )

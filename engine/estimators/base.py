@@ -1,0 +1,220 @@
+"""What every tree ensemble of the engine shares: parameter and input checks, labels, shapes.
+
+The boosting estimators (:mod:`engine.estimators.boosting`) and the forests
+(:mod:`engine.estimators.forest`) both subclass :class:`TreeEnsemble`; the
+multi-label classifiers of both families add :class:`MultiLabelMixin`. Nothing
+here knows how trees are grown or combined.
+
+Conventions (scikit-learn's):
+
+* every check raises ``ValueError`` naming the offending argument (``TypeError``
+  for an object that is not a number at all, as scikit-learn does);
+* X is stored by the trees as float32, so larger values are refused rather than
+  silently made infinite;
+* Y is always 2-D inside; an estimator fitted on 1-D y returns 1-D predictions.
+"""
+import hashlib
+import numbers
+import warnings
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, MultiOutputMixin
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from engine.validation import check_seed
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def is_int(value):
+    """An integer that is not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def is_real(value):
+    """A real number that is not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def as_numeric(name, value, ndims):
+    """Convert to a finite float64 array of an accepted dimension, or raise naming it."""
+    if sparse.issparse(value):
+        raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, pass a dense array")
+    try:
+        with warnings.catch_warnings():
+            # numpy would drop the imaginary part with only a warning
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            array = np.asarray(value, dtype=np.float64)
+    except np.exceptions.ComplexWarning:
+        raise ValueError(f"{name} contains complex numbers: Complex data not supported, "
+                         "pass real numbers") from None
+    except TypeError as exc:
+        # An object numpy cannot turn into a float at all (a dict, a list in a
+        # cell): a TypeError, as scikit-learn raises; numpy's own reason is kept.
+        raise TypeError(f"{name} must contain only numbers ({exc})") from None
+    except ValueError as exc:
+        # A value of the wrong kind ("abc", a ragged row): a ValueError.
+        raise ValueError(f"{name} must contain only numbers ({exc})") from None
+    if array.ndim not in ndims:
+        hint = (" Reshape your data either using array.reshape(-1, 1) if it has a single feature "
+                "or array.reshape(1, -1) if it contains a single sample.") if name == "X" else ""
+        raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D.{hint}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    if name.endswith("X") and array.size and np.abs(array).max() > FLOAT32_MAX:
+        # Features are stored as float32 (like scikit-learn's trees); larger values
+        # would silently become infinite and indistinguishable.
+        raise ValueError(f"{name} contains values too large for float32 (|x| > {FLOAT32_MAX:.3g})")
+    return array
+
+
+def fingerprint(*arrays):
+    """A short digest of arrays' shapes, dtypes and bytes (to recognise the same data again)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        digest.update(str((a.shape, a.dtype.str)).encode())
+        digest.update(a.view(np.uint8).reshape(-1))
+    return digest.hexdigest()
+
+
+def resolve_max_features(max_features, n_features):
+    """The number k of candidate features per node, as an integer in [1, n_features]."""
+    mf = max_features
+    if mf is None:
+        return n_features
+    if mf == "sqrt":
+        return max(1, int(np.sqrt(n_features)))
+    if mf == "log2":
+        return max(1, int(np.log2(n_features)))
+    if is_int(mf):
+        if mf > n_features:
+            raise ValueError(f"max_features = {mf} exceeds the number of features ({n_features})")
+        return mf
+    return max(1, int(mf * n_features))
+
+
+class TreeEnsemble(MultiOutputMixin, BaseEstimator):
+    """Checks and shapes shared by the boosting estimators and the forests.
+
+    Subclasses have the parameters ``max_leaf_nodes``, ``max_depth``,
+    ``min_samples_leaf``, ``max_features`` and ``random_state``.
+    """
+
+    def _validate_tree_params(self):
+        """Check the parameters of the trees themselves (each family checks its own others)."""
+        if self.max_leaf_nodes is not None and (
+                not is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2):
+            raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {self.max_leaf_nodes!r}")
+        if self.max_depth is not None and (not is_int(self.max_depth) or self.max_depth < 1):
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        msl = self.min_samples_leaf
+        if not ((is_int(msl) and msl >= 1) or (is_real(msl) and not is_int(msl) and 0.0 < msl < 1.0)):
+            raise ValueError(f"min_samples_leaf must be an integer >= 1 or a fraction in (0, 1), got {msl!r}")
+        mf = self.max_features
+        if not (mf is None or (isinstance(mf, str) and mf in ("sqrt", "log2")) or (is_int(mf) and mf >= 1)
+                or (is_real(mf) and not is_int(mf) and 0.0 < mf <= 1.0)):
+            raise ValueError(
+                f"max_features must be None, 'sqrt', 'log2', an integer >= 1 or a fraction in (0, 1], got {mf!r}")
+        check_seed(self.random_state)
+
+    def _tree_params(self, n_samples, n_features):
+        """Growth limits resolved to the integers the compiled grower takes (0 = none)."""
+        msl = self.min_samples_leaf
+        if not is_int(msl):
+            msl = max(1, int(np.ceil(msl * n_samples)))
+        return dict(max_leaf_nodes=self.max_leaf_nodes or 0, max_depth=self.max_depth or 0,
+                    min_samples_leaf=msl,
+                    max_features=resolve_max_features(self.max_features, n_features))
+
+    def _check_fit_data(self, X, Y, sample_weight, reset):
+        """Checked (X, Y, sample_weight): float64 arrays, Y 1-D or 2-D, weights >= 0 with a positive sum."""
+        if Y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X_array = as_numeric("X", X, (2,))
+        Y = as_numeric("Y", Y, (1, 2))
+        if X_array.shape[0] != Y.shape[0]:
+            raise ValueError(
+                f"X and Y must have the same number of samples, got {X_array.shape[0]} and {Y.shape[0]}")
+        if X_array.shape[0] < 2:
+            raise ValueError(
+                f"X has {X_array.shape[0]} sample(s); fitting needs at least 2 samples")
+        if X_array.shape[1] == 0:
+            raise ValueError(
+                f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")
+        if Y.ndim == 2 and Y.shape[1] == 0:
+            raise ValueError("Y has no output column (0 outputs)")
+        X_array = validate_data(self, X, reset=reset, dtype=np.float64)
+        if sample_weight is None:
+            sample_weight = np.ones(X_array.shape[0])
+        else:
+            sample_weight = as_numeric("sample_weight", sample_weight, (1,))
+            if sample_weight.shape[0] != X_array.shape[0]:
+                raise ValueError(
+                    f"sample_weight must have one entry per sample ({X_array.shape[0]}), got {sample_weight.shape[0]}")
+            if (sample_weight < 0).any():
+                raise ValueError("sample_weight must not be negative")
+            if sample_weight.sum() <= 0:
+                raise ValueError("sample_weight must have a positive sum (all weights are zero)")
+        return X_array, Y, np.ascontiguousarray(sample_weight)
+
+    def _check_predict_X(self, X, fitted_attribute):
+        """X checked against the fitted model (number of features), as float64."""
+        check_is_fitted(self, fitted_attribute)
+        as_numeric("X", X, (2,))
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def _shape_output(self, F):
+        """(n, d) -> (n,) when the model was fitted on 1-D y."""
+        return F[:, 0] if self._y_was_1d else F
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        tags.target_tags.required = True
+        return tags
+
+
+class MultiLabelMixin:
+    """Label handling of the multi-label classifiers (boosting and forests).
+
+    Labels are a 0/1 indicator matrix (a 1-D 0/1 vector for one label);
+    ``classes_`` follows scikit-learn's multi-output convention.
+    """
+
+    @staticmethod
+    def _check_labels(Y, name="Y"):
+        """Raise ValueError (naming ``name``) unless Y holds only 0 and 1."""
+        if np.isin(Y, (0.0, 1.0)).all():
+            return
+        try:
+            kind = type_of_target(Y)
+        except ValueError:
+            kind = "unknown"
+        if kind.startswith("continuous"):
+            prefix = f"Unknown label type: {kind!r} target. "
+        elif kind.startswith("multiclass"):
+            prefix = f"Only binary classification is supported per label; the target is {kind!r}. "
+        else:
+            prefix = ""
+        raise ValueError(
+            f"{prefix}{name} must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
+
+    def _set_classes(self):
+        self.classes_ = (np.array([0, 1]) if self._y_was_1d
+                         else [np.array([0, 1]) for _ in range(self.n_outputs_)])
+
+    def _format_proba(self, P):
+        """(n, d) probabilities of label 1; scikit-learn's (n, 2) for a 1-D fit."""
+        if self._y_was_1d:
+            return np.column_stack([1.0 - P[:, 0], P[:, 0]])
+        return P
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_label = True
+        return tags

@@ -1,0 +1,513 @@
+"""Multi-output gradient boosting with random output projections (paper 002).
+
+Two scikit-learn estimators share one implementation:
+
+* :class:`MultiOutputBoostingRegressor`: square (l2, eq. 4) or absolute
+  (l1, eq. 5) loss on real outputs; ``score`` is macro-r2 (eq. 26).
+* :class:`MultiLabelBoostingClassifier`: 0/1 label matrices, mapped to -1/+1,
+  with the multi-label logistic loss (eq. 8) or the square loss.
+
+``strategy`` picks the paper's algorithm (see ``engine/_core.pyx``):
+``"single_target"`` (st-gbrt), ``"multi_output"`` (gbmort, Alg. 2),
+``"projected"`` (gbrt-rpo, Alg. 3) and ``"projected_relabel"``
+(gbrt-relabel-rpo, Alg. 4). For single target one step fits one tree per
+output, so ``n_estimators`` counts trees per output; for the other strategies
+one step is one tree.
+
+Training runs in compiled chunks of steps; between chunks an optional
+``callback(n_steps_done, estimator)`` may report progress or stop the fit
+(return True), which keeps the steps done so far.
+"""
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from engine import _core
+from engine._core import Loss, Strategy, TreeGrower, TreeStore
+from engine.estimators.base import (
+    MultiLabelMixin,
+    TreeEnsemble,
+    as_numeric,
+    fingerprint,
+    is_int,
+    is_real,
+)
+from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
+from engine.projections import check_projection, draw_projections, to_csr
+from engine.validation import check_choice
+
+STRATEGY_CODES = {
+    "single_target": Strategy.SINGLE_TARGET,
+    "multi_output": Strategy.MULTI_OUTPUT,
+    "projected": Strategy.PROJECTED,
+    "projected_relabel": Strategy.PROJECTED_RELABEL,
+}
+LOSS_CODES = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,
+              "logistic": Loss.LOGISTIC}
+
+# The logistic loss' constant model is +-infinity for a label that never (or
+# always) occurs; it is clipped where the loss is already flat (exp(-30)).
+MAX_INITIAL_LOGIT = 15.0
+# Aim for a callback about every 50 ms of training.
+CHUNK_SECONDS = 0.05
+MAX_SQUARED_LOSS_Y = 1e150
+
+
+def weighted_median(values, weights):
+    """Smallest v with at least half of the total weight at or below it."""
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    return values[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])]
+
+
+class BoostingBase(TreeEnsemble):
+    """Shared fitting and prediction of the two boosting estimators."""
+
+    _losses = ()
+
+    # ------------------------------------------------------------ validation
+
+    def _validate_params(self):
+        # check_choice tests the type first: a list would make "in dict" raise
+        # "unhashable type" without naming the argument.
+        check_choice(self.strategy, "strategy", STRATEGY_CODES)
+        check_choice(self.projection, "projection", PROJECTIONS)
+        if not is_int(self.n_projections) or self.n_projections < 1:
+            raise ValueError(f"n_projections must be an integer >= 1, got {self.n_projections!r}")
+        if self.strategy == "projected" and self.n_projections != 1:
+            raise ValueError(
+                "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
+                "single-output tree on one projection); use 'projected_relabel' for q > 1")
+        check_choice(self.loss, "loss", self._losses)
+        if not is_real(self.learning_rate) or not 0.0 < self.learning_rate <= 1.0:
+            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
+        if not is_int(self.n_estimators) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        if not is_real(self.subsample) or not 0.0 < self.subsample <= 1.0:
+            raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
+        self._validate_tree_params()
+
+    def check_data_shape(self, n_samples, n_features, n_outputs):
+        """The checks ``fit`` makes against the data's shape, made without data (before any fit).
+
+        The parameters themselves, the projection's q against d (output
+        sub-sampling draws q <= d distinct outputs) and max_features against p;
+        same messages as ``fit``.
+        """
+        self._validate_params()
+        if self.strategy in ("projected", "projected_relabel"):
+            check_projection(self.projection, self.n_projections, n_outputs)
+        self._tree_params(n_samples, n_features)
+
+    def is_randomized(self, n_samples, n_features):
+        """Whether ``random_state`` can change the model fitted on data of this shape."""
+        k = self._tree_params(n_samples, n_features)["max_features"]
+        return self.strategy in ("projected", "projected_relabel") or self.subsample < 1 or k < n_features
+
+    # ------------------------------------------------------------ loss-specific hooks
+
+    def _encode_targets(self, Y, name="Y"):
+        return Y
+
+    def _initial_raw(self, Y, w):
+        """The constant model rho_0 = argmin_rho sum_i w_i loss(y_i, rho), per output."""
+        loss = LOSS_CODES[self.loss]
+        if loss == Loss.SQUARED_ERROR:
+            return np.average(Y, axis=0, weights=w)
+        if loss == Loss.ABSOLUTE_ERROR:
+            return np.array([weighted_median(Y[:, j], w) for j in range(Y.shape[1])])
+        positive = (w[:, None] * (Y > 0)).sum(axis=0)
+        negative = (w[:, None] * (Y < 0)).sum(axis=0)
+        with np.errstate(divide="ignore"):
+            logit = 0.5 * (np.log(positive) - np.log(negative))
+        return np.clip(logit, -MAX_INITIAL_LOGIT, MAX_INITIAL_LOGIT)
+
+    # ------------------------------------------------------------ fit
+
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
+        """Fit the boosting model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_outputs) or (n_samples,)
+            The output matrix Y (scikit-learn's name for the parameter is y).
+        sample_weight : array-like of shape (n_samples,), optional
+        eval_set : tuple (X_eval, Y_eval), optional
+            A held-out set scored after every step (``eval_loss_`` and, for the
+            regressor, ``eval_score_`` = macro-r2) at the cost of routing it
+            through each new tree only.
+        callback : callable, optional
+            ``callback(n_steps_done, estimator)`` after each chunk of steps;
+            returning True stops training and keeps the steps done so far.
+        """
+        self._validate_params()
+        warm = self.warm_start and hasattr(self, "trees_")
+        X, Y_raw, w = self._check_fit_data(X, y, sample_weight, reset=not warm)
+        self._y_was_1d = Y_raw.ndim == 1 if not warm else self._y_was_1d
+        Y2 = Y_raw.reshape(-1, 1) if Y_raw.ndim == 1 else Y_raw
+        Y_enc = np.ascontiguousarray(self._encode_targets(Y2), dtype=np.float64)
+        n, d = Y_enc.shape
+        if self.loss == "squared_error" and np.abs(Y_enc).max() > MAX_SQUARED_LOSS_Y:
+            # (y - f)^2 and the closed-form line search (sum r a / sum a^2) overflow
+            # float64 beyond about 1e154; refuse instead of returning NaN.
+            raise ValueError(
+                f"Y contains values larger than {MAX_SQUARED_LOSS_Y:.0e} in magnitude, where the "
+                "squared loss overflows; rescale Y (or use loss='absolute_error')")
+        if warm and d != self.n_outputs_:
+            raise ValueError(f"Y has {d} outputs but the warm-started model has {self.n_outputs_}")
+        if self.strategy in ("projected", "projected_relabel"):
+            check_projection(self.projection, self.n_projections, d)
+        params = self._tree_params(n, X.shape[1])
+        strategy = STRATEGY_CODES[self.strategy]
+        loss = LOSS_CODES[self.loss]
+        q = self.n_projections if self.strategy in ("projected", "projected_relabel") else 1
+
+        if not warm:
+            self._start_model(Y_enc, w, d, strategy)
+        elif self.n_estimators < self.n_steps_:
+            raise ValueError(
+                f"n_estimators = {self.n_estimators} is smaller than the {self.n_steps_} steps "
+                "already fitted; warm start can only add steps")
+        n_new = self.n_estimators - self.n_steps_
+
+        n_targets = {Strategy.SINGLE_TARGET: 1, Strategy.MULTI_OUTPUT: d,
+                     Strategy.PROJECTED: 1, Strategy.PROJECTED_RELABEL: q}[strategy]
+        grower, F = self._training_state(X, Y_enc, w, params, n_targets)
+        evaluation = self._evaluation_state(eval_set, X.shape[1]) if eval_set is not None else None
+        if n_new == 0:
+            return self
+        ws = _core.Workspace(n, d, n_targets, 0 if evaluation is None else evaluation["X"].shape[0])
+
+        old = self.n_steps_
+        rho = np.concatenate([self.rho_, np.empty((n_new, d))])
+        train_loss = np.concatenate([self.train_score_, np.empty(n_new)])
+        times = np.concatenate([self.fit_times_, np.empty(n_new)])
+        if evaluation is not None:
+            # Steps fitted before a warm start keep their scores when they were
+            # evaluated on the same set; otherwise they are NaN.
+            eval_loss = np.full(old + n_new, np.nan)
+            eval_sse = np.full((old + n_new, d), np.nan)
+            previous = getattr(self, "_eval_history", None)
+            if old and previous is not None and previous["key"] == evaluation["key"]:
+                eval_loss[:old] = previous["loss"][:old]
+                eval_sse[:old] = previous["sse"][:old]
+        time_offset = self.fit_times_[-1] if old else 0.0
+        t0 = _core.monotonic_now() - time_offset
+        done, chunk = 0, 1
+        self._projection_segments.append((self._projection_rng.bit_generator.state, 0))
+        while done < n_new:
+            c = min(chunk, n_new - done)
+            if self.strategy in ("projected", "projected_relabel"):
+                phi = draw_projections(self.projection, c, q, d, self._projection_rng)
+                indptr, indices, data = to_csr(phi)
+            else:
+                indptr, indices, data = np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0)
+            a, b = old + done, old + done + c
+            extra = {}
+            if evaluation is not None:
+                extra = dict(X_eval=evaluation["X"], Y_eval=evaluation["Y"], F_eval=evaluation["F"],
+                             w_eval=evaluation["w"], eval_loss=eval_loss[a:b], eval_sse=eval_sse[a:b])
+            started = _core.monotonic_now()
+            eval_seconds = _core.boost(
+                grower, self.trees_, ws, Y=Y_enc, F=F, sample_weight=w, strategy=strategy,
+                loss=loss, learning_rate=float(self.learning_rate), subsample=float(self.subsample),
+                proj_indptr=indptr, proj_indices=indices, proj_data=data, n_projections=q,
+                n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b], times=times[a:b],
+                t0=t0, rng_state=self._rng_state, **extra)
+            elapsed = _core.monotonic_now() - started - eval_seconds
+            t0 += eval_seconds          # held-out scoring is not training time
+            done += c
+            segment_state, segment_steps = self._projection_segments[-1]
+            self._projection_segments[-1] = (segment_state, segment_steps + c)
+            self._set_progress(rho, train_loss, times, old + done)
+            if evaluation is not None:
+                self._set_eval_progress(eval_loss, eval_sse, evaluation, old + done)
+                self._eval_history = {"key": evaluation["key"], "loss": eval_loss, "sse": eval_sse}
+            if callback is not None:
+                callback_started = _core.monotonic_now()
+                stop = callback(self.n_steps_, self)
+                t0 += _core.monotonic_now() - callback_started   # nor is the caller's work
+                if stop:
+                    break
+            chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
+        # The presorted features and raw predictions only speed up a warm start.
+        self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}
+        return self
+
+    def _start_model(self, Y_enc, w, d, strategy):
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, 2**31 - 1, size=3)
+        self._rng_state = np.array([(int(seeds[0]) << 32) | int(seeds[1])], dtype=np.uint64)
+        self._projection_rng = np.random.default_rng(int(seeds[2]))
+        self._projection_segments = []
+        self.n_outputs_ = d
+        self.init_ = self._initial_raw(Y_enc, w)
+        n_values = 1 if strategy in (Strategy.SINGLE_TARGET, Strategy.PROJECTED) else d
+        self.trees_ = TreeStore(n_values)
+        self._train_cache = {}
+        self._set_progress(np.empty((0, d)), np.empty(0), np.empty(0), 0)
+
+    def _set_progress(self, rho, train_loss, times, n_steps):
+        self.n_steps_ = n_steps
+        self.rho_ = rho[:n_steps]
+        self.train_score_ = train_loss[:n_steps]
+        self.fit_times_ = times[:n_steps]
+
+    def _set_eval_progress(self, eval_loss, eval_sse, evaluation, n_steps):
+        self.eval_loss_ = eval_loss[:n_steps]
+        sst = evaluation["sst"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(sst > 0, eval_sse[:n_steps] / sst, (eval_sse[:n_steps] > 0).astype(float))
+        self.eval_score_ = 1.0 - ratio.mean(axis=1)
+
+    def _training_state(self, X, Y_enc, w, params, n_targets):
+        """The grower (features sorted once) and raw training predictions F."""
+        key = fingerprint(X, Y_enc, w) + repr(sorted(params.items())) + str(n_targets)
+        cache = getattr(self, "_train_cache", {})
+        if cache.get("key") == key:
+            return cache["grower"], cache["F"]
+        grower = TreeGrower(X.astype(np.float32), random_splits=False, max_targets=n_targets,
+                             leaf_impurity=False, **params)
+        F = self._raw_predict_array(X)
+        self._train_cache = {"key": key, "grower": grower, "F": F}
+        return grower, F
+
+    def _evaluation_state(self, eval_set, n_features):
+        try:
+            X_eval, Y_eval = eval_set
+        except (TypeError, ValueError):
+            raise ValueError("eval_set must be a pair (X_eval, Y_eval)") from None
+        X_eval = as_numeric("eval_set X", X_eval, (2,))
+        Y_eval = as_numeric("eval_set Y", Y_eval, (1, 2))
+        Y_eval = Y_eval.reshape(-1, 1) if Y_eval.ndim == 1 else Y_eval
+        if X_eval.shape[1] != n_features or Y_eval.shape[1] != self.n_outputs_ or len(X_eval) != len(Y_eval):
+            raise ValueError(
+                f"eval_set must have {n_features} features, {self.n_outputs_} outputs and matching rows, "
+                f"got X {X_eval.shape} and Y {Y_eval.shape}")
+        Y_enc = np.ascontiguousarray(self._encode_targets(Y_eval, "eval_set Y"), dtype=np.float64)
+        return {"key": fingerprint(X_eval, Y_enc),
+                "X": np.ascontiguousarray(X_eval, dtype=np.float32), "Y": Y_enc,
+                "F": self._raw_predict_array(X_eval), "w": np.ones(len(X_eval)),
+                "sst": ((Y_enc - Y_enc.mean(axis=0)) ** 2).sum(axis=0)}
+
+    # ------------------------------------------------------------ prediction
+
+    def _raw_predict_array(self, X, n_steps=None):
+        F = np.tile(self.init_, (X.shape[0], 1))
+        steps = self.n_steps_ if n_steps is None else n_steps
+        if steps:
+            _core.accumulate(self.trees_, X, F, strategy=STRATEGY_CODES[self.strategy],
+                                 rho=np.ascontiguousarray(self.rho_), learning_rate=float(self.learning_rate),
+                                 step_begin=0, step_end=steps)
+        return F
+
+    def _raw_predict(self, X):
+        return self._raw_predict_array(self._check_predict_X(X, "trees_"))
+
+    def _staged_raw_predict(self, X):
+        X = self._check_predict_X(X, "trees_")
+        F = np.tile(self.init_, (X.shape[0], 1))
+        rho = np.ascontiguousarray(self.rho_)
+        Xf = np.ascontiguousarray(X, dtype=np.float32)
+        for m in range(self.n_steps_):
+            _core.accumulate(self.trees_, Xf, F, strategy=STRATEGY_CODES[self.strategy], rho=rho,
+                                 learning_rate=float(self.learning_rate), step_begin=m, step_end=m + 1)
+            yield F.copy()
+
+    # ------------------------------------------------------------ fitted properties
+
+    @property
+    def projections_(self):
+        """ndarray (n_steps, q, d): the projection of every step (projected strategies only).
+
+        Drawn again from the generator states recorded during fit, so the
+        model does not have to store q x d numbers per step.
+        """
+        check_is_fitted(self, "trees_")
+        if self.strategy not in ("projected", "projected_relabel"):
+            return None
+        q, d = self.n_projections, self.n_outputs_
+        parts = [np.zeros((0, q, d))]
+        for state, steps in self._projection_segments:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = state
+            parts.append(draw_projections(self.projection, steps, q, d, rng))
+        return np.concatenate(parts)[: self.n_steps_]
+
+    @property
+    def feature_importances_(self):
+        """Total SSE decrease brought by each feature over all trees, normalised to sum 1."""
+        check_is_fitted(self, "trees_")
+        nodes = self.trees_.nodes
+        split = nodes["feature"] >= 0
+        total = np.bincount(nodes["feature"][split], weights=nodes["improvement"][split],
+                            minlength=self.n_features_in_)
+        return total / total.sum() if total.sum() > 0 else total
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_train_cache", None)
+        return state
+
+
+class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
+    """Gradient boosting for multi-output regression (paper 002, Algorithms 2-4).
+
+    Parameters
+    ----------
+    strategy : {"single_target", "multi_output", "projected", "projected_relabel"}
+        st-gbrt, gbmort (Alg. 2), gbrt-rpo (Alg. 3), gbrt-relabel-rpo (Alg. 4).
+    projection : {"subsample", "gaussian", "achlioptas", "sparse"}
+        Random projection scheme of the projected strategies.
+    n_projections : int
+        q, rows of each projection (1 for "projected").
+    loss : {"squared_error", "absolute_error"}
+        Multi-output l2 (eq. 4) or l1 (eq. 5) loss.
+    learning_rate : float in (0, 1]
+    n_estimators : int
+        Boosting steps (trees per output for single target).
+    max_leaf_nodes : int or None
+        Leaves of each best-first tree (2 = stump).
+    max_depth, min_samples_leaf, max_features :
+        Tree limits and feature randomisation, as in scikit-learn.
+    subsample : float in (0, 1]
+        Fraction of rows drawn without replacement for each tree.
+    warm_start : bool
+        Keep the fitted steps and add ``n_estimators - n_steps_`` more.
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    trees_ : TreeStore
+        All trees, in fitting order (step m of single target holds trees m*d .. m*d+d-1).
+    init_ : ndarray (d,)
+        The constant model rho_0.
+    rho_ : ndarray (n_steps, d)
+        Per-output step weights found by line search.
+    projections_ : ndarray (n_steps, q, d) or None
+    train_score_ : ndarray (n_steps,)
+        Training loss after each step (weighted mean over samples of the loss summed over outputs).
+    fit_times_ : ndarray (n_steps,)
+        Cumulative fitting seconds after each step, measured inside the loop
+        (scoring ``eval_set`` and the callback's own time are left out).
+    eval_loss_, eval_score_ : ndarray (n_steps,)
+        With ``eval_set``: held-out loss and macro-r2 after each step.
+    n_outputs_, n_steps_, n_features_in_, feature_importances_
+    """
+
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
+                 loss="squared_error", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
+                 max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                 warm_start=False, random_state=None):
+        self.strategy = strategy
+        self.projection = projection
+        self.n_projections = n_projections
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.subsample = subsample
+        self.warm_start = warm_start
+        self.random_state = random_state
+
+    def predict(self, X):
+        """Predicted outputs, shape (n_samples, n_outputs) ((n_samples,) if fitted on 1-D Y)."""
+        return self._shape_output(self._raw_predict(X))
+
+    def staged_predict(self, X):
+        """Predictions after each boosting step (a generator; the last equals predict)."""
+        for F in self._staged_raw_predict(X):
+            yield self._shape_output(F)
+
+    def score(self, X, y, sample_weight=None):
+        """macro-r2 (eq. 26 of paper 002): the mean of the per-output r2."""
+        from sklearn.metrics import r2_score
+        return r2_score(y, self.predict(X), sample_weight=sample_weight,
+                        multioutput="uniform_average")
+
+
+class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBase):
+    """Gradient boosting for multi-label classification (paper 002, eq. 8).
+
+    Labels are a 0/1 indicator matrix (a 1-D 0/1 vector for one label),
+    mapped to -1/+1. The logistic loss sum_j log(1 + exp(-2 y_j f_j)) models
+    P(y_j = 1 | x) = 1 / (1 + exp(-2 f_j)); its constant model is
+    0.5 log(n+ / n-) per label (the paper's Table 1 omits the 1/2, but this is
+    the minimiser). With ``loss="squared_error"`` the -1/+1 labels are
+    regressed and the probability is (f + 1) / 2 clipped to [0, 1].
+
+    Parameters and attributes are those of :class:`MultiOutputBoostingRegressor`,
+    with ``loss`` in {"logistic", "squared_error"}. ``predict_proba`` returns
+    (n_samples, n_labels) for a label matrix and, following scikit-learn's
+    binary convention, (n_samples, 2) when fitted on a 1-D label vector.
+    """
+
+    _losses = CLASSIFICATION_LOSSES
+
+    def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
+                 loss="logistic", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
+                 max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                 warm_start=False, random_state=None):
+        self.strategy = strategy
+        self.projection = projection
+        self.n_projections = n_projections
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.subsample = subsample
+        self.warm_start = warm_start
+        self.random_state = random_state
+
+    def _encode_targets(self, Y, name="Y"):
+        self._check_labels(Y, name)
+        return 2.0 * Y - 1.0
+
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
+        super().fit(X, y, sample_weight, eval_set=eval_set, callback=callback)
+        self._set_classes()
+        return self
+
+    def _set_eval_progress(self, eval_loss, eval_sse, evaluation, n_steps):
+        self.eval_loss_ = eval_loss[:n_steps]
+
+    def _probability(self, F):
+        if self.loss == "logistic":
+            return 0.5 * (1.0 + np.tanh(F))      # 1 / (1 + exp(-2F)) without overflow
+        return np.clip(0.5 * (F + 1.0), 0.0, 1.0)
+
+    def decision_function(self, X):
+        """Raw scores f(x), (n_samples, n_labels) ((n_samples,) for a 1-D fit)."""
+        return self._shape_output(self._raw_predict(X))
+
+    def predict_proba(self, X):
+        """P(label = 1 | x): (n_samples, n_labels), or (n_samples, 2) for a 1-D fit."""
+        return self._format_proba(self._probability(self._raw_predict(X)))
+
+    def predict(self, X):
+        """0/1 labels (probability >= 0.5, i.e. raw score >= 0)."""
+        return self._shape_output((self._raw_predict(X) >= 0).astype(int))
+
+    def staged_decision_function(self, X):
+        for F in self._staged_raw_predict(X):
+            yield self._shape_output(F)
+
+    def staged_predict_proba(self, X):
+        for F in self._staged_raw_predict(X):
+            yield self._format_proba(self._probability(F))
+
+    def staged_predict(self, X):
+        for F in self._staged_raw_predict(X):
+            yield self._shape_output((F >= 0).astype(int))

@@ -1,0 +1,88 @@
+"""The paper's method names (:mod:`engine.names`) and the estimator configuration each stands for.
+
+``make_estimator("gbrt-rpo-gaussian", learning_rate=0.2)`` gives the estimator
+the paper calls gbrt-rpo-gaussian, with overrides. The dashboard, the
+experiments and the command line all refer to estimators by these names.
+
+``ESTIMATOR_NAMES`` are the boosting names (paper 002); ``FOREST_NAMES`` the
+forests (paper 002's mo-rf / st-rf baselines and paper 003's random forests on
+projected outputs); ``ALL_NAMES`` both. Forest names:
+
+* ``mo-rf``: multi-output random forest (trees grown on Y);
+* ``st-rf``: one single-output random forest per output;
+* ``mo-et``: multi-output extra trees (random thresholds, no bootstrap);
+* ``rf-<scheme>-per-tree`` (Algorithm 2 of paper 003) and ``rf-<scheme>-shared``
+  (Algorithm 1) for the schemes subsampled, gaussian, achlioptas and sparse.
+  q defaults to ``n_components="log"`` = max(1, round(ln d)), the size paper
+  003 uses for its 24-data-set comparison (Table 1): small enough to show the
+  speed-up, and with a new projection per tree it already matches the
+  unprojected forest on most of those data sets. Override with an integer.
+"""
+from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.forest import (
+    PerOutputForestClassifier,
+    PerOutputForestRegressor,
+    ProjectedForestClassifier,
+    ProjectedForestRegressor,
+)
+from engine.names import (
+    ALIASES,
+    BOOSTING_NAMES,
+    FOREST_NAMES,
+    PROJECTIONS,
+    STRATEGIES,
+    TASKS,
+    boosting_name,
+    forest_name,
+)
+from engine.validation import check_choice
+
+BOOSTING_CONFIGS = {boosting_name("single_target"): dict(strategy="single_target"),
+                    boosting_name("multi_output"): dict(strategy="multi_output")}
+for _scheme in PROJECTIONS:
+    for _strategy in STRATEGIES[2:]:
+        BOOSTING_CONFIGS[boosting_name(_strategy, _scheme)] = dict(strategy=_strategy, projection=_scheme)
+
+FOREST_CONFIGS = {
+    "mo-rf": dict(projection=None),
+    "st-rf": dict(),
+    "mo-et": dict(projection=None, splitter="random", bootstrap=False),
+}
+for _scheme in PROJECTIONS:
+    for _per_tree in (False, True):
+        FOREST_CONFIGS[forest_name(_scheme, _per_tree)] = dict(
+            projection=_scheme, n_components="log", projection_per_tree=_per_tree)
+
+ESTIMATOR_NAMES = BOOSTING_NAMES
+ALL_NAMES = ESTIMATOR_NAMES + FOREST_NAMES
+
+
+def make_estimator(name, *, task="regression", **overrides):
+    """A fresh, unfitted estimator for one of ``ALL_NAMES`` (boosting or forest).
+
+    task : "regression" gives a regressor (MultiOutputBoostingRegressor,
+    ProjectedForestRegressor, PerOutputForestRegressor for st-rf),
+    "multilabel" the matching classifier. ``overrides`` are estimator parameters.
+    """
+    if not isinstance(name, str):      # a list would fail the dict look-ups as "unhashable"
+        raise ValueError(f"name must be one of {ALL_NAMES}, got {name!r}")
+    name = ALIASES.get(name, name)
+    if name not in BOOSTING_CONFIGS and name not in FOREST_CONFIGS:
+        raise ValueError(f"name must be one of {ALL_NAMES}, got {name!r}")
+    check_choice(task, "task", TASKS)
+    regression = task == "regression"
+    if name in BOOSTING_CONFIGS:
+        cls = MultiOutputBoostingRegressor if regression else MultiLabelBoostingClassifier
+        config = BOOSTING_CONFIGS[name]
+    elif name == "st-rf":
+        cls = PerOutputForestRegressor if regression else PerOutputForestClassifier
+        config = FOREST_CONFIGS[name]
+    else:
+        cls = ProjectedForestRegressor if regression else ProjectedForestClassifier
+        config = FOREST_CONFIGS[name]
+    params = {**config, **overrides}
+    valid = cls().get_params()
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) for {name}: {unknown}; valid ones are {sorted(valid)}")
+    return cls(**params)

@@ -1,0 +1,60 @@
+"""The papers' experiments as plain function calls, one module per experiment family.
+
+Each ``run_*`` function takes plain arguments, checks all of them before any work
+(a ``ValueError`` naming the argument), reports ``progress(fraction, message)``,
+returns what it finished when ``stop`` is set, and gives a result dataclass with
+``to_frame()`` and ``to_json()``. Same arguments and seed, same numbers.
+
+* :mod:`~engine.experiments.runner`: progress, stop, parallel cells, JSON results (shared);
+* :mod:`~engine.experiments.problems`: the train / test problems (Friedman1, shipped sets);
+* :mod:`~engine.experiments.convergence`: paper 002's Figure 1 and Figures 2-4;
+* :mod:`~engine.experiments.projection_size`: paper 002's Figures 5-6;
+* :mod:`~engine.experiments.bias_variance`: the Monte-Carlo bias–variance decomposition;
+* :mod:`~engine.experiments.model_selection`: the benchmark protocol of paper 002 (Tables 4-7);
+* :mod:`~engine.experiments.forests`, :mod:`~engine.experiments.forest_variance`,
+  :mod:`~engine.experiments.forest_table1`: paper 003's Figures 1-3, Appendix C, Table 1;
+* :mod:`~engine.experiments.published`: the papers' own numbers;
+* :mod:`~engine.experiments.reproduce`: ``python -m engine reproduce``, one output convention.
+"""
+from engine.experiments.bias_variance import BiasVarianceResult, run_bias_variance
+from engine.experiments.convergence import (
+    EXPERIMENT_ESTIMATORS,
+    ConvergenceResult,
+    Curve,
+    run_convergence,
+    run_projection_schemes,
+)
+from engine.experiments.forest_table1 import Table1Result, run_forest_table1
+from engine.experiments.forest_variance import ForestBiasVarianceResult, run_forest_bias_variance
+from engine.experiments.forests import (
+    ForestSweepResult,
+    run_forest_projection_size,
+    run_forest_randomization,
+    run_forest_schemes,
+)
+from engine.experiments.model_selection import ModelSelectionResult, run_model_selection
+from engine.experiments.problems import get_problem
+from engine.experiments.projection_size import ProjectionSizeResult, run_projection_size
+
+__all__ = [
+    "EXPERIMENT_ESTIMATORS",
+    "get_problem",
+    "Curve",
+    "ConvergenceResult",
+    "run_convergence",
+    "run_projection_schemes",
+    "ProjectionSizeResult",
+    "run_projection_size",
+    "BiasVarianceResult",
+    "run_bias_variance",
+    "ModelSelectionResult",
+    "run_model_selection",
+    "ForestSweepResult",
+    "run_forest_projection_size",
+    "run_forest_randomization",
+    "run_forest_schemes",
+    "ForestBiasVarianceResult",
+    "run_forest_bias_variance",
+    "Table1Result",
+    "run_forest_table1",
+]

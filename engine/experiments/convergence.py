@@ -1,0 +1,521 @@
+"""Learning curves: Figure 1 (convergence) and Figures 2-4 (projection schemes) of paper 002.
+
+Both experiments take plain arguments, validate all of them before doing any
+work (a ``ValueError`` naming the argument), and return a
+:class:`ConvergenceResult` that holds everything needed to draw it, with
+``to_frame()`` (a long pandas DataFrame, one row per estimator and step, for
+CSV) and ``to_json()`` (and ``from_json``). Same arguments and seed, same
+numbers (fit times aside). The data come from
+:func:`engine.experiments.problems.get_problem`.
+
+* :func:`run_convergence`: Figure 1, test (and train) score after every
+  boosting step, against steps, trees per output and fit time.
+* :func:`run_projection_schemes`: Figures 2-4, gbrt-rpo (or relabel) with
+  each random projection scheme.
+
+Long runs: ``progress(fraction_done, message)`` is called between chunks of
+boosting steps (about every 50 ms) and ``stop`` (a ``threading.Event`` or any
+object with ``is_set()``) is checked there; once it is set the experiment
+returns promptly with what is done (``complete=False``).
+
+How the numbers are measured (regression). Each estimator is fitted twice
+with the same seed (the fits are identical, only what is measured differs):
+once with the test set as ``eval_set`` (test macro-r2 after every step,
+computed inside the compiled loop, and the fit times, which leave the scoring
+out) and once with the training set as ``eval_set`` (train macro-r2 after
+every step). Multi-label: one fit without an evaluation set (fit times), then LRAP
+of ``staged_decision_function`` at about 60 log-spaced steps (always
+including the first and the last), NaN at the other steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from engine.estimators.artificial import ArtificialGBRT
+from engine.estimators.registry import BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
+from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.metrics import ranking_average_precision
+from engine.names import (
+    ALIASES,
+    ARTIFICIAL,
+    FRIEDMAN_PROBLEMS,
+    LOSSES,
+    METRICS,
+    PROJECTIONS,
+    boosting_name,
+)
+from engine.projections import check_projection
+from engine.validation import check_in_interval
+from engine.validation import check_int as _int
+
+__all__ = ["EXPERIMENT_ESTIMATORS", "Curve", "ConvergenceResult", "run_convergence", "run_projection_schemes"]
+
+EXPERIMENT_ESTIMATORS = ESTIMATOR_NAMES + tuple(ALIASES) + (ARTIFICIAL,)
+N_EVAL_POINTS = 60
+# Fraction of an estimator's progress given to each measuring pass (regression).
+_PASS_WEIGHTS = (0.6, 0.4)
+
+
+@dataclass
+class Curve:
+    """One estimator's learning curve; every array has one entry per boosting step.
+
+    step : 1 .. n_steps (boosting iterations)
+    n_trees : trees fitted so far (st-gbrt fits one tree per output and step)
+    trees_per_output : n_trees / n_outputs, the x axis that puts all methods
+        on the same footing (st-gbrt: one step = one tree per output)
+    fit_time : cumulative fitting seconds (measured without an evaluation set)
+    train_score, test_score : macro-r2 (regression) or LRAP (multi-label);
+        NaN at steps that were not evaluated
+    train_loss : the training loss the estimator minimises (``train_score_``)
+    """
+
+    name: str
+    label: str
+    step: np.ndarray
+    n_trees: np.ndarray
+    trees_per_output: np.ndarray
+    fit_time: np.ndarray
+    train_score: np.ndarray
+    test_score: np.ndarray
+    train_loss: np.ndarray
+
+    ARRAYS = ("step", "n_trees", "trees_per_output", "fit_time", "train_score", "test_score", "train_loss")
+
+    @property
+    def n_steps(self) -> int:
+        return int(self.step.size)
+
+    @property
+    def best_index(self) -> Optional[int]:
+        """Index of the best test score (None if nothing was evaluated)."""
+        finite = np.isfinite(self.test_score)
+        if not finite.any():
+            return None
+        return int(np.nanargmax(np.where(finite, self.test_score, -np.inf)))
+
+    @property
+    def best_score(self) -> float:
+        i = self.best_index
+        return float("nan") if i is None else float(self.test_score[i])
+
+    @property
+    def best_step(self) -> Optional[int]:
+        i = self.best_index
+        return None if i is None else int(self.step[i])
+
+    def steps_to_reach(self, score, x="trees_per_output"):
+        """First value of ``x`` at which the test score reaches ``score`` (None if never)."""
+        hit = np.flatnonzero(np.nan_to_num(self.test_score, nan=-np.inf) >= score)
+        return None if hit.size == 0 else float(getattr(self, x)[hit[0]])
+
+    def score_within(self, seconds):
+        """Best test score among the evaluated steps whose fit time is <= ``seconds``."""
+        ok = (self.fit_time <= seconds) & np.isfinite(self.test_score)
+        return float(self.test_score[ok].max()) if ok.any() else float("nan")
+
+    def to_dict(self):
+        return {"name": self.name, "label": self.label, **{k: to_list(getattr(self, k)) for k in self.ARRAYS}}
+
+    @classmethod
+    def from_dict(cls, d):
+        arrays = {k: from_list(d[k]) for k in cls.ARRAYS}
+        for k in ("step", "n_trees"):
+            arrays[k] = arrays[k].astype(np.int64)
+        return cls(name=d["name"], label=d["label"], **arrays)
+
+    def truncated(self, n):
+        return Curve(self.name, self.label, **{k: getattr(self, k)[:n] for k in self.ARRAYS})
+
+
+@dataclass
+class ConvergenceResult(JsonResult):
+    """Learning curves of several estimators on one problem (Figures 1-4).
+
+    experiment : "convergence" or "schemes"
+    dataset, task ("regression" / "multilabel"), metric ("macro-r2" / "LRAP")
+    n_outputs : outputs of the problem (including any noisy outputs)
+    curves : dict name -> :class:`Curve`, in the order the estimators were given
+    params : the settings the experiment ran with (plain JSON values)
+    complete : False when ``stop`` interrupted the run; every curve present is
+        then consistent (same length in all arrays) but may be shorter than
+        ``n_steps`` or have NaN where a measuring pass was skipped
+    notes : sentences that say how the numbers were measured
+    """
+
+    experiment: str
+    dataset: str
+    task: str
+    metric: str
+    n_outputs: int
+    curves: dict
+    params: dict
+    complete: bool = True
+    notes: list = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        frames = []
+        for c in self.curves.values():
+            df = pd.DataFrame({k: getattr(c, k) for k in Curve.ARRAYS})
+            df.insert(0, "label", c.label)
+            df.insert(0, "estimator", c.name)
+            frames.append(df)
+        if not frames:
+            return pd.DataFrame(columns=["estimator", "label", *Curve.ARRAYS])
+        df = pd.concat(frames, ignore_index=True)
+        df.insert(0, "dataset", self.dataset)
+        return df
+
+    def summary_frame(self, reach=None) -> pd.DataFrame:
+        """One row per estimator: best test score, its step, final score, total fit time."""
+        rows = []
+        for c in self.curves.values():
+            i = c.best_index
+            row = {"estimator": c.name, "best_score": c.best_score, "best_step": c.best_step,
+                   "best_trees_per_output": None if i is None else float(c.trees_per_output[i]),
+                   "final_score": float(c.test_score[-1]) if c.n_steps else float("nan"),
+                   "n_steps": c.n_steps, "fit_time": float(c.fit_time[-1]) if c.n_steps else float("nan")}
+            if reach is not None:
+                row[f"trees_per_output_to_{reach}"] = c.steps_to_reach(reach)
+                row[f"seconds_to_{reach}"] = c.steps_to_reach(reach, x="fit_time")
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self):
+        return {"experiment": self.experiment, "dataset": self.dataset, "task": self.task,
+                "metric": self.metric, "n_outputs": self.n_outputs, "params": self.params,
+                "complete": self.complete, "notes": list(self.notes),
+                "curves": [c.to_dict() for c in self.curves.values()]}
+
+    @classmethod
+    def from_dict(cls, d):
+        curves = {c["name"]: Curve.from_dict(c) for c in d["curves"]}
+        return cls(experiment=d["experiment"], dataset=d["dataset"], task=d["task"], metric=d["metric"],
+                   n_outputs=d["n_outputs"], curves=curves, params=d["params"],
+                   complete=d["complete"], notes=d["notes"])
+
+
+# --------------------------------------------------------------------------
+# Argument checks
+# --------------------------------------------------------------------------
+
+
+def check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, max_features, loss):
+    """The model arguments of a learning-curve experiment (ValueError naming them)."""
+    _int(n_steps, "n_steps", 1)
+    check_in_interval(learning_rate, "learning_rate", 0.0, 1.0, low_open=True)
+    if max_leaf_nodes is not None:
+        _int(max_leaf_nodes, "max_leaf_nodes", 2)
+    if loss is not None and loss not in LOSSES[task]:
+        raise ValueError(f"loss must be None or one of {LOSSES[task]} for a {task} problem, got {loss!r}")
+    # max_features: let the estimator check it (it knows the accepted forms).
+    probe = make_estimator("gbmort", task=task, max_features=max_features)
+    probe._validate_params()
+
+
+def check_estimators(estimators, dataset, task):
+    """The estimators argument as a list of distinct known names (artificial-gbrt on Friedman1 only)."""
+    if isinstance(estimators, str):
+        estimators = [estimators]
+    try:
+        estimators = list(estimators)
+    except TypeError:
+        raise ValueError("estimators must be a list of estimator names") from None
+    if not estimators:
+        raise ValueError("estimators is empty: give at least one estimator name")
+    for name in estimators:
+        if name not in EXPERIMENT_ESTIMATORS:
+            raise ValueError(f"estimators: unknown name {name!r}; valid names are {EXPERIMENT_ESTIMATORS}")
+    if len(set(estimators)) != len(estimators):
+        raise ValueError(f"estimators lists a name twice: {estimators}")
+    if ARTIFICIAL in estimators and dataset not in FRIEDMAN_PROBLEMS:
+        raise ValueError(f"estimators: {ARTIFICIAL} knows the output structure of the Friedman1 "
+                         f"problems only ({', '.join(FRIEDMAN_PROBLEMS)}), not of {dataset!r}")
+    return estimators
+
+
+def check_q(name, q, n_outputs):
+    """q of a gbrt-relabel-rpo estimator against d (output sub-sampling needs q <= d)."""
+    config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
+    if config.get("strategy") == "projected_relabel":
+        try:
+            check_projection(config["projection"], q, n_outputs)
+        except ValueError as exc:
+            raise ValueError(f"n_projections: {exc}") from None
+
+
+# --------------------------------------------------------------------------
+# Measuring one estimator
+# --------------------------------------------------------------------------
+
+
+def macro_r2_from_sse(sse, sst):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(sst > 0, sse / sst, (sse > 0).astype(float))
+    return 1.0 - ratio.mean(axis=-1)
+
+
+def _eval_points(n_steps, n_points=N_EVAL_POINTS):
+    return np.unique(np.round(np.geomspace(1, n_steps, min(n_points, n_steps))).astype(int))
+
+
+def _staged_lrap(est, X, Y, points, runner, at, width, message):
+    """LRAP at the (1-based) steps in ``points``; NaN elsewhere. Stops early if asked."""
+    out = np.full(est.n_steps_, np.nan)
+    wanted = set(int(p) for p in points)
+    last = int(points[-1]) if len(points) else 0
+    for m, F in enumerate(est.staged_decision_function(X), start=1):
+        if m in wanted:
+            out[m - 1] = ranking_average_precision(np.asarray(Y) > 0, F)
+            runner.report(at + width * m / max(last, 1), f"{message}: LRAP at step {m}")
+            if runner.stopped():
+                break
+        if m >= last:
+            break
+    return out
+
+
+def _copied_sse(est, X, Y, chunk=256):
+    """Per-step SSE of each column of Y when one staged 1-D prediction is copied to all of them."""
+    y2 = (Y ** 2).sum(axis=0)
+    rows, buf = [], []
+    for f in est.staged_predict(X):
+        buf.append(f)
+        if len(buf) == chunk:
+            S = np.asarray(buf)
+            rows.append(y2 - 2.0 * S @ Y + (S * S).sum(axis=1)[:, None])
+            buf = []
+    if buf:
+        S = np.asarray(buf)
+        rows.append(y2 - 2.0 * S @ Y + (S * S).sum(axis=1)[:, None])
+    return np.vstack(rows) if rows else np.zeros((0, Y.shape[1]))
+
+
+def _fit(est, X, Y, n, runner, at, width, message, eval_set=None):
+    est.set_params(n_estimators=n)
+    est.fit(X, Y, eval_set=eval_set, callback=runner.fit_callback(at, message, width, planned=n))
+    return est
+
+
+def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
+    """Fit one estimator (all passes) and return its :class:`Curve` (maybe shortened by stop).
+
+    The fits report progress as unit ``unit`` of ``runner`` (one unit per estimator).
+    """
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    d = Y_tr.shape[1]
+    d0 = info["n_original_outputs"]
+    msg = f"{label}"
+    artificial = name == ARTIFICIAL
+    structure = info["name"].split("-", 1)[1] if artificial else None
+
+    def make(est_name, **extra):
+        kw = dict(model_kwargs)
+        if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
+            kw.pop("n_projections", None)
+        return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+
+    if artificial and structure in ("chain", "group"):
+        # One single-target model on the output the oracle knows is best, copied to the d0
+        # real outputs; a purely noisy output is predicted by its training mean.
+        kw = {k: v for k, v in model_kwargs.items() if k != "n_projections"}
+        model = ArtificialGBRT(structure, d0, task=task, random_state=seed, n_estimators=n_steps, **kw)
+        model.fit(X_tr, Y_tr, callback=runner.fit_callback(unit, f"{msg} (fit)", 0.5, planned=n_steps))
+        est = model.inner_
+        k = est.n_steps_
+        fit_time, train_loss = est.fit_times_.copy(), est.train_score_.copy()
+        scores = []
+        for w, (X, Y) in zip((0.3, 0.2), ((X_te, Y_te), (X_tr, Y_tr))):
+            if runner.stopped():
+                scores.append(np.full(k, np.nan))
+                continue
+            sse = _copied_sse(est, X, Y[:, :d0])
+            const = Y_tr[:, d0:].mean(axis=0)
+            sse_noise = ((Y[:, d0:] - const) ** 2).sum(axis=0)
+            sse = np.hstack([sse, np.tile(sse_noise, (k, 1))])
+            scores.append(macro_r2_from_sse(sse, ((Y - Y.mean(axis=0)) ** 2).sum(axis=0)))
+            runner.report(unit + 0.5 + w, f"{msg}: scored")
+        test, train = scores
+        n_trees = np.arange(1, k + 1)
+    else:
+        est_name = "st-gbrt" if artificial else name
+        single = artificial or BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == "single_target"
+        # artificial-gbrt on ind is st-gbrt on the real outputs (noisy ones: training mean).
+        Ytr_fit, Yte_fit = (Y_tr[:, :d0], Y_te[:, :d0]) if artificial else (Y_tr, Y_te)
+        d_fit = Ytr_fit.shape[1]
+        est = make(est_name)
+        if task == "regression":
+            w1, w2 = _PASS_WEIGHTS
+            _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, w1, f"{msg} (test curve)", eval_set=(X_te, Yte_fit))
+            k = est.n_steps_
+            test, train_loss = est.eval_score_.copy(), est.train_score_.copy()
+            fit_time, train = est.fit_times_.copy(), np.full(k, np.nan)
+            if not runner.stopped():
+                tr = _fit(make(est_name), X_tr, Ytr_fit, k, runner, unit + w1, w2, f"{msg} (train curve)",
+                          eval_set=(X_tr, Ytr_fit))
+                train[: tr.n_steps_] = tr.eval_score_
+            if artificial and d > d0:
+                const = Y_tr[:, d0:].mean(axis=0)
+                r2n = {}
+                for key, Y in (("test", Y_te), ("train", Y_tr)):
+                    sst = ((Y[:, d0:] - Y[:, d0:].mean(axis=0)) ** 2).sum(axis=0)
+                    r2n[key] = macro_r2_from_sse(((Y[:, d0:] - const) ** 2).sum(axis=0), sst)
+                test = (d0 * test + (d - d0) * r2n["test"]) / d
+                train = (d0 * train + (d - d0) * r2n["train"]) / d
+        else:
+            _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, 0.5, f"{msg} (fit)")
+            k = est.n_steps_
+            fit_time, train_loss = est.fit_times_.copy(), est.train_score_.copy()
+            points = _eval_points(k)
+            test = train = np.full(k, np.nan)
+            if not runner.stopped():
+                test = _staged_lrap(est, X_te, Y_te, points, runner, unit + 0.5, 0.3, f"{msg} (test)")
+            if not runner.stopped():
+                train = _staged_lrap(est, X_tr, Y_tr, points, runner, unit + 0.8, 0.2, f"{msg} (train)")
+        n_trees = np.arange(1, k + 1) * (d_fit if single else 1)
+    step = np.arange(1, k + 1)
+    return Curve(name=name, label=label, step=step, n_trees=n_trees.astype(np.int64),
+                 trees_per_output=n_trees / d, fit_time=np.asarray(fit_time, dtype=float),
+                 train_score=np.asarray(train, dtype=float), test_score=np.asarray(test, dtype=float),
+                 train_loss=np.asarray(train_loss, dtype=float))
+
+
+def measuring_notes(task, n_steps):
+    """Sentences that say how :func:`measure` measured the curves."""
+    if task == "regression":
+        return ["Test and train macro-r2 after every step (eval_set inside the compiled loop); fit "
+                "times exclude that scoring."]
+    return [f"LRAP evaluated with staged_decision_function at {len(_eval_points(n_steps))} log-spaced "
+            "steps (first and last included), NaN at the other steps; fit times from the same fit "
+            "(no evaluation set)."]
+
+
+def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_steps, seed, params,
+                progress, stop):
+    X_tr, Y_tr, X_te, Y_te, task, info = problem
+    runner = Runner(progress, stop, len(names_labels))
+    curves = {}
+    complete = True
+    for i, (name, label) in enumerate(names_labels):
+        if runner.stopped():
+            complete = False
+            break
+        if (name == ARTIFICIAL and info["name"] == "friedman1-ind" and "st-gbrt" in curves
+                and Y_tr.shape[1] == info["n_original_outputs"]):
+            # On ind the oracle is st-gbrt itself: same model, same seed, same curves.
+            curve = Curve(ARTIFICIAL, label, **{k: curves["st-gbrt"].__dict__[k].copy() for k in Curve.ARRAYS})
+        else:
+            curve = measure(name, problem, model_kwargs, n_steps, seed, runner, i, label)
+        if curve.n_steps:
+            curves[name] = curve
+        if runner.stopped():
+            complete = False
+            break
+    runner.finish(complete)
+    return ConvergenceResult(experiment=experiment, dataset=dataset, task=task, metric=METRICS[task],
+                             n_outputs=int(Y_tr.shape[1]), curves=curves, params=params,
+                             complete=complete, notes=measuring_notes(task, n_steps) + [info["split"]])
+
+
+# --------------------------------------------------------------------------
+# Experiments
+# --------------------------------------------------------------------------
+
+
+def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2,
+                    max_features=None, loss=None, n_projections=1, seed=0,
+                    n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
+                    n_noisy_outputs=0, progress=None, stop=None) -> ConvergenceResult:
+    """Learning curves of several estimators on one problem (paper Figure 1).
+
+    estimators : names from ``ESTIMATOR_NAMES`` (or "br-gbrt") plus
+        "artificial-gbrt" (Friedman1 problems only): chain -> one single-target
+        model of output 1, copied to all outputs; group -> one model of the
+        mean output, copied; ind -> st-gbrt.
+    n_steps : boosting steps for every estimator. For st-gbrt (and
+        artificial-gbrt on ind) a step fits one tree per output, so it gets d
+        times more trees: compare on ``trees_per_output`` or ``fit_time``.
+    n_projections : q of the gbrt-relabel-rpo estimators (others ignore it).
+    Data arguments: see :func:`get_problem`. Model arguments: as in
+    :func:`engine.make_estimator`; ``loss=None`` is the square loss
+    (regression) or the logistic loss (multi-label). Every estimator is seeded
+    with ``seed``.
+
+    Returns a :class:`ConvergenceResult`.
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    estimators = check_estimators(estimators, dataset, task)
+    check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    _int(n_projections, "n_projections", 1)
+    for name in estimators:
+        if name != ARTIFICIAL:
+            check_q(name, n_projections, d)
+    check_callbacks(progress, stop)
+
+    model_kwargs = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
+                        max_features=max_features, n_projections=n_projections)
+    if loss is not None:
+        model_kwargs["loss"] = loss
+    params = dict(estimators=estimators, n_steps=n_steps, seed=seed, loss=loss, **data_kw,
+                  **{k: v for k, v in model_kwargs.items()})
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    return _run_curves("convergence", dataset, [(e, e) for e in estimators], problem, model_kwargs,
+                       n_steps, seed, params, progress, stop)
+
+
+def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlioptas", "sparse"),
+                           strategy="projected", n_steps, n_projections=1, learning_rate=0.1,
+                           max_leaf_nodes=2, max_features=None, loss=None, seed=0,
+                           n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
+                           n_noisy_outputs=0, progress=None, stop=None) -> ConvergenceResult:
+    """Learning curves of gbrt-rpo (``strategy="projected"``, Algorithm 3) or
+    gbrt-relabel-rpo (``"projected_relabel"``, Algorithm 4, with q =
+    ``n_projections``) for each random projection scheme (paper Figures 2-4).
+
+    Returns a :class:`ConvergenceResult` with ``experiment="schemes"``; its
+    curves are keyed by estimator name (e.g. "gbrt-rpo-gaussian") and labelled
+    by scheme.
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if isinstance(schemes, str):
+        schemes = [schemes]
+    schemes = list(schemes)
+    if not schemes:
+        raise ValueError("schemes is empty: give at least one projection scheme")
+    for s in schemes:
+        if s not in PROJECTIONS:
+            raise ValueError(f"schemes: unknown scheme {s!r}; valid ones are {PROJECTIONS}")
+    if len(set(schemes)) != len(schemes):
+        raise ValueError(f"schemes lists a scheme twice: {schemes}")
+    if strategy not in ("projected", "projected_relabel"):
+        raise ValueError(f"strategy must be 'projected' or 'projected_relabel', got {strategy!r}")
+    check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    q = _int(n_projections, "n_projections", 1)
+    if strategy == "projected" and q != 1:
+        raise ValueError("n_projections must be 1 for strategy='projected' (Algorithm 3); "
+                         "use strategy='projected_relabel' for q > 1")
+    for s in schemes:
+        try:
+            check_projection(s, q, d)
+        except ValueError as exc:
+            raise ValueError(f"n_projections: {exc}") from None
+    check_callbacks(progress, stop)
+
+    names_labels = [(boosting_name(strategy, s), s) for s in schemes]
+    model_kwargs = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
+                        max_features=max_features, n_projections=q)
+    if loss is not None:
+        model_kwargs["loss"] = loss
+    params = dict(schemes=schemes, strategy=strategy, n_steps=n_steps, seed=seed, loss=loss,
+                  **data_kw, **model_kwargs)
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    return _run_curves("schemes", dataset, names_labels, problem, model_kwargs, n_steps, seed, params,
+                       progress, stop)

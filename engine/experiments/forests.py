@@ -1,0 +1,481 @@
+"""Random forests on randomly projected outputs: the experiments of paper 003.
+
+Joly, Geurts & Wehenkel (2014), "Random forests with random projections of the
+output space for high dimensional multi-label classification" (ECML). Plain
+function calls, same conventions as the other experiments: plain
+arguments, every argument validated before any work (``ValueError`` naming
+it), ``progress(fraction_done, message)`` called after every fit, ``stop``
+(anything with ``is_set()``) checked before every fit (then the result holds
+what is done and ``complete=False``), same arguments and seed -> same scores
+(fit times aside).
+
+* :func:`run_forest_projection_size` (Figure 1): score and fit time against q
+  for a single projected tree, Algorithm 1 (one projection shared by all
+  trees) and Algorithm 2 (a new projection per tree); the unprojected tree and
+  forest (mo-rf) are the references.
+* :func:`run_forest_randomization` (Figure 2, section 4.4): input
+  randomization (max_features = k) against output randomization (q).
+* :func:`run_forest_schemes` (Figure 3, section 4.5): Algorithm 2 with each
+  projection scheme (Gaussian, Rademacher / Achlioptas, sparse Rademacher,
+  output sub-sampling) against q.
+
+The variance split of Appendix C is :mod:`engine.experiments.forest_variance`,
+Table 1 :mod:`engine.experiments.forest_table1`.
+
+Scores. Multi-label: LRAP (eq. 6 of paper 003) of ``predict_proba``; as in
+the paper (section 4.1), test samples without any relevant label are
+discarded first. Regression: macro-r2. Data: :func:`engine.experiments.problems.get_problem`
+(Friedman1 problems, or a shipped data set with its standard split when it has
+one, else a seeded 50/50 split).
+
+Sweep results (:class:`ForestSweepResult`) are long tables of records, one
+per fit: ``series`` (e.g. "Algorithm 2 (per tree)"), ``x`` (q or k; NaN for a
+reference that does not depend on x), ``repeat``, ``score``, ``fit_time``.
+``summary_frame()`` averages the repeats (mean, std) per series and x.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor, resolve_n_components
+from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable
+from engine.metrics import ranking_average_precision
+from engine.names import METRICS, PROJECTIONS
+from engine.projections import check_projection
+from engine.validation import check_int as _int
+
+__all__ = [
+    "ForestSweepResult",
+    "run_forest_projection_size",
+    "run_forest_randomization",
+    "run_forest_schemes",
+    "score_predictions",
+]
+
+SINGLE_TREE = "single projected tree"
+SHARED = "Algorithm 1 (shared projection)"
+PER_TREE = "Algorithm 2 (projection per tree)"
+TREE_REF = "single tree, original outputs"
+FOREST_REF = "mo-rf (original outputs)"
+SCHEME_LABELS = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)",
+                 "sparse": "sparse Rademacher (s = √d)", "subsample": "output sub-sampling"}
+DATA_KEYS = ("n_train", "n_test", "n_outputs", "noise", "input_distribution", "n_noisy_outputs")
+
+
+# --------------------------------------------------------------------------
+# Scores and fitting
+# --------------------------------------------------------------------------
+
+
+def score_predictions(task, Y_true, P):
+    """LRAP (multi-label; samples without a relevant label dropped, as in paper 003) or macro-r2."""
+    Y_true = np.asarray(Y_true)
+    if task == "multilabel":
+        keep = Y_true.sum(axis=1) > 0
+        if not keep.any():
+            return float("nan")
+        return ranking_average_precision(Y_true[keep] > 0, np.asarray(P)[keep])
+    sst = ((Y_true - Y_true.mean(axis=0)) ** 2).sum(axis=0)
+    sse = ((Y_true - P) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(sst > 0, sse / sst, (sse > 0).astype(float))
+    return float(1.0 - ratio.mean())
+
+
+def make_forest(task, **params):
+    """A projected forest (classifier for multi-label data) with these parameters."""
+    cls = ProjectedForestClassifier if task == "multilabel" else ProjectedForestRegressor
+    return cls(**params)
+
+
+def _predict(est, task, X):
+    return est.predict_proba(X) if task == "multilabel" else est.predict(X)
+
+
+def fit_and_score(task, params, problem):
+    """Fit a forest on the problem's training set; (test score, fit seconds)."""
+    X_tr, Y_tr, X_te, Y_te = problem[:4]
+    est = make_forest(task, **params)
+    t0 = time.perf_counter()
+    est.fit(X_tr, Y_tr)
+    fit_time = time.perf_counter() - t0
+    return score_predictions(task, Y_te, _predict(est, task, X_te)), fit_time
+
+
+def _run_plan(plan, task, problem, progress, stop):
+    """Fit the planned forests (series, x, repeat, params) in order; (records, complete)."""
+    runner = Runner(progress, stop, len(plan))
+    records, complete = [], True
+    for series, x, repeat, params in plan:
+        if runner.stopped():
+            complete = False
+            break
+        score, fit_time = fit_and_score(task, params, problem)
+        records.append({"series": series, "x": float("nan") if x is None else float(x),
+                        "repeat": int(repeat), "score": float(score), "fit_time": float(fit_time)})
+        xs = "" if x is None else f", x = {x:g}"
+        runner.report(len(records), f"{series}{xs} (repeat {repeat + 1}): {len(records)}/{len(plan)} fits")
+    runner.finish(complete)
+    return records, complete
+
+
+# --------------------------------------------------------------------------
+# Result of the sweeps
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ForestSweepResult(JsonResult):
+    """Scores of several forest series over one swept parameter.
+
+    experiment : "projection-size", "randomization" or "schemes"
+    x_name : "q" (projected dimension) or "max_features" (k, features drawn per node)
+    records : one dict per fit: series, x (NaN for an x-independent reference),
+        repeat, score, fit_time (seconds)
+    series : series names in drawing order; references (x = NaN) drawn as lines
+    """
+
+    experiment: str
+    dataset: str
+    task: str
+    metric: str
+    n_outputs: int
+    n_features: int
+    x_name: str
+    series: list
+    records: list
+    params: dict
+    complete: bool = True
+    notes: list = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        cols = ["series", "x", "repeat", "score", "fit_time"]
+        df = pd.DataFrame(self.records, columns=cols)
+        df = df.rename(columns={"x": self.x_name})
+        df.insert(0, "dataset", self.dataset)
+        df.insert(1, "experiment", self.experiment)
+        return df
+
+    def summary_frame(self) -> pd.DataFrame:
+        """Mean and std (over repeats) of score and fit time per series and x."""
+        df = pd.DataFrame(self.records, columns=["series", "x", "repeat", "score", "fit_time"])
+        if df.empty:
+            return pd.DataFrame(columns=["series", self.x_name, "score", "score_std", "fit_time", "n_repeats"])
+        df["x"] = df["x"].fillna(-1.0)  # groupby drops NaN keys
+        g = df.groupby(["series", "x"], sort=False)
+        out = g.agg(score=("score", "mean"), score_std=("score", lambda s: float(np.std(s))),
+                    fit_time=("fit_time", "mean"), n_repeats=("score", "size")).reset_index()
+        out["x"] = out["x"].where(out["x"] >= 0, np.nan)
+        order = {s: i for i, s in enumerate(self.series)}
+        out["_o"] = out["series"].map(order)
+        out = out.sort_values(["_o", "x"]).drop(columns="_o").reset_index(drop=True)
+        return out.rename(columns={"x": self.x_name})
+
+    def curve(self, series):
+        """(x, mean score, std, mean fit time) arrays of one series, sorted by x."""
+        s = self.summary_frame()
+        s = s[s["series"] == series]
+        return (s[self.x_name].to_numpy(float), s["score"].to_numpy(float),
+                s["score_std"].to_numpy(float), s["fit_time"].to_numpy(float))
+
+    def to_dict(self):
+        return {"experiment": self.experiment, "dataset": self.dataset, "task": self.task,
+                "metric": self.metric, "n_outputs": self.n_outputs, "n_features": self.n_features,
+                "x_name": self.x_name, "series": list(self.series),
+                "records": jsonable(self.records),
+                "params": self.params, "complete": self.complete, "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, d):
+        recs = [{**r, "x": np.nan if r["x"] is None else float(r["x"]),
+                 "score": np.nan if r["score"] is None else float(r["score"])} for r in d["records"]]
+        return cls(experiment=d["experiment"], dataset=d["dataset"], task=d["task"], metric=d["metric"],
+                   n_outputs=d["n_outputs"], n_features=d["n_features"], x_name=d["x_name"],
+                   series=list(d["series"]), records=recs, params=d["params"], complete=d["complete"],
+                   notes=list(d["notes"]))
+
+
+# --------------------------------------------------------------------------
+# Argument checking
+# --------------------------------------------------------------------------
+
+
+def _int_list(values, name, minimum=1):
+    if isinstance(values, (str, bytes)) or np.isscalar(values):
+        values = [values]
+    try:
+        values = list(values)
+    except TypeError:
+        raise ValueError(f"{name} must be a list of integers") from None
+    if not values:
+        raise ValueError(f"{name} is empty: give at least one value")
+    out = [_int(v, name, minimum) for v in values]
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} lists a value twice: {out}")
+    return sorted(out)
+
+
+def resolve_q_values(q_values, projection, d, name="q_values", skip_too_large=False):
+    """Integers >= 1; "log" -> round(ln d). With sub-sampling, q > d is an error (or skipped)."""
+    if isinstance(q_values, (str, bytes)) or np.isscalar(q_values):
+        q_values = [q_values]
+    try:
+        raw = list(q_values)
+    except TypeError:
+        raise ValueError(f"{name} must be a list of integers (or 'log')") from None
+    if not raw:
+        raise ValueError(f"{name} is empty: give at least one projected dimension q")
+    plain = [q for q in raw if not isinstance(q, str)]
+    if len(plain) != len(set(plain)):
+        raise ValueError(f"{name} lists a value twice: {raw}")
+    qs = []
+    for q in raw:
+        if isinstance(q, str) and q == "log":
+            q = resolve_n_components("log", d)
+        qs.append(_int(q, name, 1))
+    qs = sorted(set(qs))
+    if projection is not None and not skip_too_large:
+        for q in qs:
+            try:
+                check_projection(projection, q, d)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+    return qs
+
+
+def check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task):
+    """The forest arguments shared by the forest experiments (ValueError naming them)."""
+    _int(n_estimators, "n_estimators", 1)
+    _int(n_repeats, "n_repeats", 1)
+    if n_jobs is not None:
+        _int(n_jobs, "n_jobs", -1)
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be None, -1 or >= 1, got 0")
+    try:
+        make_forest(task, max_features=max_features)._validate_params()
+    except ValueError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def repeat_seeds(seed, n_repeats):
+    """One random_state per repeat; every series of a repeat uses it (common random numbers)."""
+    return [int(s) for s in np.random.default_rng(seed).integers(0, 2**31 - 1, size=n_repeats)]
+
+
+def _default_max_features(task, max_features):
+    if max_features is not None:
+        return max_features
+    return "sqrt" if task == "multilabel" else 1.0
+
+
+def _base_notes(task, info, n_estimators, n_repeats, max_features):
+    scoring = ("LRAP of predict_proba on the test set, samples without any relevant label dropped "
+               "(paper 003, section 4.1)" if task == "multilabel" else "macro-r2 on the test set")
+    return [f"{scoring}; {info['split']}.",
+            f"{n_estimators} trees per forest, bootstrap, best splits over max_features = {max_features!r}; "
+            f"{n_repeats} repeat(s), each with its own seed shared by every series (mean shown).",
+            "Fit times are wall-clock seconds of fit() on this machine (predictions not included)."]
+
+
+# --------------------------------------------------------------------------
+# Figure 1: projection size
+# --------------------------------------------------------------------------
+
+
+def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projection="gaussian",
+                               n_estimators=10, max_features=None, include_single_tree=True,
+                               include_shared=True, include_reference=True, n_repeats=1, seed=0,
+                               n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
+                               input_distribution="uniform", n_noisy_outputs=0, progress=None,
+                               stop=None) -> ForestSweepResult:
+    """Score and fit time against q (paper 003, Figure 1).
+
+    Series: "single projected tree" (one CART tree, no bootstrap, all
+    features, grown on q projected outputs), "Algorithm 1 (shared
+    projection)" and "Algorithm 2 (projection per tree)" (forests of
+    ``n_estimators`` trees); references at every q: the single tree and mo-rf
+    grown on the original outputs. q values may include "log" (round(ln d)).
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
+    qs = resolve_q_values(q_values, projection, d)
+    check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task)
+    check_callbacks(progress, stop)
+
+    mf = _default_max_features(task, max_features)
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    info = problem[5]
+    tree = dict(n_estimators=1, bootstrap=False, max_features=1.0, n_jobs=1)
+    forest = dict(n_estimators=n_estimators, max_features=mf, n_jobs=n_jobs)
+    proj = dict(projection=projection)
+    plan = []
+    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
+        if include_reference:
+            if include_single_tree:
+                plan.append((TREE_REF, None, r, {**tree, "random_state": rs}))
+            plan.append((FOREST_REF, None, r, {**forest, "random_state": rs}))
+        for q in qs:
+            if include_single_tree:
+                plan.append((SINGLE_TREE, q, r, {**tree, **proj, "n_components": q, "random_state": rs}))
+            if include_shared:
+                plan.append((SHARED, q, r, {**forest, **proj, "n_components": q,
+                                            "projection_per_tree": False, "random_state": rs}))
+            plan.append((PER_TREE, q, r, {**forest, **proj, "n_components": q, "random_state": rs}))
+    series = [s for s in (SINGLE_TREE, SHARED, PER_TREE, TREE_REF, FOREST_REF) if any(p[0] == s for p in plan)]
+    records, complete = _run_plan(plan, task, problem, progress, stop)
+    params = dict(dataset=dataset, q_values=qs, projection=projection, n_estimators=n_estimators,
+                  max_features=mf, include_single_tree=include_single_tree, include_shared=include_shared,
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+    notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
+        "Single trees: one fully grown CART tree (no bootstrap, all features)."]
+    return ForestSweepResult("projection-size", dataset, task, METRICS[task], d, info["n_features"], "q",
+                             series, records, params, complete, notes)
+
+
+# --------------------------------------------------------------------------
+# Figure 2: input vs output randomization
+# --------------------------------------------------------------------------
+
+
+def _resolve_k(values, p):
+    """max_features values -> distinct integers k in [1, p] (fractions are of p)."""
+    if values is None:
+        grid = np.unique(np.round(np.geomspace(1, p, min(p, 6))).astype(int))
+        return [int(k) for k in grid]
+    if isinstance(values, (str, bytes)) or np.isscalar(values):
+        values = [values]
+    try:
+        values = list(values)
+    except TypeError:
+        raise ValueError("max_features_values must be a list of integers k or fractions of p") from None
+    if not values:
+        raise ValueError("max_features_values is empty: give at least one value")
+    ks = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"max_features_values must hold integers k >= 1 or fractions in (0, 1], got {v!r}")
+        if isinstance(v, (int, np.integer)):
+            if v < 1 or v > p:
+                raise ValueError(f"max_features_values: k must be in [1, {p}] (the number of features), got {v}")
+            ks.append(int(v))
+        else:
+            if not 0.0 < v <= 1.0:
+                raise ValueError(f"max_features_values: a fraction of the features must be in (0, 1], got {v}")
+            ks.append(max(1, int(round(v * p))))
+    return sorted(set(ks))
+
+
+def run_forest_randomization(dataset="emotions", *, max_features_values=None, q_values=(1, 2),
+                             projection="gaussian", n_estimators=10, include_reference=True, n_repeats=1,
+                             seed=0, n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
+                             input_distribution="uniform", n_noisy_outputs=0, progress=None,
+                             stop=None) -> ForestSweepResult:
+    """Score against max_features k for a few q (paper 003, Figure 2, section 4.4).
+
+    One series per q ("q = 1", ...): Algorithm 2 (a projection per tree) with
+    ``projection``; "mo-rf (original outputs)" is the unprojected forest at the
+    same k. Small k = strong input randomization, small q = strong output
+    randomization. ``max_features_values``: integers k in [1, p] or fractions
+    of p (default: about 6 log-spaced k from 1 to p).
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
+    qs = resolve_q_values(q_values, projection, d)
+    check_forest_settings(n_estimators, n_repeats, None, n_jobs, task)
+    check_callbacks(progress, stop)
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    info = problem[5]
+    p = info["n_features"]
+    ks = _resolve_k(max_features_values, p)
+
+    forest = dict(n_estimators=n_estimators, n_jobs=n_jobs)
+    plan = []
+    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
+        for k in ks:
+            if include_reference:
+                plan.append((FOREST_REF, k, r, {**forest, "max_features": k, "random_state": rs}))
+            for q in qs:
+                plan.append((f"q = {q}", k, r, {**forest, "max_features": k, "projection": projection,
+                                                "n_components": q, "random_state": rs}))
+    series = [f"q = {q}" for q in qs] + ([FOREST_REF] if include_reference else [])
+    records, complete = _run_plan(plan, task, problem, progress, stop)
+    params = dict(dataset=dataset, max_features_values=ks, q_values=qs, projection=projection,
+                  n_estimators=n_estimators, include_reference=include_reference, n_repeats=n_repeats,
+                  seed=seed, **data_kw)
+    notes = _base_notes(task, info, n_estimators, n_repeats, "k (the x axis)") + [
+        f"Output randomization: Algorithm 2 with {SCHEME_LABELS[projection]} projections of size q."]
+    return ForestSweepResult("randomization", dataset, task, METRICS[task], d, p, "max_features",
+                             series, records, params, complete, notes)
+
+
+# --------------------------------------------------------------------------
+# Figure 3: projection schemes
+# --------------------------------------------------------------------------
+
+
+def run_forest_schemes(dataset="emotions", *, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
+                       q_values=(1, 2, 4), n_estimators=10, max_features=None, include_reference=True,
+                       n_repeats=1, seed=0, n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
+                       input_distribution="uniform", n_noisy_outputs=0, progress=None,
+                       stop=None) -> ForestSweepResult:
+    """Algorithm 2 with each projection scheme against q (paper 003, Figure 3).
+
+    One series per scheme (labelled as in ``SCHEME_LABELS``); mo-rf on the
+    original outputs is the reference. Output sub-sampling cannot draw more
+    than d outputs: its q > d points are left out (said in ``notes``).
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if isinstance(schemes, str):
+        schemes = [schemes]
+    try:
+        schemes = list(schemes)
+    except TypeError:
+        raise ValueError("schemes must be a list of projection schemes") from None
+    if not schemes:
+        raise ValueError("schemes is empty: give at least one projection scheme")
+    for s in schemes:
+        if s not in PROJECTIONS:
+            raise ValueError(f"schemes: unknown scheme {s!r}; valid ones are {PROJECTIONS}")
+    if len(set(schemes)) != len(schemes):
+        raise ValueError(f"schemes lists a scheme twice: {schemes}")
+    qs = resolve_q_values(q_values, "gaussian", d)
+    check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task)
+    check_callbacks(progress, stop)
+    mf = _default_max_features(task, max_features)
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    info = problem[5]
+
+    forest = dict(n_estimators=n_estimators, max_features=mf, n_jobs=n_jobs)
+    plan, skipped = [], []
+    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
+        if include_reference:
+            plan.append((FOREST_REF, None, r, {**forest, "random_state": rs}))
+        for s in schemes:
+            for q in qs:
+                if s == "subsample" and q > d:
+                    if r == 0:
+                        skipped.append(q)
+                    continue
+                plan.append((SCHEME_LABELS[s], q, r, {**forest, "projection": s, "n_components": q,
+                                                      "random_state": rs}))
+    series = [SCHEME_LABELS[s] for s in schemes] + ([FOREST_REF] if include_reference else [])
+    records, complete = _run_plan(plan, task, problem, progress, stop)
+    params = dict(dataset=dataset, schemes=schemes, q_values=qs, n_estimators=n_estimators, max_features=mf,
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+    notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
+        "Every scheme with Algorithm 2 (a new projection per tree)."]
+    if skipped:
+        notes.append(f"Output sub-sampling left out at q = {', '.join(map(str, skipped))} (> d = {d}).")
+    return ForestSweepResult("schemes", dataset, task, METRICS[task], d, info["n_features"], "q",
+                             series, records, params, complete, notes)

@@ -1,0 +1,667 @@
+"""Hyper-parameter selection and paired comparison of estimators (paper 002, 4.1.2).
+
+Protocol (section 4.1.2), repeated ``n_repeats`` times on random splits:
+
+1. split the data into a training and a test set (sizes below);
+2. hold out 20% of the training set as a validation set;
+3. for every point of the grid (learning rate, max_leaf_nodes, max_features,
+   loss) fit ``n_steps`` boosting steps on the remaining 80% and read the
+   validation score after every step (``eval_score_`` of the engine, or the
+   staged predictions for LRAP): the grid point and the number of steps with
+   the best validation score are chosen (ties: the first grid point, the
+   fewest steps). The test set is never seen during selection;
+4. refit the chosen configuration on the whole training set (training +
+   validation) with the chosen number of steps and score it on the test set.
+
+Scores: macro-r2 (eq. 26) in regression, LRAP (eq. 25) in multi-label
+classification; with noisy outputs (Table 6) also half-macro-r2 on the
+original outputs. The result gives the mean ± standard deviation (ddof=1)
+over repeats, the ranks of the means (1 = best) and the matrix of p-values of
+Student's paired t-test (``scipy.stats.ttest_rel``) with the sign of Table 5
+('>' when the row estimator has the better mean score).
+
+Data and splits:
+
+* Friedman1 problems (``"friedman1-chain"``, ``"-group"``, ``"-ind"``, or just
+  ``"chain"``...): one data set of 300 + 4000 samples (section 4.2.1, uniform
+  inputs) drawn from ``seed``; each repeat is a random 300 / 4000 split of it.
+* shipped data sets (:func:`engine.datasets.load_dataset`) or a ``Dataset``:
+  if it has a standard train/test split, its sizes fix the ratio and every
+  repeat is a random split with those sizes ("preserving the training-testing
+  set size ratio", section 4.1.2); otherwise (section 4.1.3) 40% of the rows
+  train, 10% validate and 50% test: ``TEST_FRACTION`` = 50% of the rows in the
+  test set, and the validation set is the usual 20% of the other half.
+
+Stop and progress: with ``n_jobs=1`` (the app's setting) ``progress`` is also
+called inside each fit and a set ``stop`` ends the fit in progress at its next
+chunk of boosting steps (about every 50 ms; the scikit-learn references and
+the forests finish the fit in progress); the repeat in progress is then
+dropped and the repeats finished so far are returned, flagged ``partial``.
+With ``n_jobs != 1`` the fits run in worker processes, which cannot see the
+flag: it is checked as each fit comes back.
+
+``artificial-gbrt`` (Friedman1 only) is the oracle that knows the output
+structure (section 4.2.1): chain -> a model of output 1 copied to every
+output; group -> a model of the mean output copied; ind -> st-gbrt. Appended
+noisy outputs are predicted by their training mean. It is implemented here by
+:class:`engine.estimators.artificial.ArtificialGBRT`.
+
+scikit-learn reference rows (:mod:`engine.estimators.references`), evaluated under the
+same protocol, same splits and same validation sets:
+
+* ``"sklearn-gb"``: scikit-learn gradient boosting per output
+  (``GradientBoostingRegressor``; per-label ``GradientBoostingClassifier``
+  probabilities in multi-label), same grid as ours, number of steps chosen on
+  the validation set from its staged predictions;
+* ``"sklearn-rf"`` (multi-output trees) and ``"sklearn-st-rf"`` (one forest
+  per output): scikit-learn random forests with the paper's default settings
+  (100 trees; regression k = p/3 and min_samples_split 5; classification
+  k = sqrt(p), fully grown). They have nothing to select: each repeat fits them
+  on the whole training set and scores them on the test set.
+
+Our own forests (``engine.FOREST_NAMES``: mo-rf, st-rf, mo-et and the random
+forests on projected outputs of paper 003) run exactly like those reference
+forests: the same default settings, no grid, fitted on the whole training set.
+
+:func:`engine.dashboard.cost.estimate_model_selection_seconds` predicts the
+number of fits and the running time of a call before it starts (for the app's
+"this will take about ..." message) from the helpers here.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import numbers
+import time
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from engine.datasets import Dataset, load_dataset, make_friedman1_multioutput
+from engine.estimators.artificial import ArtificialGBRT
+from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params
+from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
+from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
+from engine.experiments.runner import JsonResult, Runner, check_callbacks, ordered_map
+from engine.metrics import half_macro_r2, lrap, macro_r2
+from engine.names import ARTIFICIAL, LOSSES, REFERENCE_FOREST_NAMES, REFERENCE_NAMES, STRUCTURES
+from engine.validation import check_int as _check_int
+
+__all__ = [
+    "BUDGETS",
+    "ModelSelectionResult",
+    "KNOWN_NAMES",
+    "benchmark_frame",
+    "chosen_frame",
+    "paper_table4_rows",
+    "paper_table6_rows",
+    "run_model_selection",
+]
+
+# Names with nothing to select (fixed default settings): fitted once per repeat.
+NO_GRID = REFERENCE_FOREST_NAMES + FOREST_NAMES
+KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + FOREST_NAMES + REFERENCE_NAMES
+# Paper 002, section 4.1.2: "20% of the training samples as a validation set".
+VALIDATION_FRACTION = 0.2
+# Paper 002, section 4.1.3: without a standard test set, "40% of the samples as
+# training, 10% of the samples as validation set and 50% of the samples as
+# testing set" -- half the rows for testing; the other half is the training set,
+# of which VALIDATION_FRACTION (20%, i.e. 10% of all rows) validates.
+TEST_FRACTION = 0.5
+FRIEDMAN_N_TRAIN, FRIEDMAN_N_TEST = 300, 4000
+# Multi-label validation: LRAP is read at (at most) this many log-spaced steps.
+N_CHECKPOINTS = 100
+
+_PAPER_GRID = dict(learning_rate=(1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01),
+                   max_leaf_nodes=tuple(range(2, 9)),
+                   max_features=("sqrt", 0.1, 0.2, 0.5, 1.0),
+                   loss="all", n_steps=10000)
+BUDGETS = {
+    # seconds: for tests
+    "quick": dict(learning_rate=(0.5, 0.1), max_leaf_nodes=(2, 4), max_features=(1.0,),
+                  loss="primary", n_steps=100),
+    # minutes: for the app
+    "moderate": dict(learning_rate=(0.5, 0.2, 0.1, 0.05), max_leaf_nodes=(2, 4, 8),
+                     max_features=("sqrt", 1.0), loss="primary", n_steps=1000),
+    # the paper's grid (hours to days on one machine)
+    "full": _PAPER_GRID,
+}
+
+
+
+# --------------------------------------------------------------------------
+# artificial-gbrt: the oracle of section 4.2.1 (private; see module doc)
+# --------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ModelSelectionResult(JsonResult):
+    """Test scores of the selected models, over repeats.
+
+    ``scores[i, r]`` is estimator i's test score on repeat r (``metric``);
+    ``mean``, ``std`` (ddof=1), ``ranks`` (1 = best mean); ``pvalues[i, k]``
+    the paired t-test p-value (NaN on the diagonal and with < 2 repeats);
+    ``signs[i][k]`` '>' if estimator i has the better mean, '<' if worse.
+    ``half_*`` (with noisy outputs): half-macro-r2 on the original outputs.
+    ``chosen[estimator]`` lists per repeat the selected hyper-parameters,
+    ``n_steps`` and the validation score.
+    """
+
+    dataset: str
+    task: str
+    metric: str
+    estimators: list
+    scores: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    ranks: np.ndarray
+    pvalues: np.ndarray
+    signs: list
+    chosen: dict
+    budget: dict
+    n_repeats: int
+    n_repeats_done: int
+    n_train: int
+    n_test: int
+    n_validation: int
+    n_noisy_outputs: int
+    seed: int
+    total_time: float
+    split: str
+    half_scores: Optional[np.ndarray] = None
+    half_mean: Optional[np.ndarray] = None
+    half_std: Optional[np.ndarray] = None
+    half_ranks: Optional[np.ndarray] = None
+    partial: bool = False
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per estimator: mean, std, rank (and half-macro-r2 columns), per-repeat scores."""
+        df = pd.DataFrame({"dataset": self.dataset, "estimator": self.estimators,
+                           "metric": self.metric, "mean": self.mean, "std": self.std,
+                           "rank": self.ranks})
+        if self.half_scores is not None:
+            df["half_mean"], df["half_std"], df["half_rank"] = self.half_mean, self.half_std, self.half_ranks
+        df["scores"] = [" ".join(f"{s:.4f}" for s in row) for row in self.scores]
+        return df
+
+    def pvalue_frame(self) -> pd.DataFrame:
+        """The p-value matrix as text, Table 5 style: '0.003(>)' = row better than column."""
+        cells = [["" if i == k else (("nan" if not np.isfinite(self.pvalues[i, k])
+                                      else f"{self.pvalues[i, k]:.2g}")
+                                     + (f"({self.signs[i][k]})" if self.signs[i][k] else ""))
+                  for k in range(len(self.estimators))] for i in range(len(self.estimators))]
+        return pd.DataFrame(cells, index=self.estimators, columns=self.estimators)
+
+    def to_dict(self) -> dict:
+        out = {}
+        for key, value in asdict(self).items():
+            out[key] = value.tolist() if isinstance(value, np.ndarray) else value
+        return out
+
+
+# --------------------------------------------------------------------------
+# Validation of the arguments
+# --------------------------------------------------------------------------
+
+
+def resolve_dataset(dataset):
+    """(name, structure or None, Dataset or None)."""
+    if isinstance(dataset, Dataset):
+        return dataset.name, None, dataset
+    if not isinstance(dataset, str):
+        raise ValueError(f"dataset must be a name or a Dataset, got {dataset!r}")
+    short = dataset[len("friedman1-"):] if dataset.startswith("friedman1-") else dataset
+    if short in STRUCTURES:
+        return f"friedman1-{short}", short, None
+    try:
+        return dataset, None, load_dataset(dataset)
+    except ValueError as exc:
+        raise ValueError(f"dataset: {exc} (or one of friedman1-chain, friedman1-group, friedman1-ind)") from None
+
+
+def resolve_budget(budget, task):
+    if isinstance(budget, str):
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
+        grid = dict(BUDGETS[budget])
+    elif isinstance(budget, dict):
+        unknown = set(budget) - set(_PAPER_GRID)
+        if unknown:
+            raise ValueError(f"budget has unknown key(s) {sorted(unknown)}; valid keys are {sorted(_PAPER_GRID)}")
+        grid = {**BUDGETS["quick"], **budget}
+    else:
+        raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
+    grid["n_steps"] = _check_int(grid["n_steps"], "budget n_steps", 1)
+    loss = grid["loss"]
+    if loss == "all":
+        loss = LOSSES[task]
+    elif loss == "primary":
+        loss = LOSSES[task][:1] if task == "multilabel" else ("squared_error",)
+    elif isinstance(loss, str):
+        loss = (loss,)
+    loss = tuple(loss)
+    bad = [l for l in loss if l not in LOSSES[task]]
+    if bad or not loss:
+        raise ValueError(f"budget loss must be 'all', 'primary' or among {LOSSES[task]} for {task}, got {grid['loss']!r}")
+    grid["loss"] = loss
+    for key in ("learning_rate", "max_leaf_nodes", "max_features"):
+        values = grid[key]
+        values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+        if not values:
+            raise ValueError(f"budget {key} is empty")
+        grid[key] = values
+    for lr in grid["learning_rate"]:
+        if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not 0 < lr <= 1:
+            raise ValueError(f"budget learning_rate values must be in (0, 1], got {lr!r}")
+    for m in grid["max_leaf_nodes"]:
+        _check_int(m, "budget max_leaf_nodes", 2)
+    for mf in grid["max_features"]:
+        if not (mf == "sqrt" or (isinstance(mf, numbers.Real) and not isinstance(mf, bool) and 0 < mf <= 1)):
+            raise ValueError(f"budget max_features values must be 'sqrt' or a fraction in (0, 1], got {mf!r}")
+    return grid
+
+
+def check_estimators(estimators, structure):
+    """A list of distinct known names; artificial-gbrt only on Friedman1 (structure not None)."""
+    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
+    if not estimators:
+        raise ValueError("estimators is empty")
+    if len(set(estimators)) != len(estimators):
+        raise ValueError(f"estimators has duplicates: {estimators}")
+    for e in estimators:
+        if e not in KNOWN_NAMES:
+            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
+        if e == ARTIFICIAL and structure is None:
+            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
+    return estimators
+
+
+def check_noisy_outputs(n_noisy_outputs, structure):
+    n_noisy_outputs = _check_int(n_noisy_outputs, "n_noisy_outputs", 0)
+    if n_noisy_outputs and structure is None:
+        raise ValueError("n_noisy_outputs is only supported for the Friedman1 data sets")
+    return n_noisy_outputs
+
+
+def _n_features(mf, p):
+    """k for a grid value: 'sqrt' -> sqrt(p), a fraction f -> f p (at least 1)."""
+    if mf == "sqrt":
+        return max(1, int(np.sqrt(p)))
+    return max(1, min(p, int(mf * p)))
+
+
+def grid_configurations(grid, p):
+    """Grid points (dicts), max_features resolved to an integer and deduplicated."""
+    ks = list(dict.fromkeys(_n_features(mf, p) for mf in grid["max_features"]))
+    return [dict(learning_rate=float(lr), max_leaf_nodes=int(m), max_features=int(k), loss=loss)
+            for loss, lr, m, k in itertools.product(grid["loss"], grid["learning_rate"],
+                                                    grid["max_leaf_nodes"], ks)]
+
+
+# --------------------------------------------------------------------------
+# Work units (module level, picklable)
+# --------------------------------------------------------------------------
+
+
+def make_method(name, task, structure, n_real, params):
+    if name == ARTIFICIAL:
+        return ArtificialGBRT(structure, n_real, **params)
+    if name == "sklearn-gb":
+        return ReferenceGB(task, **params)
+    n_trees = params.get("n_estimators") or 100      # forests: the paper's 100 unless probing
+    if name in REFERENCE_FOREST_NAMES:
+        return ReferenceForest(task, per_output=name == "sklearn-st-rf", random_state=params["random_state"],
+                               n_trees=n_trees)
+    if name in FOREST_NAMES:
+        settings = forest_params(task, n_trees)
+        return make_estimator(name, task=task, random_state=params["random_state"], **settings)
+    return make_estimator(name, task=task, **params)
+
+
+def _forest_choice(task, p):
+    """What a forest 'chose' (fixed settings, section 4.1.2), for ``chosen``."""
+    k = max(1, int(p / 3)) if task == "regression" else max(1, int(np.sqrt(p)))
+    return dict(n_trees=100, max_features=k, min_samples_split=5 if task == "regression" else 2,
+                n_steps=None, validation_score=None)
+
+
+def _checkpoints(n_steps):
+    return np.unique(np.round(np.logspace(0, np.log10(n_steps), N_CHECKPOINTS)).astype(int))
+
+
+def _fit(est, X, Y, callback, **kwargs):
+    """est.fit(X, Y, **kwargs), with ``callback`` when the estimator's fit takes one."""
+    if callback is not None and "callback" in inspect.signature(est.fit).parameters:
+        kwargs["callback"] = callback
+    return est.fit(X, Y, **kwargs)
+
+
+def _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val, callback=None):
+    """Fit on (X_fit, Y_fit); return (steps, validation scores). Sees no test data."""
+    est = make_method(name, task, structure, n_real, params)
+    if name == "sklearn-gb":
+        _fit(est, X_fit, Y_fit, callback)
+        return est.validation_curve(X_val, Y_val, None if task == "regression" else _checkpoints(est.n_steps_))
+    if task == "regression":
+        _fit(est, X_fit, Y_fit, callback, eval_set=(X_val, Y_val))
+        scores = np.asarray(est.eval_score_)
+        return np.arange(1, len(scores) + 1), scores
+    _fit(est, X_fit, Y_fit, callback)
+    wanted = set(_checkpoints(est.n_steps_).tolist())
+    steps, scores = [], []
+    for m, F in enumerate(est.staged_decision_function(X_val), start=1):
+        if m in wanted:
+            steps.append(m)
+            scores.append(lrap(Y_val, F))
+    return np.asarray(steps), np.asarray(scores)
+
+
+def evaluate_configuration(name, task, structure, n_real, config, n_steps, random_state, X_fit, Y_fit, X_val, Y_val,
+              callback=None):
+    params = dict(config, n_estimators=n_steps, random_state=random_state)
+    steps, scores = _validation_curve(name, task, structure, n_real, params, X_fit, Y_fit, X_val, Y_val,
+                                      callback)
+    scores = np.where(np.isfinite(scores), scores, -np.inf)
+    best = int(np.argmax(scores))                      # first maximum: fewest steps
+    return float(scores[best]), int(steps[best])
+
+
+def refit_and_score(name, task, structure, n_real, config, n_steps, random_state,
+                     X_train, Y_train, X_test, Y_test, n_noisy, callback=None):
+    est = make_method(name, task, structure, n_real, dict(config, n_estimators=n_steps, random_state=random_state))
+    _fit(est, X_train, Y_train, callback)
+    if task == "multilabel":
+        # Label scores for LRAP: boosting's decision function, a forest's probabilities.
+        scores = est.decision_function(X_test) if hasattr(est, "decision_function") else est.predict_proba(X_test)
+        return lrap(Y_test, scores), None
+    pred = est.predict(X_test)
+    half = half_macro_r2(Y_test, pred, n_real) if n_noisy else None
+    return macro_r2(Y_test, pred), half
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def make_splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
+    """Yield per repeat (X_train, Y_train, X_test, Y_test, fit_idx, val_idx) and describe the split."""
+    root = np.random.SeedSequence(seed)
+    data_seq, *rep_seqs = root.spawn(1 + n_repeats)
+    if structure is not None:
+        X, Y, _ = make_friedman1_multioutput(structure, n_samples=FRIEDMAN_N_TRAIN + FRIEDMAN_N_TEST,
+                                             n_noisy_outputs=n_noisy_outputs,
+                                             random_state=np.random.default_rng(data_seq))
+        n_train = FRIEDMAN_N_TRAIN
+        split = (f"Friedman1 data set of {len(X)} samples drawn once; each repeat a random "
+                 f"{FRIEDMAN_N_TRAIN}/{FRIEDMAN_N_TEST} train/test split")
+    else:
+        X, Y = data.X, data.Y
+        if data.test_indices is not None:
+            n_train = data.n_samples - len(data.test_indices)
+            split = (f"random splits with the standard split's sizes ({n_train} train / "
+                     f"{len(data.test_indices)} test)")
+        else:
+            n_train = data.n_samples - int(round(TEST_FRACTION * data.n_samples))
+            split = f"random splits, {1 - TEST_FRACTION:.0%} train / {TEST_FRACTION:.0%} test (no standard split)"
+    n = len(X)
+    n_val = int(round(VALIDATION_FRACTION * n_train))
+    reps = []
+    for seq in rep_seqs:
+        rng = np.random.default_rng(seq)
+        perm = rng.permutation(n)
+        train, test = perm[:n_train], perm[n_train:]
+        inner = rng.permutation(n_train)
+        model_seed = int(rng.integers(0, 2**31 - 1))
+        reps.append(dict(X_train=X[train], Y_train=Y[train], X_test=X[test], Y_test=Y[test],
+                         val=inner[:n_val], fit=inner[n_val:], random_state=model_seed))
+    return reps, split, n_train, n - n_train, n_val, X.shape[1], Y.shape[1]
+
+
+def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_jobs=1,
+                        n_noisy_outputs=0, progress=None, stop=None,
+                        report_partial=False) -> ModelSelectionResult:
+    """Select hyper-parameters on validation data and compare estimators (paper 002, 4.1.2).
+
+    Parameters
+    ----------
+    dataset : "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or
+        "chain"...), a shipped data set name (:func:`engine.datasets.list_datasets`)
+        or a :class:`engine.datasets.Dataset`.
+    estimators : list of names from ``ESTIMATOR_NAMES``, ``FOREST_NAMES``,
+        "artificial-gbrt" (Friedman1 only) and the scikit-learn references
+        ``REFERENCE_NAMES`` ("sklearn-gb", "sklearn-rf", "sklearn-st-rf"; see the
+        module doc); ``KNOWN_NAMES`` lists them all.
+    budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid,
+        n_steps 10000) or a dict with any of learning_rate, max_leaf_nodes,
+        max_features, loss ("all", "primary" or names), n_steps (missing keys
+        from "quick").
+    n_repeats : int >= 2, random splits; seed : int.
+    n_jobs : joblib workers for the grid points.
+    n_noisy_outputs : Friedman1 only: appended purely noisy outputs (Table 6);
+        half-macro-r2 is then reported on the original outputs.
+    progress : callable(fraction, message); stop : ``is_set()``-able: returns
+        the repeats finished so far, flagged ``partial`` (checked before the
+        first fit; with n_jobs=1 also inside every fit, see the module doc).
+    report_partial : if True, after every finished repeat ``progress`` is also
+        called as ``progress(fraction, message, partial=result_so_far)`` (the
+        signature of :class:`engine.dashboard.jobs.Job`'s callback), the result flagged
+        ``partial`` until the last repeat.
+    """
+    started = time.perf_counter()
+    name, structure, data = resolve_dataset(dataset)
+    task = "regression" if data is None else data.task
+    estimators = check_estimators(estimators, structure)
+    grid = resolve_budget(budget, task)
+    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    seed = _check_int(seed, "seed", 0)
+    n_noisy_outputs = check_noisy_outputs(n_noisy_outputs, structure)
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    check_callbacks(progress, stop)
+    if report_partial not in (True, False):
+        raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
+
+    reps, split, n_train, n_test, n_val, p, d_all = make_splits(name, structure, data, n_repeats,
+                                                           n_noisy_outputs, seed)
+    n_real = d_all - n_noisy_outputs
+    configs = grid_configurations(grid, p)
+    n_steps = grid["n_steps"]
+    E = len(estimators)
+    grid_of = {e: ([] if e in NO_GRID else list(range(len(configs)))) for e in estimators}
+    total_units = n_repeats * sum(len(g) + 1 for g in grid_of.values())
+    done_units = 0
+    scores = np.full((E, n_repeats), np.nan)
+    half = np.full((E, n_repeats), np.nan) if n_noisy_outputs else None
+    chosen = {e: [] for e in estimators}
+    n_done = 0
+    partial = False
+
+    runner = Runner(progress, stop, total_units)
+
+    def _result(n_done, partial):
+        return _build_result(
+            name=name, task=task, estimators=estimators, scores=scores, half=half, chosen=chosen,
+            grid=grid, n_repeats=n_repeats, n_done=n_done, n_train=n_train, n_test=n_test,
+            n_val=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed, started=started, split=split,
+            partial=partial)
+
+    if runner.stopped():
+        reps, partial = [], True
+    for r, rep in enumerate(reps):
+        X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+        X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+        jobs = [(e, c) for e in estimators for c in grid_of[e]]
+        best = {e: (np.nan, None, None) for e in estimators if not grid_of[e]}
+        labels = [f"repeat {r + 1}/{n_repeats}: {e}, grid point {c + 1}/{len(configs)}" for e, c in jobs]
+        for (e, c), label, (score, n_best) in zip(jobs, labels, _parallel(
+                n_jobs, evaluate_configuration,
+                [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
+                  X_fit, Y_fit, X_val, Y_val) for e, c in jobs],
+                [runner.fit_callback(done_units + k, label) for k, label in enumerate(labels)])):
+            if runner.stopped():       # this repeat cannot be finished: drop it
+                partial = True
+                break
+            done_units += 1
+            if e not in best or score > best[e][0]:
+                best[e] = (score, n_best, c)
+            runner.report(done_units, label)
+        if partial:
+            break
+        labels = [f"repeat {r + 1}/{n_repeats}: {e}, refit on the whole training set" for e in estimators]
+        refits = _parallel(n_jobs, refit_and_score, [
+            (e, task, structure, n_real, configs[best[e][2]] if grid_of[e] else {}, best[e][1],
+             rep["random_state"], rep["X_train"], rep["Y_train"], rep["X_test"], rep["Y_test"],
+             n_noisy_outputs)
+            for e in estimators], [runner.fit_callback(done_units + k, label) for k, label in enumerate(labels)])
+        for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
+            if runner.cut or (runner.stopped() and i < len(estimators) - 1):
+                partial = True  # a refit was cut short, or some were not made: drop the repeat
+                break
+            scores[i, r] = test_score
+            if half is not None:
+                half[i, r] = half_score
+            if grid_of[e]:
+                chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            else:
+                chosen[e].append(_forest_choice(task, p))
+            done_units += 1
+        if partial:
+            break
+        n_done = r + 1
+        if report_partial:
+            runner.report(done_units, f"repeat {r + 1}/{n_repeats} done",
+                          partial=_result(n_done, n_done < n_repeats))
+        else:
+            runner.report(done_units, f"repeat {r + 1}/{n_repeats} done")
+        if runner.stopped() and n_done < n_repeats:
+            partial = True
+            break
+
+    return _result(n_done, partial)
+
+
+def _build_result(*, name, task, estimators, scores, half, chosen, grid, n_repeats, n_done, n_train,
+                  n_test, n_val, n_noisy_outputs, seed, started, split, partial):
+    scores = scores[:, :n_done].copy()
+    half = half[:, :n_done].copy() if half is not None else None
+    mean, std, ranks = _summary(scores)
+    pvalues, signs = _paired_tests(scores, mean)
+    result = ModelSelectionResult(
+        dataset=name, task=task, metric="lrap" if task == "multilabel" else "macro-r2",
+        estimators=list(estimators), scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
+        signs=signs, chosen={e: [dict(c) for c in v[:n_done]] for e, v in chosen.items()},
+        budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
+        n_repeats=n_repeats, n_repeats_done=n_done, n_train=n_train, n_test=n_test,
+        n_validation=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed,
+        total_time=time.perf_counter() - started, split=split, partial=partial)
+    if half is not None:
+        result.half_scores = half
+        result.half_mean, result.half_std, result.half_ranks = _summary(half)
+    return result
+
+
+def _parallel(n_jobs, fn, arglist, callbacks):
+    """Lazy results of fn(*args) in order; in-process call k gets ``callback=callbacks[k]``."""
+    return ordered_map(fn, arglist, n_jobs=n_jobs, local_kwargs=[dict(callback=cb) for cb in callbacks])
+
+
+def _summary(scores):
+    n = scores.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = scores.mean(axis=1) if n else np.full(scores.shape[0], np.nan)
+        std = scores.std(axis=1, ddof=1) if n >= 2 else np.full(scores.shape[0], np.nan)
+    ranks = (stats.rankdata(-mean, method="min").astype(int) if n
+             else np.zeros(scores.shape[0], dtype=int))
+    return mean, std, ranks
+
+
+def _paired_tests(scores, mean):
+    E, n = scores.shape
+    pvalues = np.full((E, E), np.nan)
+    signs = [["" for _ in range(E)] for _ in range(E)]
+    for i in range(E):
+        for k in range(E):
+            if i == k:
+                continue
+            if n >= 2:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    pvalues[i, k] = stats.ttest_rel(scores[i], scores[k]).pvalue
+            if n and mean[i] != mean[k]:
+                signs[i][k] = ">" if mean[i] > mean[k] else "<"
+    return pvalues, signs
+
+
+# --------------------------------------------------------------------------
+# Tables for the app's Benchmark page
+# --------------------------------------------------------------------------
+
+
+def paper_table4_rows(result):
+    """The paper's Table 4 rows (estimator -> (mean, std, rank)) comparable with
+    ``result``: a Friedman1 problem under its protocol (300 / 4000 splits, no noisy
+    outputs); otherwise None."""
+    if (result.n_noisy_outputs or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
+            or not str(result.split).startswith("Friedman1")):
+        return None
+    return PAPER_TABLE4.get(result.dataset)
+
+
+def paper_table6_rows(result):
+    """The paper's Table 6 rows (estimator -> (half-macro-r2, its rank, macro-r2 mean, std,
+    rank)) comparable with ``result``: a Friedman1 problem under its protocol with 16 noisy
+    outputs appended; otherwise None."""
+    if (result.n_noisy_outputs != 16 or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
+            or not str(result.split).startswith("Friedman1")):
+        return None
+    return PAPER_TABLE6.get(result.dataset)
+
+
+def _mean_std_text(means, stds):
+    return [("–" if not np.isfinite(m) else f"{m:.3f} ± " + ("n/a" if not np.isfinite(s) else f"{s:.3f}"))
+            for m, s in zip(means, stds)]
+
+
+def benchmark_frame(result) -> pd.DataFrame:
+    """One row per estimator, best rank first: rank, estimator, mean, std, the
+    text "mean ± std", the number of repeats, and (Friedman1 without noisy
+    outputs) the paper's Table 4 mean, std and rank next to ours."""
+    df = pd.DataFrame({"rank": np.asarray(result.ranks, dtype=int), "estimator": list(result.estimators),
+                       "mean": result.mean, "std": result.std})
+    df["mean ± std"] = _mean_std_text(result.mean, result.std)
+    if result.half_mean is not None:      # noisy outputs appended (Table 6): score on the real ones
+        df["half mean"], df["half std"] = result.half_mean, result.half_std
+        df["half rank"] = np.asarray(result.half_ranks, dtype=int)
+        df["half-macro-r2"] = _mean_std_text(result.half_mean, result.half_std)
+    df["repeats"] = int(result.n_repeats_done)
+    paper = paper_table4_rows(result)
+    if paper is not None:
+        df["paper mean"] = [paper[e][0] if e in paper else np.nan for e in result.estimators]
+        df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
+        df["paper rank (of 5)"] = [paper[e][2] if e in paper else pd.NA for e in result.estimators]
+        df["paper rank (of 5)"] = df["paper rank (of 5)"].astype("Int64")
+        df["paper (Table 4)"] = [f"{paper[e][0]:.3f} ± {paper[e][1]:.3f} ({paper[e][2]})" if e in paper else ""
+                                 for e in result.estimators]
+    paper6 = paper_table6_rows(result)
+    if paper6 is not None:
+        df["paper (Table 6)"] = [f"half {paper6[e][0]:.3f} ({paper6[e][1]}); {paper6[e][2]:.3f} ± {paper6[e][3]:.3f} "
+                                 f"({paper6[e][4]})" if e in paper6 else "" for e in result.estimators]
+    df["scores per repeat"] = [" ".join(f"{s:.3f}" for s in row) for row in np.asarray(result.scores)]
+    return df.sort_values(["rank", "estimator"], kind="stable").reset_index(drop=True)
+
+
+def chosen_frame(result) -> pd.DataFrame:
+    """The hyper-parameters chosen on the validation set, one row per (estimator, repeat)."""
+    rows = []
+    for e in result.estimators:
+        for r, choice in enumerate(result.chosen.get(e, []), start=1):
+            rows.append({"estimator": e, "repeat": r, **choice})
+    return pd.DataFrame(rows)

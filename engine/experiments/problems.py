@@ -1,0 +1,97 @@
+"""The problems the experiments run on: a train / test split of Friedman1 or of a shipped data set."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.datasets import INPUT_DISTRIBUTIONS, list_datasets, load_dataset, make_friedman1_multioutput
+from engine.names import FRIEDMAN_PROBLEMS
+from engine.validation import check_in_interval
+from engine.validation import check_int as _int
+
+# The keyword arguments that describe a Friedman1 problem (see get_problem).
+DATA_KEYS = ("n_train", "n_test", "n_outputs", "noise", "input_distribution", "n_noisy_outputs")
+
+
+def data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs):
+    """The data arguments of an experiment as one dict (keys ``DATA_KEYS``)."""
+    return dict(n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise,
+                input_distribution=input_distribution, n_noisy_outputs=n_noisy_outputs)
+
+
+def problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs, seed):
+    """Validate the data arguments; return (task, total outputs) without loading anything."""
+    _int(seed, "seed", 0)
+    if dataset in FRIEDMAN_PROBLEMS:
+        _int(n_train, "n_train", 2)
+        _int(n_test, "n_test", 2)
+        _int(n_outputs, "n_outputs", 1)
+        check_in_interval(noise, "noise", 0.0)
+        _int(n_noisy_outputs, "n_noisy_outputs", 0)
+        if input_distribution not in INPUT_DISTRIBUTIONS:
+            raise ValueError(f"input_distribution must be one of {INPUT_DISTRIBUTIONS}, got {input_distribution!r}")
+        return "regression", n_outputs + n_noisy_outputs
+    shipped = {d["name"]: d for d in list_datasets()}
+    if not isinstance(dataset, str) or dataset not in shipped:
+        raise ValueError(
+            f"dataset must be one of {list(FRIEDMAN_PROBLEMS)} or a shipped data set "
+            f"({', '.join(shipped)}), got {dataset!r}")
+    if n_noisy_outputs:
+        raise ValueError("n_noisy_outputs is only available for the Friedman1 problems")
+    meta = shipped[dataset]
+    return meta["task"], meta["n_outputs"]
+
+
+def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
+                input_distribution="uniform", n_noisy_outputs=0, seed=0):
+    """A train / test split of a problem: ``(X_train, Y_train, X_test, Y_test, task, info)``.
+
+    dataset : "friedman1-chain", "friedman1-group", "friedman1-ind" or the
+        name of a shipped data set (:func:`engine.datasets.list_datasets`).
+
+    Friedman1 problems (section 4.2.1): ``n_train`` training and ``n_test``
+    test samples (paper: 300 and 4000, d = 16) drawn independently from two
+    generators derived from ``seed``; ``info["bayes_test"]`` holds E[Y | X]
+    on the test set.
+
+    Shipped data sets: the standard train / test split when the source ships
+    one; otherwise a random split seeded by ``seed`` with 50% of the rows for
+    training and 50% for testing. (The paper uses 40% train, 10% validation
+    and 50% test; these experiments tune nothing, so the validation part is
+    given to training.) ``n_train``, ``n_test``, ``n_outputs``, ``noise`` and
+    ``input_distribution`` only apply to the Friedman1 problems.
+
+    ``info``: name, description, n_features, n_outputs, n_train, n_test, split.
+    """
+    task, _ = problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution,
+                             n_noisy_outputs, seed)
+    if dataset in FRIEDMAN_PROBLEMS:
+        structure = dataset.split("-", 1)[1]
+        seeds = np.random.SeedSequence(seed).spawn(2)
+        kw = dict(n_outputs=n_outputs, noise=noise, input_distribution=input_distribution,
+                  n_noisy_outputs=n_noisy_outputs)
+        X_tr, Y_tr, _ = make_friedman1_multioutput(structure, n_samples=n_train,
+                                                   random_state=np.random.default_rng(seeds[0]), **kw)
+        X_te, Y_te, bayes = make_friedman1_multioutput(structure, n_samples=n_test,
+                                                       random_state=np.random.default_rng(seeds[1]), **kw)
+        info = {"name": dataset, "n_original_outputs": n_outputs, "bayes_test": bayes,
+                "split": f"independent draws: {n_train} train, {n_test} test (seed {seed})",
+                "description": (f"{dataset}: {n_outputs} outputs"
+                                + (f" + {n_noisy_outputs} purely noisy outputs" if n_noisy_outputs else "")
+                                + f", {X_tr.shape[1]} inputs {input_distribution}, noise sd {noise}")}
+    else:
+        data = load_dataset(dataset)
+        if data.test_indices is not None:
+            X_tr, Y_tr, X_te, Y_te = data.train_test_split()
+            split = "standard train/test split"
+        else:
+            perm = np.random.default_rng(seed).permutation(data.n_samples)
+            half = data.n_samples // 2
+            tr, te = np.sort(perm[:half]), np.sort(perm[half:])
+            X_tr, Y_tr, X_te, Y_te = data.X[tr], data.Y[tr], data.X[te], data.Y[te]
+            split = f"random 50/50 train/test split (seed {seed})"
+        info = {"name": dataset, "n_original_outputs": data.n_outputs, "bayes_test": None,
+                "split": split, "description": data.description}
+    info.update(n_features=int(X_tr.shape[1]), n_outputs=int(Y_tr.shape[1]),
+                n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]))
+    return X_tr, Y_tr, X_te, Y_te, task, info

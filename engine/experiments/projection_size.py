@@ -1,0 +1,191 @@
+"""Figures 5-6 of paper 002: gbrt-relabel-rpo with q random projections against gbmort.
+
+gbmort is the q -> infinity limit of gbrt-relabel-rpo (Algorithm 4 with the
+identity projection grows gbmort's trees); the experiment shows how small q
+can be before the score suffers, and what it saves in fit time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from engine.experiments.convergence import (
+    ConvergenceResult,
+    Curve,
+    check_model_args,
+    measure,
+    measuring_notes,
+)
+from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.names import METRICS, PROJECTIONS, boosting_name
+from engine.projections import check_projection
+from engine.validation import check_in_interval
+from engine.validation import check_int as _int
+
+__all__ = ["ProjectionSizeResult", "run_projection_size"]
+
+
+@dataclass
+class ProjectionSizeResult(JsonResult):
+    """gbrt-relabel-rpo with q projections against gbmort (Figures 5-6).
+
+    q_values : the q swept (int array); the arrays below have one entry per q
+    score : test score after ``n_steps`` steps
+    best_score : best test score over the steps
+    fit_time : seconds to fit ``n_steps`` steps
+    budget_score : best test score reached within ``time_budget`` seconds
+    gbmort_score, gbmort_best_score, gbmort_fit_time, gbmort_budget_score :
+        the same for gbmort (NaN if it was not run)
+    time_budget : seconds (the given budget, or by default the shortest total
+        fit time among all runs, so that every run reaches it)
+    curves : the full learning curves ("q=1", ..., "gbmort"), as in
+        :class:`ConvergenceResult`
+    """
+
+    dataset: str
+    task: str
+    metric: str
+    n_outputs: int
+    projection: str
+    n_steps: int
+    q_values: np.ndarray
+    score: np.ndarray
+    best_score: np.ndarray
+    fit_time: np.ndarray
+    budget_score: np.ndarray
+    gbmort_score: float
+    gbmort_best_score: float
+    gbmort_fit_time: float
+    gbmort_budget_score: float
+    time_budget: float
+    curves: dict
+    params: dict
+    complete: bool = True
+    notes: list = field(default_factory=list)
+
+    ARRAYS = ("score", "best_score", "fit_time", "budget_score")
+    SCALARS = ("gbmort_score", "gbmort_best_score", "gbmort_fit_time", "gbmort_budget_score", "time_budget")
+
+    def convergence(self) -> ConvergenceResult:
+        """The curves as a :class:`ConvergenceResult` (to draw score against fit time)."""
+        return ConvergenceResult("projection-size", self.dataset, self.task, self.metric, self.n_outputs,
+                                 self.curves, self.params, self.complete, self.notes)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per q, then a row for gbmort (q = NaN, estimator "gbmort")."""
+        df = pd.DataFrame({"estimator": boosting_name("projected_relabel", self.projection),
+                           "q": self.q_values.astype(float), **{k: getattr(self, k) for k in self.ARRAYS}})
+        if np.isfinite(self.gbmort_score):
+            df.loc[len(df)] = {"estimator": "gbmort", "q": np.nan, "score": self.gbmort_score,
+                               "best_score": self.gbmort_best_score, "fit_time": self.gbmort_fit_time,
+                               "budget_score": self.gbmort_budget_score}
+        df.insert(0, "dataset", self.dataset)
+        df["n_steps"] = self.n_steps
+        df["time_budget"] = self.time_budget
+        return df
+
+    def to_dict(self):
+        return {"dataset": self.dataset, "task": self.task, "metric": self.metric,
+                "n_outputs": self.n_outputs, "projection": self.projection, "n_steps": self.n_steps,
+                "q_values": [int(q) for q in self.q_values],
+                **{k: to_list(getattr(self, k)) for k in self.ARRAYS},
+                **{k: to_list([getattr(self, k)])[0] for k in self.SCALARS},
+                "curves": [c.to_dict() for c in self.curves.values()], "params": self.params,
+                "complete": self.complete, "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(dataset=d["dataset"], task=d["task"], metric=d["metric"], n_outputs=d["n_outputs"],
+                   projection=d["projection"], n_steps=d["n_steps"],
+                   q_values=np.array(d["q_values"], dtype=np.int64),
+                   **{k: from_list(d[k]) for k in cls.ARRAYS},
+                   **{k: float("nan") if d[k] is None else float(d[k]) for k in cls.SCALARS},
+                   curves={c["name"]: Curve.from_dict(c) for c in d["curves"]}, params=d["params"],
+                   complete=d["complete"], notes=d["notes"])
+
+
+def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, time_budget=None,
+                        include_gbmort=True, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
+                        loss=None, seed=0, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
+                        input_distribution="uniform", n_noisy_outputs=0, progress=None,
+                        stop=None) -> ProjectionSizeResult:
+    """gbrt-relabel-rpo (Algorithm 4) with each q in ``q_values`` random
+    projections of the given scheme, and gbmort (Algorithm 2, the q -> infinity
+    limit) as the reference (paper Figures 5-6).
+
+    For each q: the test score after ``n_steps`` steps and the fit time
+    (Figure 6), the best score reached within ``time_budget`` seconds of
+    fitting (Figure 5 read at one time; default: the shortest total fit time
+    among the runs) and the full learning curves.
+
+    Returns a :class:`ProjectionSizeResult`.
+    """
+    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
+    try:
+        q_values = [int(_int(q, "q_values", 1)) for q in q_values]
+    except TypeError:
+        raise ValueError("q_values must be a list of integers") from None
+    if not q_values:
+        raise ValueError("q_values is empty: give at least one number of projections q")
+    if len(set(q_values)) != len(q_values):
+        raise ValueError(f"q_values lists a value twice: {q_values}")
+    for q in q_values:
+        try:
+            check_projection(projection, q, d)
+        except ValueError as exc:
+            raise ValueError(f"q_values: {exc}") from None
+    if time_budget is not None:
+        check_in_interval(time_budget, "time_budget", 0.0, low_open=True)
+    check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    check_callbacks(progress, stop)
+
+    name = boosting_name("projected_relabel", projection)
+    base = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features)
+    if loss is not None:
+        base["loss"] = loss
+    params = dict(q_values=q_values, projection=projection, n_steps=n_steps, time_budget=time_budget,
+                  include_gbmort=include_gbmort, seed=seed, loss=loss, **data_kw,
+                  **{k: v for k, v in base.items() if k != "loss"})
+    problem = get_problem(dataset, seed=seed, **data_kw)
+    runs = [(name, f"q={q}", q) for q in q_values] + ([("gbmort", "gbmort", 1)] if include_gbmort else [])
+    runner = Runner(progress, stop, len(runs))
+    curves, complete = {}, True
+    for i, (est_name, label, q) in enumerate(runs):
+        if runner.stopped():
+            complete = False
+            break
+        curve = measure(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner, i, label)
+        if curve.n_steps:
+            curves[label] = curve
+        if runner.stopped():
+            complete = False
+            break
+    runner.finish(complete)
+
+    totals = [c.fit_time[-1] for c in curves.values() if np.isfinite(c.fit_time[-1])]
+    budget = float(time_budget) if time_budget is not None else (float(min(totals)) if totals else float("nan"))
+
+    def stats(c):
+        if c is None:
+            return (np.nan,) * 4
+        final = c.test_score[-1] if c.n_steps == n_steps else np.nan
+        return final, c.best_score, c.fit_time[-1] if c.n_steps == n_steps else np.nan, c.score_within(budget)
+
+    rows = np.array([stats(curves.get(f"q={q}")) for q in q_values], dtype=float).reshape(len(q_values), 4)
+    g = stats(curves.get("gbmort"))
+    notes = measuring_notes(task, n_steps) + [problem[5]["split"],
+                                     f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
+    return ProjectionSizeResult(
+        dataset=dataset, task=task, metric=METRICS[task], n_outputs=d, projection=projection,
+        n_steps=n_steps, q_values=np.array(q_values, dtype=np.int64), score=rows[:, 0],
+        best_score=rows[:, 1], fit_time=rows[:, 2], budget_score=rows[:, 3],
+        gbmort_score=float(g[0]), gbmort_best_score=float(g[1]), gbmort_fit_time=float(g[2]),
+        gbmort_budget_score=float(g[3]), time_budget=budget, curves=curves, params=params,
+        complete=complete, notes=notes)

@@ -1,0 +1,62 @@
+"""The project's vocabulary, defined once: problems, tasks, losses, metrics, projections, methods.
+
+Every module, page and the command line import these names instead of writing
+the strings again. Paper numbers: 002 = gradient boosting with random output
+projections, 003 = random forests on projected outputs, 001 = the thesis.
+"""
+
+# Friedman1 output structures (paper 002, section 4.2.1) and the problems built on them.
+STRUCTURES = ("chain", "group", "ind")
+FRIEDMAN_PROBLEMS = tuple(f"friedman1-{s}" for s in STRUCTURES)
+
+TASKS = ("regression", "multilabel")
+# The scores of paper 002, section 4.1.1: macro-r2 (eq. 26) and LRAP (eq. 25).
+METRICS = {"regression": "macro-r2", "multilabel": "LRAP"}
+
+# Losses per task (paper 002, Table 1); the first one is each task's default.
+REGRESSION_LOSSES = ("squared_error", "absolute_error")
+CLASSIFICATION_LOSSES = ("logistic", "squared_error")
+LOSSES = {"regression": REGRESSION_LOSSES, "multilabel": CLASSIFICATION_LOSSES}
+
+# Random projection schemes (paper 002, section 2.3), and the suffix each takes in
+# a method's name: the paper writes "subsampled" in names and "sub-sampling" in prose.
+PROJECTIONS = ("subsample", "gaussian", "achlioptas", "sparse")
+SCHEME_SUFFIX = {"subsample": "subsampled", "gaussian": "gaussian",
+                 "achlioptas": "achlioptas", "sparse": "sparse"}
+SCHEME_OF_SUFFIX = {suffix: scheme for scheme, suffix in SCHEME_SUFFIX.items()}
+
+# Boosting strategies (the estimators' ``strategy`` parameter) and the paper's
+# name of each: st-gbrt, gbmort (Alg. 2), gbrt-rpo (Alg. 3), gbrt-relabel-rpo (Alg. 4).
+STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
+
+
+def boosting_name(strategy, projection=None):
+    """The paper's name of a boosting method, e.g. ("projected", "gaussian") -> "gbrt-rpo-gaussian"."""
+    if strategy == "single_target":
+        return "st-gbrt"
+    if strategy == "multi_output":
+        return "gbmort"
+    prefix = "gbrt-rpo" if strategy == "projected" else "gbrt-relabel-rpo"
+    return f"{prefix}-{SCHEME_SUFFIX[projection]}"
+
+
+def forest_name(projection, per_tree):
+    """The name of a forest on projected outputs (paper 003): Algorithm 2 per tree, 1 shared."""
+    return f"rf-{SCHEME_SUFFIX[projection]}-{'per-tree' if per_tree else 'shared'}"
+
+
+BOOSTING_NAMES = (boosting_name("single_target"), boosting_name("multi_output"),
+                  *(boosting_name(strategy, s) for s in PROJECTIONS
+                    for strategy in ("projected", "projected_relabel")))
+FOREST_NAMES = ("mo-rf", "st-rf", "mo-et",
+                *(forest_name(s, per_tree) for s in PROJECTIONS for per_tree in (False, True)))
+# The oracle that knows the Friedman1 output structure (paper 002, section 4.2.1).
+ARTIFICIAL = "artificial-gbrt"
+# Other names the papers use for the same methods: binary relevance is the
+# multi-label name of single target.
+ALIASES = {"br-gbrt": "st-gbrt", "br-rf": "st-rf",
+           "rf-subsample-shared": "rf-subsampled-shared",
+           "rf-subsample-per-tree": "rf-subsampled-per-tree"}
+# scikit-learn reference rows of the benchmark protocol (engine.estimators.references).
+REFERENCE_NAMES = ("sklearn-gb", "sklearn-rf", "sklearn-st-rf")
+REFERENCE_FOREST_NAMES = ("sklearn-rf", "sklearn-st-rf")

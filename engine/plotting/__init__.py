@@ -1,0 +1,101 @@
+"""Plotly figures of the experiments' results (never streamlit), one module per topic.
+
+* :mod:`~engine.plotting.common`: full labels on log axes, the palette, standalone HTML;
+* :mod:`~engine.plotting.data`: the Data and Home pages (output correlations, outputs vs Bayes);
+* :mod:`~engine.plotting.convergence`: learning curves, projection size, schemes, live runs;
+* :mod:`~engine.plotting.bias_variance`: bias–variance components against a swept parameter;
+* :mod:`~engine.plotting.benchmark`: the benchmark protocol's scores, ranks and paired tests;
+* :mod:`~engine.plotting.forests`: the forest experiments of paper 003.
+
+Every builder returns a ``plotly.graph_objects.Figure``; the names below are re-exported so
+that ``from engine import plotting; plotting.convergence_figure(result)`` reads plainly.
+"""
+from engine.plotting.common import (
+    COLORS,
+    label_log_axes,
+    log_ticks,
+    standalone_html,
+)
+from engine.plotting.data import (
+    DATA_MAX_POINTS,
+    correlation_frame,
+    data_correlation_figure,
+    default_bayes_outputs,
+    empirical_output_correlation,
+    friedman1_output_correlation,
+    friedman1_variance,
+    output_correlation_figure,
+    outputs_vs_bayes_figure,
+    target_distribution_figure,
+)
+from engine.plotting.convergence import (
+    convergence_figure,
+    convergence_panels,
+    live_convergence_figure,
+    projection_size_curves_figure,
+    projection_size_figure,
+    schemes_figure,
+)
+from engine.plotting.bias_variance import (
+    COMPONENTS,
+    STACK,
+    bias_variance_comparison_figure,
+    bias_variance_figure,
+    bias_variance_lines_figure,
+    bias_variance_stacked_figure,
+    slice_curves_figure,
+    slice_curves_panels_figure,
+)
+from engine.plotting.benchmark import (
+    benchmark_pvalue_figure,
+    benchmark_scores_figure,
+    model_selection_report,
+    pvalue_heatmap,
+    score_table_figure,
+)
+from engine.plotting.forests import (
+    forest_bias_variance_figure,
+    forest_projection_size_figure,
+    forest_randomization_figure,
+    forest_schemes_figure,
+)
+
+__all__ = [
+    "log_ticks",
+    "label_log_axes",
+    "standalone_html",
+    "COLORS",
+    "friedman1_variance",
+    "friedman1_output_correlation",
+    "output_correlation_figure",
+    "empirical_output_correlation",
+    "correlation_frame",
+    "data_correlation_figure",
+    "default_bayes_outputs",
+    "outputs_vs_bayes_figure",
+    "target_distribution_figure",
+    "DATA_MAX_POINTS",
+    "convergence_figure",
+    "convergence_panels",
+    "projection_size_figure",
+    "projection_size_curves_figure",
+    "schemes_figure",
+    "live_convergence_figure",
+    "bias_variance_figure",
+    "bias_variance_comparison_figure",
+    "slice_curves_figure",
+    "bias_variance_stacked_figure",
+    "bias_variance_lines_figure",
+    "slice_curves_panels_figure",
+    "COMPONENTS",
+    "STACK",
+    "pvalue_heatmap",
+    "score_table_figure",
+    "model_selection_report",
+    "benchmark_scores_figure",
+    "benchmark_pvalue_figure",
+    "forest_projection_size_figure",
+    "forest_randomization_figure",
+    "forest_schemes_figure",
+    "forest_bias_variance_figure",
+]

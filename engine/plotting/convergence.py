@@ -1,0 +1,241 @@
+"""Figures of the learning-curve experiments: convergence, projection size, schemes, live runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from engine.plotting.common import COLORS as _COLORS
+from engine.plotting.common import label_log_axes
+
+
+_X_AXES = {
+    "trees_per_output": "trees per output (log scale)",
+    "step": "boosting steps (log scale)",
+    "n_trees": "trees fitted (log scale)",
+    "fit_time": "fit time in seconds (log scale)",
+}
+
+
+def _finite_xy(x, y):
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0)
+    return x[keep], y[keep]
+
+
+def _add_curves(fig, result, x, *, row=None, col=None, show_train=False, showlegend=True):
+    """One test-score line per curve with its best point marked; optionally the train score dotted."""
+    kw = {} if row is None else {"row": row, "col": col}
+    for i, curve in enumerate(result.curves.values()):
+        color = _COLORS[i % len(_COLORS)]
+        xs, ys = _finite_xy(np.asarray(getattr(curve, x), dtype=float), curve.test_score)
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="lines", name=curve.label, legendgroup=curve.label, showlegend=showlegend,
+            line={"color": color, "width": 2},
+            hovertemplate=f"{curve.label}<br>{_X_AXES[x].split(' (')[0]} %{{x:.4g}}<br>test {result.metric} %{{y:.4f}}<extra></extra>",
+        ), **kw)
+        if show_train:
+            xt, yt = _finite_xy(np.asarray(getattr(curve, x), dtype=float), curve.train_score)
+            fig.add_trace(go.Scatter(
+                x=xt, y=yt, mode="lines", name=f"{curve.label} (train)", legendgroup=curve.label,
+                showlegend=False, line={"color": color, "width": 1, "dash": "dot"},
+                hovertemplate=f"{curve.label} train<br>%{{x:.4g}}<br>{result.metric} %{{y:.4f}}<extra></extra>",
+            ), **kw)
+        b = curve.best_index
+        if b is not None and np.isfinite(getattr(curve, x)[b]) and getattr(curve, x)[b] > 0:
+            fig.add_trace(go.Scatter(
+                x=[float(getattr(curve, x)[b])], y=[curve.best_score], mode="markers",
+                name=f"{curve.label} best", legendgroup=curve.label, showlegend=False,
+                marker={"color": color, "size": 10, "symbol": "star", "line": {"color": "white", "width": 1}},
+                hovertemplate=(f"{curve.label}: best test {result.metric} {curve.best_score:.4f}"
+                               f"<br>at step {curve.best_step}<extra></extra>"),
+            ), **kw)
+
+
+def _y_range(result, show_train=False):
+    """Zoom on the interesting part: from a bit under the best scores' spread, never below -0.05."""
+    best = [c.best_score for c in result.curves.values() if np.isfinite(c.best_score)]
+    if not best:
+        return None
+    hi = max(best)
+    if show_train:
+        hi = max([hi] + [float(np.nanmax(c.train_score)) for c in result.curves.values()
+                         if np.isfinite(c.train_score).any()])
+    lo = max(min(best) - 0.25 * max(hi - min(best), 0.05) - 0.2, -0.05)
+    return [lo, min(1.0, hi + 0.03)]
+
+
+def convergence_figure(result, x="trees_per_output", *, show_train=False, title=None) -> go.Figure:
+    """Test score against ``x`` (log axis) for every curve of a ConvergenceResult (Figure 1).
+
+    x : "trees_per_output" (st-gbrt fits one tree per output and step, so this puts the
+        methods on the same footing), "step", "n_trees" or "fit_time".
+    A star marks each curve's best test score; ``show_train`` adds the train score dotted.
+    """
+    if x not in _X_AXES:
+        raise ValueError(f"x must be one of {tuple(_X_AXES)}, got {x!r}")
+    fig = go.Figure()
+    _add_curves(fig, result, x, show_train=show_train)
+    against = {"trees_per_output": "trees per output", "step": "boosting steps",
+               "n_trees": "trees", "fit_time": "fit time"}[x]
+    fig.update_layout(
+        title={"text": title or f"{result.dataset}: test {result.metric} against {against}"},
+        xaxis={"type": "log", "title": {"text": _X_AXES[x]}},
+        yaxis={"title": {"text": f"test {result.metric}"}, "range": _y_range(result, show_train)},
+        legend={"title": {"text": "estimator"}},
+        hovermode="closest", margin={"l": 60, "r": 20, "t": 60, "b": 50}, height=420,
+        meta={"experiment": result.experiment, "x": x, "complete": result.complete},
+    )
+    return label_log_axes(fig)
+
+
+def convergence_panels(result, *, show_train=False, title=None) -> go.Figure:
+    """Two panels: test score against trees per output (left) and against fit time (right)."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["against trees per output", "against fit time"],
+                        horizontal_spacing=0.08)
+    _add_curves(fig, result, "trees_per_output", row=1, col=1, show_train=show_train)
+    _add_curves(fig, result, "fit_time", row=1, col=2, show_train=show_train, showlegend=False)
+    fig.update_xaxes(type="log", title_text=_X_AXES["trees_per_output"], row=1, col=1)
+    fig.update_xaxes(type="log", title_text=_X_AXES["fit_time"], row=1, col=2)
+    yr = _y_range(result, show_train)
+    fig.update_yaxes(title_text=f"test {result.metric}", range=yr, row=1, col=1)
+    fig.update_yaxes(range=yr, row=1, col=2)
+    fig.update_layout(
+        title={"text": title or f"{result.dataset}: convergence of test {result.metric}"},
+        legend={"title": {"text": "estimator"}}, hovermode="closest",
+        margin={"l": 60, "r": 20, "t": 80, "b": 50}, height=440,
+        meta={"experiment": result.experiment, "complete": result.complete},
+    )
+    return label_log_axes(fig)
+
+
+def projection_size_figure(result, *, title=None) -> go.Figure:
+    """Figure 6: test score (left) and fit time (right) against the number of projections q.
+
+    gbrt-relabel-rpo with q projections as markers and lines; gbmort, the q -> infinity
+    limit, as a dashed horizontal reference. The left panel also shows the score reached
+    within the time budget.
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[
+        f"test {result.metric} against q", f"fit time of {result.n_steps} steps against q"])
+    q = result.q_values.astype(float)
+    scheme = {"subsample": "output sub-sampling"}.get(result.projection, f"{result.projection} projections")
+    fig.add_trace(go.Scatter(x=q, y=result.score, mode="lines+markers", name=f"relabel-rpo, after {result.n_steps} steps",
+                             line={"color": _COLORS[0]},
+                             hovertemplate=f"q = %{{x}}<br>test {result.metric} %{{y:.4f}}<extra></extra>"), row=1, col=1)
+    if np.isfinite(result.budget_score).any():
+        fig.add_trace(go.Scatter(x=q, y=result.budget_score, mode="lines+markers",
+                                 name=f"relabel-rpo, within {result.time_budget:.3g} s",
+                                 line={"color": _COLORS[2], "dash": "dot"},
+                                 hovertemplate=f"q = %{{x}}<br>{result.metric} within budget %{{y:.4f}}<extra></extra>"),
+                      row=1, col=1)
+    fig.add_trace(go.Scatter(x=q, y=result.fit_time, mode="lines+markers", name="relabel-rpo fit time",
+                             line={"color": _COLORS[0]}, showlegend=False,
+                             hovertemplate="q = %{x}<br>%{y:.3g} s<extra></extra>"), row=1, col=2)
+    if np.isfinite(result.gbmort_score):
+        for col, value, text in ((1, result.gbmort_score, f"gbmort {result.gbmort_score:.3f}"),
+                                 (2, result.gbmort_fit_time, f"gbmort {result.gbmort_fit_time:.3g} s")):
+            fig.add_trace(go.Scatter(x=[q.min(), q.max()], y=[value, value], mode="lines", name="gbmort (q → ∞)",
+                                     showlegend=col == 1, line={"color": _COLORS[1], "dash": "dash"},
+                                     hovertemplate=f"{text}<extra></extra>"), row=1, col=col)
+    fig.update_xaxes(type="log", title_text="number of projections q (log scale)")
+    fig.update_yaxes(title_text=f"test {result.metric}", row=1, col=1)
+    fig.update_yaxes(title_text="fit time in seconds", rangemode="tozero", row=1, col=2)
+    fig.update_layout(
+        title={"text": title or f"{result.dataset}: gbrt-relabel-rpo with {scheme}, effect of q"},
+        legend={"orientation": "h", "y": -0.2}, hovermode="closest",
+        margin={"l": 60, "r": 20, "t": 80, "b": 60}, height=440,
+        meta={"experiment": "projection-size", "complete": result.complete},
+    )
+    return label_log_axes(fig)
+
+
+def projection_size_curves_figure(result, *, title=None) -> go.Figure:
+    """Figure 5: test score against fit time for every q and gbmort."""
+    scheme = {"subsample": "output sub-sampling"}.get(result.projection, f"{result.projection} projections")
+    return convergence_figure(result.convergence(), x="fit_time", title=title or (
+        f"{result.dataset}: gbrt-relabel-rpo with {scheme}, test {result.metric} against fit time"))
+
+
+def schemes_figure(result, x="trees_per_output", *, title=None) -> go.Figure:
+    """Figures 2-4: one convergence curve per random projection scheme."""
+    algo = "gbrt-rpo" if result.params.get("strategy", "projected") == "projected" else "gbrt-relabel-rpo"
+    return convergence_figure(result, x=x, title=title or (
+        f"{result.dataset}: {algo}, test {result.metric} per projection scheme"))
+
+
+# =============================================================================================
+# Data page figures (pages/data.py): empirical output correlation, outputs vs the Bayes
+# target, target distributions. Input: plain arrays of a Dataset (X, Y, bayes, names).
+# =============================================================================================
+
+
+_PIN_DASHES = ("dash", "dot", "dashdot", "longdash")
+_LIVE_X = {"trees_per_output": "trees per output (log scale)", "step": "boosting steps (log scale)"}
+
+
+def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=None) -> go.Figure:
+    """Test score against ``x`` (left) and against fit time (right), both on log axes.
+
+    result : the current ConvergenceResult (may be partial, or None); solid lines, a star at
+        each curve's best test score.
+    pinned : sequence of ``(name, ConvergenceResult)``; drawn dashed in the same colour per
+        estimator, legend entries "name · estimator", so a what-if run overlays its baseline.
+    x : "trees_per_output" or "step".
+    Every trace's ``meta`` is ``{"run": "current" | pin name, "estimator": name,
+    "kind": "curve" | "best"}`` (tests and the page read the figure back through it).
+    """
+    if x not in _LIVE_X:
+        raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08,
+                        subplot_titles=[f"against {_LIVE_X[x].split(' (')[0]}", "against fit time"])
+    colours: dict = {}
+    runs = [(name, res, _PIN_DASHES[i % len(_PIN_DASHES)], 1.5) for i, (name, res) in enumerate(pinned)]
+    if result is not None:
+        runs.append(("current", result, "solid", 2.5))
+    metric = "macro-r2"
+    lows, highs = [], []
+    for run, res, dash, width in runs:
+        metric = res.metric
+        for curve in res.curves.values():
+            colour = colours.setdefault(curve.name, _COLORS[len(colours) % len(_COLORS)])
+            label = curve.label if run == "current" else f"{run} · {curve.label}"
+            for col, xname in ((1, x), (2, "fit_time")):
+                xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float), curve.test_score)
+                fig.add_trace(go.Scatter(
+                    x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
+                    line={"color": colour, "width": width, "dash": dash},
+                    meta={"run": run, "estimator": curve.name, "kind": "curve"},
+                    hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {res.metric} %{{y:.4f}}<extra></extra>",
+                ), row=1, col=col)
+                b = curve.best_index
+                if b is not None and xs.size:
+                    bx = float(getattr(curve, xname)[b])
+                    if np.isfinite(bx) and bx > 0:
+                        fig.add_trace(go.Scatter(
+                            x=[bx], y=[curve.best_score], mode="markers", name=f"{label} best",
+                            legendgroup=label, showlegend=False,
+                            marker={"color": colour, "size": 11 if run == "current" else 8,
+                                    "symbol": "star" if run == "current" else "star-open",
+                                    "line": {"color": "white" if run == "current" else colour, "width": 1}},
+                            meta={"run": run, "estimator": curve.name, "kind": "best"},
+                            hovertemplate=(f"{label}: best test {res.metric} {curve.best_score:.4f}"
+                                           f"<br>at step {curve.best_step}<extra></extra>"),
+                        ), row=1, col=col)
+            if np.isfinite(curve.best_score):
+                highs.append(curve.best_score)
+                lows.append(curve.best_score)
+    y_range = None
+    if highs:
+        hi, lo = max(highs), min(lows)
+        y_range = [max(lo - 0.25 * max(hi - lo, 0.05) - 0.2, -0.05), min(1.0, hi + 0.03)]
+    fig.update_xaxes(type="log", title_text=_LIVE_X[x], row=1, col=1)
+    fig.update_xaxes(type="log", title_text="fit time in seconds (log scale)", row=1, col=2)
+    fig.update_yaxes(title_text=f"test {metric}", range=y_range, row=1, col=1)
+    fig.update_yaxes(range=y_range, row=1, col=2)
+    fig.update_layout(
+        title={"text": title or ""}, legend={"orientation": "h", "y": -0.22, "x": 0},
+        hovermode="closest", margin={"l": 60, "r": 20, "t": 50 if title else 30, "b": 40}, height=460,
+        uirevision="convergence",
+    )
+    return label_log_axes(fig)

@@ -1,0 +1,341 @@
+"""Convergence page (pages/convergence.py) through AppTest, plus its engine helpers.
+
+Fragments do not tick in AppTest: a test polls by calling ``at.run()`` until the job is done.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import experiments, plotting
+from engine.dashboard import dataspec, live_convergence
+from engine.dashboard.presets import PRESETS
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/convergence.py"
+
+
+def open_page(query=None):
+    at = AppTest.from_file(APP, default_timeout=30)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def wait_done(at, timeout=30.0):
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        run = at.session_state["conv_run"]
+        if run.get("job") is None:
+            at.run()
+            return run
+        time.sleep(0.2)
+        at.run()
+        assert not at.exception, at.exception
+    raise AssertionError("the training job did not finish")
+
+
+def arr(v):
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).astype(float)
+    return np.asarray(v, dtype=float)
+
+
+def chart(at):
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def curves(spec, run="current", axis="x"):
+    """{estimator: (x, y)} of the left-panel curve traces of one run."""
+    out = {}
+    for tr in spec["data"]:
+        meta = tr.get("meta") or {}
+        if meta.get("run") == run and meta.get("kind") == "curve" and tr.get("xaxis", "x") == axis:
+            out[meta["estimator"]] = (arr(tr["x"]), arr(tr["y"]))
+    return out
+
+
+def status_text(at):
+    return " ".join(e.value for kind in (at.info, at.success, at.warning, at.error) for e in kind)
+
+
+def test_default_view_trains_by_itself():
+    t0 = time.perf_counter()
+    at = open_page()
+    assert at.radio(key="problem").value == "group"
+    assert at.multiselect(key="variants").value == ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
+    run = wait_done(at)
+    assert time.perf_counter() - t0 < 15
+    assert run["status"] == "done"
+    assert "done" in status_text(at)
+    c = curves(chart(at))
+    assert set(c) == {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    for x, y in c.values():
+        assert len(y) == 1000 and np.all(y <= 1) and np.all(y > -1)
+    # The story of Figure 1b: per tree per output, gbmort and gbrt-rpo are far ahead of st-gbrt.
+    at_one = {k: np.interp(1.0, x, y) for k, (x, y) in c.items()}
+    assert at_one["gbmort"] > at_one["st-gbrt"] + 0.1 and at_one["gbrt-rpo-subsampled"] > at_one["st-gbrt"] + 0.1
+    assert "gbmort and gbrt-rpo climb far faster" in " ".join(m.value for m in at.markdown)
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Results CSV", "Curves JSON", "Figure HTML"]
+
+
+def test_start_small_config_and_read_the_curves():
+    at = open_page()
+    wait_done(at)
+    at.multiselect(key="variants").set_value(["gbmort", "gbrt-rpo-gaussian"])
+    at.select_slider(key="n_steps").set_value(100)
+    at.select_slider(key="n_test").set_value(200)
+    at.slider(key="learning_rate").set_value(0.2)
+    at.run()
+    assert "Estimated training time" in " ".join(c.value for c in at.caption)
+    at.button(key="conv_start").click().run()
+    run = wait_done(at)
+    assert run["status"] == "done" and run["settings"]["learning_rate"] == 0.2
+    c = curves(chart(at))
+    assert set(c) == {"gbmort", "gbrt-rpo-gaussian"}
+    for name, (x, y) in c.items():
+        assert len(y) == 100 and len(x) == 100
+        assert np.all(np.isfinite(y)) and np.all(y <= 1.0) and np.all(y > -1.0)
+        assert y[9] > y[0] and y[29] > y[9]          # increasing early
+    table = at.dataframe[0].value
+    assert list(table["estimator"]) == ["gbmort", "gbrt-rpo-gaussian"]
+    assert (table["best_step"] >= 1).all() and (table["steps"] == 100).all()
+
+
+def test_stop_keeps_the_partial_curve():
+    at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
+    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
+    if run.get("job") is None or not run["job"].running:    # (auto-start skipped: long run)
+        at.button(key="conv_start").click().run()
+    time.sleep(0.6)
+    at.run()
+    assert at.session_state["conv_run"]["job"] is not None
+    at.button(key="conv_stop").click().run()
+    assert not at.exception
+    run = at.session_state["conv_run"]
+    assert run["status"] == "stopped" and run["job"] is None
+    assert "stopped" in status_text(at)
+    c = curves(chart(at))
+    assert c, "the partial curves must be drawn"
+    n = max(len(y) for _, y in c.values())
+    assert 0 < n < 10000
+    assert not run["result"].complete
+
+
+def test_pin_then_second_run_overlays_both():
+    at = open_page({"n_steps": "200"})
+    wait_done(at)
+    at.button(key="conv_pin").click().run()
+    pins = at.session_state["conv_pins"]
+    assert [p["name"] for p in pins] == ["A"]
+    at.slider(key="learning_rate").set_value(0.5).run()
+    at.button(key="conv_start").click().run()
+    wait_done(at)
+    spec = chart(at)
+    pinned, current = curves(spec, "A"), curves(spec, "current")
+    assert set(pinned) == set(current) == {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    assert not np.allclose(pinned["gbmort"][1], current["gbmort"][1])   # lr 0.1 vs 0.5
+    dashes = {tr["line"]["dash"] for tr in spec["data"] if (tr.get("meta") or {}).get("kind") == "curve"}
+    assert dashes == {"dash", "solid"}
+    assert set(at.dataframe[0].value["run"]) == {"A", "current"}
+    # Pins survive an error and later reruns.
+    at.multiselect(key="variants").set_value([]).run()
+    assert at.error and not at.exception
+    assert [p["name"] for p in at.session_state["conv_pins"]] == ["A"]
+    at.button(key="conv_clear").click().run()
+    assert at.session_state["conv_pins"] == []
+
+
+def test_step_adds_a_fixed_number_of_steps():
+    at = open_page({"n_steps": "10000", "n_test": "4000", "variants": ["gbmort"]})
+    run = at.session_state.get("conv_run")
+    if run is not None and run.get("job") is not None:
+        at.button(key="conv_stop").click().run()
+    at.select_slider(key="n_test").set_value(200).run()    # settings changed: Step starts from 0
+    wait_done(at)
+    at.button(key="conv_step").click().run()
+    wait_done(at)
+    at.button(key="conv_step").click().run()
+    run = wait_done(at)
+    assert run["status"] == "stepped"
+    assert {len(y) for _, y in curves(chart(at)).values()} == {20}
+
+
+def test_step_continues_the_kept_models_warm():
+    """After a run, Step adds steps to the fitted models (a background job, not a refit of all the
+    steps done): the curves equal those of one longer run with the same seed."""
+    at = open_page({"n_steps": "200", "n_test": "200", "variants": ["gbmort", "gbrt-rpo-gaussian"]})
+    run = wait_done(at)
+    assert run["status"] == "done" and set(run["models"]) == {"gbmort", "gbrt-rpo-gaussian"}
+    models = run["models"]
+    at.button(key="conv_step").click().run()
+    assert at.session_state["conv_run"]["kind"] == "step"
+    run = wait_done(at)
+    assert run["status"] == "stepped" and run["models"] is models          # the same estimators, continued
+    assert all(m.n_steps_ == 210 for m in models.values())
+    got = curves(chart(at))
+    assert {name: len(y) for name, (_, y) in got.items()} == {"gbmort": 210, "gbrt-rpo-gaussian": 210}
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), None, n_test=200, seed=0)
+    longer = live_convergence.train_curves(problem, ["gbmort", "gbrt-rpo-gaussian"], n_steps=210)
+    for name, (_, y) in got.items():
+        np.testing.assert_allclose(y, longer.curves[name].test_score, rtol=1e-9)
+
+
+def test_query_params_preset_the_controls():
+    at = open_page({"problem": "ind", "learning_rate": "0.3", "max_leaf_nodes": "4", "seed": "7",
+                    "n_steps": "200", "max_features": "sqrt", "x_axis": "steps", "q": "3",
+                    "variants": ["st-gbrt", "gbrt-relabel-rpo-gaussian"]})
+    assert at.radio(key="problem").value == "ind"
+    assert at.slider(key="learning_rate").value == 0.3
+    assert at.slider(key="max_leaf_nodes").value == 4
+    assert at.number_input(key="seed").value == 7
+    assert at.select_slider(key="n_steps").value == 200
+    assert at.selectbox(key="max_features").value == "sqrt"
+    assert at.radio(key="x_axis").value == "steps"
+    assert at.slider(key="q").value == 3
+    assert at.multiselect(key="variants").value == ["st-gbrt", "gbrt-relabel-rpo-gaussian"]
+    run = wait_done(at)
+    assert run["settings"]["seed"] == 7 and run["settings"]["problem"] == "ind"
+    assert "st-gbrt ends best" in " ".join(m.value for m in at.markdown)
+    assert "seed **7**" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("query, needle", [
+    ({"variants": ["gbrt-relabel-rpo-subsampled"], "q": "40"}, "n_projections"),
+    ({"loss": "logistic"}, "loss"),
+    ({"variants": ["gbmort"], "max_leaf_nodes": "2", "n_steps": "10", "learning_rate": "0.01"}, None),
+])
+def test_bad_settings_give_a_message_not_an_exception(query, needle):
+    at = open_page(query)
+    if needle is None:
+        assert not at.error
+        return
+    assert any(needle in e.value for e in at.error), [e.value for e in at.error]
+    assert at.button(key="conv_start").disabled
+    assert "conv_run" not in at.session_state or at.session_state["conv_run"] is None
+
+
+def test_no_methods_and_data_page_choice():
+    at = open_page({"variants": ["gbmort"], "n_steps": "50"})
+    at.multiselect(key="variants").set_value([]).run()
+    assert any("estimators" in e.value for e in at.error) and not at.exception
+    # artificial-gbrt only knows friedman1: a shipped data set from the Data page is refused.
+    at.session_state["dataset_spec"] = dataspec.shipped_spec("enb")
+    at.multiselect(key="variants").set_value(["artificial-gbrt"])
+    at.radio(key="problem").set_value("data").run()
+    assert any("artificial-gbrt" in e.value for e in at.error) and not at.exception
+    at.multiselect(key="variants").set_value(["gbmort"]).run()
+    assert not at.error
+    at.button(key="conv_start").click().run()
+    run = wait_done(at)
+    assert run["status"] == "done" and run["result"].dataset == "enb"
+
+
+def test_switching_pages_keeps_both_pages_working():
+    at = open_page({"n_steps": "50"})
+    wait_done(at)
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.session_state["conv_run"]["result"] is not None
+
+
+def test_home_links_the_figure1_presets():
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    links = [el for el in at.get("page_link")]
+    labels = [el.proto.label for el in links]
+    for preset in PRESETS:
+        if preset["page"] == PAGE:
+            assert preset["label"] in labels
+            assert preset["query_params"]["problem"] in ("chain", "group", "ind")
+
+
+# --- engine helpers ---------------------------------------------------------------------------
+
+
+def test_live_curves_equal_the_experiment_and_report_partials():
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("chain"), n_test=300, seed=1)
+    partials = []
+    res = live_convergence.train_curves(problem, ["gbmort", "st-gbrt"], n_steps=60, seed=1,
+                                        progress=lambda f, m, partial=None: partials.append(partial))
+    ref = experiments.run_convergence("friedman1-chain", ["gbmort", "st-gbrt"], n_steps=60, n_test=300, seed=1)
+    for name in ("gbmort", "st-gbrt"):
+        np.testing.assert_allclose(res.curves[name].test_score, ref.curves[name].test_score)
+        np.testing.assert_array_equal(res.curves[name].trees_per_output, ref.curves[name].trees_per_output)
+    assert res.complete and any(p is not None and p.curves for p in partials)
+    back = experiments.ConvergenceResult.from_json(res.to_json())
+    assert set(back.curves) == {"gbmort", "st-gbrt"}
+
+
+def test_stop_returns_a_partial_result_and_the_estimate_is_positive():
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=2000, seed=0)
+    stop = threading.Event()
+
+    def progress(f, m, partial=None):
+        if partial is not None and partial.curves:
+            stop.set()
+
+    res = live_convergence.train_curves(problem, ["st-gbrt", "gbmort"], n_steps=5000, progress=progress, stop=stop)
+    assert not res.complete and "gbmort" not in res.curves and 0 < res.curves["st-gbrt"].n_steps < 5000
+    cost = live_convergence.estimate_seconds(problem, ["st-gbrt", "gbmort"], n_steps=1000, learning_rate=0.1,
+                                             max_leaf_nodes=2, max_features=None, loss=None, n_projections=1)
+    assert set(cost) == {"st-gbrt", "gbmort"} and all(v > 0 for v in cost.values())
+    fig = plotting.live_convergence_figure(res, [("A", res)], "step")
+    assert {t.meta["run"] for t in fig.data} == {"A", "current"}
+    table = live_convergence.results_table([("A", res), ("current", None)])
+    assert list(table["estimator"]) == ["st-gbrt"]
+
+
+@pytest.mark.parametrize("button", ["conv_start", "conv_step"])
+def test_a_control_changed_with_the_click_runs_nothing_until_confirmed(button):
+    # A slider moved just before a click reaches the server together with the click, after the
+    # button was drawn (and cost-checked) with the old settings: nothing runs, the page says so,
+    # and the next click runs the new settings.
+    at = open_page()
+    wait_done(at)
+    at.multiselect(key="variants").set_value(["gbmort"])
+    at.select_slider(key="n_steps").set_value(100)
+    at.run()
+    before = at.session_state["conv_run"]
+    at.select_slider(key="n_test").set_value(200)
+    at.slider(key="learning_rate").set_value(0.3)
+    at.button(key=button).click().run()
+    assert at.session_state["conv_run"] is before
+    assert "settings changed as you clicked" in at.info[0].value
+    at.button(key=button).click().run()
+    run = wait_done(at)
+    assert run["settings"]["n_test"] == 200 and run["settings"]["learning_rate"] == 0.3
+    assert "Settings have changed" not in " ".join(c.value for c in at.caption)
+
+
+def test_a_released_session_stops_its_job():
+    """The session's JobGroup is a session-scoped cache_resource whose on_release stops every job:
+    clearing it (what Streamlit does when the session disconnects) ends the run, keeping its partial."""
+    import streamlit as st
+
+    at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
+    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
+    if run.get("job") is None or not run["job"].running:
+        at.button(key="conv_start").click().run()
+    job = at.session_state["conv_run"]["job"]
+    assert job.running
+    st.cache_resource.clear()
+    assert job.wait(10) and job.status == "stopped"
+    at.run()
+    assert not at.exception and at.session_state["conv_run"]["status"] == "stopped"
+

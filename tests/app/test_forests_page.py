@@ -1,0 +1,135 @@
+"""Forests page (pages/forests.py) through AppTest: default view, URL settings, Stop, bad input."""
+
+import json
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/forests.py"
+
+
+def open_page(query=None):
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.switch_page(PAGE)
+    for k, v in (query or {}).items():  # after switch_page, which resets the URL
+        at.query_params[k] = v
+    return at.run()
+
+
+def run_until_done(at, timeout=30):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        job = at.session_state["fx_job"]["job"]
+        if job.done:
+            at.run()
+            at.run()
+            return job
+        time.sleep(0.2)
+        at.run()
+    raise AssertionError("job did not finish")
+
+
+def chart_spec(at):
+    return json.loads(at.get_by_key("fx_chart").proto.spec)
+
+
+def test_default_view_runs_and_draws():
+    at = open_page()
+    assert not at.exception
+    assert at.title[0].value == "Forests"
+    job = run_until_done(at)
+    assert job.status == "done" and job.elapsed < 10
+    assert not at.exception
+    spec = chart_spec(at)
+    names = {t["name"] for t in spec["data"]}
+    assert {"Algorithm 1 (shared projection)", "Algorithm 2 (projection per tree)", "mo-rf (original outputs)"} <= names
+    per_tree = next(t for t in spec["data"] if t["name"] == "Algorithm 2 (projection per tree)")
+    assert per_tree["x"] == [1.0, 2.0, 4.0] and all(0.3 < y <= 1 for y in per_tree["y"])
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["CSV", "JSON", "Standalone HTML"]
+    assert "Seed **0**" in at.caption[0].value
+    assert all(w.help for w in [*at.slider, *at.selectbox, *at.radio, *at.text_input, *at.number_input])
+
+
+def test_settings_from_url_schemes():
+    at = open_page({"fx_exp": "schemes", "fx_q": "1,3", "fx_trees": "3", "fx_seed": "5"})
+    assert at.radio(key="fx_exp").value == "schemes"
+    assert at.number_input(key="fx_seed").value == 5
+    run_until_done(at)
+    assert not at.exception
+    spec = chart_spec(at)
+    gauss = next(t for t in spec["data"] if t["name"] == "Gaussian")
+    assert gauss["x"] == [1.0, 3.0]
+    assert spec["layout"]["meta"]["experiment"] == "schemes"
+
+
+def test_randomization_and_rerun_after_change():
+    at = open_page({"fx_exp": "randomization", "fx_q": "1", "fx_k": "2, 8", "fx_trees": "2"})
+    run_until_done(at)
+    spec = chart_spec(at)
+    assert spec["data"][0]["x"] == [2.0, 8.0]
+    at.text_input(key="fx_k").input("4").run()
+    assert any("settings changed" in i.value for i in at.info)
+    at.button(key="fx_run").click().run()
+    run_until_done(at)
+    assert chart_spec(at)["data"][0]["x"] == [4.0]
+
+
+def test_bad_q_shows_an_error_not_an_exception():
+    at = open_page({"fx_q": "one"})
+    assert not at.exception
+    assert "q" in at.error[0].value
+
+
+def test_stop_keeps_a_partial_result():
+    at = open_page({"fx_data": "yeast", "fx_trees": "40", "fx_q": "1,2,3,4,5,6"})
+    assert at.selectbox(key="fx_data").value == "yeast"
+    assert at.session_state["fx_job"]["job"].running
+    at.button(key="fx_stop").click().run()
+    job = run_until_done(at)
+    assert job.status == "stopped"
+    assert any("Stopped after" in w.value for w in at.warning)
+
+
+def test_home_preset_opens_projection_size_on_emotions():
+    from engine.dashboard.presets import PRESETS
+
+    (preset,) = [p for p in PRESETS if p["page"] == PAGE]
+    at = open_page(preset["query_params"])
+    assert not at.exception
+    assert at.radio(key="fx_exp").value == "size"
+    assert at.selectbox(key="fx_data").value == "emotions"
+    job = run_until_done(at)
+    assert job.status == "done"
+    per_tree = next(t for t in chart_spec(at)["data"] if t["name"] == "Algorithm 2 (projection per tree)")
+    assert per_tree["x"] == [1.0, 2.0, 3.0, 6.0]
+
+
+def test_variance_split_experiment():
+    # Appendix C of paper 003 on the page: the single tree's algorithm variance split into its
+    # projection and tree terms, next to the measured variance of forests with Algorithms 1 and 2.
+    at = open_page({"fx_exp": "variance", "fx_structure": "group", "fx_sets": "3", "fx_q": "1, 4", "fx_trees": "5"})
+    assert not at.exception and not at.error
+    assert at.radio(key="fx_structure").value == "group"
+    assert at.slider(key="fx_repeats").disabled
+    job = run_until_done(at, timeout=60)  # a first visit runs the linked view by itself
+    assert job.status == "done" and not at.exception
+    result = job.result
+    assert result.n_learning_sets_done == 3 and list(result.q_values) == [1, 4]
+    bars = {t["name"]: t for t in chart_spec(at)["data"]}
+    assert {"single tree: projection term", "single tree: tree-randomization term"} <= set(bars)
+    text = " ".join(m.value for m in at.markdown)
+    assert "never larger" in text and "q = 4: projection" in text
+    assert "same bias and learning-set variance" in text
+    table = result.to_frame()
+    assert {"var_learning_set_corrected", "alg2_var_learning_set_corrected"} <= set(table.columns)
+    assert any("`*_corrected` terms are unbiased" in c.value for c in at.caption)
+    assert [b.label for b in at.get("download_button")] == ["CSV", "JSON", "Standalone HTML"]
+
+
+def test_variance_split_bad_q_is_a_message():
+    at = open_page({"fx_exp": "variance", "fx_q": "0"})
+    assert not at.exception
+    assert at.error and "q" in at.error[0].value

@@ -1,0 +1,111 @@
+"""Static checks over app.py and pages/*.py: every input widget explains itself (help=) and lives in
+the URL (bind="query-params", directly or through the page's BOUND dict), except the documented
+exceptions below; and .streamlit/config.toml keeps the app offline, quiet and headless."""
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+INPUTS = {"slider", "select_slider", "selectbox", "multiselect", "radio", "number_input", "text_input",
+          "text_area", "checkbox", "toggle", "file_uploader", "segmented_control", "pills", "date_input",
+          "time_input", "color_picker", "feedback", "data_editor", "camera_input", "audio_input", "chat_input"}
+BUTTONS = {"button", "download_button", "form_submit_button", "page_link"}
+# (file, widget kind, how its key starts) -> why it is not in the URL
+NOT_IN_URL = {
+    ("data.py", "file_uploader", "data_file"): "an uploaded file cannot travel in a link",
+    ("data.py", "multiselect", "data_targets_"): "its options are the columns of this session's upload",
+    ("benchmark.py", "checkbox", "bench_confirm"): "a shared link must never start hours of work by itself",
+}
+
+
+def widget_calls(path):
+    """(kind, call node) for every st.<widget>(...) / column.<widget>(...) call of the file."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in INPUTS | BUTTONS:
+            yield node.func.attr, node
+
+
+def bound_dicts(path):
+    """Names of module-level dict literals holding bind="query-params" (the pages' BOUND)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            pairs = {getattr(k, "value", None): getattr(v, "value", None) for k, v in zip(node.value.keys, node.value.values)}
+            if pairs.get("bind") == "query-params":
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def key_prefix(call):
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    key = kw.get("key")
+    if isinstance(key, ast.Constant):
+        return str(key.value)
+    if isinstance(key, ast.JoinedStr) and key.values and isinstance(key.values[0], ast.Constant):
+        return str(key.values[0].value)
+    return None
+
+
+def is_bound(call, bound_names):
+    for k in call.keywords:
+        if k.arg == "bind" and isinstance(k.value, ast.Constant) and k.value.value == "query-params":
+            return True
+        if k.arg is None and isinstance(k.value, ast.Name) and k.value.id in bound_names:
+            return True
+    return False
+
+
+def all_calls():
+    return [(path, kind, call) for path in FILES for kind, call in widget_calls(path)]
+
+
+def test_the_scan_finds_the_widgets():
+    calls = all_calls()
+    kinds = {kind for _, kind, _ in calls}
+    assert len(calls) > 60 and {"slider", "select_slider", "multiselect", "file_uploader", "button"} <= kinds
+    assert {p.name for p, _, _ in calls} >= {"home.py", "data.py", "convergence.py", "bias_variance.py",
+                                               "projections.py", "benchmark.py"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_control_has_help(path):
+    missing = [f"{kind} line {call.lineno}" for kind, call in widget_calls(path)
+               if not any(k.arg == "help" for k in call.keywords)]
+    assert not missing, f"{path.name}: no help= on {missing}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_input_is_in_the_url_or_a_documented_exception(path):
+    bound = bound_dicts(path)
+    unbound, used = [], set()
+    for kind, call in widget_calls(path):
+        if kind not in INPUTS or is_bound(call, bound):
+            continue
+        prefix = key_prefix(call)
+        exception = next((e for e in NOT_IN_URL if e[0] == path.name and e[1] == kind and prefix
+                          and prefix.startswith(e[2])), None)
+        if exception is None:
+            unbound.append(f"{kind} key={prefix} line {call.lineno}")
+        else:
+            used.add(exception)
+    assert not unbound, f"{path.name}: not bound to the URL: {unbound}"
+    stale = {e for e in NOT_IN_URL if e[0] == path.name} - used
+    assert not stale, f"documented exceptions that no longer exist: {stale}"
+
+
+def test_bound_widgets_have_keys():
+    # bind="query-params" needs a key: it is the URL parameter's name
+    for path, kind, call in all_calls():
+        if kind in INPUTS and is_bound(call, bound_dicts(path)):
+            assert key_prefix(call), f"{path.name} line {call.lineno}: a bound {kind} without a literal key"
+
+
+def test_streamlit_config_is_offline_quiet_and_headless():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["browser"]["gatherUsageStats"] is False      # else the browser fetches data.streamlit.io
+    assert config["server"]["headless"] is True
+    assert config["server"]["fileWatcherType"] == "none"

@@ -1,0 +1,118 @@
+"""Fixtures of the browser tests: a live ``streamlit run app.py``, headless Debian chromium.
+
+Browser tests need Debian's chromium at /usr/bin/chromium (or $CHROMIUM_PATH); run
+``sh tests/install_browser.sh`` first. They fail, never skip, when it is missing.
+Screenshots go to a temporary folder, or to $SCREENSHOT_DIR when set; the path is
+printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from browser.live_app import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, VIEWPORT, free_port, wait_healthy
+
+
+SCREENSHOT_DIR_KEY = pytest.StashKey[Path]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    path = config.stash.get(SCREENSHOT_DIR_KEY, None)
+    if path is not None:
+        terminalreporter.write_line(f"screenshots: {path}")
+
+
+# --- live server ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def streamlit_server(tmp_path_factory):
+    """Base URL of `streamlit run app.py` on a free port of 127.0.0.1, for the whole session."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
+        try:
+            try:
+                seconds = wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
+            except (RuntimeError, TimeoutError) as exc:
+                raise RuntimeError(f"{exc}\n--- streamlit log ---\n{log.read_text()[-3000:]}") from exc
+            print(f"\n[timing] streamlit healthy after {seconds:.2f}s")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+# --- browser ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian chromium through Playwright. Fails (never skips) if it is missing."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} not found: run `sh tests/install_browser.sh` (or set CHROMIUM_PATH)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def browser_page(browser):
+    """A fresh page in a fresh context, i.e. a new Streamlit session with empty session_state."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def request_log(browser_page):
+    """Every URL the page requests (HTTP and WebSocket), recorded from before navigation."""
+    urls: list[str] = []
+    browser_page.on("request", lambda request: urls.append(request.url))
+    browser_page.on("websocket", lambda ws: urls.append(ws.url))
+    return urls
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(request, tmp_path_factory):
+    """Folder for screenshots: $SCREENSHOT_DIR if set (kept), else a pytest temp folder."""
+    env = os.environ.get("SCREENSHOT_DIR")
+    if env:
+        path = Path(env).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+    else:
+        path = tmp_path_factory.mktemp("screenshots")
+    request.config.stash[SCREENSHOT_DIR_KEY] = path
+    print(f"\n[screenshots] {path}")
+    return path
+
+

@@ -1,0 +1,81 @@
+"""Helpers of the browser tests: start a live server, read plotly charts in the page."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+APP_PATH = REPO_ROOT / "app.py"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# Flags verified on this kind of machine (STREAMLIT.md section 3b): no sandbox as root, no GPU,
+# and nothing that phones home (component updates, sync, background networking, QUIC).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+VIEWPORT = {"width": 1280, "height": 2200}  # tall: Streamlit scrolls inside its own container
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> float:
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=1) as r:
+                if r.status == 200 and r.read().strip() == b"ok":
+                    return time.perf_counter() - t0
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} not healthy after {timeout}s")
+
+
+# --- reading charts in the browser ----------------------------------------------------------------
+
+_CHART_JS = """([index, summary, condition]) => {
+    const els = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
+    const el = els[index < 0 ? els.length + index : index];
+    if (!el || !el._fullData) return null;
+    const value = (new Function('el', 'data', 'return (' + summary + ')(el, data);'))(el, el._fullData);
+    const ok = (new Function('value', 'return (' + condition + ')(value);'))(value);
+    return ok ? {value: value} : null;
+}"""
+
+
+def wait_for_chart(page, summary="(el, data) => data.map(t => t.name)", condition="v => v.length > 0", *,
+                   index=0, timeout=30_000):
+    """Poll plotly.js until chart ``index`` holds what ``condition`` expects; return ``summary``.
+
+    Streamlit sends a figure before plotly.js has drawn it, so a one-shot read just after the
+    page went idle can see an empty or stale chart (a flaky CI failure). ``summary`` maps the
+    plot's DOM node and its ``_fullData`` to plain JSON; ``condition`` says when it is ready.
+    On timeout the error names the last value seen.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        handle = page.wait_for_function(_CHART_JS, arg=[index, summary, condition], timeout=timeout, polling=200)
+    except PlaywrightTimeout:
+        last = page.evaluate(_CHART_JS.replace("return ok ? {value: value} : null;", "return {value: value};"),
+                             [index, summary, condition])
+        raise AssertionError(f"chart {index} never satisfied {condition} within {timeout} ms; last seen: {last}") from None
+    return handle.json_value()["value"]

@@ -1,0 +1,103 @@
+"""engine.bench at toy sizes: the tables it prints, its exactness check, its exit status.
+
+No timing is asserted (speed is what ``python -m engine.bench`` reports);
+these tests hold the benchmark's bookkeeping and its single-output check.
+"""
+import io
+
+import numpy as np
+import pytest
+
+from engine import bench
+from engine.datasets import make_friedman1_multioutput
+from engine.estimators.forest import ProjectedForestRegressor
+from engine.estimators.registry import make_estimator
+
+
+def test_boosting_table_rows_and_single_output_check():
+    out = io.StringIO()
+    rows, diff = bench.run(n_trees=32, sklearn_trees=16, repeats=1, out=out, check_steps=30)
+    text = out.getvalue()
+    assert "| problem | estimator | ms per 1000 stumps | sklearn GB / this | sklearn HGB / this |" in text
+    assert "best of 1 fits each" in text
+    expected = [(label, name) for label, _ in bench.PROBLEMS
+                for name in bench.STRATEGY_NAMES + (
+                    "sklearn GradientBoostingRegressor per output",
+                    "sklearn HistGradientBoostingRegressor per output")]
+    assert [(r[0], r[1]) for r in rows] == expected
+    for label, name, ms, r_gb, r_hgb in rows:
+        assert ms > 0 and np.isfinite(ms)
+        assert f"| {label} | {name} | {ms:.1f} |" in text
+    gb_rows = [r for r in rows if r[1].startswith("sklearn Gradient")]
+    assert all(r[3] == 1.0 for r in gb_rows)
+    # st-gbrt with one output is scikit-learn's GradientBoostingRegressor
+    assert diff < 1e-8
+    assert "30 stumps: max |prediction difference|" in text
+
+
+def test_forest_table_rows():
+    out = io.StringIO()
+    rows = bench.run_forests(n_trees=2, repeats=1, out=out)
+    text = out.getvalue()
+    d = 174   # cal500's labels
+    labels = [r[0] for r in rows]
+    assert labels == [f"q = d = {d} (no projection)", f"gaussian, q = d = {d}", "gaussian, q = 1",
+                      "gaussian, q = 4", "gaussian, q = 16", "subsample, q = 1", "subsample, q = 4",
+                      f"sklearn RandomForestRegressor (q = d = {d})"]
+    assert "| forest | ms per tree | sklearn RF / this |" in text
+    for label, ms, ratio in rows:
+        assert ms > 0 and ratio > 0
+        assert f"| {label} | {ms:.2f} |" in text
+
+
+@pytest.mark.parametrize("diff, status", [(0.0, 0), (3e-9, 0), (2e-8, 1), (float("nan"), 1)])
+def test_exit_status_follows_the_single_output_check(monkeypatch, capsys, diff, status):
+    calls = []
+    monkeypatch.setattr(bench, "run", lambda *a, **k: calls.append("run") or ([], diff))
+    monkeypatch.setattr(bench, "run_forests", lambda *a, **k: calls.append("forests") or [])
+    assert bench.main(["--quick"]) == status
+    assert calls == ["run", "forests"]
+    assert ("FAILED" in capsys.readouterr().err) == bool(status)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(SystemExit):
+        bench.main(["--repeats", "0"])
+
+
+# ---------------------------------------------------------------- TreeStore.predict
+
+def test_treestore_predict_rebuilds_the_boosting_prediction():
+    X, Y, _ = make_friedman1_multioutput("group", n_samples=120, n_outputs=4, random_state=0)
+    X_new, _, _ = make_friedman1_multioutput("group", n_samples=50, n_outputs=4, random_state=1)
+    model = make_estimator("gbmort", n_estimators=15, max_leaf_nodes=4, learning_rate=0.3,
+                           random_state=0).fit(X, Y)
+    F = np.tile(model.init_, (len(X_new), 1))
+    for m in range(model.trees_.n_trees):
+        F += model.learning_rate * model.rho_[m] * model.trees_.predict(X_new, m)
+    np.testing.assert_allclose(F, model.predict(X_new), rtol=1e-12, atol=1e-12)
+
+
+def test_treestore_predict_rebuilds_the_forest_prediction():
+    X, Y, _ = make_friedman1_multioutput("ind", n_samples=100, n_outputs=3, random_state=0)
+    forest = ProjectedForestRegressor(n_estimators=5, projection="gaussian", n_components=2,
+                                      random_state=0).fit(X, Y)
+    mean = np.mean([store.predict(X, 0) for store in forest.estimators_], axis=0)
+    np.testing.assert_allclose(mean, forest.predict(X), rtol=1e-12, atol=1e-12)
+    store = forest.estimators_[0]
+    leaves = store.apply(X)[:, 0]
+    np.testing.assert_array_equal(store.predict(X, 0), store.value[leaves])
+
+
+def test_treestore_predict_bad_input():
+    X, Y, _ = make_friedman1_multioutput("group", n_samples=60, n_outputs=2, random_state=0)
+    store = make_estimator("gbmort", n_estimators=3).fit(X, Y).trees_
+    with pytest.raises(ValueError, match="tree"):
+        store.predict(X, 3)
+    with pytest.raises(ValueError, match="tree"):
+        store.predict(X, -1)
+    with pytest.raises(TypeError, match="tree"):
+        store.predict(X, 1.0)
+    with pytest.raises(ValueError, match="X"):
+        store.predict(X[0], 0)
+    assert store.predict(X[:0], 0).shape == (0, 2)

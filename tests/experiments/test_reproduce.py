@@ -1,0 +1,162 @@
+"""python -m engine reproduce ...: one output convention for every target, offline HTML, errors."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine import __main__ as cli
+from engine.experiments import reproduce
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def convention(target, out):
+    """The four files every target writes."""
+    return {out / f"{target}.csv", out / f"{target}_summary.csv", out / f"{target}.json", out / f"{target}.html"}
+
+
+def run(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_reproduce_figure1_quick_writes_csv_json_and_offline_html(tmp_path):
+    out = tmp_path / "figure1"
+    proc = run("reproduce", "figure1", "--quick", "--out", str(out), "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "100.0%" in proc.stderr  # the text progress bar
+    df = pd.read_csv(out / "figure1.csv")
+    data = json.loads((out / "figure1.json").read_text())
+    for problem in ("chain", "group", "ind"):
+        name = f"friedman1-{problem}"
+        assert set(df[df["run"] == name].estimator) == set(reproduce.FIGURE1_ESTIMATORS)
+        assert data["results"][name]["params"]["seed"] == 1 and data["results"][name]["complete"]
+    summary = pd.read_csv(out / "figure1_summary.csv")
+    assert len(summary) == 12
+    page = (out / "figure1.html").read_text()
+    assert "plotly.js v" in page or "Plotly" in page[:5_000_000]
+    assert page.count("<script src=") == 0  # nothing loaded from the network: the bundle is inline
+    assert page.count('class="plotly-graph-div"') == 3
+    listed = {Path(p) for p in proc.stdout.split()}
+    assert listed == convention("figure1", out)
+
+
+def test_unknown_subcommand_fails_with_a_message(tmp_path):
+    proc = run("reproduce", "figure99", "--out", str(tmp_path))
+    assert proc.returncode != 0 and "figure99" in proc.stderr
+    proc = run()
+    assert proc.returncode != 0 and "reproduce" in proc.stderr
+
+
+def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
+    assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6",
+                                      "bias-variance", "forest-table1"}
+    calls = []
+
+    def fake(out_dir, *, quick, seed, progress):
+        progress(0.5, "half")
+        calls.append((out_dir, quick, seed))
+        path = out_dir / "x.csv"
+        path.write_text("a\n1\n")
+        return [path]
+
+    monkeypatch.setitem(cli.REPRODUCTIONS, "table6", fake)
+    assert cli.main(["reproduce", "table6", "--out", str(tmp_path), "--seed", "4"]) == 0
+    assert calls == [(tmp_path, False, 4)]
+    assert str(tmp_path / "x.csv") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("what", ["projection-size", "schemes"])
+def test_other_reproductions_quick(tmp_path, what):
+    written = cli.REPRODUCTIONS[what](tmp_path, quick=True, seed=0, progress=lambda f, m: None)
+    assert set(written) == convention(what, tmp_path)
+    assert all(p.exists() for p in written)
+    _assert_offline_html(tmp_path / f"{what}.html")
+
+
+def test_text_progress_bar(capsys):
+    import io
+    stream = io.StringIO()
+    bar = cli.TextProgress(stream=stream, min_interval=0)
+    bar(0.25, "fitting")
+    bar(1.0, "done")
+    bar.close()
+    text = stream.getvalue()
+    assert "25.0%" in text and "100.0%" in text and text.endswith("\n") and "#" * 30 in text
+
+
+def test_budget_option_is_checked_before_any_work(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["reproduce", "figure1", "--out", str(tmp_path), "--budget", "full"])
+    assert exc.value.code == 2 and "--budget only applies" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "table4", "--out", str(tmp_path), "--budget", "full", "--quick"])
+    assert "exclude" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def _assert_offline_html(path):
+    """A standalone page: plotly's bundle inline, nothing fetched from the network."""
+    page = Path(path).read_text(encoding="utf-8")
+    assert re.search(r"<script[^>]*\bsrc\s*=\s*[\"']?(https?:)?//", page, re.I) is None
+    assert "<script src=" not in page
+    assert "plotly.js v" in page and len(page) > 1_000_000      # the embedded bundle
+    assert 'class="plotly-graph-div"' in page
+
+
+def test_reproduce_table6_quick_writes_csv_json_and_offline_html(tmp_path, monkeypatch, capsys):
+    from engine.experiments import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "quick", tiny)
+    monkeypatch.setattr(reproduce, "N_JOBS", 1)
+    assert cli.main(["reproduce", "table6", "--quick", "--out", str(tmp_path)]) == 0
+    listed = {Path(p) for p in capsys.readouterr().out.split()}
+    assert listed and all(p.exists() for p in listed)
+    assert listed == convention("table6", tmp_path) | {
+        tmp_path / f"table6_pvalues_friedman1-{s}.csv" for s in ("chain", "group", "ind")}
+    df = pd.read_csv(tmp_path / "table6_summary.csv")
+    assert len(df) == 3 * 4 and df["paper_half"].notna().all() and df["half_mean"].notna().all()
+    data = json.loads((tmp_path / "table6.json").read_text())
+    assert data["settings"]["budget"] == "quick"
+    assert data["results"]["friedman1-ind"]["n_noisy_outputs"] == 16
+    _assert_offline_html(tmp_path / "table6.html")
+
+
+def test_reproduce_bias_variance_quick_writes_csv_json_and_offline_html(tmp_path, monkeypatch, capsys):
+    tiny = dict(n_learning_sets=2, n_train=60, n_test=50, n_max=10, n_stages=4, n_seeds=2, n_models=(1, 2))
+    monkeypatch.setitem(reproduce.BIAS_VARIANCE_SETTINGS, "quick", tiny)
+    monkeypatch.setattr(reproduce, "N_JOBS", 1)
+    assert cli.main(["reproduce", "bias-variance", "--quick", "--out", str(tmp_path), "--seed", "2"]) == 0
+    listed = {Path(p) for p in capsys.readouterr().out.split()}
+    assert listed == convention("bias-variance", tmp_path) and all(p.exists() for p in listed)
+    runs = ("trees_leaves2", "trees_leaves8", "projections", "averaging")
+    df = pd.read_csv(tmp_path / "bias-variance.csv")
+    assert set(df["run"]) == set(runs)
+    # the decomposition's identity holds in what was written
+    assert (abs(df["error"] - (df["noise"] + df["bias2"] + df["variance"])) < 1e-9).all()
+    data = json.loads((tmp_path / "bias-variance.json").read_text())
+    for run in runs:
+        result = data["results"][run]
+        assert result["seed"] == 2 and result["n_sets_done"] == 2 and not result["partial"]
+    page = (tmp_path / "bias-variance.html").read_text()
+    _assert_offline_html(tmp_path / "bias-variance.html")
+    assert page.count('class="plotly-graph-div"') == 4
+
+
+def test_table4_defaults_to_the_papers_full_grid(tmp_path, monkeypatch, capsys):
+    # Without --budget or --quick, reproduce runs the paper's settings (the issue's rule);
+    # the grid itself is shrunk here so the test takes seconds.
+    from engine.experiments import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "full", tiny)
+    monkeypatch.setattr(reproduce, "N_JOBS", 1)
+    assert cli.main(["reproduce", "table4", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "table4.json").read_text())["settings"]["budget"] == "full"
