@@ -7,6 +7,10 @@ auto-discovery of ``pages/`` is off). Adding a page is one line in ``PAGES``.
 
 import streamlit as st
 
+# The registered page files go in this plain session_state key, so a page (Home's presets)
+# can link only to pages that exist (st.page_link to an unregistered file raises an error).
+from pages._deeplink import REGISTERED_PAGES_KEY
+
 PAGE_TITLE = "rpo-explorer"
 PAPER_URL = "https://arxiv.org/abs/1905.07558"
 
@@ -22,9 +26,6 @@ PAGES = [
     ("pages/benchmark.py", "Benchmark", "⏱️"),
 ]
 
-# Plain session_state key: the registered page files, so a page (Home's presets) can link
-# only to pages that exist. st.page_link to an unregistered file raises an error.
-REGISTERED_PAGES_KEY = "app_registered_pages"
 
 st.set_page_config(page_title=PAGE_TITLE, page_icon="🌳", layout="wide")
 

@@ -1,18 +1,29 @@
 """Make a deep link that is a fresh server's first request go through app.py.
 
-Streamlit starts in its legacy ``pages/`` mode (the folder exists next to
-app.py) until some run calls ``st.navigation``. So the first request for
-``/convergence?...`` on a new server runs that page file alone, without the
-app's frame and navigation. Every page calls :func:`route_through_app` first:
-it leaves the legacy mode and reruns, and app.py then routes back to the page
-with the same URL. It relies on one private Streamlit name (checked by the
-browser tests, which each start a fresh server).
+Streamlit starts in its legacy ``pages/`` mode (the folder exists next to app.py) until
+some run calls ``st.navigation``. So the first request for ``/convergence?...`` on a new
+server runs that page file alone, without the app's frame and navigation. Every page
+calls :func:`route_through_app` first: when app.py has not run in this session, it calls
+``st.navigation`` (the public call that ends the legacy mode for the server) and reruns;
+app.py then routes back to the page with the same URL. The browser tests, which each
+start a fresh server, open pages by deep link.
 """
+from pathlib import Path
+
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
+
+# Set by app.py on every run (the registered page files); absent only when a page runs alone.
+REGISTERED_PAGES_KEY = "app_registered_pages"
 
 
-def route_through_app():
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+def route_through_app(page_file):
+    """Call first in every page, with the page's ``__file__``."""
+    if REGISTERED_PAGES_KEY not in st.session_state:
+        page = f"pages/{Path(page_file).name}"
+        st.navigation([st.Page("app.py", default=True), st.Page(page)], position="hidden")
         st.rerun()
+
+
+def registered_pages() -> tuple:
+    """The page files app.py registered (Home's presets link only to these)."""
+    return st.session_state.get(REGISTERED_PAGES_KEY, ())

@@ -4,7 +4,7 @@ Every estimator's hyper-parameters (learning rate, tree size, features per split
 steps) are chosen on a validation set, the chosen model is refitted and scored on the test
 set, over several random splits; then mean ± std, ranks and paired t-tests (Table 5).
 scikit-learn's per-output gradient boosting and random forests run under the same protocol as
-reference rows. The work runs in a background job (engine.dashboard.jobs.Job) polled by one fragment,
+reference rows. The work runs in the page's background run (pages/_jobs.py) polled by one fragment,
 so the page never blocks and Stop keeps the finished repeats.
 
 Every setting is in the URL (widget key = query parameter), e.g.
@@ -28,12 +28,11 @@ from engine.datasets import list_datasets
 from engine.names import ARTIFICIAL
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
-from pages._session import session_jobs
+from pages._jobs import PageRun
 
-route_through_app()
+route_through_app(__file__)
 
-JOB_KEY = "bench_job"  # {"job": Job, "settings": dict}: this session's run
-POLL_KEY = "bench_polling"
+run = PageRun("bench")   # this page's background run (st.session_state["bench_page_run"])
 NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
 FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
@@ -103,27 +102,18 @@ def with_references(chosen, refs):
 
 
 def start_run(dataset, settings, drawn):
-    entry = st.session_state.get(JOB_KEY)
-    if entry is not None and entry["job"].running:
+    if run.running:
         return
     if widget_values() != drawn:
         # A control moved just before the click reached the server with it, after the button was
         # drawn (and its cost estimated) for the old settings: redraw first, start on the next click.
         st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check the estimate and press again."
         return
-    job = session_jobs().start(
-        "benchmark", ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
+    run.start(
+        ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
         n_repeats=settings["repeats"], seed=settings["seed"], n_noisy_outputs=settings["noisy"], n_jobs=1,
-        report_partial=True,
+        report_partial=True, settings=settings,
     )  # fmt: skip
-    st.session_state[JOB_KEY] = {"job": job, "settings": settings}
-    st.session_state[POLL_KEY] = True
-
-
-def stop_run():
-    entry = st.session_state.get(JOB_KEY)
-    if entry is not None:
-        entry["job"].stop()
 
 
 def drop_artificial():
@@ -209,8 +199,7 @@ settings = {"dataset": dataset_name, "estimators": run_estimators, "budget": bud
             "seed": int(seed), "noisy": int(noisy) if is_friedman else 0}
 task = "regression" if is_friedman else (catalogue[choice]["task"] if choice in catalogue else getattr(dataset, "task", "regression"))
 
-entry = st.session_state.get(JOB_KEY)
-running = entry is not None and entry["job"].running
+running = run.running
 
 # --- checks: a message, never an exception ----------------------------------------------------------
 blocked = None
@@ -279,7 +268,7 @@ c1.button(
     help="Start the protocol in the background with the settings on the left. "
     + (f"Estimated time: {cost} (from a short probe fit; usually an overestimate)." if cost else ""),
 )  # fmt: skip
-c2.button("Stop", key="bench_stop", disabled=not running, on_click=stop_run,
+c2.button("Stop", key="bench_stop", disabled=not running, on_click=run.stop,
           help="Finish after the current fit: the repeats already done are kept and shown, flagged partial.")
 if estimate is not None:
     c3.caption(f"{estimate['n_fits']:,} fits · estimated {cost} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
@@ -372,10 +361,9 @@ def show_result(result, settings):
                        help="A standalone interactive page that works offline.")
 
 
-@st.fragment(run_every=0.5 if running else None)
+@st.fragment(run_every=run.poll_every(0.5))
 def results_panel():
-    entry = st.session_state.get(JOB_KEY)
-    if entry is None:
+    if not run.started:
         if is_friedman and settings["noisy"] in (0, 16):
             show_paper_table()
         elif is_friedman:
@@ -384,16 +372,16 @@ def results_panel():
         else:
             st.info("Press **Run quick benchmark** to compare the chosen estimators on this data set.")
         return
-    snap = entry["job"].snapshot()
-    status, result = snap["status"], snap["result"] if snap["result"] is not None else snap["partial"]
+    view = run.view()
+    status, result = view.status, view.result
     if status == "running":
-        st.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.0f} s")
-    if entry["settings"] != settings:
+        st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
+    if view.settings != settings:
         st.caption("Showing the last run; its settings differ from the sidebar's.")
     if status == "failed":
         st.error("The run failed.", icon="🚨")
         with st.expander("Details"):
-            st.code(snap["error"])
+            st.code(view.error)
     elif result is None:
         if status == "stopped":
             st.warning("Stopped before the first repeat finished: nothing to show.", icon="⏹️")
@@ -405,12 +393,8 @@ def results_panel():
             st.warning(
                 f"**Partial results** ({why}): {result.n_repeats_done} of {result.n_repeats} repeats.", icon="⏸️"
             )
-        show_result(result, entry["settings"])
-    if status == "running":
-        st.session_state[POLL_KEY] = True
-    elif st.session_state.get(POLL_KEY):
-        st.session_state[POLL_KEY] = False
-        st.rerun()  # one full rerun: buttons re-enabled, polling off
+        show_result(result, view.settings)
+    run.rerun_when_finished()  # one full rerun: buttons re-enabled, polling off
 
 
 results_panel()

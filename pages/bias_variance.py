@@ -5,7 +5,7 @@ Every setting is in the URL (widget key = query parameter), e.g.
 ``/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2&compare_leaves=8&seed=0``.
 Small runs start by themselves (the default view tells the story: stumps against 8-leaf trees
 over the number of boosting steps); bigger ones wait for an explicit button that shows the
-estimated cost first. The work runs in a background ``engine.dashboard.jobs.Job`` polled by one
+estimated cost first. The work runs in the page's background run (``pages/_jobs.py``) polled by one
 fragment; Stop keeps the learning sets done so far (a partial, flagged result).
 """
 
@@ -22,10 +22,10 @@ from engine.dashboard.studies import FOREST_SWEEPABLE, SWEEPABLE, parse_values, 
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
-from pages._deeplink import route_through_app
-from pages._session import session_jobs
+from pages._deeplink import registered_pages, route_through_app
+from pages._jobs import PageRun
 
-route_through_app()
+route_through_app(__file__)
 
 VARIANTS = ESTIMATOR_NAMES + FOREST_NAMES
 DEFAULT_VALUES = {
@@ -55,7 +55,8 @@ COMPARE = ("none", "4", "8", "16", "32")
 AUTO_SECONDS = 10.0 # runs estimated below this start by themselves
 MAX_SECONDS = 600.0  # refused above this (2 cores)
 BOUND = {"bind": "query-params", "persist_state": "page"}
-JOB, CONFIG, RESULT, FORCE = "bv_job", "bv_job_config", "bv_result", "bv_force"
+FORCE = "bv_force"
+run = PageRun("bv")   # this page's background run (st.session_state["bv_page_run"])
 
 
 def tree_label(leaves):
@@ -69,24 +70,6 @@ def resample():
 
 def force_run():
     st.session_state[FORCE] = True
-
-
-def stop_job():
-    job = st.session_state.get(JOB)
-    if job is not None:
-        job.stop(timeout=5)
-
-
-def harvest():
-    """Move a finished job's result into session_state (once)."""
-    job = st.session_state.get(JOB)
-    if job is None or job.running or st.session_state.get(RESULT, {}).get("job_id") == id(job):
-        return
-    snap = job.snapshot()
-    st.session_state[RESULT] = {
-        "job_id": id(job), "config": st.session_state.get(CONFIG), "status": snap["status"],
-        "results": snap["result"] or {}, "error": snap["error"], "elapsed": snap["elapsed"],
-    }  # fmt: skip
 
 
 st.title("Bias–variance")
@@ -125,7 +108,7 @@ with st.sidebar:
     if forest:
         st.caption("Forests grow fully grown trees on bootstrap samples (mo-et: random thresholds, no "
                    "bootstrap); the tree size, comparison and learning rate below apply to boosting only.")
-    if projected_forest and "pages/forests.py" in st.session_state.get("app_registered_pages", ()):
+    if projected_forest and "pages/forests.py" in registered_pages():
         # Here the algorithm variance is one term; paper 003 Appendix C splits it further.
         st.page_link(
             "pages/forests.py", label="Split the algorithm variance: projection vs trees", icon="🌲",
@@ -241,18 +224,14 @@ cost = sum(
 )  # fmt: skip
 
 # --- job: start small runs by themselves, big ones on request ---------------------------------------
-harvest()
-job = st.session_state.get(JOB)
+run.harvest()
 forced = st.session_state.pop(FORCE, False)
-wanted = st.session_state.get(CONFIG) != config or forced
+wanted = not run.started or run.entry["settings"] != config or forced
 if wanted and cost > MAX_SECONDS:
     st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above the {MAX_SECONDS / 60:.0f} min limit of this "
              "app: use fewer learning sets, smaller sets or fewer steps (or the command line).", icon="⛔")  # fmt: skip
 elif wanted and (cost <= AUTO_SECONDS or forced):
-    if job is not None and job.running:
-        job.stop(timeout=5)
-    st.session_state[JOB] = job = session_jobs().start("bias_variance", run_bias_variance_study, runs)
-    st.session_state[CONFIG] = config
+    run.start(run_bias_variance_study, runs, settings=config)
 elif wanted:
     st.warning(
         f"This run is estimated at **≈ {cost:.0f} s** on one core ({len(runs)} run(s) × {n_sets} learning sets "
@@ -262,54 +241,48 @@ elif wanted:
     st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="bv_run_big", on_click=force_run,
               help="Start this bigger run in the background.")  # fmt: skip
 
-running = job is not None and job.running
+running = run.running
 
 
 # Poll fast while a run is young (the default one ends in under a second), slower after.
-@st.fragment(run_every=(0.2 if job.elapsed < 5 else 0.5) if running else None)
+@st.fragment(run_every=run.poll_every(0.2 if run.view().elapsed < 5 else 0.5))
 def live_status():
-    job = st.session_state.get(JOB)
-    if job is None:
-        return
-    snap = job.snapshot()
-    if snap["status"] == "running":
+    view = run.view()
+    if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s (estimated ≈ {cost:.0f} s)")
-        c2.button("Stop", key="bv_stop", on_click=stop_job, help="Stop after the current learning set and "
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated ≈ {cost:.0f} s)")
+        c2.button("Stop", key="bv_stop", on_click=run.stop, help="Stop after the current learning set and "
                   "show the decomposition over the sets done so far (flagged as partial).")  # fmt: skip
-        st.session_state["_bv_polling"] = True
-    elif st.session_state.get("_bv_polling"):
-        st.session_state["_bv_polling"] = False
-        st.rerun()  # one full rerun draws the finished result and switches polling off
+    run.rerun_when_finished()  # one full rerun draws the finished result and switches polling off
 
 
 live_status()
 
 # --- results -------------------------------------------------------------------------------------------
-done = st.session_state.get(RESULT)
-if not done or not done["results"]:
-    if done and done["status"] == "failed":
+done = run.finished
+if done is None or not done.result:
+    if done is not None and done.status == "failed":
         st.error("The run failed.", icon="⚠️")
-        st.code(done["error"])
+        st.code(done.error)
     elif not running:
         st.info("Choose the settings in the sidebar; small runs start by themselves.")
     st.stop()
 
-results = done["results"]
-if done["status"] == "failed":
+results = done.result
+if done.status == "failed":
     st.error("The run failed; showing what was finished.", icon="⚠️")
-if done["config"] != config:
+if done.settings != config:
     st.caption("Showing the last finished run (its settings differ from the sidebar's).")
 first = next(iter(results.values()))
 partial = any(r.partial for r in results.values())
-if done["status"] == "stopped" or partial:
+if done.status == "stopped" or partial:
     sets = ", ".join(f"{k}: {r.n_sets_done}/{r.n_learning_sets}" for k, r in results.items())
     st.warning(f"**Stopped: partial result** over the learning sets finished ({sets}); fewer sets mean noisier "
                "estimates, and a run that did not start is missing.", icon="✋")  # fmt: skip
 st.caption(
     f"Seed **{first.seed}** · {first.n_sets_done} learning sets of {first.n_train} samples · {first.n_test} test "
     f"points · {first.n_seeds} seed(s) per set · Friedman1-{first.structure}, d = {first.n_outputs}, noise sd "
-    f"{first.noise_sd:g} · {first.estimator} · took {done['elapsed']:.1f} s"
+    f"{first.noise_sd:g} · {first.estimator} · took {done.elapsed:.1f} s"
 )
 
 chart_config = {"displaylogo": False}  # toolbar kept: PNG download

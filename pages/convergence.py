@@ -1,12 +1,12 @@
 """Convergence (paper Figure 1): train the boosting variants live and watch their test curves.
 
-Training runs in a background ``engine.dashboard.jobs.Job``; a fragment polls it about three times a
-second and redraws the curves. Every setting is in the URL (widget key = query parameter),
+Training runs in the page's background run (``pages/_jobs.py``); a fragment polls it about three
+times a second and redraws the curves. Every setting is in the URL (widget key = query parameter),
 e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
 
-Plain session_state keys of this page: ``conv_run`` (the current run: settings, job, result),
-``conv_pins`` (pinned runs, overlaid dashed) and ``conv_frame`` (a redraw counter for
-unique chart keys). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
+Plain session_state keys of this page: ``conv_run`` (its background run: settings, job, the
+fitted models kept for Step, the last finished result), ``conv_pins`` (pinned runs, overlaid
+dashed) and ``conv_frame`` (a redraw counter for unique chart keys). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
 page" is chosen as the problem.
 """
 
@@ -19,12 +19,12 @@ from engine import plotting
 from engine.dashboard import dataspec
 from engine.dashboard import live_convergence as live
 from pages._deeplink import route_through_app
-from pages._session import session_jobs
+from pages._jobs import PageRun
 
-route_through_app()
+route_through_app(__file__)
 
-RUN_KEY, PINS_KEY, FRAME_KEY, NOTICE_KEY = "conv_run", "conv_pins", "conv_frame", "conv_notice"
-JOB_SLOT = "convergence"   # this page's slot in the session's JobGroup
+PINS_KEY, FRAME_KEY, NOTICE_KEY = "conv_pins", "conv_frame", "conv_notice"
+run = PageRun("conv")   # this page's background run (st.session_state["conv_page_run"])
 BOUND = {"bind": "query-params"}
 PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
 X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
@@ -47,133 +47,6 @@ estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=
 
 def new_seed():
     st.session_state["seed"] = secrets.randbelow(100_000)
-
-
-def current_spec(problem):
-    if problem == "data":
-        spec = st.session_state.get("dataset_spec", dict(dataspec.DEFAULT_SPEC))
-        upload = st.session_state.get("dataset_upload") if spec.get("source") == "upload" else None
-        return spec, upload
-    return dataspec.friedman_spec(problem), None   # the paper's setting: 300 train, d = 16, uniform
-
-
-def fit_kwargs(s):
-    return dict(learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"],
-                max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
-
-
-def describe(s):
-    return (f"{PROBLEMS[s['problem']]}, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
-            f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
-
-
-def widget_settings():
-    """The run settings as the widgets hold them now."""
-    ss = st.session_state
-    return {"problem": ss["problem"], "variants": tuple(ss["variants"]), "q": int(ss["q"]),
-            "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
-            "max_features": ss["max_features"], "loss": ss["loss"], "n_steps": int(ss["n_steps"]),
-            "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
-
-
-def changed_with_click(drawn):
-    """A control moved just before a click reaches the server with the click, after the button
-    was drawn with the old settings (and the old cost check): then run nothing, say so, and let
-    the page redraw with the new settings and their estimate."""
-    if widget_settings() == drawn:
-        return False
-    st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check them and press again."
-    return True
-
-
-def start_clicked(drawn):
-    if not changed_with_click(drawn):
-        start_job(drawn, *current_spec(drawn["problem"]), drawn["n_steps"])
-
-
-def step_clicked(drawn):
-    if not changed_with_click(drawn):
-        step_run(drawn, *current_spec(drawn["problem"]))
-
-
-def start_job(s, spec, upload, n_steps, kind="run"):
-    stop_job()
-    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
-    models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
-    job = session_jobs().start(JOB_SLOT, live.train_curves, problem, list(s["variants"]), n_steps=n_steps,
-                               seed=s["seed"], models=models, **fit_kwargs(s))
-    st.session_state[RUN_KEY] = {"settings": dict(s), "job": job, "result": None, "status": "running",
-                                 "elapsed": 0.0, "models": models, "kind": kind}
-
-
-def stop_job():
-    run = st.session_state.get(RUN_KEY)
-    if run and run.get("job") is not None:
-        run["job"].stop(timeout=3)
-        finish(run)
-
-
-def finish(run):
-    """Move a finished job's result into the run (the Job object is then dropped)."""
-    job = run.get("job")
-    if job is None or job.running:
-        return
-    snap = job.snapshot()
-    status = snap["status"]
-    if status == "done" and run.get("kind") == "step":
-        status = "stepped"
-    run.update(result=snap["result"] or snap["partial"], status=status, elapsed=snap["elapsed"],
-               error=snap["error"], job=None)
-
-
-def steps_done(run, s):
-    """Steps of the shortest curve of the kept run when it has the settings ``s``, else 0."""
-    if run and run.get("result") is not None and same_model(run["settings"], s) and run["result"].curves:
-        return min(c.n_steps for c in run["result"].curves.values())
-    return 0
-
-
-def can_warm_step(run, s, problem):
-    return (run is not None and run.get("job") is None and same_model(run["settings"], s)
-            and run.get("result") is not None and live.can_continue(problem, s["variants"], run.get("models")))
-
-
-def step_run(s, spec, upload):
-    """Step: STEP_SIZE more boosting steps for every variant, in the background. The kept
-    (warm-startable) estimators continue where they are, so a Step after a long run costs STEP_SIZE
-    steps; otherwise (new settings, artificial-gbrt, multi-label data) a fresh run to the next
-    STEP_SIZE steps (the same seed reproduces the steps shown). Too costly a fresh run is refused
-    by the disabled button."""
-    stop_job()
-    run = st.session_state.get(RUN_KEY)
-    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
-    if can_warm_step(run, s, problem):
-        job = session_jobs().start(JOB_SLOT, live.continue_curves, problem, list(s["variants"]), run["models"],
-                                   n_more=STEP_SIZE, params=run["result"].params)
-        run.update(job=job, status="running", kind="step", elapsed=0.0, error=None)
-        return
-    start_job(s, spec, upload, steps_done(run, s) + STEP_SIZE, kind="step")
-
-
-def same_model(a, b):
-    keys = ("problem", "variants", "learning_rate", "max_leaf_nodes", "max_features", "loss", "q", "n_test", "seed")
-    return all(a.get(k) == b.get(k) for k in keys)
-
-
-def pin_run():
-    run = st.session_state.get(RUN_KEY)
-    if not run or run.get("result") is None or not run["result"].curves:
-        return
-    pins = st.session_state[PINS_KEY]
-    used = {p["name"] for p in pins}
-    name = next((c for c in string.ascii_uppercase if c not in used), "Z")
-    pins.append({"name": name, "label": describe(run["settings"]), "settings": dict(run["settings"]),
-                 "result": run["result"]})
-    del pins[:-MAX_PINS]
-
-
-def clear_pins():
-    st.session_state[PINS_KEY] = []
 
 
 # --- controls ----------------------------------------------------------------------------------
@@ -242,6 +115,127 @@ with st.sidebar:
         "trees); steps: boosting iterations.",
     )  # fmt: skip
 
+# --- the run: start, stop, step, pin ---------------------------------------------------------------
+
+
+def current_spec(problem):
+    if problem == "data":
+        spec = st.session_state.get("dataset_spec", dict(dataspec.DEFAULT_SPEC))
+        upload = st.session_state.get("dataset_upload") if spec.get("source") == "upload" else None
+        return spec, upload
+    return dataspec.friedman_spec(problem), None   # the paper's setting: 300 train, d = 16, uniform
+
+
+def fit_kwargs(s):
+    return dict(learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"],
+                max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
+
+
+def describe(s):
+    return (f"{PROBLEMS[s['problem']]}, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
+            f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
+
+
+def widget_settings():
+    """The run settings as the widgets hold them now."""
+    ss = st.session_state
+    return {"problem": ss["problem"], "variants": tuple(ss["variants"]), "q": int(ss["q"]),
+            "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
+            "max_features": ss["max_features"], "loss": ss["loss"], "n_steps": int(ss["n_steps"]),
+            "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
+
+
+def changed_with_click(drawn):
+    """A control moved just before a click reaches the server with the click, after the button
+    was drawn with the old settings (and the old cost check): then run nothing, say so, and let
+    the page redraw with the new settings and their estimate."""
+    if widget_settings() == drawn:
+        return False
+    st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check them and press again."
+    return True
+
+
+def start_clicked(drawn):
+    if not changed_with_click(drawn):
+        start_job(drawn, *current_spec(drawn["problem"]), drawn["n_steps"])
+
+
+def step_clicked(drawn):
+    if not changed_with_click(drawn):
+        step_run(drawn, *current_spec(drawn["problem"]))
+
+
+def start_job(s, spec, upload, n_steps, kind="run"):
+    run.stop()
+    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
+    run.start(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], models=models,
+              settings=dict(s), extra={"models": models, "kind": kind}, **fit_kwargs(s))
+
+
+def status_of(view):
+    """The run's status, "stepped" for a finished Step."""
+    return "stepped" if view.status == "done" and view.extra.get("kind") == "step" else view.status
+
+
+def kept(s):
+    """The last finished run when it was trained with the settings ``s`` (else None)."""
+    done = run.finished
+    if done is None or done.result is None or not same_model(done.settings, s):
+        return None
+    return done
+
+
+def steps_done(s):
+    """Steps of the shortest curve of the kept run when it has the settings ``s``, else 0."""
+    done = kept(s)
+    return min((c.n_steps for c in done.result.curves.values()), default=0) if done is not None else 0
+
+
+def can_warm_step(s, problem):
+    done = kept(s)
+    return (not run.running and done is not None
+            and live.can_continue(problem, s["variants"], done.extra.get("models")))
+
+
+def step_run(s, spec, upload):
+    """Step: STEP_SIZE more boosting steps for every variant, in the background. The kept
+    (warm-startable) estimators continue where they are, so a Step after a long run costs STEP_SIZE
+    steps; otherwise (new settings, artificial-gbrt, multi-label data) a fresh run to the next
+    STEP_SIZE steps (the same seed reproduces the steps shown). Too costly a fresh run is refused
+    by the disabled button."""
+    run.stop()
+    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    if can_warm_step(s, problem):
+        done = run.finished
+        models = done.extra["models"]
+        run.start(live.continue_curves, problem, list(s["variants"]), models, n_more=STEP_SIZE,
+                  params=done.result.params, settings=done.settings, extra={"models": models, "kind": "step"})
+        return
+    start_job(s, spec, upload, steps_done(s) + STEP_SIZE, kind="step")
+
+
+def same_model(a, b):
+    keys = ("problem", "variants", "learning_rate", "max_leaf_nodes", "max_features", "loss", "q", "n_test", "seed")
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def pin_run():
+    done = run.finished
+    if done is None or done.result is None or not done.result.curves:
+        return
+    pins = st.session_state[PINS_KEY]
+    used = {p["name"] for p in pins}
+    name = next((c for c in string.ascii_uppercase if c not in used), "Z")
+    pins.append({"name": name, "label": describe(done.settings), "settings": dict(done.settings),
+                 "result": done.result})
+    del pins[:-MAX_PINS]
+
+
+def clear_pins():
+    st.session_state[PINS_KEY] = []
+
+
 settings = widget_settings()   # = the values the widgets above returned
 spec, upload = current_spec(problem)
 
@@ -256,13 +250,10 @@ except ValueError as exc:
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
-run = st.session_state.get(RUN_KEY)
-if run is not None:
-    finish(run)
-if run is None and problem_error is None and total_cost <= WARN_SECONDS:
+run.harvest()
+if not run.started and problem_error is None and total_cost <= WARN_SECONDS:
     start_job(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
-    run = st.session_state[RUN_KEY]
-running = run is not None and run.get("job") is not None and run["job"].running
+running = run.running
 
 st.caption(f"Data: {dataspec.describe_spec(spec) if problem == 'data' else PROBLEMS[problem] + ', 300 training samples, 16 outputs, uniform inputs'}"
            f"; {settings['n_test']} test samples (friedman1) · seed **{settings['seed']}**.")
@@ -282,12 +273,12 @@ b = st.columns([1, 1, 1.2, 1, 1.3, 2.5])
 can_run = problem_error is None and not too_costly
 b[0].button("Start", type="primary", key="conv_start", disabled=not can_run or running, on_click=start_clicked, args=(settings,),
             help="Train every chosen method in the background; the curves are redrawn while they grow.")
-b[1].button("Stop", key="conv_stop", disabled=not running, on_click=stop_job,
+b[1].button("Stop", key="conv_stop", disabled=not running, on_click=run.stop,
             help="Stop training; the curves so far are kept (and can be pinned).")
 # Step's cost: STEP_SIZE steps on the kept models (warm start), else a fresh run to done + STEP_SIZE steps.
 per_step = total_cost / max(settings["n_steps"], 1)
-warm_step = problem_error is None and can_warm_step(run, settings, data)
-step_cost = per_step * (STEP_SIZE if warm_step else steps_done(run, settings) + STEP_SIZE)
+warm_step = problem_error is None and can_warm_step(settings, data)
+step_cost = per_step * (STEP_SIZE if warm_step else steps_done(settings) + STEP_SIZE)
 step_refused = step_cost > MAX_SECONDS
 b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running or step_refused,
             on_click=step_clicked, args=(settings,),
@@ -295,7 +286,7 @@ b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not
                   if step_refused else
                   f"Add {STEP_SIZE} boosting steps to every method, in the background: the kept models continue "
                   "where they are (from 0 when the settings changed)."))
-b[3].button("Pin", key="conv_pin", disabled=running or run is None or run.get("result") is None, on_click=pin_run,
+b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or run.finished.result is None, on_click=pin_run,
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
@@ -316,20 +307,11 @@ EXPLAIN = {
 
 
 # --- live panel ----------------------------------------------------------------------------------
-@st.fragment(run_every=POLL_SECONDS if running else None)
+@st.fragment(run_every=run.poll_every(POLL_SECONDS))
 def live_panel():
-    run = st.session_state.get(RUN_KEY)
     pins = st.session_state[PINS_KEY]
-    job = run.get("job") if run else None
-    snap = job.snapshot() if job is not None else None
-    if snap is not None:
-        result, status, fraction, elapsed = snap["result"] or snap["partial"], snap["status"], snap["fraction"], snap["elapsed"]
-        message = snap["message"]
-    elif run is not None:
-        result, status, elapsed = run["result"], run["status"], run.get("elapsed", 0.0)
-        fraction, message = 1.0, status
-    else:
-        result, status, fraction, elapsed, message = None, "idle", 0.0, 0.0, ""
+    view = run.view()
+    result, status, fraction, elapsed, message = view.result, status_of(view), view.fraction, view.elapsed, view.message
 
     st.session_state[FRAME_KEY] += 1
     frame = st.session_state[FRAME_KEY]
@@ -351,14 +333,14 @@ def live_panel():
             st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
                        f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
         elif status == "failed":
-            st.error(f"Status: **failed**: {str(run.get('error') or '').strip().splitlines()[-1:]}", icon="⚠️")
+            st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
             st.info("Status: **idle**. Press Start to train.", icon="▶️")
         fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis])
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         notes = []
-        if run is not None and not same_model(run["settings"], settings):
-            notes.append(f"The solid curves were trained with: {describe(run['settings'])}. Settings have "
+        if view.settings is not None and not same_model(view.settings, settings):
+            notes.append(f"The solid curves were trained with: {describe(view.settings)}. Settings have "
                          "changed since: press Start to train with the new ones.")
         notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
         st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
@@ -380,9 +362,7 @@ def live_panel():
         "fit_time": st.column_config.NumberColumn("fit seconds", format="%.3f"),
     })
 
-    if job is not None and job.done:
-        finish(run)
-    if job is not None and not job.done:
+    if view.running:
         return
     if result is not None and result.curves:
         d = st.columns(3)
@@ -395,8 +375,7 @@ def live_panel():
         d[2].download_button("Figure HTML", data=lambda: plotting.standalone_html(fig), file_name="convergence.html",
                              mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
                              help="The chart as a standalone interactive HTML file (works offline).")
-    if running:      # (as decided by the last full run) the job has ended since:
-        st.rerun()   # one full rerun turns polling off and re-enables the buttons
+    run.rerun_when_finished()   # one full rerun turns polling off and re-enables the buttons
 
 
 live_panel()

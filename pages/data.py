@@ -22,7 +22,7 @@ from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 
-route_through_app()
+route_through_app(__file__)
 
 SPEC_KEY = "dataset_spec"
 UPLOAD_KEY = "dataset_upload"

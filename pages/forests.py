@@ -1,7 +1,8 @@
 """Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
 
-Four experiments, each one call of engine.experiments.forests run in a background Job
-(progress + Stop), drawn by engine.plotting.forests:
+Four experiments, each one call of engine.experiments (forests, forest_variance) run as the
+page's background run (pages/_jobs.py)
+with progress and Stop, drawn by engine.plotting.forests:
 
 * projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
   Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
@@ -23,12 +24,12 @@ from engine import plotting as pf
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
-from pages._session import session_jobs
+from pages._jobs import PageRun
 
-route_through_app()
+route_through_app(__file__)
 
 BOUND = {"bind": "query-params"}
-JOB_KEY = "fx_job"
+run = PageRun("fx")   # this page's background run (st.session_state["fx_page_run"])
 # Bound widgets with a format_func write the formatted label into the URL: the options are
 # themselves short readable names, so links stay short (?fx_exp=schemes&fx_data=yeast).
 EXPERIMENTS = {
@@ -179,16 +180,7 @@ settings = None if problem else (experiment, dataset, repr(sorted(call[1].items(
 
 
 def start_job():
-    # The session's JobGroup stops this page's previous run, and every run of the
-    # session when it ends (pages/_session.py).
-    job = session_jobs().start("forests", call[0], dataset, **call[1])
-    st.session_state[JOB_KEY] = {"job": job, "settings": settings, "experiment": experiment}
-
-
-def stop_job():
-    entry = st.session_state.get(JOB_KEY)
-    if entry is not None:
-        entry["job"].stop(timeout=2)
+    run.start(call[0], dataset, settings=settings, **call[1])
 
 
 st.caption(f"Data: {data_text}. Seed **{int(seed)}**. Share the URL to share this view.")
@@ -196,17 +188,15 @@ if problem:
     st.error(problem, icon="⚠️")
     st.stop()
 
-entry = st.session_state.get(JOB_KEY)
-if entry is None:  # first visit: the default view runs at once (well under 2 s)
+if not run.started:  # first visit: the default view runs at once (well under 2 s)
     start_job()
-    entry = st.session_state[JOB_KEY]
-running = entry["job"].running
+running = run.running
 c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
 c1.button("Run", type="primary", key="fx_run", on_click=start_job, disabled=running,
           help="Fit every forest of this experiment in the background.")
-c2.button("Stop", key="fx_stop", on_click=stop_job, disabled=not running,
+c2.button("Stop", key="fx_stop", on_click=run.stop, disabled=not running,
           help="Stop after the current fit and keep what is done.")
-if entry["settings"] != settings and not running:
+if run.entry["settings"] != settings and not running:
     c3.info("The settings changed: press **Run** to update the chart.", icon="🔁")
 
 
@@ -265,24 +255,21 @@ FIGURES = {"projection-size": pf.forest_projection_size_figure, "randomization":
            "schemes": pf.forest_schemes_figure, "variance": pf.forest_bias_variance_figure}
 
 
-@st.fragment(run_every=0.5 if running else None)
+@st.fragment(run_every=run.poll_every(0.5))
 def results_panel():
-    entry = st.session_state.get(JOB_KEY)
-    snap = entry["job"].snapshot()
-    if snap["status"] == "running":
-        st.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s")
-        st.session_state["fx_polling"] = True
+    view = run.view()
+    run.rerun_when_finished()  # once the run ends: one full rerun re-enables the buttons, stops polling
+    if view.running:
+        st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s")
         return
-    if st.session_state.pop("fx_polling", False):
-        st.rerun()  # one full rerun re-enables the buttons and stops polling
-    if snap["status"] == "failed":
+    if view.status == "failed":
         st.error("The experiment failed.", icon="⚠️")
-        st.code(snap["error"])
+        st.code(view.error)
         return
-    result = snap["result"]
+    result = view.result
     variance_split = isinstance(result, forest_variance.ForestBiasVarianceResult)
     kind = "variance" if variance_split else result.experiment
-    if snap["status"] == "stopped":
+    if view.status == "stopped":
         done = (f"{result.n_learning_sets_done} learning sets" if variance_split else f"{len(result.records)} fits")
         st.warning(f"Stopped after {done}: the chart shows what was done.", icon="⏹️")
     fig = FIGURES[kind](result)
@@ -291,7 +278,7 @@ def results_panel():
     with right:
         st.markdown("**What to look for**")
         st.markdown(explain(result))
-        st.caption(f"Finished in {snap['elapsed']:.1f} s. " + " ".join(result.notes))
+        st.caption(f"Finished in {view.elapsed:.1f} s. " + " ".join(result.notes))
     where = f"friedman1-{result.structure}" if variance_split else result.dataset
     name = f"forests_{kind}_{where}_seed{result.params.get('seed', 0)}"
     d1, d2, d3 = st.columns(3)

@@ -4,9 +4,9 @@ import streamlit as st
 
 from engine import plotting
 from engine.dashboard.presets import PRESETS, presets_for
-from pages._deeplink import route_through_app
+from pages._deeplink import registered_pages, route_through_app
 
-route_through_app()
+route_through_app(__file__)
 
 st.title("Multi-output gradient boosting with random output projections")
 
@@ -75,7 +75,7 @@ st.markdown("Each preset opens a page with the settings of a figure or table fro
 # Presets are defined once in engine/presets.py. A preset becomes a link only when app.py
 # registers its target page (st.page_link to an unregistered page is an error); the others
 # are listed as "coming soon" so the tour already shows what the app will reproduce.
-registered = st.session_state.get("app_registered_pages", ())
+registered = registered_pages()
 available = presets_for(registered)
 links = [p for p in PRESETS if p in available]
 for preset in links:

@@ -10,7 +10,7 @@ Two experiments, both from ``engine.experiments``:
 
 Every setting is in the URL, e.g. ``/projections?experiment=size&dataset=cal500&q_values=1,17,35,87``.
 Small runs start by themselves; bigger ones wait for a button that shows the estimated cost.
-The work runs in a background ``engine.dashboard.jobs.Job``, polled by one fragment, with a Stop button.
+The work runs in the page's background run (pages/_jobs.py), polled by one fragment, with a Stop button.
 """
 
 import json
@@ -27,16 +27,17 @@ from engine.experiments import run_projection_schemes, run_projection_size
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.names import PROJECTIONS
 from pages._deeplink import route_through_app
-from pages._session import session_jobs
+from pages._jobs import PageRun
 
-route_through_app()
+route_through_app(__file__)
 
 EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Projection schemes (Fig. 2-4)"}
 STRATEGIES = {"gbrt-rpo": "projected", "gbrt-relabel-rpo": "projected_relabel"}
 AUTO_SECONDS = 8.0
 MAX_SECONDS = 900.0
 BOUND = {"bind": "query-params", "persist_state": "page"}
-JOB, CONFIG, RESULT, FORCE = "proj_job", "proj_job_config", "proj_result", "proj_force"
+FORCE = "proj_force"
+run = PageRun("proj")   # this page's background run (st.session_state["proj_page_run"])
 
 
 @st.cache_data
@@ -61,21 +62,6 @@ def new_seed():
 
 def use_data_page(name):
     st.session_state["dataset"] = name
-
-
-def stop_job():
-    job = st.session_state.get(JOB)
-    if job is not None:
-        job.stop(timeout=5)
-
-
-def harvest():
-    job = st.session_state.get(JOB)
-    if job is None or job.running or st.session_state.get(RESULT, {}).get("job_id") == id(job):
-        return
-    snap = job.snapshot()
-    st.session_state[RESULT] = {"job_id": id(job), "config": st.session_state.get(CONFIG), "status": snap["status"],
-                                "result": snap["result"], "error": snap["error"], "elapsed": snap["elapsed"]}  # fmt: skip
 
 
 st.title("Projections")
@@ -173,64 +159,54 @@ n_samples = 300 + int(n_test) if friedman else shipped[dataset]["n_samples"]
 cost = estimate_projection_seconds(task=task, n_runs=n_runs, n_steps=int(n_steps), n_train=n_samples // 2,
                                    n_test=n_samples - n_samples // 2, n_outputs=d)  # fmt: skip
 
-harvest()
-job = st.session_state.get(JOB)
+run.harvest()
 forced = st.session_state.pop(FORCE, False)
-wanted = st.session_state.get(CONFIG) != config or forced
+wanted = not run.started or run.entry["settings"] != config or forced
 if wanted and cost > MAX_SECONDS:
     st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above this app's {MAX_SECONDS / 60:.0f} min limit: "
              "use fewer steps or fewer values of q.", icon="⛔")  # fmt: skip
 elif wanted and (cost <= AUTO_SECONDS or forced):
-    if job is not None and job.running:
-        job.stop(timeout=5)
-    st.session_state[JOB] = job = session_jobs().start("projections", target, dataset, **kwargs)
-    st.session_state[CONFIG] = config
+    run.start(target, dataset, settings=config, **kwargs)
 elif wanted:
     st.warning(f"This run is estimated at **≈ {cost:.0f} s** ({n_runs} models × {n_steps} steps on {dataset}). "
                "It runs in the background: you can stop it and keep the models finished so far.", icon="⏱️")  # fmt: skip
     st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="proj_run_big", on_click=force_run,
               help="Start this bigger run in the background.")  # fmt: skip
-running = job is not None and job.running
+running = run.running
 
 
-@st.fragment(run_every=0.5 if running else None)
+@st.fragment(run_every=run.poll_every(0.5))
 def live_status():
-    job = st.session_state.get(JOB)
-    if job is None:
-        return
-    snap = job.snapshot()
-    if snap["status"] == "running":
+    view = run.view()
+    if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(snap["fraction"], text=f"{snap['message']} · {snap['elapsed']:.1f} s (estimated ≈ {cost:.0f} s)")
-        c2.button("Stop", key="proj_stop", on_click=stop_job,
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated ≈ {cost:.0f} s)")
+        c2.button("Stop", key="proj_stop", on_click=run.stop,
                   help="Stop now and show the models finished so far (flagged as partial).")  # fmt: skip
-        st.session_state["_proj_polling"] = True
-    elif st.session_state.get("_proj_polling"):
-        st.session_state["_proj_polling"] = False
-        st.rerun()
+    run.rerun_when_finished()
 
 
 live_status()
 
 # --- results -----------------------------------------------------------------------------------------------
-done = st.session_state.get(RESULT)
-if not done or done["result"] is None:
-    if done and done["status"] == "failed":
+done = run.finished
+if done is None or done.result is None:
+    if done is not None and done.status == "failed":
         st.error("The run failed.", icon="⚠️")
-        st.code(done["error"])
+        st.code(done.error)
     elif not running:
         st.info("Choose the settings in the sidebar; small runs start by themselves.")
     st.stop()
 
-res = done["result"]
+res = done.result
 params = res.params
-if done["config"] != config:
+if done.settings != config:
     st.caption("Showing the last finished run (its settings differ from the sidebar's).")
 if not res.complete:
     st.warning("**Stopped: partial result.** Only the models finished before Stop are drawn; the others are missing "
                "(or end early).", icon="✋")  # fmt: skip
 st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
-           f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves · took {done['elapsed']:.1f} s · "
+           f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves · took {done.elapsed:.1f} s · "
            + " · ".join(res.notes[-2:]))  # fmt: skip
 st.caption("Fit times are measured while the app is serving pages: times of a few hundredths of a second are "
            "mostly timer noise. For honest timings use more steps, more outputs or a bigger data set.")

@@ -12,6 +12,8 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import job_of, page_run
+
 from engine.experiments.published import PAPER_TABLE4
 from engine.experiments.reproduce import TABLE4_ESTIMATORS
 from engine.dashboard.presets import PRESETS
@@ -45,7 +47,7 @@ def poll(at, until, timeout=60.0):
 
 
 def job(at):
-    return at.session_state["bench_job"]["job"]
+    return job_of(at, "bench")
 
 
 def figure(at, key):
@@ -143,7 +145,7 @@ def test_query_params_preset_controls():
     # moderate: a cost estimate is shown before anything starts, on the button too
     assert any("fits" in w.value and "about" in w.value for w in at.warning)
     assert at.button(key="bench_start").label.startswith("Start moderate run (≈")
-    assert "bench_job" not in at.session_state
+    assert page_run(at, "bench") is None
 
 
 def test_table4_preset_matches_the_page():
@@ -205,7 +207,7 @@ def test_a_control_changed_with_the_click_starts_nothing():
     at = open_page({"bench_estimators": ["gbmort"]})
     at.radio(key="bench_budget").set_value("moderate")
     at.button(key="bench_start").click().run()
-    assert "bench_job" not in at.session_state
+    assert page_run(at, "bench") is None
     assert "settings changed as you clicked" in at.info[0].value
     assert at.button(key="bench_start").label.startswith("Start moderate run")
 
@@ -274,4 +276,4 @@ def test_very_costly_runs_are_refused_or_need_a_confirmation():
     assert not confirm.value and at.button(key="bench_start").disabled
     confirm.check().run()
     assert not at.button(key="bench_start").disabled
-    assert "bench_job" not in at.session_state          # nothing started by the tick alone
+    assert page_run(at, "bench") is None          # nothing started by the tick alone

@@ -1,7 +1,6 @@
 """AppTest (no browser): the Bias–variance and Projections pages, started from the entry point.
 
-Fragments never tick in AppTest, so a test "polls" a background job by calling ``at.run()``
-until the job in session_state has finished.
+Fragments never tick in AppTest, so a test "polls" a page's background run (apptest_runs.poll).
 """
 
 import json
@@ -11,6 +10,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import finished, job_of, page_run, poll
 from engine.dashboard.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -37,18 +37,6 @@ def open_page(page, **query):
     return at.run()
 
 
-def poll(at, job_key, timeout=60.0):
-    """Rerun until the page's background job has finished, then once more to draw it."""
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        job = at.session_state[job_key] if job_key in at.session_state else None
-        if job is None or job.done:
-            return at.run()
-        time.sleep(0.2)
-        at.run()
-    raise AssertionError(f"{job_key} still running after {timeout}s")
-
-
 def spec(at, key):
     return json.loads(at.get_by_key(key).proto.spec)
 
@@ -57,7 +45,7 @@ def test_bias_variance_default_view():
     at = open_page(BV)
     assert not at.exception
     assert [t.value for t in at.title] == ["Bias–variance"]
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception
     assert [c.key for c in at.get("plotly_chart")] == ["bv_stacked", "bv_lines", "bv_curves"]
     # The default story: stumps against 8-leaf trees, over the number of steps.
@@ -91,52 +79,52 @@ def slice_titles(at):
 
 
 def test_bias_variance_slice_is_in_the_url_and_clamped():
-    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="10"), "bv_job")
+    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="10"), "bv")
     assert not at.exception
     assert at.select_slider(key="bv_slice").value == "10"
     assert slice_titles(at) == ["stumps: n_estimators=10"]
     at.select_slider(key="bv_slice").set_value("1").run()
     assert slice_titles(at) == ["stumps: n_estimators=1"]
     # a value that is not in the sweep (a stale link, or the values changed) goes to the last one
-    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="999"), "bv_job")
+    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="999"), "bv")
     assert not at.exception and at.select_slider(key="bv_slice").value == "30"
     at.text_input(key="values").input("2,4").run()
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception and at.select_slider(key="bv_slice").value == "4"
     assert slice_titles(at) == ["stumps: n_estimators=4"]
 
 
 def test_bias_variance_resample_draws_a_new_seed():
-    at = poll(open_page(BV, n_sets=3, values="1,10", compare_leaves="none"), "bv_job")
-    first = at.session_state["bv_result"]["results"]["stumps"]
+    at = poll(open_page(BV, n_sets=3, values="1,10", compare_leaves="none"), "bv")
+    first = finished(at, "bv").result["stumps"]
     assert first.seed == 0 and first.param_values == [1, 10]
     at.button(key="bv_resample").click().run()
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception
-    again = at.session_state["bv_result"]["results"]["stumps"]
+    again = finished(at, "bv").result["stumps"]
     assert at.number_input(key="seed").value == again.seed != 0
 
 
 def test_bias_variance_stop_keeps_a_partial_result():
     at = open_page(BV, n_sets=100, n_train=1000)  # estimated well above the auto-run limit
     assert not at.exception
-    assert "bv_job" not in at.session_state
+    assert page_run(at, "bv") is None
     assert any("estimated at" in w.value for w in at.warning)
     at.button(key="bv_run_big").click().run()
-    job = at.session_state["bv_job"]
+    job = job_of(at, "bv")
     assert job.running
     t0 = time.perf_counter()
     while job.fraction < 0.5 / 100 and time.perf_counter() - t0 < 60:   # one learning set of 100 (of 2 runs) done
         time.sleep(0.1)
     at.run()
     at.button(key="bv_stop").click().run()
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception
-    done = at.session_state["bv_result"]
-    assert done["status"] == "stopped"
-    res = done["results"]["stumps"]
+    done = finished(at, "bv")
+    assert done.status == "stopped"
+    res = done.result["stumps"]
     assert res.partial and 1 <= res.n_sets_done < 100
-    assert "8 leaves" not in done["results"]  # the second run never started
+    assert "8 leaves" not in done.result  # the second run never started
     assert any("partial result" in w.value for w in at.warning)
     fig = spec(at, "bv_stacked")
     assert fig["layout"]["meta"]["partial"] is True
@@ -152,8 +140,8 @@ def test_bias_variance_query_params_preset_controls():
     assert at.number_input(key="seed").value == 7
     assert at.selectbox(key="compare_leaves").value == "none"
     assert at.slider(key="n_sets").value == 3
-    at = poll(at, "bv_job")
-    res = at.session_state["bv_result"]["results"]
+    at = poll(at, "bv")
+    res = finished(at, "bv").result
     (r,) = res.values()
     assert r.param_name == "learning_rate" and r.param_values == [0.1, 0.5] and r.structure == "chain"
 
@@ -170,7 +158,7 @@ def test_projections_default_view():
     at = open_page(PROJ)
     assert not at.exception
     assert [t.value for t in at.title] == ["Projections"]
-    at = poll(at, "proj_job")
+    at = poll(at, "proj")
     assert not at.exception
     assert [c.key for c in at.get("plotly_chart")] == ["proj_size", "proj_curves"]
     fig = spec(at, "proj_size")
@@ -195,11 +183,11 @@ def test_projections_schemes_from_query_params():
     assert at.radio(key="experiment").value == "schemes"
     assert at.selectbox(key="dataset").value == "friedman1-group"
     assert at.number_input(key="seed").value == 3
-    at = poll(at, "proj_job")
+    at = poll(at, "proj")
     assert not at.exception
     fig = spec(at, "proj_schemes")
     assert [t["name"] for t in fig["data"] if not t["name"].endswith(" best")] == ["gaussian", "sparse"]
-    res = at.session_state["proj_result"]["result"]
+    res = finished(at, "proj").result
     assert res.params["seed"] == 3 and res.params["n_steps"] == 50
 
 
@@ -209,15 +197,15 @@ def test_projections_figure5_preset_waits_for_a_click_and_stops():
     assert not at.exception
     assert at.selectbox(key="dataset").value == "cal500"
     assert at.text_input(key="q_values").value == "1,17,35,87"
-    assert "proj_job" not in at.session_state  # ~20 s: the estimate is shown first
+    assert page_run(at, "proj") is None  # ~20 s: the estimate is shown first
     assert any("estimated at" in w.value for w in at.warning)
     at.button(key="proj_run_big").click().run()
-    assert at.session_state["proj_job"].running
+    assert job_of(at, "proj").running
     at.button(key="proj_stop").click().run()
-    at = poll(at, "proj_job")
+    at = poll(at, "proj")
     assert not at.exception
-    done = at.session_state["proj_result"]
-    assert done["status"] == "stopped" and done["result"].complete is False
+    done = finished(at, "proj")
+    assert done.status == "stopped" and done.result.complete is False
     assert any("partial result" in w.value for w in at.warning)
 
 
@@ -238,7 +226,7 @@ def test_bias_variance_of_a_forest_over_the_number_of_trees():
     assert "learning_rate" not in at.selectbox(key="sweep").options
     assert at.slider(key="learning_rate").disabled and at.select_slider(key="max_leaf_nodes").disabled
     assert len(at.sidebar.get("page_link")) == 0      # no projection: no projection/tree split to link to
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception and not at.error
     (parts,) = stacked_runs(at).values()
     assert len(parts["error"]) == 3
@@ -257,7 +245,7 @@ def test_bias_variance_of_a_projected_forest_over_q():
     links = at.sidebar.get("page_link")
     assert [link.proto.page for link in links] == ["forests"]
     assert "fx_exp=variance" in links[0].proto.query_string
-    at = poll(at, "bv_job")
+    at = poll(at, "bv")
     assert not at.exception and not at.error
     (parts,) = stacked_runs(at).values()
     assert len(parts["error"]) == 2 and np.all(np.isfinite(parts["error"]))
@@ -267,4 +255,4 @@ def test_bias_variance_subsampling_q_above_d_is_a_message():
     at = open_page(BV, estimator="rf-subsampled-shared", sweep="n_components", values="1, 64", n_outputs="8")
     assert not at.exception
     assert "q must be at most d = 8" in at.error[0].value
-    assert "bv_job" not in at.session_state
+    assert page_run(at, "bv") is None

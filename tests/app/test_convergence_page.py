@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import finished, job_of, page_run, poll
+
 from engine import experiments, plotting
 from engine.dashboard import dataspec, live_convergence
 from engine.dashboard.presets import PRESETS
@@ -34,15 +36,15 @@ def open_page(query=None):
 
 
 def wait_done(at, timeout=30.0):
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        run = at.session_state["conv_run"]
-        if run.get("job") is None:
-            at.run()
-            return run
-        time.sleep(0.2)
-        at.run()
-        assert not at.exception, at.exception
+    """Poll until the page's run has ended; its last finished run (pages._jobs.RunView)."""
+    poll(at, "conv", timeout)
+    assert not at.exception, at.exception
+    return finished(at, "conv")
+
+
+def status_of(done):
+    """The status the page shows: "stepped" for a finished Step."""
+    return "stepped" if done.status == "done" and done.extra.get("kind") == "step" else done.status
     raise AssertionError("the training job did not finish")
 
 
@@ -79,7 +81,7 @@ def test_default_view_trains_by_itself():
     assert at.multiselect(key="variants").value == ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
     run = wait_done(at)
     assert time.perf_counter() - t0 < 15
-    assert run["status"] == "done"
+    assert run.status == "done"
     assert "done" in status_text(at)
     c = curves(chart(at))
     assert set(c) == {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
@@ -104,7 +106,7 @@ def test_start_small_config_and_read_the_curves():
     assert "Estimated training time" in " ".join(c.value for c in at.caption)
     at.button(key="conv_start").click().run()
     run = wait_done(at)
-    assert run["status"] == "done" and run["settings"]["learning_rate"] == 0.2
+    assert run.status == "done" and run.settings["learning_rate"] == 0.2
     c = curves(chart(at))
     assert set(c) == {"gbmort", "gbrt-rpo-gaussian"}
     for name, (x, y) in c.items():
@@ -118,22 +120,22 @@ def test_start_small_config_and_read_the_curves():
 
 def test_stop_keeps_the_partial_curve():
     at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
-    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
-    if run.get("job") is None or not run["job"].running:    # (auto-start skipped: long run)
+    job = job_of(at, "conv")
+    if job is None or not job.running:    # (auto-start skipped: long run)
         at.button(key="conv_start").click().run()
     time.sleep(0.6)
     at.run()
-    assert at.session_state["conv_run"]["job"] is not None
+    assert job_of(at, "conv").running
     at.button(key="conv_stop").click().run()
     assert not at.exception
-    run = at.session_state["conv_run"]
-    assert run["status"] == "stopped" and run["job"] is None
+    run = finished(at, "conv")
+    assert run.status == "stopped" and job_of(at, "conv").done
     assert "stopped" in status_text(at)
     c = curves(chart(at))
     assert c, "the partial curves must be drawn"
     n = max(len(y) for _, y in c.values())
     assert 0 < n < 10000
-    assert not run["result"].complete
+    assert not run.result.complete
 
 
 def test_pin_then_second_run_overlays_both():
@@ -162,16 +164,16 @@ def test_pin_then_second_run_overlays_both():
 
 def test_step_adds_a_fixed_number_of_steps():
     at = open_page({"n_steps": "10000", "n_test": "4000", "variants": ["gbmort"]})
-    run = at.session_state.get("conv_run")
-    if run is not None and run.get("job") is not None:
+    job = job_of(at, "conv")
+    if job is not None and job.running:
         at.button(key="conv_stop").click().run()
     at.select_slider(key="n_test").set_value(200).run()    # settings changed: Step starts from 0
     wait_done(at)
     at.button(key="conv_step").click().run()
     wait_done(at)
     at.button(key="conv_step").click().run()
-    run = wait_done(at)
-    assert run["status"] == "stepped"
+    done = wait_done(at)
+    assert status_of(done) == "stepped"
     assert {len(y) for _, y in curves(chart(at)).values()} == {20}
 
 
@@ -179,13 +181,13 @@ def test_step_continues_the_kept_models_warm():
     """After a run, Step adds steps to the fitted models (a background job, not a refit of all the
     steps done): the curves equal those of one longer run with the same seed."""
     at = open_page({"n_steps": "200", "n_test": "200", "variants": ["gbmort", "gbrt-rpo-gaussian"]})
-    run = wait_done(at)
-    assert run["status"] == "done" and set(run["models"]) == {"gbmort", "gbrt-rpo-gaussian"}
-    models = run["models"]
+    done = wait_done(at)
+    assert status_of(done) == "done" and set(done.extra["models"]) == {"gbmort", "gbrt-rpo-gaussian"}
+    models = done.extra["models"]
     at.button(key="conv_step").click().run()
-    assert at.session_state["conv_run"]["kind"] == "step"
-    run = wait_done(at)
-    assert run["status"] == "stepped" and run["models"] is models          # the same estimators, continued
+    assert page_run(at, "conv")["extra"]["kind"] == "step"
+    done = wait_done(at)
+    assert status_of(done) == "stepped" and done.extra["models"] is models          # the same estimators, continued
     assert all(m.n_steps_ == 210 for m in models.values())
     got = curves(chart(at))
     assert {name: len(y) for name, (_, y) in got.items()} == {"gbmort": 210, "gbrt-rpo-gaussian": 210}
@@ -209,7 +211,7 @@ def test_query_params_preset_the_controls():
     assert at.slider(key="q").value == 3
     assert at.multiselect(key="variants").value == ["st-gbrt", "gbrt-relabel-rpo-gaussian"]
     run = wait_done(at)
-    assert run["settings"]["seed"] == 7 and run["settings"]["problem"] == "ind"
+    assert run.settings["seed"] == 7 and run.settings["problem"] == "ind"
     assert "st-gbrt ends best" in " ".join(m.value for m in at.markdown)
     assert "seed **7**" in " ".join(c.value for c in at.caption)
 
@@ -226,7 +228,7 @@ def test_bad_settings_give_a_message_not_an_exception(query, needle):
         return
     assert any(needle in e.value for e in at.error), [e.value for e in at.error]
     assert at.button(key="conv_start").disabled
-    assert "conv_run" not in at.session_state or at.session_state["conv_run"] is None
+    assert page_run(at, "conv") is None
 
 
 def test_no_methods_and_data_page_choice():
@@ -242,7 +244,7 @@ def test_no_methods_and_data_page_choice():
     assert not at.error
     at.button(key="conv_start").click().run()
     run = wait_done(at)
-    assert run["status"] == "done" and run["result"].dataset == "enb"
+    assert run.status == "done" and run.result.dataset == "enb"
 
 
 def test_switching_pages_keeps_both_pages_working():
@@ -252,7 +254,7 @@ def test_switching_pages_keeps_both_pages_working():
     assert not at.exception
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert at.session_state["conv_run"]["result"] is not None
+    assert finished(at, "conv").result is not None
 
 
 def test_home_links_the_figure1_presets():
@@ -311,15 +313,15 @@ def test_a_control_changed_with_the_click_runs_nothing_until_confirmed(button):
     at.multiselect(key="variants").set_value(["gbmort"])
     at.select_slider(key="n_steps").set_value(100)
     at.run()
-    before = at.session_state["conv_run"]
+    before = job_of(at, "conv")
     at.select_slider(key="n_test").set_value(200)
     at.slider(key="learning_rate").set_value(0.3)
     at.button(key=button).click().run()
-    assert at.session_state["conv_run"] is before
+    assert job_of(at, "conv") is before
     assert "settings changed as you clicked" in at.info[0].value
     at.button(key=button).click().run()
-    run = wait_done(at)
-    assert run["settings"]["n_test"] == 200 and run["settings"]["learning_rate"] == 0.3
+    done = wait_done(at)
+    assert done.settings["n_test"] == 200 and done.settings["learning_rate"] == 0.3
     assert "Settings have changed" not in " ".join(c.value for c in at.caption)
 
 
@@ -329,13 +331,13 @@ def test_a_released_session_stops_its_job():
     import streamlit as st
 
     at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
-    run = at.session_state["conv_run"] if "conv_run" in at.session_state else {}
-    if run.get("job") is None or not run["job"].running:
+    job = job_of(at, "conv")
+    if job is None or not job.running:
         at.button(key="conv_start").click().run()
-    job = at.session_state["conv_run"]["job"]
+    job = job_of(at, "conv")
     assert job.running
     st.cache_resource.clear()
     assert job.wait(10) and job.status == "stopped"
     at.run()
-    assert not at.exception and at.session_state["conv_run"]["status"] == "stopped"
+    assert not at.exception and finished(at, "conv").status == "stopped"
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import job_of
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/forests.py"
 
@@ -21,7 +23,7 @@ def open_page(query=None):
 def run_until_done(at, timeout=30):
     t0 = time.time()
     while time.time() - t0 < timeout:
-        job = at.session_state["fx_job"]["job"]
+        job = job_of(at, "fx")
         if job.done:
             at.run()
             at.run()
@@ -86,7 +88,7 @@ def test_bad_q_shows_an_error_not_an_exception():
 def test_stop_keeps_a_partial_result():
     at = open_page({"fx_data": "yeast", "fx_trees": "40", "fx_q": "1,2,3,4,5,6"})
     assert at.selectbox(key="fx_data").value == "yeast"
-    assert at.session_state["fx_job"]["job"].running
+    assert job_of(at, "fx").running
     at.button(key="fx_stop").click().run()
     job = run_until_done(at)
     assert job.status == "stopped"

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import job_of
+
 import engine.dashboard.presets
 from engine.dashboard import dataspec
 from engine.dashboard.presets import PRESETS
@@ -328,9 +330,10 @@ def test_a_pinned_convergence_run_survives_a_malformed_upload():
     import time
 
     t0 = time.perf_counter()
-    while at.session_state["conv_run"].get("job") is not None and time.perf_counter() - t0 < 30:
+    while job_of(at, "conv").running and time.perf_counter() - t0 < 30:
         time.sleep(0.2)
         at.run()
+    at.run()
     at.button(key="conv_pin").click().run()
     (pin,) = at.session_state["conv_pins"]
     pinned_scores = pin["result"].curves["gbmort"].test_score.copy()
