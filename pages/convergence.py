@@ -157,15 +157,16 @@ def changed_with_click(drawn):
 
 def start_clicked(drawn):
     if not changed_with_click(drawn):
-        start_job(drawn, *current_spec(drawn["problem"]), drawn["n_steps"])
+        train(drawn, *current_spec(drawn["problem"]), drawn["n_steps"])
 
 
 def step_clicked(drawn):
     if not changed_with_click(drawn):
-        step_run(drawn, *current_spec(drawn["problem"]))
+        train_more(drawn, *current_spec(drawn["problem"]))
 
 
-def start_job(s, spec, upload, n_steps, kind="run"):
+def train(s, spec, upload, n_steps, kind="run"):
+    """Train every chosen method to n_steps steps in the page's background run."""
     run.stop()
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
     models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
@@ -198,7 +199,7 @@ def can_warm_step(s, problem):
             and live.can_continue(problem, s["variants"], done.extra.get("models")))
 
 
-def step_run(s, spec, upload):
+def train_more(s, spec, upload):
     """Step: STEP_SIZE more boosting steps for every variant, in the background. The kept
     (warm-startable) estimators continue where they are, so a Step after a long run costs STEP_SIZE
     steps; otherwise (new settings, artificial-gbrt, multi-label data) a fresh run to the next
@@ -212,7 +213,7 @@ def step_run(s, spec, upload):
         run.start(live.continue_curves, problem, list(s["variants"]), models, n_more=STEP_SIZE,
                   params=done.result.params, settings=done.settings, extra={"models": models, "kind": "step"})
         return
-    start_job(s, spec, upload, steps_done(s) + STEP_SIZE, kind="step")
+    train(s, spec, upload, steps_done(s) + STEP_SIZE, kind="step")
 
 
 def same_model(a, b):
@@ -252,7 +253,7 @@ too_costly = total_cost > MAX_SECONDS
 
 run.harvest()
 if not run.started and problem_error is None and total_cost <= WARN_SECONDS:
-    start_job(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
+    train(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
 running = run.running
 
 st.caption(f"Data: {dataspec.describe_spec(spec) if problem == 'data' else PROBLEMS[problem] + ', 300 training samples, 16 outputs, uniform inputs'}"

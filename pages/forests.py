@@ -1,8 +1,7 @@
 """Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
 
 Four experiments, each one call of engine.experiments (forests, forest_variance) run as the
-page's background run (pages/_jobs.py)
-with progress and Stop, drawn by engine.plotting.forests:
+page's background run (pages/_jobs.py) with progress and Stop, drawn by engine.plotting.forests:
 
 * projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
   Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
@@ -179,7 +178,8 @@ except ValueError as exc:
 settings = None if problem else (experiment, dataset, repr(sorted(call[1].items())))
 
 
-def start_job():
+def run_experiment():
+    """Fit the chosen experiment's forests in the page's background run."""
     run.start(call[0], dataset, settings=settings, **call[1])
 
 
@@ -189,10 +189,10 @@ if problem:
     st.stop()
 
 if not run.started:  # first visit: the default view runs at once (well under 2 s)
-    start_job()
+    run_experiment()
 running = run.running
 c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
-c1.button("Run", type="primary", key="fx_run", on_click=start_job, disabled=running,
+c1.button("Run", type="primary", key="fx_run", on_click=run_experiment, disabled=running,
           help="Fit every forest of this experiment in the background.")
 c2.button("Stop", key="fx_stop", on_click=run.stop, disabled=not running,
           help="Stop after the current fit and keep what is done.")
