@@ -26,7 +26,7 @@ from engine import plotting
 from engine import plotting as pbv
 from engine.datasets import list_datasets
 from engine.names import ARTIFICIAL
-from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
+from engine.names import FRIEDMAN_PROBLEMS
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
 
@@ -35,7 +35,7 @@ route_through_app(__file__)
 run = PageRun("bench")   # this page's background run (st.session_state["bench_page_run"])
 NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
-FRIEDMAN = [f"friedman1-{s}" for s in FRIEDMAN_STRUCTURES]
+FRIEDMAN = list(FRIEDMAN_PROBLEMS)
 DEFAULT_DATASET = "friedman1-group"
 DEFAULT_ESTIMATORS = list(TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.4 s on quick)
 # scikit-learn reference rows, added by a checkbox that is on by default: per-output gradient boosting

@@ -445,6 +445,9 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                     if strategy == PROJECTED:
                         grower.grow(store, T, 1, T, wstep, rng)
                     else:
+                        # gbrt-relabel-rpo (Algorithm 4): split on the q projected residuals
+                        # T = G Phi^T, then relabel every leaf with the mean of the original
+                        # residual rows G of its samples (the labels TreeGrower._finish averages).
                         grower.grow(store, T, q, G, wstep, rng)
                 _leaves_of_training_samples(grower, store, leaf)
                 values = store._values
