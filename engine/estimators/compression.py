@@ -401,6 +401,21 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
             i += 1
         return out
 
+    def path_errors(self, X, y):
+        """The cross-validation loss of the path's model on (X, y) after 0, 1, ... steps.
+
+        ndarray of length ``path_model_.n_steps + 1`` (the quadratic loss on the
+        outputs standardised with the training statistics, or the 0-1 loss per
+        label): what Figure 7.2 draws for the test set.
+        """
+        X = self._check_X(X)
+        Y = as_numeric("Y", y, (1, 2)).reshape(len(X), -1) if np.ndim(y) else None
+        if Y is None or Y.shape != (X.shape[0], self.n_outputs_):
+            raise ValueError(f"y must have {X.shape[0]} rows and {self.n_outputs_} output(s)")
+        Z = node_indicators(forest_stores(self.forest_), X)
+        return np.array([self._loss(Y, self._y_mean + self._y_scale * P, self._y_scale)
+                         for P in self.path_model_.iter_predictions(Z)])
+
     def _staged_raw(self, X):
         X = self._check_X(X)
         Z = node_indicators(forest_stores(self.forest_), X)
