@@ -295,7 +295,7 @@ def run_compression(dataset="friedman1", *, n_estimators=100, max_features=1.0, 
                   n_jobs, progress, stop)
     forest_params = dict(n_estimators=n_estimators, max_features=max_features, n_min=n_min)
     data = dict(n_train=n_train, n_test=n_test)
-    cells = [(dataset, forest_params, cv, step, max_steps, data, seed, r, None, bool(lasso), True)
+    cells = [(dataset, forest_params, cv, step, max_steps, data, seed, r, float("nan"), bool(lasso), True)
              for r in range(n_runs)]
     params = dict(dataset=dataset, **forest_params, cv=cv, step=step, max_steps=max_steps, n_runs=n_runs,
                   n_train=n_train, n_test=n_test, lasso=bool(lasso), seed=seed)

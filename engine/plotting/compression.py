@@ -11,7 +11,6 @@ names the figure.
 """
 from __future__ import annotations
 
-import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
