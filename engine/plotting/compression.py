@@ -61,8 +61,10 @@ def compression_path_figure(result, *, height=560):
                            xanchor="left", yanchor="top", xshift=4, row=1, col=1)
         fig.add_annotation(x=t_star, y=1.0, yref="y2 domain", xref="x2", showarrow=False, xanchor="left",
                            yanchor="top", xshift=4,
-                           text=f"{s['ret_nodes']:.0f} test nodes (ET: {s['et_nodes']:.0f}, "
+                           text=f"{s['ret_nodes']:,.0f} test nodes (ET: {s['et_nodes']:,.0f}, "
                                 f"{s['compression_factor']:.0f}× fewer)", row=2, col=1)
+    if len(t):
+        fig.update_xaxes(range=[0.0, float(t[-1])])
     fig.update_xaxes(title_text="t (ℓ1 norm of the weights = steps × ε)", row=2, col=1)
     fig.update_yaxes(title_text="error", row=1, col=1)
     fig.update_yaxes(title_text="test nodes", rangemode="tozero", row=2, col=1)
