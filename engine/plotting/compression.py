@@ -57,10 +57,12 @@ def compression_path_figure(result, *, height=560):
         label = f"t* = {t_star:.2f}" + (" (mean)" if len(result.rows) > 1 else "") + " by CV"
         for row in (1, 2):
             fig.add_vline(x=t_star, line={"color": "black", "dash": "dot", "width": 1}, row=row, col=1)
+        # Written on the side of the line with more room (t* is often near the path's end).
+        side = dict(xanchor="left", xshift=4) if not len(t) or t_star <= 0.55 * t[-1] else dict(xanchor="right",
+                                                                                               xshift=-4)
         fig.add_annotation(x=t_star, y=1.0, yref="y domain", xref="x", text=label, showarrow=False,
-                           xanchor="left", yanchor="top", xshift=4, row=1, col=1)
-        fig.add_annotation(x=t_star, y=1.0, yref="y2 domain", xref="x2", showarrow=False, xanchor="left",
-                           yanchor="top", xshift=4,
+                           yanchor="top", row=1, col=1, **side)
+        fig.add_annotation(x=t_star, y=1.0, yref="y2 domain", xref="x2", showarrow=False, yanchor="top", **side,
                            text=f"{s['ret_nodes']:,.0f} test nodes (ET: {s['et_nodes']:,.0f}, "
                                 f"{s['compression_factor']:.0f}× fewer)", row=2, col=1)
     if len(t):
