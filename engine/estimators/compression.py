@@ -433,6 +433,16 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
 class CompressedForestRegressor(RegressorMixin, CompressionBase):
     """A forest compressed by ℓ1-regularised selection of its node indicators (thesis ch. 7).
 
+    ``fit`` grows the forest, follows the monotone Lasso path of eq. 7.2 on the
+    standardised node indicators (forward stagewise, step eps), picks t by
+    ``cv``-fold cross-validation (a forest and a path per fold), regrows the
+    forest on all the data and prunes it to the weighted nodes and their
+    ancestors. Several outputs share one selection: each step moves the weight
+    vector of one node (one weight per output) by eps in Euclidean length, the
+    group constraint sum_k ||beta_k||_2 <= t; with one output ||beta_k||_2 =
+    |beta_k| and each step is eps * sign(correlation), i.e. exactly eq. 7.2's
+    sum_k |beta_k| <= t.
+
     Parameters
     ----------
     forest : ProjectedForestRegressor or PerOutputForestRegressor
