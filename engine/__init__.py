@@ -3,7 +3,8 @@
 The learning engine behind the dashboard (it never imports streamlit):
 
 * ``engine._core``: the compiled core (Cython, no GIL): tree store, grower, boosting loop;
-* ``engine.estimators``: scikit-learn estimators for paper 002's boosting and paper 003's forests;
+* ``engine.estimators``: scikit-learn estimators for paper 002's boosting, paper 003's forests
+  and the thesis's ℓ1-compressed forests (chapter 7);
 * ``engine.datasets``: Friedman1 chain / group / ind, the shipped data sets, CSV upload;
 * ``engine.experiments``: the papers' experiments as plain calls, and ``reproduce`` for the CLI;
 * ``engine.plotting``: plotly figures of the experiments' results;
@@ -14,6 +15,8 @@ The learning engine behind the dashboard (it never imports streamlit):
 from engine.estimators import (
     ALL_NAMES,
     ESTIMATOR_NAMES,
+    CompressedForestClassifier,
+    CompressedForestRegressor,
     FOREST_NAMES,
     MultiLabelBoostingClassifier,
     MultiOutputBoostingRegressor,
@@ -31,6 +34,8 @@ __all__ = [
     "ProjectedForestClassifier",
     "PerOutputForestRegressor",
     "PerOutputForestClassifier",
+    "CompressedForestRegressor",
+    "CompressedForestClassifier",
     "make_estimator",
     "ESTIMATOR_NAMES",
     "FOREST_NAMES",

@@ -22,6 +22,13 @@ projection (q = d), with a per-tree Gaussian projection of q = d (the cost of
 projecting alone) and with per-tree Gaussian and sub-sampled projections of
 small q, next to scikit-learn's multi-output RandomForestRegressor with the
 same settings. ``--forest-trees`` trees per fit, best of ``--repeats``.
+
+Compression (thesis chapter 7, Table 7.1's Friedman1 setting: 300 samples,
+p = 10, extra trees M = 100, K = p, n_min = 1): the seconds to grow the forest,
+to lift the training set to its node indicators and follow the forward
+stagewise path (eps = 0.01) to its end, and for the whole
+CompressedForestRegressor fit with 10-fold cross-validation (11 forests and
+paths). Target: the path under 10 s on a 2-core machine.
 """
 import argparse
 import sys
@@ -35,7 +42,8 @@ from sklearn.ensemble import (
 )
 from sklearn.multioutput import MultiOutputRegressor
 
-from engine.datasets import load_dataset, make_friedman1_multioutput
+from engine.datasets import load_dataset, make_friedman1, make_friedman1_multioutput
+from engine.estimators.compression import CompressedForestRegressor, StagewisePath
 from engine.estimators.forest import ProjectedForestRegressor
 from engine.estimators.registry import make_estimator
 
@@ -153,6 +161,35 @@ def run_forests(n_trees=20, repeats=3, out=sys.stdout, dataset=FOREST_DATASET):
     return rows
 
 
+def run_compression(n_trees=100, repeats=3, out=sys.stdout, cv=10):
+    """Seconds of the compression steps on one Friedman1 forest; returns rows (what, seconds, detail)."""
+    X, y, _ = make_friedman1(300, random_state=0)
+    forest = ProjectedForestRegressor(n_estimators=n_trees, max_features=1.0, splitter="random", bootstrap=False,
+                                      random_state=0)
+    grow = best_time(lambda: forest.fit(X, y), repeats)
+    Y = ((y - y.mean()) / y.std())[:, None]
+    paths = []
+    path = best_time(lambda: paths.append(StagewisePath(forest.estimators_, X, Y, 0.01)), repeats)
+    n_nodes = sum(s.node_count for s in forest.estimators_)
+    models = []
+    fit = best_time(lambda: models.append(CompressedForestRegressor(forest, cv=cv, random_state=0).fit(X, y)),
+                    repeats)
+    model = models[-1]
+    rows = [("grow the forest", grow, f"{n_trees} extra trees, {n_nodes} nodes"),
+            ("node indicators + forward stagewise path to its end", path,
+             f"{paths[-1].n_steps} steps of 0.01 over {n_nodes} indicators"),
+            (f"CompressedForestRegressor.fit, {cv}-fold CV", fit,
+             f"{cv + 1} forests and paths; t* = {model.t_:.2f}, {model.n_nodes_forest_} -> {model.n_nodes_} "
+             f"test nodes ({model.compression_factor_:.0f}x)")]
+    print(f"\nfriedman1 (n=300, p=10), extra trees M = {n_trees}, K = p, n_min = 1, l1 compression "
+          f"(thesis ch. 7), best of {repeats}; target: the path under 10 s:", file=out)
+    print("| step | seconds | |", file=out)
+    print("|---|---:|---|", file=out)
+    for what, seconds, detail in rows:
+        print(f"| {what} | {seconds:.3f} | {detail} |", file=out)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
@@ -161,15 +198,19 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="best of this many fits (default 3)")
     parser.add_argument("--forest-trees", type=int, default=20,
                         help="trees per forest fit (default 20)")
+    parser.add_argument("--compression-trees", type=int, default=100,
+                        help="trees of the compressed forest (default 100, the thesis's M)")
     parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
     args = parser.parse_args(argv)
     if args.quick:
         args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
-    for name in ("trees", "sklearn_trees", "repeats", "forest_trees"):
+        args.compression_trees = 10
+    for name in ("trees", "sklearn_trees", "repeats", "forest_trees", "compression_trees"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
     _, diff = run(args.trees, args.sklearn_trees, args.repeats)
     run_forests(args.forest_trees, args.repeats)
+    run_compression(args.compression_trees, args.repeats, cv=3 if args.quick else 10)
     if not diff <= MAX_SINGLE_OUTPUT_DIFF:
         print(f"FAILED: single-output st-gbrt differs from GradientBoostingRegressor by {diff:.1e} "
               f"(> {MAX_SINGLE_OUTPUT_DIFF:.0e})", file=sys.stderr)

@@ -1,14 +1,18 @@
 """Forests: random forests on randomly projected outputs (paper 003, Joly, Geurts & Wehenkel 2014).
 
-Four experiments, each one call of engine.experiments (forests, forest_variance) run as the
-page's background run (pages/_jobs.py) with progress and Stop, drawn by engine.plotting.forests:
+Five experiments, each one call of engine.experiments (forests, forest_variance, compression)
+run as the page's background run (pages/_jobs.py) with progress and Stop, drawn by
+engine.plotting (forests, compression):
 
 * projection size (Figure 1): a single tree, Algorithm 1 (shared projection) and
   Algorithm 2 (a projection per tree) against q, mo-rf as the reference;
 * input vs output randomization (Figure 2): score against k = max_features for a few q;
 * projection schemes (Figure 3): Gaussian, Rademacher, sparse Rademacher, sub-sampling;
 * variance split (Appendix C, on Friedman1): a single projected tree's algorithm variance
-  split into its projection and tree terms, forests with Algorithms 1 and 2 beside them.
+  split into its projection and tree terms, forests with Algorithms 1 and 2 beside them;
+* compression (thesis chapter 7): an extra-trees forest rewritten as a linear model on its
+  node indicators, its ℓ1 path (error and test nodes against t), t chosen by cross-validation
+  and marked, the compression factor beside the chart.
 
 Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
 ``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the linked view
@@ -17,10 +21,11 @@ Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.
 
 import streamlit as st
 
+from engine.experiments import compression as ce
 from engine.experiments import forest_variance
 from engine.experiments import forests as fe
 from engine import plotting as pf
-from engine.datasets import list_datasets
+from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
@@ -36,6 +41,7 @@ EXPERIMENTS = {
     "randomization": "Fig. 2: input vs output randomization",
     "schemes": "Fig. 3: projection schemes",
     "variance": "Appendix C: projection vs tree variance",
+    "compression": "Thesis ch. 7: ℓ1 compression",
 }
 FROM_DATA_PAGE = "Data page"
 SCHEME_NAMES = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)", "sparse": "sparse Rademacher (s = √d)",
@@ -45,6 +51,12 @@ SCHEME_NAMES = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)", "spa
 @st.cache_data
 def multilabel_sets():
     return {d["name"]: d for d in list_datasets() if d["task"] == "multilabel"}
+
+
+@st.cache_data
+def compression_sets():
+    """The thesis's Friedman1 (default) and Two-norm, then every shipped data set."""
+    return [*THESIS_PROBLEMS, *(d["name"] for d in list_datasets())]
 
 
 def parse_ints(text, name):
@@ -78,7 +90,8 @@ st.title("Forests")
 st.markdown(
     "Random forests whose trees are grown on **random projections of the outputs** and whose leaves "
     "predict the original outputs (paper 003). How small can the projection be, should every tree get "
-    "its own, and how does it interact with the forest's own input randomization?"
+    "its own, and how does it interact with the forest's own input randomization? And, once grown, how "
+    "small can a forest get (**Compression**, thesis chapter 7)?"
 )
 
 catalogue = multilabel_sets()
@@ -89,9 +102,11 @@ with st.sidebar:
         "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
         help="Which part of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
         "randomization, the projection scheme, or the split of the algorithm variance into its projection "
-        "and tree-randomization parts (Friedman1, where the Bayes model is known).",
+        "and tree-randomization parts (Friedman1, where the Bayes model is known); or compress an "
+        "extra-trees forest to the few nodes an ℓ1-penalised fit needs (thesis chapter 7).",
     )  # fmt: skip
     variance = experiment == "variance"
+    compression = experiment == "compression"
     if variance:
         structure = st.radio(
             "Friedman1 structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("ind"), horizontal=True,
@@ -104,6 +119,23 @@ with st.sidebar:
             help="Independent training sets; each gets 4 projections × 4 tree seeds (single trees) and 4 "
             "forests per algorithm. More sets: steadier estimates, proportionally longer runs.",
         )  # fmt: skip
+    elif compression:
+        compression_data = st.selectbox(
+            "Data set", compression_sets(), key="fx_cdata", **BOUND,
+            help="friedman1 (10 inputs, one output, 300 train / 2000 test) and two-norm (20 Gaussian inputs, two "
+            "classes) as in the thesis's Table 7.1, or any shipped data set (several outputs share one selection "
+            "of nodes; 0/1 labels are compressed as scores and judged by the 0-1 loss).",
+        )  # fmt: skip
+        n_min = st.slider(
+            "n_min (samples to split a node)", 1, 50, 1, key="fx_nmin", **BOUND,
+            help="The extra trees' pre-pruning: a node with fewer samples is not split. 1 grows every tree until "
+            "each leaf holds one sample (the thesis's Table 7.1); larger values give smaller forests (Figure 7.3).",
+        )  # fmt: skip
+        n_folds = st.slider(
+            "Cross-validation folds", 2, 10, 10, key="fx_cv", **BOUND,
+            help="t, the ℓ1 budget of the node weights, is chosen by this many folds (the thesis: 10); each fold "
+            "grows its own forest and path, so fewer folds run faster.",
+        )  # fmt: skip
     else:
         data_choice = st.selectbox(
             "Data set", data_options, index=data_options.index("emotions") if "emotions" in data_options else 0,
@@ -111,18 +143,19 @@ with st.sidebar:
             help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
             "Data page (Friedman1 problems are scored by macro-r2).",
         )  # fmt: skip
-    q_text = st.text_input(
-        "Projected dimensions q", "1, 2, 4", key="fx_q", **BOUND,
-        help="Sizes of the random output projections, comma-separated. Small q = strong output "
-        "randomization and cheap splits; q → d approaches the unprojected forest.",
-    )  # fmt: skip
-    if experiment != "schemes":
+    if not compression:
+        q_text = st.text_input(
+            "Projected dimensions q", "1, 2, 4", key="fx_q", **BOUND,
+            help="Sizes of the random output projections, comma-separated. Small q = strong output "
+            "randomization and cheap splits; q → d approaches the unprojected forest.",
+        )  # fmt: skip
+    if experiment not in ("schemes", "compression"):
         projection = st.selectbox(
             "Projection", list(SCHEME_NAMES), key="fx_proj", **BOUND,
             help="How the q × d projection matrix is drawn (paper 003, section 2.2): gaussian N(0, 1/q); "
             "achlioptas: Rademacher with density 1/3; sparse: density 1/√d; subsample: q of the d outputs.",
         )  # fmt: skip
-    else:
+    elif experiment == "schemes":
         schemes = st.multiselect(
             "Schemes", list(SCHEME_NAMES), default=list(SCHEME_NAMES), key="fx_schemes", **BOUND,
             help="Dense (Gaussian, Rademacher) vs sparse (sparse Rademacher, sub-sampling: each component "
@@ -140,7 +173,8 @@ with st.sidebar:
     )  # fmt: skip
     n_repeats = st.slider(
         "Repeats", 1, 5, 1, key="fx_repeats", **BOUND, disabled=variance,
-        help="Fits per point with different seeds; the chart shows the mean ± one standard deviation.",
+        help="Fits per point with different seeds; the chart shows the mean ± one standard deviation "
+        "(compression: independent runs, each with a new training and test set; the chart shows their mean).",
     )  # fmt: skip
     seed = st.number_input(
         "Seed", 0, 2**31 - 1, 0, step=1, key="fx_seed", **BOUND,
@@ -150,15 +184,25 @@ with st.sidebar:
 if variance:
     dataset, data_kw = structure, {}
     data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)"
+elif compression:
+    dataset, data_kw = compression_data, {}
+    data_text = (f"**{compression_data}** (thesis Appendix A: 300 train, 2000 test samples per run)"
+                 if compression_data in THESIS_PROBLEMS else
+                 f"shipped data set **{compression_data}** (standard train/test split when it has one)")
 else:
     dataset, data_kw, data_text = data_arguments(data_choice)
 problem = None
 try:
     if dataset is None:
         raise ValueError("this page needs the Friedman1 problems or a shipped data set; pick one above")
-    q_values = parse_ints(q_text, "q")
     common = dict(n_estimators=int(n_trees), n_repeats=int(n_repeats), seed=int(seed), **data_kw)
-    if experiment == "size":
+    q_values = None if compression else parse_ints(q_text, "q")
+    if compression:
+        # Extra trees as in Table 7.1: K = p (every feature a candidate), no bootstrap.
+        call = (ce.run_compression, dict(n_estimators=int(n_trees), max_features=1.0, n_min=int(n_min),
+                                         cv=int(n_folds), n_runs=int(n_repeats), seed=int(seed),
+                                         lasso=dataset in THESIS_PROBLEMS))
+    elif experiment == "size":
         call = (fe.run_forest_projection_size, dict(q_values=q_values, projection=projection, **common))
     elif experiment == "randomization":
         ks = parse_ints(k_text, "k") if k_text.strip() else None
@@ -220,10 +264,29 @@ def explain_variance(result):
             + "; ".join(rows) + ".")
 
 
+INDICATOR_TEXT = (
+    "Every node of every tree defines an **indicator function**: 1 for the inputs that reach the node, 0 for "
+    "the others. The forest's prediction is a weighted sum of these indicators (thesis eq. 7.1), so an "
+    "ℓ1-penalised fit that gives weight to only a few of them keeps just those nodes and the nodes above them."
+)
+
+
+def explain_compression(result):
+    s = result.summary_frame().iloc[0]
+    lasso = (f" The linear Lasso on the raw inputs: error {s['lasso_error']:.3f} with "
+             f"{s['lasso_features']:.0f} features." if s["lasso_error"] == s["lasso_error"] else "")
+    return (f"The test error (red) falls quickly as t grows while the compressed forest keeps few test nodes "
+            f"(lower panel); cross-validation (dotted) stops at **t\\* = {s['t_star']:.2f}**. There the compressed "
+            f"forest's test error is **{s['ret_error']:.3f}** against **{s['et_error']:.3f}** for the whole forest "
+            f"({result.metric}; thesis Table 7.1 on friedman1: 0.186 against 0.196).{lasso}")
+
+
 def explain(result):
     """One or two sentences beside the chart, with the numbers of this run."""
     if isinstance(result, forest_variance.ForestBiasVarianceResult):
         return explain_variance(result)
+    if isinstance(result, ce.CompressionResult):
+        return explain_compression(result)
     s = result.summary_frame()
     if s.empty:
         return "Nothing finished yet."
@@ -252,7 +315,8 @@ def explain(result):
 
 
 FIGURES = {"projection-size": pf.forest_projection_size_figure, "randomization": pf.forest_randomization_figure,
-           "schemes": pf.forest_schemes_figure, "variance": pf.forest_bias_variance_figure}
+           "schemes": pf.forest_schemes_figure, "variance": pf.forest_bias_variance_figure,
+           "path": pf.compression_path_figure}
 
 
 @st.fragment(run_every=run.poll_every(0.5))
@@ -268,14 +332,26 @@ def results_panel():
         return
     result = view.result
     variance_split = isinstance(result, forest_variance.ForestBiasVarianceResult)
+    compressed = isinstance(result, ce.CompressionResult)
     kind = "variance" if variance_split else result.experiment
     if view.status == "stopped":
-        done = (f"{result.n_learning_sets_done} learning sets" if variance_split else f"{len(result.records)} fits")
+        done = (f"{result.n_learning_sets_done} learning sets" if variance_split
+                else f"{len(result.rows)} runs" if compressed else f"{len(result.records)} fits")
         st.warning(f"Stopped after {done}: the chart shows what was done.", icon="⏹️")
+        if compressed and not result.rows:
+            return
     fig = FIGURES[kind](result)
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}, theme=None)
     with right:
+        if compressed:
+            s = result.summary_frame().iloc[0]
+            st.metric("Compression factor", f"{s['compression_factor']:.0f}×",
+                      help="Test nodes of the forest divided by those of the compressed forest (thesis Table 7.1: "
+                      "34× on friedman1).")
+            st.markdown(f"**{s['et_nodes']:,.0f} → {s['ret_nodes']:,.0f}** test nodes; {s['n_weighted']:.0f} "
+                        "indicator functions keep a weight.")
+            st.markdown(INDICATOR_TEXT)
         st.markdown("**What to look for**")
         st.markdown(explain(result))
         st.caption(f"Finished in {view.elapsed:.1f} s. " + " ".join(result.notes))

@@ -13,7 +13,7 @@ from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 h
 
 # The compiled core: engine/_core/<name>.pyx -> engine._core.<name>.
 CORE_PACKAGE = "engine._core"
-COMPILED_MODULES = ["tree_store", "grower", "boosting_loop"]
+COMPILED_MODULES = ["tree_store", "grower", "boosting_loop", "stagewise"]
 # C headers a module includes (listed so a change rebuilds it and sdists ship them).
 HEADERS = {"grower": ["engine/_core/scan_kernels.h"]}
 

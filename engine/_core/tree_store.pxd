@@ -1,5 +1,5 @@
 # See tree_store.pyx for details.
-from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, int64_t
 
 cdef enum:
     TREE_LEAF = -1
@@ -32,3 +32,5 @@ cdef class TreeStore:
     cdef intp_t add_node(self) except -1 nogil
     cdef intp_t leaf_of(self, intp_t tree, const float32_t* X, intp_t row_stride,
                         intp_t col_stride, intp_t row) noexcept nogil
+    cdef intp_t _walk(self, intp_t tree, const float32_t* X, intp_t row_stride,
+                      intp_t col_stride, intp_t row, int32_t* out) noexcept nogil

@@ -15,7 +15,7 @@ import numpy as np
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
 
-from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, int64_t
 
 NODE_DTYPE = np.dtype({
     "names": ["threshold", "impurity", "improvement", "weighted_n_node_samples",
@@ -123,6 +123,25 @@ cdef class TreeStore:
             node = &self._nodes[node_id]
         return node_id
 
+    cdef intp_t _walk(self, intp_t tree, const float32_t* X, intp_t row_stride,
+                      intp_t col_stride, intp_t row, int32_t* out) noexcept nogil:
+        """Length of the root-to-leaf path of sample ``row``; its node ids go to ``out`` unless NULL."""
+        cdef intp_t node_id = self._starts[tree]
+        cdef const float32_t* x = X + row * row_stride
+        cdef Node* node = &self._nodes[node_id]
+        cdef intp_t length = 0
+        while True:
+            if out != NULL:
+                out[length] = <int32_t> node_id
+            length += 1
+            if node.left_child == TREE_LEAF:
+                return length
+            if x[node.feature * col_stride] <= node.threshold:
+                node_id = node.left_child
+            else:
+                node_id = node.right_child
+            node = &self._nodes[node_id]
+
     # ---------------------------------------------------------------- Python API
 
     @property
@@ -187,6 +206,44 @@ cdef class TreeStore:
                 for k in range(self._n_trees):
                     leaves[i, k] = <int32_t> self.leaf_of(k, &Xv[0, 0], rs, cs, i)
         return out
+
+    def decision_path(self, X):
+        """Every node on the path of every row of X, in every tree: CSR parts.
+
+        Returns ``(indptr, indices)``: int64 ``indptr`` of length n_samples + 1
+        and int32 ``indices``; row i's node ids (global to the store) are
+        ``indices[indptr[i]:indptr[i + 1]]``, tree after tree, each path from
+        the root down to the leaf. With all-ones data this is the matrix of the
+        node indicator functions 1_{m,l}(x) of thesis eq. 7.1 (one column per
+        node): ``scipy.sparse.csr_matrix((ones, indices, indptr),
+        shape=(n_samples, node_count))``.
+        """
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        cdef const float32_t[:, :] Xv = X
+        cdef intp_t n = Xv.shape[0]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        cdef int64_t[::1] ptr = indptr
+        if n == 0 or self._n_trees == 0:
+            return indptr, np.zeros(0, dtype=np.int32)
+        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
+        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
+        cdef intp_t i, k, pos
+        # Two passes over the same paths: count, then fill (no growable buffer).
+        with nogil:
+            for i in range(n):
+                ptr[i + 1] = ptr[i]
+                for k in range(self._n_trees):
+                    ptr[i + 1] += self._walk(k, &Xv[0, 0], rs, cs, i, NULL)
+        indices = np.empty(ptr[n], dtype=np.int32)
+        cdef int32_t[::1] out = indices
+        with nogil:
+            for i in range(n):
+                pos = ptr[i]
+                for k in range(self._n_trees):
+                    pos += self._walk(k, &Xv[0, 0], rs, cs, i, &out[pos])
+        return indptr, indices
 
     def predict(self, X, tree):
         """Value vector of the leaf reached by every row of X in one tree.

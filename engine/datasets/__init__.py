@@ -6,6 +6,8 @@ Three sources of data, all returned as a :class:`Dataset`:
   (paper 002, section 4.2.1), with their Bayes prediction E[Y | X]:
   :func:`make_friedman1_multioutput` and :func:`make_friedman_dataset`
   (:mod:`engine.datasets.friedman`);
+* the problems of thesis chapter 7 (Appendix A.1): Friedman1 with p = 10 inputs and
+  Two-norm: :func:`make_friedman1`, :func:`make_two_norm` (:mod:`engine.datasets.thesis`);
 * the 20 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
   :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`);
 * a user's own CSV file: :func:`load_csv` (:mod:`engine.datasets.upload`).
@@ -27,6 +29,12 @@ from engine.datasets.friedman import (
     make_friedman1_multioutput,
     make_friedman_dataset,
 )
+from engine.datasets.thesis import (
+    THESIS_PROBLEMS,
+    make_friedman1,
+    make_thesis_dataset,
+    make_two_norm,
+)
 from engine.datasets.shipped import SAMPLE_DATA_DIR, list_datasets, load_dataset
 from engine.datasets.upload import load_csv
 
@@ -39,6 +47,10 @@ __all__ = [
     "friedman1_mean",
     "make_friedman1_multioutput",
     "make_friedman_dataset",
+    "THESIS_PROBLEMS",
+    "make_friedman1",
+    "make_two_norm",
+    "make_thesis_dataset",
     "list_datasets",
     "load_dataset",
     "load_csv",

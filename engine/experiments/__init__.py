@@ -13,10 +13,13 @@ returns what it finished when ``stop`` is set, and gives a result dataclass with
 * :mod:`~engine.experiments.model_selection`: the benchmark protocol of paper 002 (Tables 4-7);
 * :mod:`~engine.experiments.forests`, :mod:`~engine.experiments.forest_variance`,
   :mod:`~engine.experiments.forest_table1`: paper 003's Figures 1-3, Appendix C, Table 1;
+* :mod:`~engine.experiments.compression`: the thesis's ℓ1 compression of forests (Table 7.1,
+  Figures 7.2-7.4);
 * :mod:`~engine.experiments.published`: the papers' own numbers;
 * :mod:`~engine.experiments.reproduce`: ``python -m engine reproduce``, one output convention.
 """
 from engine.experiments.bias_variance import BiasVarianceResult, run_bias_variance
+from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep
 from engine.experiments.convergence import (
     EXPERIMENT_ESTIMATORS,
     ConvergenceResult,
@@ -57,4 +60,7 @@ __all__ = [
     "run_forest_bias_variance",
     "Table1Result",
     "run_forest_table1",
+    "CompressionResult",
+    "run_compression",
+    "run_compression_sweep",
 ]

@@ -1,10 +1,23 @@
-"""The problems the experiments run on: a train / test split of Friedman1 or of a shipped data set."""
+"""The problems the experiments run on: a train / test split of Friedman1 or of a shipped data set.
+
+Names: the Friedman1 multi-output problems of paper 002 (``friedman1-chain`` / ``-group`` /
+``-ind``), the single-output problems of thesis chapter 7 (``friedman1``, p = 10, and
+``two-norm``; :mod:`engine.datasets.thesis`) and the shipped data sets.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.datasets import INPUT_DISTRIBUTIONS, list_datasets, load_dataset, make_friedman1_multioutput
+from engine.datasets import (
+    INPUT_DISTRIBUTIONS,
+    THESIS_PROBLEMS,
+    list_datasets,
+    load_dataset,
+    make_friedman1,
+    make_friedman1_multioutput,
+    make_two_norm,
+)
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.validation import check_in_interval
 from engine.validation import check_int as _int
@@ -31,10 +44,16 @@ def problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution
         if input_distribution not in INPUT_DISTRIBUTIONS:
             raise ValueError(f"input_distribution must be one of {INPUT_DISTRIBUTIONS}, got {input_distribution!r}")
         return "regression", n_outputs + n_noisy_outputs
+    if dataset in THESIS_PROBLEMS:
+        _int(n_train, "n_train", 2)
+        _int(n_test, "n_test", 2)
+        if n_noisy_outputs:
+            raise ValueError("n_noisy_outputs is only available for the Friedman1 multi-output problems")
+        return ("regression" if dataset == "friedman1" else "multilabel"), 1
     shipped = {d["name"]: d for d in list_datasets()}
     if not isinstance(dataset, str) or dataset not in shipped:
         raise ValueError(
-            f"dataset must be one of {list(FRIEDMAN_PROBLEMS)} or a shipped data set "
+            f"dataset must be one of {list(FRIEDMAN_PROBLEMS) + list(THESIS_PROBLEMS)} or a shipped data set "
             f"({', '.join(shipped)}), got {dataset!r}")
     if n_noisy_outputs:
         raise ValueError("n_noisy_outputs is only available for the Friedman1 problems")
@@ -79,6 +98,17 @@ def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
                 "description": (f"{dataset}: {n_outputs} outputs"
                                 + (f" + {n_noisy_outputs} purely noisy outputs" if n_noisy_outputs else "")
                                 + f", {X_tr.shape[1]} inputs {input_distribution}, noise sd {noise}")}
+    elif dataset in THESIS_PROBLEMS:
+        make = make_friedman1 if dataset == "friedman1" else make_two_norm
+        seeds = np.random.SeedSequence(seed).spawn(2)
+        X_tr, y_tr, _ = make(n_train, random_state=np.random.default_rng(seeds[0]))
+        X_te, y_te, bayes = make(n_test, random_state=np.random.default_rng(seeds[1]))
+        Y_tr, Y_te = y_tr.reshape(-1, 1).astype(float), y_te.reshape(-1, 1).astype(float)
+        info = {"name": dataset, "n_original_outputs": 1, "bayes_test": bayes.reshape(-1, 1),
+                "split": f"independent draws: {n_train} train, {n_test} test (seed {seed})",
+                "description": (f"{dataset} (thesis Appendix A.1): "
+                                + ("10 inputs U(0,1), one output, noise sd 1" if dataset == "friedman1"
+                                   else "20 Gaussian inputs, two classes"))}
     else:
         data = load_dataset(dataset)
         if data.test_indices is not None:

@@ -14,8 +14,8 @@ its output folder:
 
 Targets (``REPRODUCTIONS``): ``figure1``, ``schemes`` (Figures 2-4),
 ``projection-size`` (Figures 5-6), ``table4`` and ``table6`` (Tables 4-7),
-``bias-variance`` (thesis Figures 4.1-4.2 for boosting) and ``forest-table1``
-(paper 003, Table 1). Each is a function ``(out_dir, *, quick, seed, progress,
+``bias-variance`` (thesis Figures 4.1-4.2 for boosting), ``forest-table1``
+(paper 003, Table 1) and ``compression`` (thesis Table 7.1, Figures 7.2-7.4). Each is a function ``(out_dir, *, quick, seed, progress,
 budget=None) -> list of written paths``; ``quick`` shrinks every budget to
 seconds; ``budget`` ("quick", "moderate", "full") applies to the protocol tables.
 """
@@ -32,12 +32,15 @@ import pandas as pd
 from engine import plotting
 from engine.estimators.averaged import AveragedEstimator
 from engine.experiments.bias_variance import run_bias_variance
+from engine.experiments.compression import run_compression, run_compression_sweep
 from engine.experiments.convergence import run_convergence, run_projection_schemes
 from engine.experiments.forest_table1 import TABLE1_DATASETS, run_forest_table1
 from engine.experiments.model_selection import run_model_selection
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import (
     PAPER003_TABLE1,
+    THESIS_TABLE71,
+    THESIS_TABLE71_SETTINGS,
     table4_paper_frame,
     table6_paper_frame,
 )
@@ -375,6 +378,90 @@ def reproduce_forest_table1(out_dir, *, quick=False, seed=0, progress=None):
                         settings=dict(quick=quick, seed=seed))
 
 
+# --------------------------------------------------------------------------
+# Thesis 001, chapter 7: ℓ1-based compression of forests
+# --------------------------------------------------------------------------
+
+# "full" is the thesis's setting (50 runs, 10-fold CV); "quick" takes about a minute.
+# Figure 7.4 grows its forests with n_min = 10, as the thesis does.
+COMPRESSION_SETTINGS = {
+    "quick": dict(n_estimators=100, cv=10, n_runs=2, sweep_runs=1, sweep_cv=5, n_min_values=(1, 5, 20),
+                  m_values=(10, 30, 100)),
+    "full": dict(n_estimators=100, cv=10, n_runs=50, sweep_runs=50, sweep_cv=10, n_min_values=(1, 2, 5, 10, 20, 50),
+                 m_values=(10, 25, 50, 100, 200, 400)),
+}
+TABLE71_COLUMNS = ("et_error", "ret_error", "lasso_error", "et_nodes", "ret_nodes", "compression_factor",
+                   "lasso_features")
+TABLE71_HEADERS = ("ET error", "rET error", "Lasso error", "ET test nodes", "rET test nodes", "ET/rET",
+                   "Lasso features")
+
+
+def _table71(results):
+    """Our Table 7.1 (means over runs) with the thesis's numbers beside every column."""
+    rows = []
+    for name in THESIS_TABLE71:
+        result = results.get(name)
+        ours = result.summary_frame().iloc[0] if result is not None and result.rows else None
+        row = {"dataset": name, "n_runs": 0 if ours is None else int(ours["n_runs"]),
+               "t_star": np.nan if ours is None else float(ours["t_star"])}
+        for column in TABLE71_COLUMNS:
+            row[column] = np.nan if ours is None else float(ours[column])
+            row[f"paper_{column}"] = THESIS_TABLE71[name][column]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _table71_markdown(table):
+    def cell(value, column):
+        if not np.isfinite(value):
+            return "n/a"
+        return f"{value:.3f}" if column.endswith("error") else f"{value:.0f}"
+
+    lines = ["| data set | | " + " | ".join(TABLE71_HEADERS) + " |", "|---|---|" + "---:|" * len(TABLE71_HEADERS)]
+    for _, r in table.iterrows():
+        ours = "not available" if r["n_runs"] == 0 else f"ours ({r['n_runs']} runs)"
+        lines.append(f"| {r['dataset']} | {ours} | " + " | ".join(
+            cell(r[c], c) for c in TABLE71_COLUMNS) + " |")
+        lines.append("| | thesis | " + " | ".join(cell(r[f'paper_{c}'], c) for c in TABLE71_COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def reproduce_compression(out_dir, *, quick=False, seed=0, progress=None):
+    """Thesis Table 7.1 (Friedman1, Two-norm; SEFTi is not available) and Figures 7.2-7.4.
+
+    Extra trees M = 100, K = p, n_min = 1, t by 10-fold CV, eps = 0.01; "full": 50 runs
+    each, as the thesis; the sweeps over n_min (Figure 7.3) and M (Figure 7.4, n_min = 10)
+    on Friedman1.
+    """
+    settings = COMPRESSION_SETTINGS["quick" if quick else "full"]
+    report = Report("compression", f"Thesis Table 7.1 and Figures 7.2-7.4: ℓ1-compressed extra trees (seed {seed})")
+    parts = 4
+    results = {}
+    for i, name in enumerate(("friedman1", "two-norm")):
+        result = run_compression(name, n_estimators=settings["n_estimators"], max_features=1.0,
+                                 n_min=THESIS_TABLE71_SETTINGS[name]["n_min"], cv=settings["cv"], step=0.01,
+                                 n_runs=settings["n_runs"], seed=seed, n_jobs=N_JOBS,
+                                 progress=_part(progress, i, parts))
+        results[name] = result
+        report.add(f"table_{name}", result, f"{name}: ET against rET along the ℓ1 path (Figure 7.2)",
+                   [plotting.compression_path_figure(result)], [result.summary_frame()])
+    sweeps = (("n_min", settings["n_min_values"], 1), ("n_estimators", settings["m_values"], 10))
+    for j, (parameter, values, n_min) in enumerate(sweeps):
+        result = run_compression_sweep("friedman1", parameter=parameter, values=values,
+                                       n_estimators=settings["n_estimators"],
+                                       max_features=1.0, n_min=n_min, cv=settings["sweep_cv"],
+                                       n_runs=settings["sweep_runs"], seed=seed, n_jobs=N_JOBS,
+                                       progress=_part(progress, 2 + j, parts))
+        figure = "7.3" if parameter == "n_min" else "7.4"
+        report.add(f"sweep_{parameter}", result, f"Figure {figure}: ET and rET against {parameter} (friedman1)",
+                   [plotting.compression_sweep_figure(result)], [result.summary_frame()])
+    table = _table71(results)
+    notes = ["SEFTi (the third data set of Table 7.1) is not available: not shipped, no public generator."]
+    report.sections.insert(0, ("Table 7.1 (ours beside the thesis)", [], [table], notes))
+    return report.write(out_dir, table, extra_text={".md": _table71_markdown(table) + "\n\n- " + notes[0] + "\n"},
+                        settings=dict(settings, seed=seed))
+
+
 REPRODUCTIONS = {
     "figure1": reproduce_figure1,
     "projection-size": reproduce_projection_size,
@@ -383,6 +470,7 @@ REPRODUCTIONS = {
     "table6": reproduce_table6,
     "bias-variance": reproduce_bias_variance,
     "forest-table1": reproduce_forest_table1,
+    "compression": reproduce_compression,
 }
 # The targets that take a protocol budget.
 BUDGET_TARGETS = ("table4", "table6")

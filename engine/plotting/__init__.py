@@ -5,7 +5,8 @@
 * :mod:`~engine.plotting.convergence`: learning curves, projection size, schemes, live runs;
 * :mod:`~engine.plotting.bias_variance`: bias–variance components against a swept parameter;
 * :mod:`~engine.plotting.benchmark`: the benchmark protocol's scores, ranks and paired tests;
-* :mod:`~engine.plotting.forests`: the forest experiments of paper 003.
+* :mod:`~engine.plotting.forests`: the forest experiments of paper 003;
+* :mod:`~engine.plotting.compression`: the ℓ1 compression of forests (thesis Figures 7.2-7.4).
 
 Every builder returns a ``plotly.graph_objects.Figure``; the names below are re-exported so
 that ``from engine import plotting; plotting.convergence_figure(result)`` reads plainly.
@@ -53,6 +54,7 @@ from engine.plotting.benchmark import (
     pvalue_heatmap,
     score_table_figure,
 )
+from engine.plotting.compression import compression_path_figure, compression_sweep_figure
 from engine.plotting.forests import (
     forest_bias_variance_figure,
     forest_projection_size_figure,
@@ -98,4 +100,6 @@ __all__ = [
     "forest_randomization_figure",
     "forest_schemes_figure",
     "forest_bias_variance_figure",
+    "compression_path_figure",
+    "compression_sweep_figure",
 ]

@@ -98,7 +98,7 @@ def test_stop_keeps_a_partial_result():
 def test_home_preset_opens_projection_size_on_emotions():
     from engine.dashboard.presets import PRESETS
 
-    (preset,) = [p for p in PRESETS if p["page"] == PAGE]
+    (preset,) = [p for p in PRESETS if p["page"] == PAGE and p["query_params"]["fx_exp"] == "size"]
     at = open_page(preset["query_params"])
     assert not at.exception
     assert at.radio(key="fx_exp").value == "size"
@@ -135,3 +135,56 @@ def test_variance_split_bad_q_is_a_message():
     at = open_page({"fx_exp": "variance", "fx_q": "0"})
     assert not at.exception
     assert at.error and "q" in at.error[0].value
+
+
+# ---------------------------------------------------------------- compression (thesis chapter 7)
+
+def test_compression_experiment_draws_the_path_and_the_factor():
+    at = open_page({"fx_exp": "compression", "fx_trees": "8", "fx_cv": "3"})
+    assert not at.exception and not at.error
+    assert at.selectbox(key="fx_cdata").value == "friedman1"          # the default data set
+    assert "fx_q" not in [w.key for w in at.text_input]                  # no projection here
+    job = run_until_done(at, timeout=60)
+    assert job.status == "done" and not at.exception
+    result = job.result
+    row = result.rows[0]
+    assert result.dataset == "friedman1" and row["n_estimators"] == 8 and row["n_min"] == 1
+    spec = chart_spec(at)
+    assert spec["layout"]["meta"] == "compression-path"
+    names = {t["name"] for t in spec["data"]}
+    assert {"rET, test set", "rET, 3-fold CV", "ET (uncompressed), test"} <= names
+    # t* is marked on the chart, and the compression factor is written beside it
+    assert any(f"t* = {row['t_star']:.2f}" in a["text"] for a in spec["layout"]["annotations"])
+    (metric,) = at.metric
+    assert metric.label == "Compression factor" and metric.value == f"{row['compression_factor']:.0f}×"
+    text = " ".join(m.value for m in at.markdown)
+    assert "indicator function" in text and "1 for the inputs that reach the node" in text
+    assert f"{row['et_nodes']:,.0f} → {row['ret_nodes']:,.0f}" in text
+    assert [b.label for b in at.get("download_button")] == ["CSV", "JSON", "Standalone HTML"]
+    assert all(w.help for w in [*at.slider, *at.selectbox, *at.radio, *at.number_input])
+
+
+def test_compression_on_a_shipped_multilabel_set_and_stop():
+    at = open_page({"fx_exp": "compression", "fx_cdata": "emotions", "fx_trees": "30", "fx_repeats": "3"})
+    assert at.selectbox(key="fx_cdata").value == "emotions"
+    assert job_of(at, "fx").running
+    at.button(key="fx_stop").click().run()
+    job = run_until_done(at, timeout=60)
+    assert job.status == "stopped" and len(job.result.rows) < 3
+    assert any("Stopped after" in w.value for w in at.warning)
+    assert not at.exception
+
+
+def test_home_preset_table_7_1():
+    from engine.dashboard.presets import PRESETS
+
+    (preset,) = [p for p in PRESETS if p["label"] == "Thesis Table 7.1: compress a forest"]
+    at = open_page(preset["query_params"])
+    assert not at.exception
+    assert at.radio(key="fx_exp").value == "compression"
+    assert at.slider(key="fx_trees").value == 100 and at.slider(key="fx_cv").value == 10
+    job = run_until_done(at, timeout=120)
+    assert job.status == "done"
+    row = job.result.rows[0]
+    assert row["et_nodes"] == 29900 and row["compression_factor"] >= 10        # Table 7.1's setting
+    assert float(at.metric[0].value.rstrip("×")) >= 10

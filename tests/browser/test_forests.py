@@ -66,3 +66,23 @@ def test_forests_variance_split_projection_term_near_zero(streamlit_server, brow
     expect(page.get_by_text("q = 16: projection ≈ 0 + tree", exact=False)).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "forests_variance_zero.png"), full_page=True)
+
+
+def test_forests_compression_preset(streamlit_server, browser_page, screenshot_dir):
+    # Thesis Table 7.1's setting (friedman1, 100 extra trees, n_min = 1, 10-fold CV) from the Home preset's link.
+    page = browser_page
+    page.goto(f"{streamlit_server}/forests?fx_exp=compression&fx_cdata=friedman1&fx_trees=100&fx_nmin=1"
+              "&fx_cv=10&fx_seed=0", wait_until="domcontentloaded")
+    chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    expect(chart).to_have_count(1, timeout=90_000)
+    wait_until_idle(page, timeout=90_000)
+    traces = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
+    assert "rET, test set" in traces and "ET (uncompressed), test" in traces
+    notes = page.evaluate("() => document.querySelector('.js-plotly-plot').layout.annotations.map(a => a.text)")
+    assert any(n.startswith("t* = ") for n in notes)
+    factor = page.get_by_test_id("stMetricValue")
+    expect(factor).to_have_count(1)
+    assert float(factor.inner_text().rstrip("×")) >= 10
+    expect(page.get_by_text("indicator function", exact=False).first).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "forests_compression.png"), full_page=True)

@@ -50,13 +50,26 @@ def test_forest_table_rows():
         assert f"| {label} | {ms:.2f} |" in text
 
 
+def test_compression_rows():
+    out = io.StringIO()
+    rows = bench.run_compression(n_trees=3, repeats=1, out=out, cv=2)
+    text = out.getvalue()
+    assert [r[0] for r in rows] == ["grow the forest", "node indicators + forward stagewise path to its end",
+                                    "CompressedForestRegressor.fit, 2-fold CV"]
+    assert "| step | seconds | |" in text and "target: the path under 10 s" in text
+    for what, seconds, detail in rows:
+        assert seconds > 0 and f"| {what} | {seconds:.3f} |" in text
+    assert "3 forests and paths" in rows[2][2] and "3 extra trees" in rows[0][2]
+
+
 @pytest.mark.parametrize("diff, status", [(0.0, 0), (3e-9, 0), (2e-8, 1), (float("nan"), 1)])
 def test_exit_status_follows_the_single_output_check(monkeypatch, capsys, diff, status):
     calls = []
     monkeypatch.setattr(bench, "run", lambda *a, **k: calls.append("run") or ([], diff))
     monkeypatch.setattr(bench, "run_forests", lambda *a, **k: calls.append("forests") or [])
+    monkeypatch.setattr(bench, "run_compression", lambda *a, **k: calls.append("compression") or [])
     assert bench.main(["--quick"]) == status
-    assert calls == ["run", "forests"]
+    assert calls == ["run", "forests", "compression"]
     assert ("FAILED" in capsys.readouterr().err) == bool(status)
 
 

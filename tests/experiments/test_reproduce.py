@@ -57,7 +57,7 @@ def test_unknown_subcommand_fails_with_a_message(tmp_path):
 
 def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
     assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6",
-                                      "bias-variance", "forest-table1"}
+                                      "bias-variance", "forest-table1", "compression"}
     calls = []
 
     def fake(out_dir, *, quick, seed, progress):
