@@ -197,10 +197,10 @@ class BoostingBase(TreeEnsemble):
             X, Y_enc, w, W, held_out = self._hold_out(data, Y_enc)
         if not warm:
             self._start_model(Y_enc, w, W, d)
+            if data.classes is not None:
+                self._set_classes(data.classes)      # before any step: a callback may predict
         self._fit_steps(X, Y_enc, w, W, self._evaluation_state(eval_set, held_out, data.classes),
                         callback)
-        if data.classes is not None and not warm:
-            self._set_classes(data.classes)
         self.n_estimators_ = self.n_steps_
         return self
 

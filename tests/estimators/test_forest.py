@@ -422,25 +422,22 @@ def test_every_forest_name_fits(task):
 # ---------------------------------------------------------------- scikit-learn API checks
 
 _BOOTSTRAP = ("bootstrap draws depend on the number of rows, so weight 2 is not a duplicated "
-              "row (scikit-learn's RandomForestRegressor fails this check too)")
-_EXPECTED_FAILED = {
-    "regressor-bootstrap": {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP},
-    "regressor": {},
-    "classifier": {},
-}
+              "row (scikit-learn's RandomForestRegressor and RandomForestClassifier fail this check too)")
 
 
 def _expected_failed(estimator):
-    key = "classifier" if "Classifier" in type(estimator).__name__ else (
-        "regressor-bootstrap" if estimator.bootstrap else "regressor")
-    return _EXPECTED_FAILED[key]
+    if estimator.bootstrap:
+        return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP}
+    return {}
 
 
 @parametrize_with_checks(
     [ProjectedForestRegressor(n_estimators=5, projection="gaussian", n_components=2),
      ProjectedForestRegressor(n_estimators=3, bootstrap=False),
      PerOutputForestRegressor(n_estimators=3, bootstrap=False),
-     ProjectedForestClassifier(n_estimators=5, projection="sparse", n_components=2, bootstrap=False)],
+     ProjectedForestClassifier(n_estimators=5, projection="sparse", n_components=2, bootstrap=False),
+     ProjectedForestClassifier(n_estimators=3),
+     PerOutputForestClassifier(n_estimators=3, bootstrap=False)],
     expected_failed_checks=_expected_failed,
 )
 def test_sklearn_estimator_checks(estimator, check):
