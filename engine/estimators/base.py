@@ -237,7 +237,7 @@ class MultiLabelMixin:
             # nothing to read classes from; the caller refuses the empty data set
             return np.zeros(Y.shape), None, y_was_1d, classes
         missing = label_coding.is_missing(Y)
-        if missing.any() and self.missing_targets != "ignore":
+        if missing.any() and getattr(self, "missing_targets", "error") != "ignore":
             raise ValueError(f"{name} contains NaN or infinity{MISSING_HINT}")
         observed = observed_mask(missing, name)
         if classes is None:
@@ -263,7 +263,7 @@ class MultiLabelMixin:
     def _labels(self, scores):
         """Predicted labels from decision scores (n, d): the positive class where score > 0."""
         labels = label_coding.decode(self._per_output_classes(), scores > 0)
-        return self._shape_output(labels)
+        return labels[:, 0] if self._y_was_1d else labels
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
