@@ -221,9 +221,10 @@ class MultiLabelMixin:
     Each output takes any two distinct values, or one (see
     :mod:`engine.estimators.labels`); ``classes_`` is a list of per-output
     arrays (one array for a 1-D fit), as scikit-learn's ``RandomForestClassifier``
-    has it. Subclasses provide ``_positive_probability(X)`` (n, d) and
-    ``decision_function(X)``, whose score is > 0 exactly where the positive
-    class is predicted.
+    has it. Subclasses compute P(positive) (n, d) and give it to
+    ``_format_proba`` (``predict_proba``), and give their decision scores,
+    > 0 exactly where the positive class is predicted, to ``_labels``
+    (``predict``).
     """
 
     def _targets(self, y, name="Y", classes=None):

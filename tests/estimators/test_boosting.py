@@ -588,18 +588,6 @@ def test_classifier_probabilities_and_labels(loss):
         np.testing.assert_array_equal(a, b)
 
 
-def test_classifier_rejects_a_third_label():
-    X, Y, _ = _labels(18, d=2)
-    bad = Y.copy()
-    bad[3, 1] = 2.0
-    with pytest.raises(ValueError, match=r"^Y output 1 has 3 distinct values"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
-    with pytest.raises(ValueError, match=r"^Y output 0 has 3 distinct values"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad[:, 1])
-    with pytest.raises(ValueError, match="Unknown label type: 'continuous'"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, X[:, :2])
-
-
 def test_feature_importances():
     rng = np.random.default_rng(19)
     X = rng.uniform(size=(150, 5))

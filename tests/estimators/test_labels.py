@@ -150,3 +150,16 @@ def test_classes_and_probabilities_pickle():
     np.testing.assert_array_equal(copy.predict(X), clf.predict(X))
     proba = pickle.loads(pickle.dumps(clf.predict_proba(X)))
     np.testing.assert_array_equal(proba[:, 1], clf.predict_proba(X)[:, 1])
+
+
+def test_classifier_rejects_a_third_label():
+    X, Y = _indicator(18, d=2)
+    Y = Y.astype(float)
+    bad = Y.copy()
+    bad[3, 1] = 2.0
+    with pytest.raises(ValueError, match=r"^Y output 1 has 3 distinct values"):
+        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
+    with pytest.raises(ValueError, match=r"^Y output 0 has 3 distinct values"):
+        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad[:, 1])
+    with pytest.raises(ValueError, match="Unknown label type: 'continuous'"):
+        MultiLabelBoostingClassifier(n_estimators=2).fit(X, X[:, :2])
