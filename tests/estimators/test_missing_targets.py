@@ -297,9 +297,17 @@ def test_missing_target_errors_name_their_argument(kind):
     with pytest.raises(ValueError, match=r"^sample_weight gives output\(s\) \[2\] no positive weight"):
         _boosting(kind, n_estimators=2, missing_targets="ignore").fit(
             X, np.where(holes, np.nan, Y), sample_weight=W)
-    for cls, params in FORESTS[:1] + FORESTS[4:5]:
+    for cls, params in FORESTS:
+        if ("Classifier" in cls.__name__) != (kind == "classifier"):
+            continue
         with pytest.raises(ValueError, match="^missing_targets must be one of"):
             cls(missing_targets=None, **params).fit(X, Y)
+        with pytest.raises(ValueError, match=r"^Y contains NaN or infinity; a NaN is a missing target"):
+            cls(**params).fit(X, np.where(holes, np.nan, Y))
+        with pytest.raises(ValueError, match=r"^sample_weight must have shape"):
+            cls(**params).fit(X, Y, sample_weight=np.ones((len(X), 2)))
+        with pytest.raises(ValueError, match=r"^sample_weight gives output\(s\) \[2\] no positive weight"):
+            cls(missing_targets="ignore", **params).fit(X, np.where(holes, np.nan, Y), sample_weight=W)
 
 
 def test_eval_set_with_missing_targets_is_scored_over_observed_entries():
