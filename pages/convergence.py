@@ -33,6 +33,7 @@ STEP_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
 TEST_OPTIONS = [200, 500, 1000, 2000, 4000]
 MAX_FEATURES = {"all": None, "sqrt": "sqrt", "log2": "log2", "0.5": 0.5}
 LOSSES = {"default": None, "squared_error": "squared_error", "absolute_error": "absolute_error", "logistic": "logistic"}
+PATIENCE = {"off": None, "5": 5, "10": 10, "20": 20, "50": 50}   # early-stopping marks (n_iter_no_change)
 STEP_SIZE = 10          # boosting steps added by the Step button
 MAX_PINS = 4
 WARN_SECONDS, MAX_SECONDS = 15.0, 120.0
@@ -109,6 +110,14 @@ with st.sidebar:
         help="Draws the training and test samples and seeds every model: same seed, same curves.",
     )  # fmt: skip
     c2.button("New seed", key="conv_new_seed", on_click=new_seed, help="Draw new samples and projections.")
+    patience = st.selectbox(
+        "Mark early stopping (n_iter_no_change)", list(PATIENCE), index=2, key="patience", **BOUND,
+        help="A ◆ marks where early stopping would have stopped each method: the first step whose test "
+        "score does not beat one of the previous n_iter_no_change by more than 1e-4 (scikit-learn's rule, "
+        "the estimators' n_iter_no_change / tol). Fitting with n_iter_no_change and this test set as "
+        "eval_set stops exactly there; without eval_set the estimators hold out validation_fraction of "
+        "the training rows instead. Only drawn on display: training does not change.",
+    )  # fmt: skip
     x_axis = st.radio(
         "Left chart x axis", list(X_AXES), horizontal=True, key="x_axis", **BOUND,
         help="trees: trees per output, which puts the methods on the same footing (a st-gbrt step fits d "
@@ -337,13 +346,19 @@ def live_panel():
             st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
             st.info("Status: **idle**. Press Start to train.", icon="▶️")
-        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis])
+        stops = {name: live.early_stop_steps(res, PATIENCE[patience])
+                 for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
+        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
+                                               early_stops=stops)
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         notes = []
         if view.settings is not None and not same_model(view.settings, settings):
             notes.append(f"The solid curves were trained with: {describe(view.settings)}. Settings have "
                          "changed since: press Start to train with the new ones.")
         notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
+        if PATIENCE[patience] is not None and any(v is not None for v in stops["current"].values()):
+            notes.append(f"◆ where early stopping (n_iter_no_change = {patience}, tol = 1e-4) would have "
+                         "stopped, watching the test curve.")
         st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
     with right:
         st.markdown("**What to look for**")
@@ -351,9 +366,10 @@ def live_panel():
         st.markdown("**Right panel:** the same curves against seconds of fitting. A st-gbrt step fits one "
                     "tree per output, so per second the shared-tree methods gain even more.")
 
-    table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)])
+    table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)], stops)
     st.markdown("**Results**: best test score, the step where it is reached, fitting seconds until then, "
-                "and the score at the last step. A best step far before the last one means overfitting.")
+                "and the score at the last step. A best step far before the last one means overfitting. "
+                "Early stop: the step (and test score) where early stopping would have ended training.")
     st.dataframe(table, hide_index=True, key=f"conv_table_{frame}", column_config={
         "best_score": st.column_config.NumberColumn("best score", format="%.4f"),
         "best_step": st.column_config.NumberColumn("best step"),
@@ -361,6 +377,8 @@ def live_panel():
         "time_to_best": st.column_config.NumberColumn("seconds to best", format="%.3f"),
         "final_score": st.column_config.NumberColumn("final score", format="%.4f"),
         "fit_time": st.column_config.NumberColumn("fit seconds", format="%.3f"),
+        "early_stop_step": st.column_config.NumberColumn("early stop step"),
+        "early_stop_score": st.column_config.NumberColumn("score at early stop", format="%.4f"),
     })
 
     if view.running:

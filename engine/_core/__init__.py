@@ -15,6 +15,7 @@ The estimators (``engine.estimators``) are the only users; they import the names
 """
 from engine._core.boosting_loop import (
     Loss,
+    Score,
     Strategy,
     Workspace,
     accumulate,
@@ -27,6 +28,7 @@ from engine._core.tree_store import NODE_DTYPE, TreeStore
 
 __all__ = [
     "Loss",
+    "Score",
     "Strategy",
     "Workspace",
     "accumulate",

@@ -176,6 +176,19 @@ cdef class TreeStore:
             return np.zeros((0, self.n_values))
         return np.array(<float64_t[:self._node_count, :self.n_values]> self._values)
 
+    def set_value(self, values):
+        """Overwrite every node's value vector (values: node_count x n_values).
+
+        For relabelling in Python (a forest's leaves over observed targets);
+        the structure of the trees does not change.
+        """
+        cdef const float64_t[:, ::1] v = np.ascontiguousarray(values, dtype=np.float64)
+        if v.shape[0] != self._node_count or v.shape[1] != self.n_values:
+            raise ValueError(f"values must have shape ({self._node_count}, {self.n_values}), "
+                             f"got ({v.shape[0]}, {v.shape[1]})")
+        if self._node_count:
+            memcpy(self._values, &v[0, 0], self._node_count * self.n_values * sizeof(float64_t))
+
     def tree_nodes(self, intp_t tree):
         """Nodes of one tree, with child ids made local to that tree."""
         if not 0 <= tree < self._n_trees:

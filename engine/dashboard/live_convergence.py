@@ -16,6 +16,8 @@ code and appear when they are complete.
   with ``models={}`` it keeps the fitted estimators (warm-startable) in that dict.
 * :func:`continue_curves`: more steps on those kept estimators (the page's Step button), so a
   step costs a few boosting steps, not a refit of everything done so far.
+* :func:`early_stop_steps`: where early stopping watching each test curve would have stopped
+  (the page marks it; :func:`results_table` lists it).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import time
 import numpy as np
 
 from engine.dashboard.dataspec import dataset_from_spec
+from engine.estimators.early_stopping import stopping_step
 from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
 from engine.experiments import convergence as ex
 from engine.experiments.problems import get_problem
@@ -33,11 +36,12 @@ from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS
 from engine.validation import check_int
 
 __all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
-           "can_continue", "VARIANTS"]
+           "can_continue", "early_stop_steps", "results_table", "VARIANTS", "EARLY_STOPPING_TOL"]
 
 # Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
 VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
 PROBE_STEPS = 8
+EARLY_STOPPING_TOL = 1e-4      # scikit-learn's default tol
 
 
 def problem_from_spec(spec: dict, upload: dict | None = None, *, n_test: int = 1000, seed: int = 0):
@@ -278,12 +282,40 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
     return final
 
 
-def results_table(runs):
+def early_stop_steps(result, n_iter_no_change, tol=EARLY_STOPPING_TOL) -> dict:
+    """``{estimator: step}``: where early stopping would have stopped on each test curve.
+
+    The rule is the estimators' (scikit-learn's; engine.estimators.early_stopping): stop
+    after the first step whose held-out score does not beat one of the ``n_iter_no_change``
+    before it by more than ``tol``. Fitting the method with ``n_iter_no_change`` and
+    ``eval_set=(X_test, Y_test)`` stops exactly there. None for a curve the rule does not stop
+    within its steps, and for curves not scored at every step by the score early stopping
+    watches (the multi-label LRAP curves: the classifier stops on its held-out loss).
+    ``n_iter_no_change`` None: no marks ({}).
+    """
+    if result is None or n_iter_no_change is None:
+        return {}
+    n_iter_no_change = check_int(n_iter_no_change, "n_iter_no_change", 1)
+    out = {}
+    for name, c in result.curves.items():
+        scores = np.asarray(c.test_score, dtype=float)
+        every_step = c.n_steps > 0 and np.array_equal(np.asarray(c.step), np.arange(1, c.n_steps + 1))
+        if result.metric != "macro-r2" or not every_step or not np.isfinite(scores).all():
+            out[name] = None
+            continue
+        # One more step scoring -inf makes "never stops" visible as a stop after the last step.
+        m = stopping_step(np.append(scores, -np.inf), n_iter_no_change, tol)
+        out[name] = m if m <= c.n_steps else None
+    return out
+
+
+def results_table(runs, early_stops=None):
     """One row per (run, estimator): best test score, its step, fit seconds to reach it, final score.
 
-    runs : sequence of ``(run_name, ConvergenceResult)``. Returns a pandas DataFrame with
-    columns run, estimator, best_score, best_step, best_trees_per_output, time_to_best,
-    final_score, steps, fit_time.
+    runs : sequence of ``(run_name, ConvergenceResult)``; early_stops : optional
+    ``{run_name: early_stop_steps(...)}``. Returns a pandas DataFrame with columns run,
+    estimator, best_score, best_step, best_trees_per_output, time_to_best, final_score, steps,
+    fit_time, early_stop_step and early_stop_score (the test score there; empty without a stop).
     """
     import pandas as pd
 
@@ -291,15 +323,18 @@ def results_table(runs):
     for run, res in runs:
         if res is None:
             continue
-        for c in res.curves.values():
+        stops = (early_stops or {}).get(run, {})
+        for name, c in res.curves.items():
             i = c.best_index
+            m = stops.get(name)
             rows.append({
                 "run": run, "estimator": c.label, "best_score": c.best_score, "best_step": c.best_step,
                 "best_trees_per_output": None if i is None else float(c.trees_per_output[i]),
                 "time_to_best": None if i is None else float(c.fit_time[i]),
                 "final_score": float(c.test_score[-1]) if c.n_steps else float("nan"),
                 "steps": c.n_steps, "fit_time": float(c.fit_time[-1]) if c.n_steps else float("nan"),
+                "early_stop_step": m, "early_stop_score": None if m is None else float(c.test_score[m - 1]),
             })
     columns = ["run", "estimator", "best_score", "best_step", "best_trees_per_output", "time_to_best",
-               "final_score", "steps", "fit_time"]
+               "final_score", "steps", "fit_time", "early_stop_step", "early_stop_score"]
     return pd.DataFrame(rows, columns=columns)

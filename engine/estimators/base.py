@@ -11,18 +11,30 @@ Conventions (scikit-learn's):
   for an object that is not a number at all, as scikit-learn does);
 * X is stored by the trees as float32, so larger values are refused rather than
   silently made infinite;
-* Y is always 2-D inside; an estimator fitted on 1-D y returns 1-D predictions.
+* Y is always 2-D inside; an estimator fitted on 1-D y returns 1-D predictions;
+* missing targets and per-output weights (``missing_targets``, an (n, d)
+  ``sample_weight``) are reduced to row and entry weights in
+  :mod:`engine.estimators.targets`; labels are read per output in
+  :mod:`engine.estimators.labels`.
 """
 import hashlib
 import numbers
 import warnings
+from collections import namedtuple
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, MultiOutputMixin
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from engine.estimators import labels as label_coding
+from engine.estimators.targets import (
+    MISSING_HINT,
+    check_missing_targets,
+    check_sample_weight,
+    observed_mask,
+    resolve_weights,
+)
 from engine.validation import check_seed
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -38,8 +50,11 @@ def is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def as_numeric(name, value, ndims):
-    """Convert to a finite float64 array of an accepted dimension, or raise naming it."""
+def as_numeric(name, value, ndims, allow_nan=False):
+    """Convert to a finite float64 array of an accepted dimension, or raise naming it.
+
+    ``allow_nan``: NaN passes (a missing target); infinity never does.
+    """
     if sparse.issparse(value):
         raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, pass a dense array")
     try:
@@ -61,8 +76,12 @@ def as_numeric(name, value, ndims):
         hint = (" Reshape your data either using array.reshape(-1, 1) if it has a single feature "
                 "or array.reshape(1, -1) if it contains a single sample.") if name == "X" else ""
         raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D.{hint}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} contains NaN or infinity")
+    finite = np.isfinite(array)
+    if not finite.all():
+        has_nan = np.isnan(array).any()
+        if not allow_nan or not (finite | np.isnan(array)).all():
+            hint = MISSING_HINT if has_nan and name.endswith("Y") and not allow_nan else ""
+            raise ValueError(f"{name} contains NaN or infinity{hint}")
     if name.endswith("X") and array.size and np.abs(array).max() > FLOAT32_MAX:
         # Features are stored as float32 (like scikit-learn's trees); larger values
         # would silently become infinite and indistinguishable.
@@ -96,15 +115,20 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(mf * n_features))
 
 
+FitData = namedtuple("FitData", "X Y observed sample_weight weight entry_weight y_was_1d classes")
+FitData.__doc__ = """Checked training data (see ``TreeEnsemble._check_fit_data``)."""
+
+
 class TreeEnsemble(MultiOutputMixin, BaseEstimator):
     """Checks and shapes shared by the boosting estimators and the forests.
 
     Subclasses have the parameters ``max_leaf_nodes``, ``max_depth``,
-    ``min_samples_leaf``, ``max_features`` and ``random_state``.
+    ``min_samples_leaf``, ``max_features``, ``missing_targets`` and ``random_state``.
     """
 
     def _validate_tree_params(self):
         """Check the parameters of the trees themselves (each family checks its own others)."""
+        check_missing_targets(self.missing_targets)
         if self.max_leaf_nodes is not None and (
                 not is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2):
             raise ValueError(f"max_leaf_nodes must be None or an integer >= 2, got {self.max_leaf_nodes!r}")
@@ -129,12 +153,35 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
                     min_samples_leaf=msl,
                     max_features=resolve_max_features(self.max_features, n_features))
 
+    def _targets(self, y, name="Y", classes=None):
+        """(Y, observed, y_was_1d, classes): Y 2-D float64 with 0 at missing entries.
+
+        ``observed`` is None when no target is missing. Regressors take real
+        numbers; the classifiers (MultiLabelMixin) read labels per output.
+        """
+        Y = as_numeric(name, y, (1, 2), allow_nan=self.missing_targets == "ignore")
+        y_was_1d = Y.ndim == 1
+        Y = Y.reshape(-1, 1) if y_was_1d else Y
+        if Y.shape[1] == 0:
+            raise ValueError(f"{name} has no output column (0 outputs)")
+        observed = observed_mask(np.isnan(Y), name) if self.missing_targets == "ignore" else None
+        if observed is not None:
+            Y = np.where(observed, Y, 0.0)
+        return np.ascontiguousarray(Y), observed, y_was_1d, None
+
     def _check_fit_data(self, X, Y, sample_weight, reset):
-        """Checked (X, Y, sample_weight): float64 arrays, Y 1-D or 2-D, weights >= 0 with a positive sum."""
+        """Checked training data as a :data:`FitData`.
+
+        X float64; Y 2-D float64 (the positive-label indicator for the
+        classifiers), 0 at missing entries; the checked ``sample_weight``
+        (None, (n,) or (n, d)); the row weights and entry weights it reduces to
+        (see :mod:`engine.estimators.targets`).
+        """
         if Y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X_array = as_numeric("X", X, (2,))
-        Y = as_numeric("Y", Y, (1, 2))
+        Y, observed, y_was_1d, classes = self._targets(
+            Y, "Y", None if reset else getattr(self, "classes_", None))
         if X_array.shape[0] != Y.shape[0]:
             raise ValueError(
                 f"X and Y must have the same number of samples, got {X_array.shape[0]} and {Y.shape[0]}")
@@ -144,21 +191,11 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
         if X_array.shape[1] == 0:
             raise ValueError(
                 f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")
-        if Y.ndim == 2 and Y.shape[1] == 0:
-            raise ValueError("Y has no output column (0 outputs)")
         X_array = validate_data(self, X, reset=reset, dtype=np.float64)
-        if sample_weight is None:
-            sample_weight = np.ones(X_array.shape[0])
-        else:
-            sample_weight = as_numeric("sample_weight", sample_weight, (1,))
-            if sample_weight.shape[0] != X_array.shape[0]:
-                raise ValueError(
-                    f"sample_weight must have one entry per sample ({X_array.shape[0]}), got {sample_weight.shape[0]}")
-            if (sample_weight < 0).any():
-                raise ValueError("sample_weight must not be negative")
-            if sample_weight.sum() <= 0:
-                raise ValueError("sample_weight must have a positive sum (all weights are zero)")
-        return X_array, Y, np.ascontiguousarray(sample_weight)
+        n, d = Y.shape
+        sample_weight = check_sample_weight(sample_weight, n, d, as_numeric)
+        weight, entry_weight = resolve_weights(sample_weight, observed, n, d)
+        return FitData(X_array, Y, observed, sample_weight, weight, entry_weight, y_was_1d, classes)
 
     def _check_predict_X(self, X, fitted_attribute):
         """X checked against the fitted model (number of features), as float64."""
@@ -181,37 +218,53 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
 class MultiLabelMixin:
     """Label handling of the multi-label classifiers (boosting and forests).
 
-    Labels are a 0/1 indicator matrix (a 1-D 0/1 vector for one label);
-    ``classes_`` follows scikit-learn's multi-output convention.
+    Each output takes any two distinct values, or one (see
+    :mod:`engine.estimators.labels`); ``classes_`` is a list of per-output
+    arrays (one array for a 1-D fit), as scikit-learn's ``RandomForestClassifier``
+    has it. Subclasses compute P(positive) (n, d) and give it to
+    ``_format_proba`` (``predict_proba``), and give their decision scores,
+    > 0 exactly where the positive class is predicted, to ``_labels``
+    (``predict``).
     """
 
-    @staticmethod
-    def _check_labels(Y, name="Y"):
-        """Raise ValueError (naming ``name``) unless Y holds only 0 and 1."""
-        if np.isin(Y, (0.0, 1.0)).all():
-            return
-        try:
-            kind = type_of_target(Y)
-        except ValueError:
-            kind = "unknown"
-        if kind.startswith("continuous"):
-            prefix = f"Unknown label type: {kind!r} target. "
-        elif kind.startswith("multiclass"):
-            prefix = f"Only binary classification is supported per label; the target is {kind!r}. "
+    def _targets(self, y, name="Y", classes=None):
+        """(indicator, observed, y_was_1d, classes): the positive-label indicator, 0 at missing entries."""
+        Y = label_coding.label_array(y, name)
+        y_was_1d = Y.ndim == 1
+        Y = Y.reshape(-1, 1) if y_was_1d else Y
+        if Y.shape[1] == 0:
+            raise ValueError(f"{name} has no output column (0 outputs)")
+        if Y.shape[0] == 0:
+            # nothing to read classes from; the caller refuses the empty data set
+            return np.zeros(Y.shape), None, y_was_1d, classes
+        missing = label_coding.is_missing(Y)
+        if missing.any() and getattr(self, "missing_targets", "error") != "ignore":
+            raise ValueError(f"{name} contains NaN or infinity{MISSING_HINT}")
+        observed = observed_mask(missing, name)
+        if classes is None:
+            classes = label_coding.fit_classes(Y, missing, name)
         else:
-            prefix = ""
-        raise ValueError(
-            f"{prefix}{name} must be a 0/1 label indicator matrix (labels other than 0 and 1 found)")
+            classes = [classes] if isinstance(classes, np.ndarray) else list(classes)
+        indicator = label_coding.encode(Y, missing, classes, name)
+        return indicator, observed, y_was_1d, classes
 
-    def _set_classes(self):
-        self.classes_ = (np.array([0, 1]) if self._y_was_1d
-                         else [np.array([0, 1]) for _ in range(self.n_outputs_)])
+    def _set_classes(self, classes):
+        """classes_: one array for a 1-D fit, else the per-output list."""
+        self.classes_ = classes[0] if self._y_was_1d else label_coding.PerOutputClasses(classes)
+
+    def _per_output_classes(self):
+        return [self.classes_] if self._y_was_1d else list(self.classes_)
 
     def _format_proba(self, P):
-        """(n, d) probabilities of label 1; scikit-learn's (n, 2) for a 1-D fit."""
-        if self._y_was_1d:
-            return np.column_stack([1.0 - P[:, 0], P[:, 0]])
-        return P
+        """scikit-learn's format from P(positive) (n, d): a list of (n, n_classes_j)
+        arrays, or one array for a 1-D fit (see labels.probability_blocks)."""
+        blocks = label_coding.probability_blocks(self._per_output_classes(), P)
+        return blocks[0] if self._y_was_1d else blocks
+
+    def _labels(self, scores):
+        """Predicted labels from decision scores (n, d): the positive class where score > 0."""
+        labels = label_coding.decode(self._per_output_classes(), scores > 0)
+        return labels[:, 0] if self._y_was_1d else labels
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,8 +4,9 @@ Two scikit-learn estimators share one implementation:
 
 * :class:`MultiOutputBoostingRegressor`: square (l2, eq. 4) or absolute
   (l1, eq. 5) loss on real outputs; ``score`` is macro-r2 (eq. 26).
-* :class:`MultiLabelBoostingClassifier`: 0/1 label matrices, mapped to -1/+1,
-  with the multi-label logistic loss (eq. 8) or the square loss.
+* :class:`MultiLabelBoostingClassifier`: two labels per output (any values,
+  engine/estimators/labels.py), mapped to -1/+1, with the multi-label
+  logistic loss (eq. 8) or the square loss.
 
 ``strategy`` picks the paper's algorithm (see ``engine/_core.pyx``):
 ``"single_target"`` (st-gbrt), ``"multi_output"`` (gbmort, Alg. 2),
@@ -17,6 +18,12 @@ one step is one tree.
 Training runs in compiled chunks of steps; between chunks an optional
 ``callback(n_steps_done, estimator)`` may report progress or stop the fit
 (return True), which keeps the steps done so far.
+
+Missing targets and per-output weights (``missing_targets="ignore"``, an
+(n, d) ``sample_weight``): engine/estimators/targets.py reduces them to row
+and entry weights; what every strategy then does with them is written in
+engine/_core/boosting_loop.pyx ("per-entry weights"). Early stopping and the
+held-out scores: engine/estimators/early_stopping.py.
 """
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -24,7 +31,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from engine import _core
-from engine._core import Loss, Strategy, TreeGrower, TreeStore
+from engine._core import Loss, Score, Strategy, TreeGrower, TreeStore
 from engine.estimators.base import (
     MultiLabelMixin,
     TreeEnsemble,
@@ -33,6 +40,13 @@ from engine.estimators.base import (
     is_int,
     is_real,
 )
+from engine.estimators.early_stopping import (
+    check_early_stopping,
+    held_out_weights,
+    scoring_arrays,
+    validation_split,
+)
+from engine.estimators.targets import resolve_weights
 from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
 from engine.projections import check_projection, draw_projections, to_csr
 from engine.validation import check_choice
@@ -88,6 +102,7 @@ class BoostingBase(TreeEnsemble):
             raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
+        check_early_stopping(self.validation_fraction, self.n_iter_no_change, self.tol)
         self._validate_tree_params()
 
     def check_data_shape(self, n_samples, n_features, n_outputs):
@@ -109,12 +124,20 @@ class BoostingBase(TreeEnsemble):
 
     # ------------------------------------------------------------ loss-specific hooks
 
-    def _encode_targets(self, Y, name="Y"):
+    def _loss_targets(self, Y):
+        """The targets the loss sees (the classifier maps its 0/1 indicator to -1/+1)."""
         return Y
 
-    def _initial_raw(self, Y, w):
-        """The constant model rho_0 = argmin_rho sum_i w_i loss(y_i, rho), per output."""
+    def _initial_raw(self, Y, w, W=None):
+        """The constant model rho_0 = argmin_rho sum_i w_i loss(y_i, rho), per output.
+
+        With per-entry weights W, output j's constant is weighted by W[:, j]
+        (a missing target has weight 0 and does not count).
+        """
         loss = LOSS_CODES[self.loss]
+        if W is not None:
+            return np.concatenate([self._initial_raw(Y[:, [j]][W[:, j] > 0], W[:, j][W[:, j] > 0])
+                                   for j in range(Y.shape[1])])
         if loss == Loss.SQUARED_ERROR:
             return np.average(Y, axis=0, weights=w)
         if loss == Loss.ABSOLUTE_ERROR:
@@ -135,22 +158,26 @@ class BoostingBase(TreeEnsemble):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_outputs) or (n_samples,)
             The output matrix Y (scikit-learn's name for the parameter is y).
-        sample_weight : array-like of shape (n_samples,), optional
+            With ``missing_targets="ignore"`` a NaN entry is a missing target.
+        sample_weight : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Per sample, or per sample and output (a zero is a missing target).
         eval_set : tuple (X_eval, Y_eval), optional
-            A held-out set scored after every step (``eval_loss_`` and, for the
-            regressor, ``eval_score_`` = macro-r2) at the cost of routing it
-            through each new tree only.
+            A held-out set scored after every step (``eval_loss_``,
+            ``eval_score_``, ``eval_score_per_output_``, ``best_iteration_``)
+            at the cost of routing it through each new tree only. With
+            ``n_iter_no_change`` set, early stopping watches it (nothing is
+            held out of the training data).
         callback : callable, optional
             ``callback(n_steps_done, estimator)`` after each chunk of steps;
             returning True stops training and keeps the steps done so far.
         """
         self._validate_params()
         warm = self.warm_start and hasattr(self, "trees_")
-        X, Y_raw, w = self._check_fit_data(X, y, sample_weight, reset=not warm)
-        self._y_was_1d = Y_raw.ndim == 1 if not warm else self._y_was_1d
-        Y2 = Y_raw.reshape(-1, 1) if Y_raw.ndim == 1 else Y_raw
-        Y_enc = np.ascontiguousarray(self._encode_targets(Y2), dtype=np.float64)
-        n, d = Y_enc.shape
+        data = self._check_fit_data(X, y, sample_weight, reset=not warm)
+        if not warm:
+            self._y_was_1d = data.y_was_1d
+        Y_enc = np.ascontiguousarray(self._loss_targets(data.Y), dtype=np.float64)
+        d = Y_enc.shape[1]
         if self.loss == "squared_error" and np.abs(Y_enc).max() > MAX_SQUARED_LOSS_Y:
             # (y - f)^2 and the closed-form line search (sum r a / sum a^2) overflow
             # float64 beyond about 1e154; refuse instead of returning NaN.
@@ -161,40 +188,57 @@ class BoostingBase(TreeEnsemble):
             raise ValueError(f"Y has {d} outputs but the warm-started model has {self.n_outputs_}")
         if self.strategy in ("projected", "projected_relabel"):
             check_projection(self.projection, self.n_projections, d)
-        params = self._tree_params(n, X.shape[1])
-        strategy = STRATEGY_CODES[self.strategy]
-        loss = LOSS_CODES[self.loss]
-        q = self.n_projections if self.strategy in ("projected", "projected_relabel") else 1
-
-        if not warm:
-            self._start_model(Y_enc, w, d, strategy)
-        elif self.n_estimators < self.n_steps_:
+        if warm and self.n_estimators < self.n_steps_:
             raise ValueError(
                 f"n_estimators = {self.n_estimators} is smaller than the {self.n_steps_} steps "
                 "already fitted; warm start can only add steps")
-        n_new = self.n_estimators - self.n_steps_
+        X, w, W, held_out = data.X, data.weight, data.entry_weight, None
+        if eval_set is None and self.n_iter_no_change is not None:
+            X, Y_enc, w, W, held_out = self._hold_out(data, Y_enc)
+        if not warm:
+            self._start_model(Y_enc, w, W, d)
+            if data.classes is not None:
+                self._set_classes(data.classes)      # before any step: a callback may predict
+        self._fit_steps(X, Y_enc, w, W, self._evaluation_state(eval_set, held_out, data.classes),
+                        callback)
+        self.n_estimators_ = self.n_steps_
+        return self
 
+    def _hold_out(self, data, Y_enc):
+        """Early stopping without eval_set: (X, Y, w, W) of the training rows, and the held-out rows."""
+        train, val = validation_split(len(Y_enc), self.validation_fraction, self.random_state)
+        d = Y_enc.shape[1]
+        sw, observed = data.sample_weight, data.observed
+        try:
+            w, W = resolve_weights(None if sw is None else sw[train],
+                                   None if observed is None else observed[train], len(train), d)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (in the training rows left by validation_fraction="
+                             f"{self.validation_fraction} for early stopping)") from None
+        w_val, W_val = held_out_weights(sw, observed, val, d)
+        held_out = (data.X[val], Y_enc[val], w_val, W_val)
+        return data.X[train], np.ascontiguousarray(Y_enc[train]), w, W, held_out
+
+    def _fit_steps(self, X, Y_enc, w, W, evaluation, callback):
+        """Add n_estimators - n_steps_ steps (fewer if early stopping or the callback stops)."""
+        n, d = Y_enc.shape
+        params = self._tree_params(n, X.shape[1])
+        strategy = STRATEGY_CODES[self.strategy]
+        q = self.n_projections if self.strategy in ("projected", "projected_relabel") else 1
+        n_new = self.n_estimators - self.n_steps_
         n_targets = {Strategy.SINGLE_TARGET: 1, Strategy.MULTI_OUTPUT: d,
                      Strategy.PROJECTED: 1, Strategy.PROJECTED_RELABEL: q}[strategy]
-        grower, F = self._training_state(X, Y_enc, w, params, n_targets)
-        evaluation = self._evaluation_state(eval_set, X.shape[1]) if eval_set is not None else None
+        grower, F = self._training_state(X, Y_enc, w, W, params, n_targets)
         if n_new == 0:
-            return self
-        ws = _core.Workspace(n, d, n_targets, 0 if evaluation is None else evaluation["X"].shape[0])
-
+            return
+        ws = _core.Workspace(n, d, n_targets, 0 if evaluation is None else evaluation["X"].shape[0],
+                             W is not None)
         old = self.n_steps_
         rho = np.concatenate([self.rho_, np.empty((n_new, d))])
         train_loss = np.concatenate([self.train_score_, np.empty(n_new)])
         times = np.concatenate([self.fit_times_, np.empty(n_new)])
-        if evaluation is not None:
-            # Steps fitted before a warm start keep their scores when they were
-            # evaluated on the same set; otherwise they are NaN.
-            eval_loss = np.full(old + n_new, np.nan)
-            eval_sse = np.full((old + n_new, d), np.nan)
-            previous = getattr(self, "_eval_history", None)
-            if old and previous is not None and previous["key"] == evaluation["key"]:
-                eval_loss[:old] = previous["loss"][:old]
-                eval_sse[:old] = previous["sse"][:old]
+        scores = self._eval_arrays(evaluation, old + n_new, d)
+        stop_history = None if self.n_iter_no_change is None else np.full(self.n_iter_no_change, -np.inf)
         time_offset = self.fit_times_[-1] if old else 0.0
         t0 = _core.monotonic_now() - time_offset
         done, chunk = 0, 1
@@ -210,45 +254,65 @@ class BoostingBase(TreeEnsemble):
             extra = {}
             if evaluation is not None:
                 extra = dict(X_eval=evaluation["X"], Y_eval=evaluation["Y"], F_eval=evaluation["F"],
-                             w_eval=evaluation["w"], eval_loss=eval_loss[a:b], eval_sse=eval_sse[a:b])
+                             w_eval=evaluation["w"], eval_entry_weight=evaluation["W"],
+                             eval_sst=evaluation["sst"], score_kind=self._score_kind,
+                             stop_history=stop_history, stop_position=done, stop_tol=float(self.tol),
+                             **{name: values[a:b] for name, values in scores.items()})
             started = _core.monotonic_now()
-            eval_seconds = _core.boost(
+            eval_seconds, steps = _core.boost(
                 grower, self.trees_, ws, Y=Y_enc, F=F, sample_weight=w, strategy=strategy,
-                loss=loss, learning_rate=float(self.learning_rate), subsample=float(self.subsample),
-                proj_indptr=indptr, proj_indices=indices, proj_data=data, n_projections=q,
-                n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b], times=times[a:b],
-                t0=t0, rng_state=self._rng_state, **extra)
+                loss=LOSS_CODES[self.loss], learning_rate=float(self.learning_rate),
+                subsample=float(self.subsample), proj_indptr=indptr, proj_indices=indices,
+                proj_data=data, n_projections=q, n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b],
+                times=times[a:b], t0=t0, rng_state=self._rng_state, entry_weight=W, **extra)
             elapsed = _core.monotonic_now() - started - eval_seconds
             t0 += eval_seconds          # held-out scoring is not training time
-            done += c
+            done += steps
             segment_state, segment_steps = self._projection_segments[-1]
-            self._projection_segments[-1] = (segment_state, segment_steps + c)
+            self._projection_segments[-1] = (segment_state, segment_steps + steps)
             self._set_progress(rho, train_loss, times, old + done)
             if evaluation is not None:
-                self._set_eval_progress(eval_loss, eval_sse, evaluation, old + done)
-                self._eval_history = {"key": evaluation["key"], "loss": eval_loss, "sse": eval_sse}
+                self._eval_history = {"key": evaluation["key"], **scores}
+                self._set_eval_progress(scores, old + done)
             if callback is not None:
                 callback_started = _core.monotonic_now()
                 stop = callback(self.n_steps_, self)
                 t0 += _core.monotonic_now() - callback_started   # nor is the caller's work
                 if stop:
                     break
+            if steps < c:
+                break                   # early stopping
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
         # The presorted features and raw predictions only speed up a warm start.
         self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}
-        return self
 
-    def _start_model(self, Y_enc, w, d, strategy):
+    def _eval_arrays(self, evaluation, n_steps, d):
+        """Per-step held-out arrays; steps fitted before a warm start keep their scores
+        when they were evaluated on the same set (otherwise NaN)."""
+        if evaluation is None:
+            return {}
+        scores = {"eval_loss": np.full(n_steps, np.nan), "eval_sse": np.full((n_steps, d), np.nan),
+                  "eval_score": np.full(n_steps, np.nan), "eval_score_out": np.full((n_steps, d), np.nan)}
+        previous = getattr(self, "_eval_history", None)
+        old = self.n_steps_
+        if old and previous is not None and previous["key"] == evaluation["key"]:
+            for name, values in scores.items():
+                values[:old] = previous[name][:old]
+        return scores
+
+    def _start_model(self, Y_enc, w, W, d):
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, 2**31 - 1, size=3)
         self._rng_state = np.array([(int(seeds[0]) << 32) | int(seeds[1])], dtype=np.uint64)
         self._projection_rng = np.random.default_rng(int(seeds[2]))
         self._projection_segments = []
         self.n_outputs_ = d
-        self.init_ = self._initial_raw(Y_enc, w)
+        self.init_ = self._initial_raw(Y_enc, w, W)
+        strategy = STRATEGY_CODES[self.strategy]
         n_values = 1 if strategy in (Strategy.SINGLE_TARGET, Strategy.PROJECTED) else d
         self.trees_ = TreeStore(n_values)
         self._train_cache = {}
+        self._eval_history = None
         self._set_progress(np.empty((0, d)), np.empty(0), np.empty(0), 0)
 
     def _set_progress(self, rho, train_loss, times, n_steps):
@@ -257,16 +321,17 @@ class BoostingBase(TreeEnsemble):
         self.train_score_ = train_loss[:n_steps]
         self.fit_times_ = times[:n_steps]
 
-    def _set_eval_progress(self, eval_loss, eval_sse, evaluation, n_steps):
-        self.eval_loss_ = eval_loss[:n_steps]
-        sst = evaluation["sst"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(sst > 0, eval_sse[:n_steps] / sst, (eval_sse[:n_steps] > 0).astype(float))
-        self.eval_score_ = 1.0 - ratio.mean(axis=1)
+    def _set_eval_progress(self, scores, n_steps):
+        self.eval_loss_ = scores["eval_loss"][:n_steps]
+        self.eval_score_ = scores["eval_score"][:n_steps]
+        self.eval_score_per_output_ = scores["eval_score_out"][:n_steps]
+        ranked = np.where(np.isfinite(self.eval_score_), self.eval_score_, -np.inf)
+        self.best_iteration_ = int(np.argmax(ranked)) if n_steps else None
 
-    def _training_state(self, X, Y_enc, w, params, n_targets):
+    def _training_state(self, X, Y_enc, w, W, params, n_targets):
         """The grower (features sorted once) and raw training predictions F."""
-        key = fingerprint(X, Y_enc, w) + repr(sorted(params.items())) + str(n_targets)
+        key = (fingerprint(X, Y_enc, w) + ("" if W is None else fingerprint(W))
+               + repr(sorted(params.items())) + str(n_targets))
         cache = getattr(self, "_train_cache", {})
         if cache.get("key") == key:
             return cache["grower"], cache["F"]
@@ -276,23 +341,32 @@ class BoostingBase(TreeEnsemble):
         self._train_cache = {"key": key, "grower": grower, "F": F}
         return grower, F
 
-    def _evaluation_state(self, eval_set, n_features):
+    def _evaluation_state(self, eval_set, held_out, classes):
+        """What the loop scores after every step: eval_set, the held-out rows, or nothing."""
+        if eval_set is not None:
+            X_eval, Y_eval, w_eval, W_eval = self._check_eval_set(eval_set, classes)
+        elif held_out is not None:
+            X_eval, Y_eval, w_eval, W_eval = held_out
+        else:
+            return None
+        state = scoring_arrays(X_eval, Y_eval, w_eval, W_eval)
+        state["F"] = self._raw_predict_array(X_eval)
+        return state
+
+    def _check_eval_set(self, eval_set, classes):
         try:
             X_eval, Y_eval = eval_set
         except (TypeError, ValueError):
             raise ValueError("eval_set must be a pair (X_eval, Y_eval)") from None
+        n_features = self.n_features_in_
         X_eval = as_numeric("eval_set X", X_eval, (2,))
-        Y_eval = as_numeric("eval_set Y", Y_eval, (1, 2))
-        Y_eval = Y_eval.reshape(-1, 1) if Y_eval.ndim == 1 else Y_eval
+        Y_eval, observed, _, _ = self._targets(Y_eval, "eval_set Y", classes)
         if X_eval.shape[1] != n_features or Y_eval.shape[1] != self.n_outputs_ or len(X_eval) != len(Y_eval):
             raise ValueError(
                 f"eval_set must have {n_features} features, {self.n_outputs_} outputs and matching rows, "
                 f"got X {X_eval.shape} and Y {Y_eval.shape}")
-        Y_enc = np.ascontiguousarray(self._encode_targets(Y_eval, "eval_set Y"), dtype=np.float64)
-        return {"key": fingerprint(X_eval, Y_enc),
-                "X": np.ascontiguousarray(X_eval, dtype=np.float32), "Y": Y_enc,
-                "F": self._raw_predict_array(X_eval), "w": np.ones(len(X_eval)),
-                "sst": ((Y_enc - Y_enc.mean(axis=0)) ** 2).sum(axis=0)}
+        W_eval = None if observed is None else observed.astype(np.float64)
+        return X_eval, self._loss_targets(Y_eval), None, W_eval
 
     # ------------------------------------------------------------ prediction
 
@@ -354,9 +428,7 @@ class BoostingBase(TreeEnsemble):
         return state
 
 
-class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
-    """Gradient boosting for multi-output regression (paper 002, Algorithms 2-4).
-
+_INIT_DOC = """
     Parameters
     ----------
     strategy : {"single_target", "multi_output", "projected", "projected_relabel"}
@@ -365,8 +437,7 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         Random projection scheme of the projected strategies.
     n_projections : int
         q, rows of each projection (1 for "projected").
-    loss : {"squared_error", "absolute_error"}
-        Multi-output l2 (eq. 4) or l1 (eq. 5) loss.
+    loss : %(losses)s
     learning_rate : float in (0, 1]
     n_estimators : int
         Boosting steps (trees per output for single target).
@@ -376,6 +447,14 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         Tree limits and feature randomisation, as in scikit-learn.
     subsample : float in (0, 1]
         Fraction of rows drawn without replacement for each tree.
+    missing_targets : {"error", "ignore"}
+        "ignore": a NaN entry of Y is a missing target, fitted as a zero
+        weight on that entry (see engine/estimators/targets.py).
+    validation_fraction : float in (0, 1), default 0.1
+    n_iter_no_change : int >= 1 or None (default: no early stopping)
+    tol : float >= 0, default 1e-4
+        Early stopping as in scikit-learn's GradientBoostingRegressor, on the
+        held-out score of ``eval_score_`` (see engine/estimators/early_stopping.py).
     warm_start : bool
         Keep the fitted steps and add ``n_estimators - n_steps_`` more.
     random_state : int, RandomState or None
@@ -390,20 +469,37 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         Per-output step weights found by line search.
     projections_ : ndarray (n_steps, q, d) or None
     train_score_ : ndarray (n_steps,)
-        Training loss after each step (weighted mean over samples of the loss summed over outputs).
+        Training loss after each step: the weighted mean over samples of the
+        loss summed over outputs (with missing targets or per-output weights:
+        the sum over outputs of each output's weighted mean loss).
     fit_times_ : ndarray (n_steps,)
         Cumulative fitting seconds after each step, measured inside the loop
-        (scoring ``eval_set`` and the callback's own time are left out).
+        (scoring the held-out set and the callback's own time are left out).
+    n_estimators_ : int
+        Steps kept (fewer than n_estimators when early stopping or the callback stopped).
     eval_loss_, eval_score_ : ndarray (n_steps,)
-        With ``eval_set``: held-out loss and macro-r2 after each step.
+        With ``eval_set`` (or early stopping's held-out rows): held-out loss and
+        score after each step; the score is %(score)s.
+    eval_score_per_output_ : ndarray (n_steps, d)
+        The per-output scores eval_score_ averages.
+    best_iteration_ : int
+        argmax of eval_score_ (0-based: the best model has best_iteration_ + 1 steps).
     n_outputs_, n_steps_, n_features_in_, feature_importances_
-    """
+"""
+
+
+class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
+    __doc__ = ("Gradient boosting for multi-output regression (paper 002, Algorithms 2-4).\n"
+               + _INIT_DOC % dict(losses='{"squared_error", "absolute_error"}: l2 (eq. 4) or l1 (eq. 5)',
+                                  score="macro-r2 (eq. 26), its per-output values the r2 of each output"))
 
     _losses = REGRESSION_LOSSES
+    _score_kind = Score.SCORE_R2
 
     def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
                  loss="squared_error", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                 missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
                  warm_start=False, random_state=None):
         self.strategy = strategy
         self.projection = projection
@@ -416,6 +512,10 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.subsample = subsample
+        self.missing_targets = missing_targets
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
         self.warm_start = warm_start
         self.random_state = random_state
 
@@ -436,26 +536,34 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
 
 
 class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBase):
-    """Gradient boosting for multi-label classification (paper 002, eq. 8).
+    __doc__ = ("""Gradient boosting for multi-label classification (paper 002, eq. 8).
 
-    Labels are a 0/1 indicator matrix (a 1-D 0/1 vector for one label),
-    mapped to -1/+1. The logistic loss sum_j log(1 + exp(-2 y_j f_j)) models
-    P(y_j = 1 | x) = 1 / (1 + exp(-2 f_j)); its constant model is
-    0.5 log(n+ / n-) per label (the paper's Table 1 omits the 1/2, but this is
-    the minimiser). With ``loss="squared_error"`` the -1/+1 labels are
+    Each output takes any two labels (numbers, booleans, strings) or one
+    (engine/estimators/labels.py); its positive label (the larger class) is
+    +1 and the other -1. The logistic loss sum_j log(1 + exp(-2 y_j f_j))
+    models P(positive_j | x) = 1 / (1 + exp(-2 f_j)); its constant model is
+    0.5 log(n+ / n-) per label (the paper's Table 1 omits the 1/2, but this
+    is the minimiser). With ``loss="squared_error"`` the -1/+1 labels are
     regressed and the probability is (f + 1) / 2 clipped to [0, 1].
 
-    Parameters and attributes are those of :class:`MultiOutputBoostingRegressor`,
-    with ``loss`` in {"logistic", "squared_error"}. ``predict_proba`` returns
-    (n_samples, n_labels) for a label matrix and, following scikit-learn's
-    binary convention, (n_samples, 2) when fitted on a 1-D label vector.
-    """
+    ``classes_`` is a list of per-output class arrays (one array for a 1-D
+    fit); ``predict`` returns the original labels (the positive class where
+    ``decision_function`` > 0); ``predict_proba`` follows scikit-learn's
+    multi-output convention (a list of (n_samples, n_classes_j) arrays, one
+    (n_samples, 2) array for a 1-D fit; an output with a single class gets a
+    column of ones, as in RandomForestClassifier); ``decision_function`` is
+    the (n_samples, n_labels) score matrix the papers rank labels by (LRAP).
+""" + _INIT_DOC % dict(losses='{"logistic", "squared_error"}',
+                       score=("minus the mean over labels of each label's mean held-out loss "
+                              "(higher is better)")))
 
     _losses = CLASSIFICATION_LOSSES
+    _score_kind = Score.SCORE_LOSS
 
     def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
                  loss="logistic", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                 missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
                  warm_start=False, random_state=None):
         self.strategy = strategy
         self.projection = projection
@@ -468,20 +576,15 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.subsample = subsample
+        self.missing_targets = missing_targets
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
         self.warm_start = warm_start
         self.random_state = random_state
 
-    def _encode_targets(self, Y, name="Y"):
-        self._check_labels(Y, name)
+    def _loss_targets(self, Y):
         return 2.0 * Y - 1.0
-
-    def fit(self, X, y, sample_weight=None, *, eval_set=None, callback=None):
-        super().fit(X, y, sample_weight, eval_set=eval_set, callback=callback)
-        self._set_classes()
-        return self
-
-    def _set_eval_progress(self, eval_loss, eval_sse, evaluation, n_steps):
-        self.eval_loss_ = eval_loss[:n_steps]
 
     def _probability(self, F):
         if self.loss == "logistic":
@@ -489,16 +592,16 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
         return np.clip(0.5 * (F + 1.0), 0.0, 1.0)
 
     def decision_function(self, X):
-        """Raw scores f(x), (n_samples, n_labels) ((n_samples,) for a 1-D fit)."""
+        """Raw scores f(x), (n_samples, n_labels) ((n_samples,) for a 1-D fit); > 0: positive class."""
         return self._shape_output(self._raw_predict(X))
 
     def predict_proba(self, X):
-        """P(label = 1 | x): (n_samples, n_labels), or (n_samples, 2) for a 1-D fit."""
+        """Class probabilities in scikit-learn's multi-output format (see the class docstring)."""
         return self._format_proba(self._probability(self._raw_predict(X)))
 
     def predict(self, X):
-        """0/1 labels (probability >= 0.5, i.e. raw score >= 0)."""
-        return self._shape_output((self._raw_predict(X) >= 0).astype(int))
+        """Labels: each output's positive class where the raw score is > 0, else the other."""
+        return self._labels(self._raw_predict(X))
 
     def staged_decision_function(self, X):
         for F in self._staged_raw_predict(X):
@@ -510,4 +613,4 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
 
     def staged_predict(self, X):
         for F in self._staged_raw_predict(X):
-            yield self._shape_output((F >= 0).astype(int))
+            yield self._labels(F)

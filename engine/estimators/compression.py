@@ -244,13 +244,18 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X = as_numeric("X", X, (2,))
-        Y = as_numeric("Y", y, (1, 2))
+        Y, y_was_1d = self._read_targets(y)
         if X.shape[0] != Y.shape[0]:
             raise ValueError(f"X and Y must have the same number of samples, got {X.shape[0]} and {Y.shape[0]}")
         if self.cv > X.shape[0]:
             raise ValueError(f"cv = {self.cv} is larger than the number of samples ({X.shape[0]})")
-        self._y_was_1d = Y.ndim == 1
-        return X, Y.reshape(len(Y), -1)
+        self._y_was_1d = y_was_1d
+        return X, Y
+
+    def _read_targets(self, y):
+        """(Y 2-D float64, y_was_1d); the classifier reads labels (engine/estimators/labels.py)."""
+        Y = as_numeric("Y", y, (1, 2))
+        return Y.reshape(len(Y), -1), Y.ndim == 1
 
     # ------------------------------------------------------------ fit
 
@@ -268,7 +273,6 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
         """
         self._validate_params()
         X, Y = self._check_data(X, y)
-        self._check_targets(Y)
         self.n_features_in_ = X.shape[1]
         self.n_outputs_ = Y.shape[1]
         y_mean = Y.mean(axis=0)
@@ -480,9 +484,6 @@ class CompressedForestRegressor(RegressorMixin, CompressionBase):
 
     _forest_types = (ProjectedForestRegressor, PerOutputForestRegressor)
 
-    def _check_targets(self, Y):
-        """Any real outputs."""
-
     @staticmethod
     def _loss(Y, P, y_scale):
         """Quadratic loss on the standardised outputs (the thesis's error on pre-whitened data)."""
@@ -511,19 +512,25 @@ class CompressedForestClassifier(MultiLabelMixin, ClassifierMixin, CompressionBa
     ``forest`` a ProjectedForestClassifier or PerOutputForestClassifier. The
     path fits the 0/1 labels (standardised) as in regression; the CV loss is
     the 0-1 loss per label (the Hamming loss; the error rate for one label, as
-    the thesis uses on Two-norm). ``predict_proba`` is the compact model's
-    output clipped to [0, 1], ``predict`` thresholds it at 0.5, ``score`` is
-    LRAP for several labels and the accuracy for one.
+    the thesis uses on Two-norm). Labels are those of the engine's other
+    classifiers (two values per output, engine/estimators/labels.py); the path
+    fits the positive-label indicator. P, the compact model's output clipped
+    to [0, 1], is the positive label's probability: ``predict_proba`` gives it
+    in scikit-learn's multi-output format, ``decision_function`` is 2 P - 1,
+    ``predict`` the positive label where P > 0.5, ``score`` is LRAP for
+    several labels and the accuracy for one.
     """
 
     _forest_types = (ProjectedForestClassifier, PerOutputForestClassifier)
 
-    def _check_targets(self, Y):
-        self._check_labels(Y)
+    def _read_targets(self, y):
+        indicator, _, y_was_1d, classes = self._targets(y, "Y")
+        self._fit_classes = classes
+        return indicator, y_was_1d
 
     def fit(self, X, y, *, callback=None):
         super().fit(X, y, callback=callback)
-        self._set_classes()
+        self._set_classes(self._fit_classes)
         return self
 
     @staticmethod
@@ -532,13 +539,17 @@ class CompressedForestClassifier(MultiLabelMixin, ClassifierMixin, CompressionBa
         return float(np.mean((P >= 0.5) != (Y > 0.5)))
 
     def predict_proba(self, X):
-        """P(label = 1 | x), (n_samples, n_labels), or (n_samples, 2) after a 1-D fit."""
+        """Class probabilities in scikit-learn's multi-output format ((n_samples, 2) after a 1-D fit)."""
         return self._format_proba(np.clip(self._raw_predict(X), 0.0, 1.0))
 
+    def decision_function(self, X):
+        """2 P - 1, (n_samples, n_labels) ((n_samples,) after a 1-D fit); > 0 where predict is positive."""
+        F = 2.0 * np.clip(self._raw_predict(X), 0.0, 1.0) - 1.0
+        return F[:, 0] if self._y_was_1d else F
+
     def predict(self, X):
-        """0/1 labels: the compressed score >= 0.5."""
-        labels = (self._raw_predict(X) >= 0.5).astype(int)
-        return labels[:, 0] if self._y_was_1d else labels
+        """Labels: each output's positive class where P > 0.5, else the other."""
+        return self._labels(2.0 * np.clip(self._raw_predict(X), 0.0, 1.0) - 1.0)
 
     def staged_predict_proba(self, X):
         """predict_proba after 0, 1, ..., n_steps_ steps; the last equals ``predict_proba(X)``."""
@@ -549,5 +560,6 @@ class CompressedForestClassifier(MultiLabelMixin, ClassifierMixin, CompressionBa
         """LRAP for several labels; accuracy (1 - 0-1 loss) for one."""
         Y = np.asarray(y)
         if Y.ndim == 2 and Y.shape[1] > 1:
-            return lrap(Y, self._raw_predict(X))
+            indicator = self._targets(Y, "y", self._per_output_classes())[0]
+            return lrap(indicator, self._raw_predict(X))
         return float(np.mean(self.predict(X) == Y.reshape(-1)))

@@ -84,15 +84,76 @@ def project_outputs(Y, phi, kind):
     return np.ascontiguousarray(np.einsum("ij,kj->ik", Y, phi))
 
 
+def split_targets(Y, weight, entry_weight):
+    """What the trees split on when entries weigh differently (missing targets).
+
+    T = m + ratio ⊙ (Y - m), with m the per-output weighted mean of the
+    observed entries and ratio_ij = W_ij / r_i: a missing entry (ratio 0)
+    stands at its output's mean, i.e. its residual with respect to the
+    forest's constant model counts as zero in the split search (as in
+    boosting); an observed entry of full row weight is itself. The criterion
+    (variance summed over outputs or projections) does not depend on m for
+    complete data, where Y itself is used.
+    """
+    m = (entry_weight * Y).sum(axis=0) / entry_weight.sum(axis=0)
+    ratio = np.divide(entry_weight, weight[:, None], out=np.zeros_like(entry_weight),
+                      where=weight[:, None] > 0)
+    return np.ascontiguousarray(m + ratio * (Y - m)), m
+
+
+def masked_relabel(store, leaf, Y, W, prior):
+    """Relabel a one-tree store: node values = per-output means of Y over the node's observed entries.
+
+    leaf : (n,) leaf of every in-bag sample (-1 out of bag); W : (n, d) entry
+    weights times bootstrap counts. An output with no observed entry in a node
+    takes its parent's value (the root: ``prior``, the output's mean over all
+    observed entries), the nearest estimate the tree has for it.
+    """
+    nodes = store.nodes
+    n_nodes, d = len(nodes), Y.shape[1]
+    num, den = np.zeros((n_nodes, d)), np.zeros((n_nodes, d))
+    inside = leaf >= 0
+    np.add.at(num, leaf[inside], W[inside] * Y[inside])
+    np.add.at(den, leaf[inside], W[inside])
+    left, right = nodes["left_child"], nodes["right_child"]
+    internal = np.flatnonzero(left >= 0)
+    parent = np.full(n_nodes, -1)
+    parent[left[internal]] = internal
+    parent[right[internal]] = internal
+    depth = np.zeros(n_nodes, dtype=int)
+    for node in range(1, n_nodes):          # parents have smaller ids than their children
+        depth[node] = depth[parent[node]] + 1
+    levels = [np.flatnonzero(depth == k) for k in range(depth.max() + 1)]
+    for level in levels[:0:-1]:             # sums flow up, deepest level first
+        np.add.at(num, parent[level], num[level])
+        np.add.at(den, parent[level], den[level])
+    values = np.empty((n_nodes, d))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = num / den
+    values[0] = np.where(den[0] > 0, means[0], prior)
+    for level in levels[1:]:
+        values[level] = np.where(den[level] > 0, means[level], values[parent[level]])
+    store.set_value(values)
+
+
 def grow_trees(X32, Y, sample_weight, seeds, grower_params, bootstrap, projection,
-               shared_targets, n_components):
-    """Grow the trees of ``seeds`` with one private grower; return their stores."""
+               shared_targets, n_components, entry_weight=None):
+    """Grow the trees of ``seeds`` with one private grower; return their stores.
+
+    With ``entry_weight`` (n, d; ``sample_weight`` then holds the row weights)
+    the trees split on :func:`split_targets` and are relabelled by
+    :func:`masked_relabel`.
+    """
     n, d = Y.shape
+    base, prior = Y, None
+    if entry_weight is not None:
+        base, prior = split_targets(Y, sample_weight, entry_weight)
     n_targets = d if projection is None else n_components
     grower = TreeGrower(X32, max_targets=n_targets, leaf_impurity=False, **grower_params)
     stores = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
+        counts = None
         if bootstrap:
             counts = np.bincount(rng.integers(0, n, size=n), minlength=n)
             weights = counts * sample_weight
@@ -100,13 +161,17 @@ def grow_trees(X32, Y, sample_weight, seeds, grower_params, bootstrap, projectio
             weights = sample_weight
         grow_seed = int(rng.integers(0, SEED_MAX))
         if projection is None:
-            targets = Y
+            targets = base
         elif shared_targets is not None:
             targets = shared_targets
         else:
-            targets = project_outputs(Y, _draw_tree_projection(projection, seed, n_components, d), projection)
+            targets = project_outputs(base, _draw_tree_projection(projection, seed, n_components, d),
+                                      projection)
         store = TreeStore(d)
-        grow_tree(grower, store, targets, labels=Y, sample_weight=weights, seed=grow_seed)
+        leaf = grow_tree(grower, store, targets, labels=Y, sample_weight=weights, seed=grow_seed)
+        if entry_weight is not None:
+            W = entry_weight if counts is None else counts[:, None] * entry_weight
+            masked_relabel(store, leaf, Y, W, prior)
         stores.append(store)
     return stores
 
@@ -202,9 +267,6 @@ class ForestBase(TreeEnsemble):
         params["random_splits"] = self.splitter == "random"
         return params
 
-    def _check_targets(self, Y):
-        """Regression forests take any real Y; the classifiers check their labels."""
-
     # ------------------------------------------------------------ fit
 
     def fit(self, X, y, sample_weight=None):
@@ -214,15 +276,21 @@ class ForestBase(TreeEnsemble):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_outputs) or (n_samples,)
-            The output matrix Y (0/1 labels for the classifier).
-        sample_weight : array-like of shape (n_samples,), optional
-            Multiplies the bootstrap counts.
+            The output matrix Y (two labels per output for the classifier);
+            with ``missing_targets="ignore"`` a NaN entry is a missing target.
+        sample_weight : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
+            Multiplies the bootstrap counts; per output, a zero is a missing target.
         """
         self._validate_params()
-        X, Y, w = self._check_fit_data(X, y, sample_weight, reset=True)
-        self._y_was_1d = Y.ndim == 1
-        Y = np.ascontiguousarray(Y.reshape(-1, 1) if Y.ndim == 1 else Y, dtype=np.float64)
-        self._check_targets(Y)
+        data = self._check_fit_data(X, y, sample_weight, reset=True)
+        self._y_was_1d = data.y_was_1d
+        self._grow(data.X, data.Y, data.weight, data.entry_weight)
+        if data.classes is not None:
+            self._set_classes(data.classes)
+        return self
+
+    def _grow(self, X, Y, w, W):
+        """Grow the trees on checked data (W: per-entry weights or None, see targets.py)."""
         n, d = Y.shape
         projection = self.projection if self._has_projection else None
         q = None if projection is None else self._resolve_projection_size(d)
@@ -236,18 +304,18 @@ class ForestBase(TreeEnsemble):
         if projection is not None and not self.projection_per_tree:
             # Algorithm 1: one projection (from the first seed) for every tree.
             self._shared_projection = _draw_tree_projection(projection, int(seeds[0]), q, d)
-            shared_targets = project_outputs(Y, self._shared_projection, projection)
+            base = Y if W is None else split_targets(Y, w, W)[0]
+            shared_targets = project_outputs(base, self._shared_projection, projection)
 
         X32 = np.asfortranarray(X, dtype=np.float32)
         batches = _batches(self.n_estimators, self.n_jobs)
         results = Parallel(n_jobs=len(batches), prefer="threads")(
             delayed(grow_trees)(X32, Y, w, [self._tree_seeds[i] for i in batch], params,
-                                 bool(self.bootstrap), projection, shared_targets, q)
+                                 bool(self.bootstrap), projection, shared_targets, q, W)
             for batch in batches)
         self.estimators_ = [store for stores in results for store in stores]
         self.n_outputs_ = d
         self.n_components_ = q
-        return self
 
     # ------------------------------------------------------------ prediction
 
@@ -309,26 +377,33 @@ class ForestBase(TreeEnsemble):
 
 
 class ForestClassifierMixin(MultiLabelMixin):
-    """Multi-label 0/1 outputs: probabilities are leaf label frequencies."""
+    """Multi-label outputs (two labels each, engine/estimators/labels.py).
+
+    The trees' node values are frequencies of each output's positive label, so
+    P(positive) is their mean over trees. ``predict_proba`` follows
+    scikit-learn's multi-output format (a list of (n_samples, n_classes_j)
+    arrays; one array for a 1-D fit); ``decision_function`` is 2 P - 1,
+    (n_samples, n_labels), > 0 exactly where the positive label is predicted
+    (P > 1/2: a tie goes to the negative class, as RandomForestClassifier's
+    argmax does); it ranks labels as P does (LRAP).
+    """
 
     _is_classifier = True
 
-    def _check_targets(self, Y):
-        self._check_labels(Y)
-
-    def fit(self, X, y, sample_weight=None):
-        super().fit(X, y, sample_weight)
-        self._set_classes()
-        return self
+    def _positive_probability(self, X):
+        return np.clip(self._mean_prediction(X), 0.0, 1.0)
 
     def predict_proba(self, X):
-        """P(label = 1 | x): (n_samples, n_labels), or (n_samples, 2) for a 1-D fit."""
-        return self._format_proba(np.clip(self._mean_prediction(X), 0.0, 1.0))
+        """Class probabilities in scikit-learn's multi-output format."""
+        return self._format_proba(self._positive_probability(X))
+
+    def decision_function(self, X):
+        """2 P(positive) - 1, (n_samples, n_labels) ((n_samples,) for a 1-D fit)."""
+        return self._shape_output(2.0 * self._positive_probability(X) - 1.0)
 
     def predict(self, X):
-        """0/1 labels: probability >= 0.5."""
-        P = np.clip(self._mean_prediction(X), 0.0, 1.0)
-        return self._shape_output((P >= 0.5).astype(int))
+        """Labels: each output's positive class where P(positive) > 1/2, else the other."""
+        return self._labels(2.0 * self._positive_probability(X) - 1.0)
 
 
 class ForestRegressorMixin:
@@ -366,6 +441,10 @@ _PARAMS_DOC = """
         max(1, round(ln d)). With "subsample", q <= d.
     projection_per_tree : bool, default True
         True: a new projection per tree (Algorithm 2); False: one shared (Algorithm 1).
+    missing_targets : {"error", "ignore"}
+        "ignore": a NaN entry of Y is a missing target, fitted as a zero
+        weight on that entry: the trees split on ``split_targets`` and their
+        nodes average the observed entries only (``masked_relabel``).
     n_jobs : int or None
         Threads growing trees (None = 1, -1 = all cores). Results do not depend on it.
     random_state : int, RandomState or None
@@ -388,7 +467,7 @@ class ProjectedForestRegressor(ForestRegressorMixin, RegressorMixin, ForestBase)
     def __init__(self, *, n_estimators=100, max_features=1.0, min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
                  splitter="best", projection=None, n_components=None, projection_per_tree=True,
-                 n_jobs=None, random_state=None):
+                 missing_targets="error", n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -400,6 +479,7 @@ class ProjectedForestRegressor(ForestRegressorMixin, RegressorMixin, ForestBase)
         self.projection = projection
         self.n_components = n_components
         self.projection_per_tree = projection_per_tree
+        self.missing_targets = missing_targets
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -412,7 +492,7 @@ class ProjectedForestClassifier(ForestClassifierMixin, ClassifierMixin, ForestBa
     def __init__(self, *, n_estimators=100, max_features="sqrt", min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
                  splitter="best", projection=None, n_components=None, projection_per_tree=True,
-                 n_jobs=None, random_state=None):
+                 missing_targets="error", n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -424,6 +504,7 @@ class ProjectedForestClassifier(ForestClassifierMixin, ClassifierMixin, ForestBa
         self.projection = projection
         self.n_components = n_components
         self.projection_per_tree = projection_per_tree
+        self.missing_targets = missing_targets
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -441,23 +522,23 @@ class PerOutputForestBase(ForestBase):
 
     _has_projection = False
 
-    def fit(self, X, y, sample_weight=None):
-        self._validate_params()
-        X, Y, w = self._check_fit_data(X, y, sample_weight, reset=True)
-        self._y_was_1d = Y.ndim == 1
-        Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
-        self._check_targets(Y)
+    def _grow(self, X, Y, w, W):
+        """Output j's forest grows on column j with output j's weights (W[:, j] if per entry)."""
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=Y.shape[1])
         params = self.get_params()
         self.forests_ = []
         for j in range(Y.shape[1]):
             forest = self._single(**{**params, "random_state": int(seeds[j])})
-            self.forests_.append(forest.fit(X, Y[:, j], sample_weight=w))
+            forest._validate_params()
+            forest.n_features_in_ = self.n_features_in_
+            forest._y_was_1d = True
+            w_j = w if W is None else np.ascontiguousarray(W[:, j])
+            forest._grow(X, np.ascontiguousarray(Y[:, [j]]), w_j, None)
+            self.forests_.append(forest)
         self.estimators_ = [store for f in self.forests_ for store in f.estimators_]
         self.n_outputs_ = Y.shape[1]
         self.n_components_ = None
-        return self
 
     def _mean_prediction(self, X):
         check_is_fitted(self, "forests_")
@@ -478,7 +559,8 @@ class PerOutputForestRegressor(ForestRegressorMixin, RegressorMixin, PerOutputFo
 
     def __init__(self, *, n_estimators=100, max_features=1.0, min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
-                 splitter="best", n_jobs=None, random_state=None):
+                 splitter="best", missing_targets="error", n_jobs=None,
+                 random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -487,6 +569,7 @@ class PerOutputForestRegressor(ForestRegressorMixin, RegressorMixin, PerOutputFo
         self.max_leaf_nodes = max_leaf_nodes
         self.bootstrap = bootstrap
         self.splitter = splitter
+        self.missing_targets = missing_targets
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -498,7 +581,8 @@ class PerOutputForestClassifier(ForestClassifierMixin, ClassifierMixin, PerOutpu
 
     def __init__(self, *, n_estimators=100, max_features="sqrt", min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
-                 splitter="best", n_jobs=None, random_state=None):
+                 splitter="best", missing_targets="error", n_jobs=None,
+                 random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -507,5 +591,6 @@ class PerOutputForestClassifier(ForestClassifierMixin, ClassifierMixin, PerOutpu
         self.max_leaf_nodes = max_leaf_nodes
         self.bootstrap = bootstrap
         self.splitter = splitter
+        self.missing_targets = missing_targets
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -65,8 +65,10 @@ def _run_seed(seed, run):
 
 
 def _error(task, Y, P, y_mean, y_scale):
+    """Multi-label: the 0-1 loss per label of P >= 1/2, read from the decision function
+    2 P - 1 (>= 0 exactly when P >= 1/2); regression: the quadratic loss on standardised outputs."""
     if task == "multilabel":
-        return float(np.mean((P >= 0.5) != (Y > 0.5)))
+        return float(np.mean((P >= 0.0) != (Y > 0.5)))
     return float(np.mean(((Y - P) / y_scale) ** 2))
 
 
@@ -103,8 +105,8 @@ def compression_cell(dataset, forest_params, cv, step, max_steps, data, seed, ru
     fit_time = time.perf_counter() - started
     y_mean, y_scale = Y_tr.mean(axis=0), Y_tr.std(axis=0)
     y_scale[y_scale == 0] = 1.0
-    # Y is 2-D here, so both give (n_test, d): label probabilities or outputs
-    predict = "predict_proba" if task == "multilabel" else "predict"
+    # Y is 2-D here, so both give (n_test, d): label scores 2 P - 1 or outputs
+    predict = "decision_function" if task == "multilabel" else "predict"
     et_pred = getattr(model.forest_, predict)(X_te)
     ret_pred = getattr(model, predict)(X_te)
     lasso_error, lasso_features = (_lasso(task, X_tr, Y_tr, X_te, Y_te, cv, rs, y_mean, y_scale) if lasso

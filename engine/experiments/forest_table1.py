@@ -154,7 +154,7 @@ def run_forest_table1(datasets=TABLE1_DATASETS, *, q_values=(1, "log", "d"), n_e
     params = dict(datasets=datasets, q_values=q_values, n_estimators=n_estimators, max_features=max_features,
                   n_repeats=n_repeats, seed=seed)
     notes = [f"{n_estimators} trees, max_features = {max_features!r}, fully grown, bootstrap.",
-             "LRAP of predict_proba; test samples without a relevant label dropped (paper 003, section 4.1).",
+             "LRAP of the label probabilities; test samples without a relevant label dropped (paper 003, section 4.1).",
              "Standard train/test split where the data set ships one, else a 50/50 split seeded by seed; "
              "the paper averages 10 random splits instead."]
     return Table1Result(rows, params, complete, notes)

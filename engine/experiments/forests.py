@@ -22,7 +22,8 @@ what is done and ``complete=False``), same arguments and seed -> same scores
 The variance split of Appendix C is :mod:`engine.experiments.forest_variance`,
 Table 1 :mod:`engine.experiments.forest_table1`.
 
-Scores. Multi-label: LRAP (eq. 6 of paper 003) of ``predict_proba``; as in
+Scores. Multi-label: LRAP (eq. 6 of paper 003) of the label scores
+``decision_function`` = 2 P(label) - 1 (the same ranking as the probabilities); as in
 the paper (section 4.1), test samples without any relevant label are
 discarded first. Regression: macro-r2. Data: :func:`engine.experiments.problems.get_problem`
 (Friedman1 problems, or a shipped data set with its standard split when it has
@@ -95,7 +96,7 @@ def make_forest(task, **params):
 
 
 def _predict(est, task, X):
-    return est.predict_proba(X) if task == "multilabel" else est.predict(X)
+    return est.decision_function(X) if task == "multilabel" else est.predict(X)
 
 
 def fit_and_score(task, params, problem):
@@ -275,7 +276,7 @@ def _default_max_features(task, max_features):
 
 
 def _base_notes(task, info, n_estimators, n_repeats, max_features):
-    scoring = ("LRAP of predict_proba on the test set, samples without any relevant label dropped "
+    scoring = ("LRAP of the label probabilities on the test set, samples without any relevant label dropped "
                "(paper 003, section 4.1)" if task == "multilabel" else "macro-r2 on the test set")
     return [f"{scoring}; {info['split']}.",
             f"{n_estimators} trees per forest, bootstrap, best splits over max_features = {max_features!r}; "

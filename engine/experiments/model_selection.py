@@ -379,8 +379,9 @@ def refit_and_score(name, task, structure, n_real, config, n_steps, random_state
     est = make_method(name, task, structure, n_real, dict(config, n_estimators=n_steps, random_state=random_state))
     _fit(est, X_train, Y_train, callback)
     if task == "multilabel":
-        # Label scores for LRAP: boosting's decision function, a forest's probabilities.
-        scores = est.decision_function(X_test) if hasattr(est, "decision_function") else est.predict_proba(X_test)
+        # Label scores for LRAP: the (n, d) decision function (boosting's raw scores, a
+        # forest's 2 P(label) - 1, which ranks labels as its probabilities do).
+        scores = est.decision_function(X_test)
         return lrap(Y_test, scores), None
     pred = est.predict(X_test)
     half = half_macro_r2(Y_test, pred, n_real) if n_noisy else None

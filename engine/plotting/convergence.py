@@ -174,7 +174,8 @@ _PIN_DASHES = ("dash", "dot", "dashdot", "longdash")
 _LIVE_X = {"trees_per_output": "trees per output (log scale)", "step": "boosting steps (log scale)"}
 
 
-def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=None) -> go.Figure:
+def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=None,
+                            early_stops=None) -> go.Figure:
     """Test score against ``x`` (left) and against fit time (right), both on log axes.
 
     result : the current ConvergenceResult (may be partial, or None); solid lines, a star at
@@ -182,8 +183,10 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     pinned : sequence of ``(name, ConvergenceResult)``; drawn dashed in the same colour per
         estimator, legend entries "name · estimator", so a what-if run overlays its baseline.
     x : "trees_per_output" or "step".
+    early_stops : optional ``{run: {estimator: step or None}}`` (live_convergence.early_stop_steps
+        per run): a diamond where early stopping would have stopped.
     Every trace's ``meta`` is ``{"run": "current" | pin name, "estimator": name,
-    "kind": "curve" | "best"}`` (tests and the page read the figure back through it).
+    "kind": "curve" | "best" | "early_stop"}`` (tests and the page read the figure back through it).
     """
     if x not in _LIVE_X:
         raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
@@ -221,6 +224,21 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
                             meta={"run": run, "estimator": curve.name, "kind": "best"},
                             hovertemplate=(f"{label}: best test {res.metric} {curve.best_score:.4f}"
                                            f"<br>at step {curve.best_step}<extra></extra>"),
+                        ), row=1, col=col)
+                stop = (early_stops or {}).get(run, {}).get(curve.name)
+                if stop is not None and 1 <= stop <= curve.n_steps:
+                    sx = float(getattr(curve, xname)[stop - 1])
+                    if np.isfinite(sx) and sx > 0:
+                        sy = float(curve.test_score[stop - 1])
+                        fig.add_trace(go.Scatter(
+                            x=[sx], y=[sy], mode="markers", name=f"{label} early stop",
+                            legendgroup=label, showlegend=False,
+                            marker={"color": colour, "size": 10 if run == "current" else 7,
+                                    "symbol": "diamond" if run == "current" else "diamond-open",
+                                    "line": {"color": "black" if run == "current" else colour, "width": 1}},
+                            meta={"run": run, "estimator": curve.name, "kind": "early_stop"},
+                            hovertemplate=(f"{label}: early stopping would stop at step {stop}"
+                                           f"<br>test {res.metric} {sy:.4f}<extra></extra>"),
                         ), row=1, col=col)
             if np.isfinite(curve.best_score):
                 highs.append(curve.best_score)

@@ -303,6 +303,44 @@ def test_stop_returns_a_partial_result_and_the_estimate_is_positive():
     assert list(table["estimator"]) == ["st-gbrt"]
 
 
+def test_early_stop_marks_are_where_early_stopping_stops():
+    """The ◆ of each curve is the step a fit with n_iter_no_change and the test set as eval_set stops at."""
+    from engine.estimators.registry import make_estimator
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=300, seed=2)
+    X_tr, Y_tr, X_te, Y_te = problem[:4]
+    names = ["st-gbrt", "gbmort", "gbrt-relabel-rpo-gaussian"]
+    res = live_convergence.train_curves(problem, names, n_steps=400, seed=2, learning_rate=0.3, n_projections=2)
+    stops = live_convergence.early_stop_steps(res, 5)
+    assert set(stops) == set(names) and all(m is not None and m < 400 for m in stops.values())
+    for name in names:
+        kw = {"n_projections": 2} if "relabel" in name else {}
+        est = make_estimator(name, n_estimators=400, learning_rate=0.3, random_state=2, n_iter_no_change=5,
+                             **kw).fit(X_tr, Y_tr, eval_set=(X_te, Y_te))
+        assert est.n_estimators_ == stops[name]
+    fig = plotting.live_convergence_figure(res, [], "step", early_stops={"current": stops})
+    marks = {t.meta["estimator"]: t.x[0] for t in fig.data if t.meta["kind"] == "early_stop" and t.xaxis == "x"}
+    assert marks == {name: float(stops[name]) for name in names}
+    table = live_convergence.results_table([("current", res)], {"current": stops})
+    assert list(table["early_stop_step"]) == [stops[n] for n in names]
+    np.testing.assert_array_equal(table["early_stop_score"],
+                                  [res.curves[n].test_score[stops[n] - 1] for n in names])
+    assert live_convergence.early_stop_steps(res, None) == {}
+    assert set(live_convergence.early_stop_steps(res, 10_000).values()) == {None}   # never stops
+
+
+def test_the_page_marks_early_stopping_and_can_turn_it_off():
+    at = open_page()
+    wait_done(at)
+    assert at.selectbox(key="patience").value == "10"
+    marks = [tr for tr in chart(at)["data"] if (tr.get("meta") or {}).get("kind") == "early_stop"]
+    assert {tr["meta"]["estimator"] for tr in marks} == {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    table = at.dataframe[0].value
+    assert (table["early_stop_step"] < table["steps"]).all()
+    assert "would have stopped" in " ".join(c.value for c in at.caption)
+    at.selectbox(key="patience").set_value("off").run()
+    assert not [tr for tr in chart(at)["data"] if (tr.get("meta") or {}).get("kind") == "early_stop"]
+
+
 @pytest.mark.parametrize("button", ["conv_start", "conv_step"])
 def test_a_control_changed_with_the_click_runs_nothing_until_confirmed(button):
     # A slider moved just before a click reaches the server together with the click, after the

@@ -170,7 +170,10 @@ def test_non_numeric_data(kind):
         _est(kind).fit(Xs, Y)
     Ys = Y.astype(object)
     Ys[1, 1] = "b"
-    with pytest.raises(ValueError, match="^Y must contain only numbers"):
+    # the classifier takes string labels, but not strings mixed with numbers in one output
+    message = ("^Y must contain only numbers" if kind == "regressor"
+               else r"^Y output 1 has labels that cannot be ordered \(\['float', 'str'\]\)")
+    with pytest.raises(ValueError, match=message):
         _est(kind).fit(X, Ys)
     Xd = X.astype(object)
     Xd[2, 1] = {"foo": "bar"}
@@ -181,8 +184,12 @@ def test_non_numeric_data(kind):
         _est(kind).fit([[1, {}], [2, 3]], [1.0, 0.0])
     Yd = Y.astype(object)
     Yd[0, 0] = {}
-    with pytest.raises(TypeError, match="^Y must contain only numbers"):
-        _est(kind).fit(X, Yd)
+    if kind == "regressor":
+        with pytest.raises(TypeError, match="^Y must contain only numbers"):
+            _est(kind).fit(X, Yd)
+    else:
+        with pytest.raises(ValueError, match="^Y output 0 has labels that cannot be ordered"):
+            _est(kind).fit(X, Yd)
     with pytest.raises(TypeError, match="^sample_weight must contain only numbers"):
         _est(kind).fit(X, Y, sample_weight=[{}] * len(X))
     with pytest.raises(ValueError, match="^sample_weight must contain only numbers"):
@@ -226,19 +233,22 @@ def test_sparse_input_is_a_type_error(kind):
             method(sparse.csr_matrix(X))
 
 
-def test_classifier_labels_must_be_0_1():
+def test_classifier_labels_are_two_values_per_output():
+    """Any two values per output are labels; a third value, or a label the model was
+    not fitted on, is refused naming Y (or eval_set Y) and the output."""
     X, Y = _data()
     L = (Y > 0).astype(float)
-    for bad in (L * 2, L - 1, L + 0.5, L + 1, np.where(L > 0, 1.0, -1.0)):
-        with pytest.raises(ValueError, match="Y must be a 0/1 label indicator"):
-            MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
-        with pytest.raises(ValueError, match="Y must be a 0/1 label indicator"):
-            MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad[:, 0])
-    model = MultiLabelBoostingClassifier(n_estimators=2).fit(X, L.astype(bool))  # booleans are 0/1
-    np.testing.assert_array_equal(
-        model.predict(X), MultiLabelBoostingClassifier(n_estimators=2).fit(X, L).predict(X))
-    with pytest.raises(ValueError, match="eval_set Y must be a 0/1 label indicator"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, L, eval_set=(X, L * 2))
+    reference = MultiLabelBoostingClassifier(n_estimators=2).fit(X, L).decision_function(X)
+    for labels in (L * 2, L - 1, L + 0.5, np.where(L > 0, 1.0, -1.0), L.astype(bool),
+                   np.where(L > 0, "yes", "no")):
+        model = MultiLabelBoostingClassifier(n_estimators=2).fit(X, labels)
+        np.testing.assert_array_equal(model.decision_function(X), reference)
+    bad = L.copy()
+    bad[0, 1] = 2.0
+    with pytest.raises(ValueError, match=r"^Y output 1 has 3 distinct values \(0\.0, 1\.0, 2\.0\)"):
+        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
+    with pytest.raises(ValueError, match="^eval_set Y output 1 has labels the model was not fitted on"):
+        MultiLabelBoostingClassifier(n_estimators=2).fit(X, L, eval_set=(X, bad))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -332,8 +342,18 @@ def test_invalid_sample_weight(kind):
         _est(kind).fit(X, Y, sample_weight=w)
     with pytest.raises(ValueError, match="sample_weight must have a positive sum"):
         _est(kind).fit(X, Y, sample_weight=np.zeros(30))
-    with pytest.raises(ValueError, match="sample_weight must be 1-D"):
+    with pytest.raises(ValueError, match=r"^sample_weight must have shape \(n_samples,\) = \(30,\) or "
+                                         r"\(n_samples, n_outputs\) = \(30, 2\), got \(30, 1\)"):
         _est(kind).fit(X, Y, sample_weight=np.ones((30, 1)))
+    with pytest.raises(ValueError, match="^sample_weight must be 1-D or 2-D"):
+        _est(kind).fit(X, Y, sample_weight=np.ones((30, 2, 1)))
+    W = np.ones((30, 2))
+    W[3, 1] = -0.5
+    with pytest.raises(ValueError, match="^sample_weight must not be negative"):
+        _est(kind).fit(X, Y, sample_weight=W)
+    W[:, 1] = 0.0
+    with pytest.raises(ValueError, match=r"^sample_weight gives output\(s\) \[1\] no positive weight"):
+        _est(kind).fit(X, Y, sample_weight=W)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -427,7 +447,9 @@ def test_fuzz_fit_predict_finite_or_value_error(problem):
     assert model.n_steps_ == model.n_estimators
     if isinstance(model, MultiLabelBoostingClassifier):
         proba = model.predict_proba(X)
-        assert np.isfinite(proba).all() and (proba >= 0).all() and (proba <= 1).all()
+        for block in ([proba] if Y.ndim == 1 else proba):
+            assert np.isfinite(block).all() and (block >= 0).all() and (block <= 1).all()
+            np.testing.assert_allclose(block.sum(axis=1), 1.0)
         assert set(np.unique(P)) <= {0, 1}
     stages = list(model.staged_predict(X))
     assert len(stages) == model.n_steps_

@@ -558,30 +558,34 @@ def test_make_estimator_rejects_unknown_names():
 
 @pytest.mark.parametrize("loss", ["logistic", "squared_error"])
 def test_classifier_probabilities_and_labels(loss):
+    """scikit-learn's multi-output format: a list of (n, 2) blocks [P(class 0), P(class 1)] per label,
+    predict the positive class where the decision function is > 0."""
     X, Y, _ = _labels(17, d=3)
     clf = MultiLabelBoostingClassifier(loss=loss, n_estimators=20, learning_rate=0.5).fit(X, Y)
-    P = clf.predict_proba(X)
-    assert P.shape == (len(X), 3) and (P >= 0).all() and (P <= 1).all()
+    blocks = clf.predict_proba(X)
+    assert isinstance(blocks, list) and len(blocks) == 3
+    F = clf.decision_function(X)
+    assert F.shape == (len(X), 3)
+    for j, B in enumerate(blocks):
+        assert B.shape == (len(X), 2) and (B >= 0).all() and (B <= 1).all()
+        np.testing.assert_allclose(B.sum(axis=1), 1.0)
+        np.testing.assert_allclose(B[:, 1], clf._probability(F[:, j]))
     pred = clf.predict(X)
-    assert pred.shape == (len(X), 3) and set(np.unique(pred)) <= {0, 1}
-    np.testing.assert_array_equal(pred, (P >= 0.5).astype(int))
+    assert pred.shape == (len(X), 3) and pred.dtype == Y.dtype and set(np.unique(pred)) <= {0, 1}
+    np.testing.assert_array_equal(pred, (F > 0).astype(int))
+    np.testing.assert_array_equal(clf.classes_[(F > 0).astype(int)], pred)
+    assert isinstance(clf.classes_, list) and all(list(c) == [0, 1] for c in clf.classes_)
     assert (pred == Y).mean() > 0.7
     clf1 = MultiLabelBoostingClassifier(loss=loss, n_estimators=10).fit(X, Y[:, 0])
     P1 = clf1.predict_proba(X)
     assert P1.shape == (len(X), 2)
     np.testing.assert_allclose(P1.sum(axis=1), 1.0)
-    np.testing.assert_array_equal(clf1.predict(X), (P1[:, 1] >= 0.5).astype(int))
+    np.testing.assert_array_equal(clf1.predict(X), (clf1.decision_function(X) > 0).astype(int))
     assert clf1.predict(X).shape == (len(X),)
     np.testing.assert_array_equal(clf1.classes_, [0, 1])
     staged = list(clf.staged_predict_proba(X))
-    np.testing.assert_array_equal(staged[-1], P)
-
-
-def test_classifier_rejects_other_labels():
-    X, Y, _ = _labels(18, d=2)
-    for bad in (Y * 2, Y - 1, Y + 0.5):
-        with pytest.raises(ValueError, match="0/1"):
-            MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
+    for a, b in zip(staged[-1], blocks):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_feature_importances():

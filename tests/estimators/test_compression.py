@@ -265,7 +265,17 @@ def test_classifier_on_two_norm_and_multilabel():
     assert model.score(X, y) == np.mean(model.predict(X) == y)
     Y = np.column_stack([y, 1 - y, (X[:, 0] > 0).astype(int)])
     multi = CompressedForestClassifier(PerOutputForestClassifier(n_estimators=3), cv=3, random_state=0).fit(X, Y)
-    assert multi.predict(X[:4]).shape == (4, 3) and multi.predict_proba(X[:4]).shape == (4, 3)
+    assert multi.predict(X[:4]).shape == (4, 3) and multi.decision_function(X[:4]).shape == (4, 3)
+    blocks = multi.predict_proba(X[:4])
+    assert [b.shape for b in blocks] == [(4, 2)] * 3
+    np.testing.assert_allclose(np.column_stack([b[:, 1] for b in blocks]),
+                               (multi.decision_function(X[:4]) + 1) / 2, atol=1e-15)
+    np.testing.assert_array_equal(multi.predict(X[:4]), (multi.decision_function(X[:4]) > 0).astype(int))
+    labels = np.where(Y == 1, "yes", "no")           # any two labels per output, as the other classifiers
+    named = CompressedForestClassifier(PerOutputForestClassifier(n_estimators=3), cv=3, random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(named.decision_function(X), multi.decision_function(X))
+    np.testing.assert_array_equal(named.predict(X), np.where(multi.predict(X) == 1, "yes", "no"))
+    assert named.score(X, labels) == multi.score(X, Y)
     assert 0.5 < multi.score(X, Y) <= 1.0                       # LRAP
 
 
@@ -299,7 +309,7 @@ def test_classifier_needs_a_classifier_forest_and_labels():
     X, y = _friedman(30)
     with pytest.raises(TypeError, match="forest"):
         CompressedForestClassifier(_et()).fit(X, y > 14)
-    with pytest.raises(ValueError, match="0/1"):
+    with pytest.raises(ValueError, match="^Y output 0 has 30 distinct values .* Unknown label type"):
         CompressedForestClassifier(ProjectedForestClassifier(), cv=2).fit(X, y)
 
 

@@ -115,13 +115,13 @@ def test_n_jobs_does_not_change_the_forest(cls, params):
     fits = [cls(n_estimators=7, max_features=2, random_state=5, n_jobs=n_jobs, **params).fit(X, Y)
             for n_jobs in (1, 2, -1)]
     one = fits[0]
-    predict = one.predict_proba if cls is ProjectedForestClassifier else one.predict
+    predict = one.decision_function if cls is ProjectedForestClassifier else one.predict
     reference = predict(X)
     for other in fits[1:]:
         assert _same_structure(_structure(one), _structure(other))
         for a, b in zip(one.estimators_, other.estimators_):
             np.testing.assert_array_equal(a.value, b.value)
-        other_predict = other.predict_proba if cls is ProjectedForestClassifier else other.predict
+        other_predict = other.decision_function if cls is ProjectedForestClassifier else other.predict
         np.testing.assert_array_equal(other_predict(X), reference)
         if one.projections_ is None:
             assert other.projections_ is None
@@ -302,15 +302,21 @@ def test_multilabel_probabilities():
                        (ProjectedForestClassifier, {}),
                        (PerOutputForestClassifier, {})):
         clf = cls(n_estimators=10, random_state=0, **extra).fit(X, Y)
-        P = clf.predict_proba(X[:50])
-        assert P.shape == (50, Y.shape[1])
+        blocks = clf.predict_proba(X[:50])
+        assert isinstance(blocks, list) and len(blocks) == Y.shape[1]
+        P = np.column_stack([B[:, 1] for B in blocks])
+        assert all(B.shape == (50, 2) for B in blocks)
         assert (P >= 0).all() and (P <= 1).all()
-        np.testing.assert_array_equal(clf.predict(X[:50]), (P >= 0.5).astype(int))
+        np.testing.assert_allclose(clf.decision_function(X[:50]), 2 * P - 1, rtol=0, atol=1e-15)
+        # scikit-learn's argmax over [P(class 0), P(class 1)]: a tie goes to class 0
+        expected = np.column_stack([np.argmax(B, axis=1) for B in blocks])
+        np.testing.assert_array_equal(clf.predict(X[:50]), expected)
+        np.testing.assert_array_equal(clf.predict(X[:50]), (P > 0.5).astype(int))
     one = ProjectedForestClassifier(n_estimators=5, random_state=0).fit(X, Y[:, 0])
     assert one.predict_proba(X).shape == (len(X), 2)
     assert one.predict(X).shape == (len(X),)
-    with pytest.raises(ValueError, match="0/1"):
-        ProjectedForestClassifier().fit(X, Y + 1)
+    with pytest.raises(ValueError, match="Y output 0 has 3 distinct values"):
+        ProjectedForestClassifier().fit(X, np.where(np.arange(len(X))[:, None] == 0, 2, Y))
 
 
 def test_classifier_probability_is_mean_leaf_frequency():
@@ -319,7 +325,8 @@ def test_classifier_probability_is_mean_leaf_frequency():
                                     random_state=0).fit(X, Y)
     X32 = X.astype(np.float32)
     manual = np.mean([s.value[s.apply(X32)[:, 0]] for s in clf.estimators_], axis=0)
-    np.testing.assert_allclose(clf.predict_proba(X), manual, atol=1e-12)
+    np.testing.assert_allclose(np.column_stack([B[:, 1] for B in clf.predict_proba(X)]), manual,
+                               atol=1e-12)
 
 
 def test_per_output_forest_is_one_forest_per_output():
@@ -415,39 +422,22 @@ def test_every_forest_name_fits(task):
 # ---------------------------------------------------------------- scikit-learn API checks
 
 _BOOTSTRAP = ("bootstrap draws depend on the number of rows, so weight 2 is not a duplicated "
-              "row (scikit-learn's RandomForestRegressor fails this check too)")
-_MULTICLASS = ("the check fits labels other than 0/1 (binary {1, 2} or the strings 'one'/'two'); "
-               "the multi-label classifier takes a 0/1 indicator and raises ValueError on other labels")
-_EXPECTED_FAILED = {
-    "regressor-bootstrap": {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP},
-    "regressor": {},
-    "classifier": {
-        "check_estimators_dtypes": _MULTICLASS,
-        "check_sample_weights_pandas_series": _MULTICLASS,
-        "check_sample_weights_not_an_array": _MULTICLASS,
-        "check_sample_weights_shape": _MULTICLASS,
-        "check_sample_weights_not_overwritten": _MULTICLASS,
-        "check_classifier_data_not_an_array": _MULTICLASS,
-        "check_classifiers_classes": _MULTICLASS,
-        "check_fit2d_1feature": _MULTICLASS,
-        "check_classifiers_multilabel_output_format_predict_proba": (
-            "the check wants every probability > 0; a forest's leaf label frequencies are "
-            "often exactly 0"),
-    },
-}
+              "row (scikit-learn's RandomForestRegressor and RandomForestClassifier fail this check too)")
 
 
 def _expected_failed(estimator):
-    key = "classifier" if "Classifier" in type(estimator).__name__ else (
-        "regressor-bootstrap" if estimator.bootstrap else "regressor")
-    return _EXPECTED_FAILED[key]
+    if estimator.bootstrap:
+        return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP}
+    return {}
 
 
 @parametrize_with_checks(
     [ProjectedForestRegressor(n_estimators=5, projection="gaussian", n_components=2),
      ProjectedForestRegressor(n_estimators=3, bootstrap=False),
      PerOutputForestRegressor(n_estimators=3, bootstrap=False),
-     ProjectedForestClassifier(n_estimators=5, projection="sparse", n_components=2, bootstrap=False)],
+     ProjectedForestClassifier(n_estimators=5, projection="sparse", n_components=2, bootstrap=False),
+     ProjectedForestClassifier(n_estimators=3),
+     PerOutputForestClassifier(n_estimators=3, bootstrap=False)],
     expected_failed_checks=_expected_failed,
 )
 def test_sklearn_estimator_checks(estimator, check):

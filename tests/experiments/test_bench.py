@@ -62,15 +62,33 @@ def test_compression_rows():
     assert "3 forests and paths" in rows[2][2] and "3 extra trees" in rows[0][2]
 
 
-@pytest.mark.parametrize("diff, status", [(0.0, 0), (3e-9, 0), (2e-8, 1), (float("nan"), 1)])
-def test_exit_status_follows_the_single_output_check(monkeypatch, capsys, diff, status):
+@pytest.mark.parametrize("diff, ratio, status", [(0.0, 1.0, 0), (3e-9, 0.96, 0), (2e-8, 1.0, 1),
+                                                 (float("nan"), 1.0, 1), (0.0, 0.94, 1), (0.0, float("nan"), 1)])
+def test_exit_status_follows_the_single_output_and_missing_target_checks(monkeypatch, capsys, diff, ratio,
+                                                                          status):
     calls = []
     monkeypatch.setattr(bench, "run", lambda *a, **k: calls.append("run") or ([], diff))
     monkeypatch.setattr(bench, "run_forests", lambda *a, **k: calls.append("forests") or [])
     monkeypatch.setattr(bench, "run_compression", lambda *a, **k: calls.append("compression") or [])
+    monkeypatch.setattr(bench, "run_missing_targets",
+                        lambda *a, **k: calls.append("missing") or [("gbmort", 0.8, 0.8 * ratio, ratio)])
     assert bench.main(["--quick"]) == status
-    assert calls == ["run", "forests", "compression"]
+    assert calls == ["run", "forests", "compression", "missing"]
     assert ("FAILED" in capsys.readouterr().err) == bool(status)
+    calls.clear()
+    bench.main(["--missing-only"])
+    assert calls == ["missing"]
+
+
+def test_missing_target_rows():
+    out = io.StringIO()
+    rows = bench.run_missing_targets(out=out, n_steps=20)
+    text = out.getvalue()
+    assert [r[0] for r in rows] == list(bench.MISSING_NAMES)
+    assert "30% of Y's entries missing at random" in text
+    for name, full, holed, ratio in rows:
+        assert 0 < holed and 0 < full and ratio == pytest.approx(holed / full)
+        assert f"| {name} | {full:.4f} | {holed:.4f} | {ratio:.3f} |" in text
 
 
 def test_bad_arguments_are_refused():

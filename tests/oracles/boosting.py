@@ -25,6 +25,20 @@ direction (the tree predictions, broadcast for "projected").
 
 Losses are summed over outputs (eqs. 4, 5, 8) and the reported training loss
 is the weighted average over samples: sum_i w_i loss_i / sum_i w_i.
+
+Per-entry weights (missing targets). ``sample_weight`` may be an (n, d)
+matrix W (W_ij = 0: y_ij is missing). The reference then follows the
+engine's documented semantics (engine/_core/boosting_loop.pyx, "per-entry
+weights") literally, on scikit-learn trees:
+
+* constant model of output j weighted by W[:, j];
+* single target: output j's tree grown with weights W[:, j];
+* other strategies: trees grown with row weights r_i = max_j W_ij on the
+  targets (W / r) * G (a missing residual counts as zero);
+* multi-output and relabelled leaves: sum_i W_ij G_ij / sum_i W_ij over the
+  leaf's samples (0 when the leaf has no observed entry of output j);
+* rho_j: the line search weighted by W[:, j];
+* training loss: sum_j sum_i W_ij loss_ij / sum_i W_ij.
 """
 
 import numpy as np
@@ -229,9 +243,43 @@ def _relabel(tree, X, G, w):
     return table
 
 
+def masked_leaf_table(leaves, n_nodes, G, W):
+    """Brute force: table[node, j] = sum_{i in node} W_ij G_ij / sum_{i in node} W_ij (0 if none)."""
+    table = np.zeros((n_nodes, G.shape[1]))
+    for node in range(n_nodes):
+        in_leaf = leaves == node
+        for j in range(G.shape[1]):
+            den = W[in_leaf, j].sum()
+            if den > 0:
+                table[node, j] = (W[in_leaf, j] * G[in_leaf, j]).sum() / den
+    return table
+
+
+def masked_training_loss(loss, Y, F, W):
+    """sum_j sum_i W_ij loss_ij / sum_i W_ij: each output's weighted mean loss, summed."""
+    total = 0.0
+    for j in range(Y.shape[1]):
+        per = loss_per_sample(loss, Y[:, [j]], F[:, [j]])
+        total += float(W[:, j] @ per / W[:, j].sum())
+    return total
+
+
+def _row_weights(W):
+    """(r, W / r): the row weights the trees see and the split targets' entry factors."""
+    r = W.max(axis=1)
+    ratio = np.zeros_like(W)
+    np.divide(W, r[:, None], out=ratio, where=r[:, None] > 0)
+    return r, ratio
+
+
 def _make_direction(strategy, X, G, w, projection, max_leaf_nodes):
-    """Fit this step's weak learner(s); return (direction(X) -> (n, d), trees)."""
+    """Fit this step's weak learner(s); return (direction(X) -> (n, d), trees).
+
+    w: (n,) row weights, or (n, d) per-entry weights (see the module docstring).
+    """
     n, d = G.shape
+    if w.ndim == 2:
+        return _make_masked_direction(strategy, X, G, w, projection, max_leaf_nodes)
     if strategy == "single_target":
         trees = [_fit_tree(X, G[:, j], w, max_leaf_nodes) for j in range(d)]
 
@@ -276,6 +324,27 @@ def _make_direction(strategy, X, G, w, projection, max_leaf_nodes):
     raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
+def _make_masked_direction(strategy, X, G, W, projection, max_leaf_nodes):
+    n, d = G.shape
+    if strategy == "single_target":
+        trees = [_fit_tree(X, G[:, j], W[:, j], max_leaf_nodes) for j in range(d)]
+        return (lambda Xn: np.column_stack([t.predict(Xn) for t in trees])), trees
+    r, ratio = _row_weights(W)
+    targets = ratio * G
+    if strategy == "multi_output":
+        Z = targets
+    elif strategy == "projected":
+        Z = targets @ np.asarray(projection, dtype=np.float64).reshape(d, 1)
+    else:
+        Z = targets @ np.atleast_2d(np.asarray(projection, dtype=np.float64)).T
+    tree = _fit_tree(X, Z if Z.shape[1] > 1 else Z[:, 0], r, max_leaf_nodes)
+    if strategy == "projected":
+        return (lambda Xn: np.repeat(tree.predict(Xn)[:, None], d, axis=1)), [tree]
+    inside = r > 0
+    table = masked_leaf_table(np.where(inside, tree.apply(X), -1), tree.tree_.node_count, G, W)
+    return (lambda Xn: table[tree.apply(Xn)]), [tree]
+
+
 def reference_boosting(
     X,
     Y,
@@ -312,7 +381,17 @@ def reference_boosting(
         if projections is None or len(projections) < n_steps:
             raise ValueError(f"{strategy!r} needs one projection per step")
 
-    init = init_constant(loss, Y, w)
+    def column_weight(j):
+        return w[:, j] if w.ndim == 2 else w
+
+    def training_loss(F):
+        return masked_training_loss(loss, Y, F, w) if w.ndim == 2 else mean_loss(loss, Y, F, w)
+
+    if w.ndim == 2:
+        init = np.concatenate([init_constant(loss, Y[w[:, j] > 0][:, [j]], w[w[:, j] > 0, j])
+                               for j in range(d)])
+    else:
+        init = init_constant(loss, Y, w)
     F = np.tile(init, (n, 1))
     directions, rhos, train_loss, staged_raw, trees = [], [], [], [], []
     for m in range(n_steps):
@@ -323,13 +402,14 @@ def reference_boosting(
         # Per-output line search (eq. 14; eqs. 20/23 for the square loss).
         # Every loss here is a sum over outputs, so the d-dimensional argmin
         # splits into d independent 1-D problems.
-        rho = np.array([line_search(loss, Y[:, j], F[:, j], A[:, j], w) for j in range(d)])
+        rho = np.array([line_search(loss, Y[:, j], F[:, j], A[:, j], column_weight(j))
+                        for j in range(d)])
         F = F + learning_rate * rho[None, :] * A
         directions.append(direction)
         rhos.append(rho)
         trees.append(step_trees)
         staged_raw.append(F.copy())
-        train_loss.append(mean_loss(loss, Y, F, w))
+        train_loss.append(training_loss(F))
 
     def staged_predict_raw(X_new):
         X_new = np.asarray(X_new, dtype=np.float64)
@@ -350,7 +430,7 @@ def reference_boosting(
         "init": init,
         "rho": np.array(rhos).reshape(n_steps, d),
         "train_loss": np.array(train_loss),
-        "init_loss": mean_loss(loss, Y, np.tile(init, (n, 1)), w),
+        "init_loss": training_loss(np.tile(init, (n, 1))),
         "staged_raw": staged_raw,
         "trees": trees,
         "predict_raw": predict_raw,

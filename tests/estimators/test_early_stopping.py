@@ -1,0 +1,160 @@
+"""Early stopping (n_iter_no_change, validation_fraction, tol) and the held-out scores.
+
+Oracles: the same estimator fitted without early stopping for n_estimators_
+steps on the training rows (the models must be identical), the rule written
+in numpy (early_stopping.stopping_step) applied to a full held-out curve,
+scikit-learn's r2_score and the losses of tests/oracles/boosting.py on the
+staged predictions.
+"""
+
+import numpy as np
+import pytest
+from sklearn.metrics import r2_score
+
+from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.early_stopping import stopping_step, validation_split
+from oracles.boosting import loss_per_sample
+
+STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
+KINDS = ("regressor", "classifier")
+
+
+def _data(seed=0, n=120, kind="regressor"):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 4))
+    Y = np.column_stack([X[:, 0] + X[:, 1], X[:, 2] - X[:, 0], X[:, 3]]) + 0.5 * rng.normal(size=(n, 3))
+    if kind == "classifier":
+        Y = (Y > np.median(Y, axis=0)).astype(int)
+    return X, Y
+
+
+def _model(kind, strategy, **params):
+    cls = MultiOutputBoostingRegressor if kind == "regressor" else MultiLabelBoostingClassifier
+    return cls(strategy=strategy, projection="gaussian",
+               n_projections=2 if strategy == "projected_relabel" else 1, learning_rate=0.5,
+               max_leaf_nodes=6, random_state=0, **params)
+
+
+def _raw(model, X):
+    return model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_early_stopping_equals_fitting_n_estimators_steps_without_it(kind, strategy):
+    X, Y = _data(kind=kind)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(X))
+    stopped = _model(kind, strategy, n_estimators=300, n_iter_no_change=3, validation_fraction=0.25,
+                     subsample=0.8).fit(X, Y, sample_weight=w)
+    assert stopped.n_estimators_ == stopped.n_steps_ < 300
+    train, val = validation_split(len(X), 0.25, 0)
+    assert len(val) == 30 and np.intersect1d(train, val).size == 0
+    plain = _model(kind, strategy, n_estimators=stopped.n_estimators_, subsample=0.8).fit(
+        X[train], Y[train], sample_weight=w[train])
+    np.testing.assert_array_equal(_raw(stopped, X), _raw(plain, X))
+    np.testing.assert_array_equal(stopped.train_score_, plain.train_score_)
+    # The held-out scores early stopping read are those of the held-out rows (weighted).
+    assert stopped.eval_score_.shape == (stopped.n_estimators_,)
+    last = _raw(plain, X[val])
+    if kind == "regressor":
+        expected = r2_score(Y[val], last, sample_weight=w[val], multioutput="raw_values")
+    else:
+        per = [loss_per_sample("logistic", 2 * Y[val][:, [j]] - 1, last[:, [j]]) for j in range(3)]
+        expected = [-(w[val] @ p) / w[val].sum() for p in per]
+    np.testing.assert_allclose(stopped.eval_score_per_output_[-1], expected, rtol=1e-10)
+    # sklearn's rule: the last step did not beat any of the 3 before it by more than tol
+    scores = stopped.eval_score_
+    assert not np.any(scores[-1] - 1e-4 > scores[-4:-1])
+    assert stopping_step(scores, 3) == len(scores)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_with_an_eval_set_early_stopping_stops_where_the_rule_says(kind):
+    """Nothing is held out: the fit is the full fit cut at stopping_step of its own held-out curve."""
+    X, Y = _data(2, kind=kind)
+    X_eval, Y_eval = _data(3, n=60, kind=kind)
+    for strategy in STRATEGIES:
+        full = _model(kind, strategy, n_estimators=60).fit(X, Y, eval_set=(X_eval, Y_eval))
+        for k, tol in ((1, 0.0), (3, 1e-4), (5, 1e-3)):
+            stopped = _model(kind, strategy, n_estimators=60, n_iter_no_change=k, tol=tol).fit(
+                X, Y, eval_set=(X_eval, Y_eval))
+            m = stopping_step(full.eval_score_, k, tol)
+            assert stopped.n_estimators_ == m
+            np.testing.assert_array_equal(stopped.eval_score_, full.eval_score_[:m])
+            staged = list(full.staged_decision_function(X) if kind == "classifier" else full.staged_predict(X))
+            np.testing.assert_array_equal(_raw(stopped, X), staged[m - 1])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_best_iteration_and_per_output_scores(kind):
+    X, Y = _data(4, kind=kind)
+    X_eval, Y_eval = _data(5, n=50, kind=kind)
+    est = _model(kind, "multi_output", n_estimators=40).fit(X, Y, eval_set=(X_eval, Y_eval))
+    assert est.eval_score_per_output_.shape == (40, 3)
+    np.testing.assert_allclose(est.eval_score_, est.eval_score_per_output_.mean(axis=1), rtol=1e-12)
+    assert est.best_iteration_ == int(np.argmax(est.eval_score_))
+    staged = list(est.staged_decision_function(X_eval) if kind == "classifier" else est.staged_predict(X_eval))
+    for m in (0, 9, 39):
+        if kind == "regressor":
+            expected = r2_score(Y_eval, staged[m], multioutput="raw_values")
+        else:
+            expected = [-loss_per_sample("logistic", 2 * Y_eval[:, [j]] - 1, staged[m][:, [j]]).mean()
+                        for j in range(3)]
+        np.testing.assert_allclose(est.eval_score_per_output_[m], expected, rtol=1e-10)
+    if kind == "classifier":
+        # minus the mean per-label loss: the held-out loss summed over labels, divided by d
+        np.testing.assert_allclose(est.eval_score_, -est.eval_loss_ / 3, rtol=1e-10)
+
+
+def test_warm_start_and_callback_with_early_stopping():
+    X, Y = _data(6)
+    est = _model("regressor", "multi_output", n_estimators=200, n_iter_no_change=2, warm_start=True).fit(X, Y)
+    first = est.n_estimators_
+    assert first < 200
+    est.fit(X, Y)                               # continues from where it stopped, stops again
+    assert first < est.n_estimators_ <= 200
+    calls = []
+    _model("regressor", "multi_output", n_estimators=200, n_iter_no_change=2).fit(
+        X, Y, callback=lambda n, e: calls.append(n))
+    assert calls and calls[-1] < 200
+
+
+def test_early_stopping_with_missing_targets():
+    X, Y = _data(7)
+    holes = np.random.default_rng(0).random(Y.shape) < 0.3
+    Y_nan = np.where(holes, np.nan, Y)
+    stopped = _model("regressor", "projected_relabel", n_estimators=300, n_iter_no_change=3,
+                     missing_targets="ignore").fit(X, Y_nan)
+    train, val = validation_split(len(X), 0.1, 0)
+    plain = _model("regressor", "projected_relabel", n_estimators=stopped.n_estimators_,
+                   missing_targets="ignore").fit(X[train], Y_nan[train])
+    np.testing.assert_array_equal(stopped.predict(X), plain.predict(X))
+    P = plain.predict(X[val])
+    observed = ~holes[val]
+    expected = [r2_score(Y[val][observed[:, j], j], P[observed[:, j], j]) for j in range(3)]
+    np.testing.assert_allclose(stopped.eval_score_per_output_[-1], expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("params, match", [
+    (dict(validation_fraction=0.0), "^validation_fraction must be a number in \\(0, 1\\)"),
+    (dict(validation_fraction=1.0), "^validation_fraction must be a number in \\(0, 1\\)"),
+    (dict(validation_fraction="half"), "^validation_fraction must be a number in \\(0, 1\\)"),
+    (dict(n_iter_no_change=0), "^n_iter_no_change must be None or an integer >= 1"),
+    (dict(n_iter_no_change=2.5), "^n_iter_no_change must be None or an integer >= 1"),
+    (dict(n_iter_no_change=True), "^n_iter_no_change must be None or an integer >= 1"),
+    (dict(tol=-1e-3), "^tol must be a finite number >= 0"),
+    (dict(tol=np.inf), "^tol must be a finite number >= 0"),
+    (dict(n_iter_no_change=2, validation_fraction=0.99), "^validation_fraction = 0.99 holds out"),
+])
+def test_bad_early_stopping_parameters(kind, params, match):
+    X, Y = _data(8, n=40, kind=kind)
+    with pytest.raises(ValueError, match=match):
+        _model(kind, "multi_output", n_estimators=3, **params).fit(X, Y)
+
+
+def test_stopping_step_is_sklearns_rule():
+    assert stopping_step([0.1, 0.2, 0.3], 1) == 3                 # never stalls
+    assert stopping_step([0.1, 0.2, 0.2, 0.3], 1) == 3            # stalls at the third step (kept)
+    assert stopping_step([0.1, 0.2, 0.15, 0.19, 0.18], 2) == 5    # beats the older of the last two
+    assert stopping_step([0.1, 0.2, 0.15, 0.19, 0.14], 2, tol=0.05) == 3
