@@ -21,8 +21,9 @@ Settings: ``BoomerClassifier`` with its documented defaults (``loss=None``:
 the package's default, the decomposable logistic loss) or with
 ``loss="logistic-non-decomposable"``; ``max_rules`` only where a budget asks
 for fewer rules than the default 1000. ``random_state`` must be >= 1 (BOOMER's
-rule). LRAP is computed from ``predict(X, predict_scores=True)``, BOOMER's
-real-valued scores (its decision function).
+rule). :func:`boomer_fit_score` returns both ``predict(X, predict_scores=True)``
+(BOOMER's real-valued scores, its decision function) and ``predict_proba``; the
+study ranks labels by the probabilities (see ``study_cells.final_cell``).
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ BOOMER_VERSION = "0.12.3"
 PYTHON_VARIABLE = "RPO_BOOMER_PYTHON"
 VENV_VARIABLE = "RPO_BOOMER_VENV"
 WORKER = Path(__file__).with_name("boomer_worker.py")
-INSTALL_HINT = ("install it with `sh tests/install_boomer.sh` (a separate virtual environment with the pins of "
+INSTALL_HINT = ("Install it with `sh tests/install_boomer.sh` (a separate virtual environment with the pins of "
                 "pyproject's 'boomer' extra), or set RPO_BOOMER_PYTHON to a Python that has mlrl-boomer "
                 f"{BOOMER_VERSION}")
 

@@ -532,8 +532,8 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
             runner.report(done_units, label)
         if partial:
             break
-        where = "the whole training set" if refit else "the 80% it was validated on"
-        labels = [f"repeat {r + 1}/{n_repeats}: {e}, final fit on {where}" for e in estimators]
+        what = "refit on the whole training set" if refit else "final fit on the 80% it was validated on"
+        labels = [f"repeat {r + 1}/{n_repeats}: {e}, {what}" for e in estimators]
         final_rows = {e: ((rep["X_train"], rep["Y_train"]) if refit or not grid_of[e] else (X_fit, Y_fit))
                       for e in estimators}
         refits = _parallel(n_jobs, refit_and_score, [

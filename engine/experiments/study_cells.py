@@ -141,7 +141,10 @@ def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=
         loss = "logistic-non-decomposable" if method == "boomer-non-decomposable" else None
         out = boomer_fit_score(X_tr, Y_tr, X_test, loss=loss, max_rules=boomer_max_rules,
                                random_state=random_state)
-        return dict(score=float(lrap(Y_test, out.scores)), seconds=out.fit_seconds)
+        # LRAP from predict_proba: with the decomposable loss the ranking of the raw scores (a
+        # per-label sigmoid), with the non-decomposable one BOOMER's marginal probabilities, which
+        # rank the labels better than its raw joint scores (emotions, 50 rules: 0.733 vs 0.705).
+        return dict(score=float(lrap(Y_test, out.proba)), seconds=out.fit_seconds)
     score, _ = ms.refit_and_score(method, task, None, Y_tr.shape[1], config, n_steps, random_state,
                                   X_tr, Y_tr, X_test, Y_test, 0, callback=callback)
     return dict(score=float(score), seconds=time.perf_counter() - started)
