@@ -100,3 +100,28 @@ def run_notes(result):
     if T:
         notes.append("T (one gbmort stump step, square loss): " + ", ".join(T) + ".")
     return notes + list(result.notes)
+
+
+def paper_cd_figure(task):
+    """The paper's own diagram (Figure 7 or 8), redrawn from the ranks of its Tables 10-12."""
+    from engine.experiments.published import PAPER002_FRIEDMAN, PAPER002_METHODS
+    from engine.experiments.rank_statistics import nemenyi_critical_difference
+    from engine.experiments.real_data_result import paper_average_ranks
+    methods = list(PAPER002_METHODS[task])
+    n = PAPER002_FRIEDMAN[task]["n_datasets"]
+    figure = {"multilabel": "Figure 7", "regression": "Figure 8"}[task]
+    return critical_difference_figure(
+        methods, paper_average_ranks(task, None, methods), nemenyi_critical_difference(len(methods), n),
+        title=f"The paper's {figure}: {task}, {n} data sets (redrawn from its Tables 10-12)",
+        subtitle=f"Friedman p = {PAPER002_FRIEDMAN[task]['pvalue']:g} (as the paper reports it)")
+
+
+def real_data_html(result):
+    """The study's standalone HTML page (the one ``reproduce real-data`` writes) as text."""
+    import tempfile
+    from pathlib import Path
+    from engine.experiments.reproduce import write_html_report
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_html_report(Path(tmp) / "real-data.html", "Paper 002, section 4.4: the real-data study",
+                                 [("How this run was made", [], [], run_notes(result))] + report_sections(result))
+        return path.read_text(encoding="utf-8")

@@ -33,7 +33,7 @@ from engine.experiments.runner import JsonResult
 from engine.experiments.study_cells import PAPER_NAME
 from engine.names import METRICS, REAL_DATA_METHODS
 
-__all__ = ["RealDataResult", "paper_method_name"]
+__all__ = ["RealDataResult", "paper_average_ranks", "paper_method_name"]
 
 
 def paper_method_name(method, task):
@@ -173,8 +173,8 @@ class RealDataResult(JsonResult):
         re-ranked over the data sets of this run (its means, the same ranking)."""
         st = self.statistics(task, methods)
         ours = [paper_method_name(m, task) for m in st["methods"]]
-        paper_all = _paper_average_ranks(task, None, ours)
-        paper_same = _paper_average_ranks(task, st["datasets"], ours)
+        paper_all = paper_average_ranks(task, None, ours)
+        paper_same = paper_average_ranks(task, st["datasets"], ours)
         df = pd.DataFrame({"method": st["methods"], "average rank": st["average_ranks"],
                            "paper: all its data sets": paper_all, "paper: these data sets": paper_same})
         return df.sort_values("average rank", kind="stable").reset_index(drop=True)
@@ -221,7 +221,7 @@ def _text(mean, std, rank):
     return out + (f" ({rank:g})" if np.isfinite(rank) else "")
 
 
-def _paper_average_ranks(task, our_datasets, paper_methods):
+def paper_average_ranks(task, our_datasets, paper_methods):
     """The paper's average ranks of ``paper_methods``, from its per data set means (Tables 10-12),
     over all its data sets of ``task`` (None) or over the ones named (our names)."""
     names = [d for d, rows in PAPER002_SCORES.items() if PAPER002_METHODS[task][0] in rows]
