@@ -33,6 +33,7 @@ BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: about
                "moderate": "5 splits, 36 settings per method (learning rate × leaves × k × loss), the paper's "
                            "forests: tens of minutes for the paper's list."}
 BOUND = {"bind": "query-params"}
+MIN_DATASETS = 2        # a critical-difference diagram over fewer data sets says nothing
 CHART_CONFIG = {"displaylogo": False}
 
 
@@ -99,12 +100,21 @@ def show_result(result):
     st.caption(" ".join(run_notes(result)))
     shown = 0
     for task, label, methods in comparisons(result):
-        st.subheader(f"{TASK_TITLE[task].capitalize()}: {label}")
+        title = TASK_TITLE[task]
+        st.subheader(f"{title[0].upper()}{title[1:]}: {label}")
         st.caption(" ".join(result.statistics_notes(task, methods)))
+        n_datasets = result.statistics(task, methods)["n_datasets"]
+        if n_datasets >= MIN_DATASETS:
+            st.plotly_chart(cd_figure(result, task, methods, label), key=f"bench_rd_cd_{task}_{shown}",
+                            config=CHART_CONFIG)
+        else:
+            st.info(f"{n_datasets} complete data set(s) of this kind: the critical-difference diagram needs at "
+                    f"least {MIN_DATASETS} (add data sets, or wait for the run).", icon="ℹ️")
         left, right = st.columns([3, 2])
-        left.plotly_chart(cd_figure(result, task, methods, label), key=f"bench_rd_cd_{task}_{shown}",
-                          config=CHART_CONFIG)
-        right.dataframe(result.ranks_frame(task, methods), key=f"bench_rd_ranks_{task}_{shown}", hide_index=True)
+        left.dataframe(result.ranks_frame(task, methods), key=f"bench_rd_ranks_{task}_{shown}", hide_index=True)
+        right.markdown("**What to look for**: methods joined by a thick bar are not significantly different "
+                       "(Nemenyi, alpha = 0.05). The paper's columns: its average ranks over all its data "
+                       "sets, and re-ranked over the data sets of this run.")
         if label == "the paper's methods":
             st.markdown("Wilcoxon signed-rank p-values, **ours | the paper's** (Tables 8-9; '(>)': the row "
                         "method is better, shown where p < 0.05)")

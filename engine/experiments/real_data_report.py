@@ -62,7 +62,8 @@ def report_sections(result):
         tables = [result.ranks_frame(task, methods)]
         if label == "the paper's methods":
             tables.append(result.wilcoxon_frame(task, methods).reset_index().rename(columns={"index": "method"}))
-        sections.append((f"{TASK_TITLE[task]}: {label}", [cd_figure(result, task, methods, label)], tables,
+        figures = [cd_figure(result, task, methods, label)] if st["n_datasets"] >= 2 else []
+        sections.append((f"{TASK_TITLE[task]}: {label}", figures, tables,
                          result.statistics_notes(task, methods)
                          + ([f"Wilcoxon signed-rank p-values over the {st['n_datasets']} data sets, "
                              "'ours | paper' ('(>)': the row method better, shown where p < 0.05)."]

@@ -50,7 +50,7 @@ def critical_difference_figure(methods, average_ranks, critical_difference, titl
     if np.isfinite(critical_difference):
         fig.add_trace(go.Scatter(x=[1, 1 + critical_difference], y=[0.9, 0.9], mode="lines+markers",
                                  line=dict(color="black", width=2), marker=dict(symbol="line-ns-open", size=10),
-                                 hoverinfo="skip", showlegend=False))
+                                 name="critical difference", hoverinfo="skip", showlegend=False))
         fig.add_annotation(x=1 + critical_difference / 2, y=0.9, text=f"CD = {critical_difference:.2f}",
                            showarrow=False, yshift=12)
     sorted_ranks = ranks[order]
