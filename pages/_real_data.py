@@ -29,7 +29,7 @@ run = PageRun("benchrd")      # its own slot: the one-data-set mode keeps its ru
 CACHE_VARIABLE = "RPO_REAL_DATA_CACHE"    # where finished cells go (tests give each their own)
 DEFAULT_DATASETS = ["edm", "emotions"]      # the two smallest of the paper's list: seconds
 BUDGETS = ("quick", "moderate")             # the paper's grid is for the command line
-BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: about a minute for the paper's list.",
+BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: a few minutes for the paper's list.",
                "moderate": "5 splits, 16 settings per method (learning rate × leaves × k × loss), the paper's "
                            "forests, BOOMER's defaults: about an hour for the paper's list on two cores."}
 BOUND = {"bind": "query-params"}

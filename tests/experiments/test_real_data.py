@@ -151,6 +151,7 @@ def test_splits_follow_the_papers_ratios():
     (dict(methods=[]), "methods is empty"),
     (dict(budget="huge"), "budget must be one of"),
     (dict(backend="spark"), "backend must be one of"),
+    (dict(backend="dask"), "needs a dask.distributed cluster"),      # no client running
     (dict(n_jobs=0), "n_jobs"),
     (dict(seed=-1), "seed"),
     (dict(refit="yes"), "refit"),
@@ -170,6 +171,7 @@ def test_an_unwritable_out_is_named(tmp_path):
     with pytest.raises(ValueError, match="out: cannot write"):
         run_real_data(["edm"], ["gbmort"], out=blocker / "sub")
     assert cli.main(["reproduce", "real-data", "--quick", "--datasets", "edm", "--out", str(blocker / "sub")]) == 2
+    assert cli.main(["reproduce", "real-data", "--quick", "--scheduler", "tcp://x:1", "--out", str(tmp_path)]) == 2
 
 
 def test_boomer_missing_is_said_clearly(monkeypatch, tmp_path):
