@@ -13,6 +13,7 @@ import streamlit as st
 
 from engine.estimators.boomer import boomer_status
 from engine.experiments.real_data import available_study_datasets, run_real_data
+from engine.experiments.reproduce import REPRODUCTION_REFIT
 from engine.experiments.real_data_report import (
     TASK_TITLE,
     cd_figure,
@@ -73,7 +74,8 @@ def sidebar():
         st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
     budget = st.radio("Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
                       help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
-    refit = st.checkbox("Refit the chosen setting on the whole training set", True, key="bench_rd_refit", **BOUND,
+    refit = st.checkbox("Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
+                        **BOUND,
                         help="The paper does not say whether the chosen boosting setting is fitted again on "
                         "training + validation before the test. Both scores are computed; this picks the one ranked.")
     seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,

@@ -21,7 +21,9 @@ Tables 8-12, with BOOMER; adds ``real-data_ranks_<task>.csv`` and
 ``real-data_wilcoxon_<task>.csv``). Each is a function ``(out_dir, *, quick, seed, progress,
 budget=None) -> list of written paths``; ``quick`` shrinks every budget to
 seconds; ``budget`` ("quick", "moderate", "full" = "paper") applies to the protocol tables and
-the real-data study; ``refit`` (default True) to both.
+the real-data study; ``refit`` to both: the reproductions default to ``REPRODUCTION_REFIT``
+(False: the chosen setting is scored as fitted on the 80% that chose it), which matched the
+paper's Table 4 better than refitting (see ``REPRODUCTION_REFIT``).
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 
 __all__ = ["REPRODUCTIONS", "BUDGET_TARGETS", "PROTOCOL_BUDGETS", "Report", "write_html_report"]
 
+# Refit or not (the paper leaves it open): measured on reproduce table4 --budget moderate, seed 0,
+# the model fitted on the 80% that chose it is closer to the paper's Table 4 (mean |ours - paper|
+# 0.016 over the 15 cells, ranks on chain closer) than the one fitted again on training +
+# validation (0.023, every cell above the paper); see the README. The API (run_model_selection,
+# the Benchmark page's one-data-set mode) keeps refit=True, its behaviour so far.
+REPRODUCTION_REFIT = False
 # Long reproductions use every core: the command line is where they run unattended.
 N_JOBS = -1
 PROTOCOL_BUDGETS = ("quick", "moderate", "full", "paper")   # "paper" = "full" (model_selection.BUDGETS)
@@ -251,7 +259,7 @@ def _paper_cell(row):
 
 
 def _reproduce_protocol(target, out_dir, quick, seed, progress, budget, n_noisy_outputs, estimators,
-                        title, paper_frame, refit=True):
+                        title, paper_frame, refit=REPRODUCTION_REFIT):
     budget = budget or ("quick" if quick else "full")   # the paper's settings unless asked
     budget = "full" if budget == "paper" else budget
     report = Report(target, title)
@@ -273,7 +281,7 @@ def _reproduce_protocol(target, out_dir, quick, seed, progress, budget, n_noisy_
     return report.write(out_dir, summary, extra_csv=pvalues, settings=dict(budget=budget, seed=seed, refit=refit))
 
 
-def reproduce_table4(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=True):
+def reproduce_table4(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT):
     """Tables 4-5 of paper 002: the five methods on the three Friedman1 problems.
 
     Budget: "quick" if ``quick`` else "full" (the paper's grid, very long) unless given.
@@ -283,7 +291,7 @@ def reproduce_table4(out_dir, *, quick=False, seed=0, progress=None, budget=None
                                table4_paper_frame(), refit=refit)
 
 
-def reproduce_table6(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=True):
+def reproduce_table6(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT):
     """Tables 6-7 of paper 002: 16 purely noisy outputs appended (macro-r2 and half-macro-r2)."""
     return _reproduce_protocol("table6", out_dir, quick, seed, progress, budget, 16, TABLE6_ESTIMATORS,
                                "Paper 002, Tables 6-7: Friedman1 with 16 noisy outputs (ours vs paper)",
@@ -486,7 +494,8 @@ def write_real_data_report(result, out_dir):
                         settings=dict(result.settings, budget=result.budget))
 
 
-def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=True, datasets=None,
+def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT,
+                        datasets=None,
                         methods=None, backend="joblib", n_jobs=N_JOBS, client=None, stop=None):
     """Paper 002's real-data study on the shipped data sets of its list, BOOMER beside it.
 
@@ -512,5 +521,5 @@ REPRODUCTIONS = {
     "compression": reproduce_compression,
     "real-data": reproduce_real_data,
 }
-# The targets that take a protocol budget (and --no-refit).
+# The targets that take a protocol budget (and --refit / --no-refit).
 BUDGET_TARGETS = ("table4", "table6", "real-data")

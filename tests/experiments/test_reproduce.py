@@ -172,7 +172,11 @@ def test_no_refit_reaches_the_protocol_and_is_checked(tmp_path, monkeypatch, cap
     assert data["settings"]["refit"] is False
     assert all(r["refit"] is False for r in data["results"].values())
     capsys.readouterr()
-    for args, message in ((["figure1", "--no-refit"], "--no-refit only applies"),
+    assert reproduce.REPRODUCTION_REFIT is False
+    assert cli.main(["reproduce", "table4", "--quick", "--refit", "--out", str(tmp_path / "refit")]) == 0
+    assert json.loads((tmp_path / "refit" / "table4.json").read_text())["settings"]["refit"] is True
+    capsys.readouterr()
+    for args, message in ((["figure1", "--no-refit"], "--refit / --no-refit only apply"),
                           (["table4", "--datasets", "edm"], "--datasets only applies to real-data")):
         with pytest.raises(SystemExit):
             cli.main(["reproduce", *args, "--out", str(tmp_path / "x")])
