@@ -67,7 +67,7 @@ def sidebar():
         "Methods", list(REAL_DATA_METHODS), default=list(REAL_DATA_METHODS), key="bench_rd_methods", **BOUND,
         help="The eight methods of section 4.4 (st-gbrt / st-rf are the paper's br-gbrt / br-rf in multi-label).")
     boomer = st.checkbox(
-        "BOOMER reference rows", installed, key="bench_rd_boomer", disabled=not installed,
+        "BOOMER reference rows", installed, key="bench_rd_boomer", disabled=not installed, **BOUND,
         help="BOOMER (paper 004, the real mlrl-boomer package) with its defaults and with its "
         "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
     if not installed:
