@@ -60,3 +60,10 @@ ALIASES = {"br-gbrt": "st-gbrt", "br-rf": "st-rf",
 # scikit-learn reference rows of the benchmark protocol (engine.estimators.references).
 REFERENCE_NAMES = ("sklearn-gb", "sklearn-rf", "sklearn-st-rf")
 REFERENCE_FOREST_NAMES = ("sklearn-rf", "sklearn-st-rf")
+# The eight methods of paper 002's real-data study (section 4.4), in our names
+# (br-gbrt / br-rf in multi-label are st-gbrt / st-rf), and BOOMER (paper 004,
+# the real mlrl-boomer package) as reference rows: its documented defaults, and
+# its non-decomposable logistic loss (engine.estimators.boomer).
+REAL_DATA_METHODS = ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-rpo-subsampled",
+                     "gbrt-relabel-rpo-gaussian", "gbrt-relabel-rpo-subsampled", "mo-rf", "st-rf")
+BOOMER_NAMES = ("boomer", "boomer-non-decomposable")

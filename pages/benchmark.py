@@ -1,4 +1,5 @@
-"""Benchmark: the paper's Table 4 protocol (section 4.1.2) on one data set, with reference rows.
+"""Benchmark: the paper's Table 4 protocol (section 4.1.2) on one data set, with reference rows;
+or (mode "real-data study", pages/_real_data.py) paper 002's section 4.4 on several data sets.
 
 Every estimator's hyper-parameters (learning rate, tree size, features per split, number of
 steps) are chosen on a validation set, the chosen model is refitted and scored on the test
@@ -29,6 +30,7 @@ from engine.names import ARTIFICIAL
 from engine.names import FRIEDMAN_PROBLEMS
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
+from pages._real_data import real_data_mode
 
 route_through_app(__file__)
 
@@ -51,6 +53,7 @@ BUDGET_HELP = {
     "10 000 steps: hours to days on this machine.",
 }
 BOUND = {"bind": "query-params"}
+MODES = ("one data set", "real-data study")
 CHART_CONFIG = {"displaylogo": False}  # toolbar kept: PNG download
 
 
@@ -122,6 +125,16 @@ def drop_artificial():
 
 # --- page ------------------------------------------------------------------------------------
 st.title("Benchmark")
+with st.sidebar:
+    mode = st.radio(
+        "Mode", MODES, horizontal=True, key="bench_mode", **BOUND,
+        help="**one data set**: the Table 4 protocol on one data set, with scikit-learn reference rows. "
+        "**real-data study**: paper 002's section 4.4 on several shipped data sets, ranks, Friedman / "
+        "Nemenyi and Wilcoxon tests next to the paper's (Figures 7-8, Tables 8-12), BOOMER beside it.",
+    )  # fmt: skip
+if mode == MODES[1]:
+    real_data_mode()
+    st.stop()
 st.markdown(
     "The paper's comparison protocol (section 4.1.2, Tables 4–5): for every method, choose the "
     "hyper-parameters and the **number of boosting steps on a validation set**, refit, score on "

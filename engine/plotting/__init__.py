@@ -55,6 +55,7 @@ from engine.plotting.benchmark import (
     score_table_figure,
 )
 from engine.plotting.compression import compression_path_figure, compression_sweep_figure
+from engine.plotting.real_data import critical_difference_figure, nemenyi_groups
 from engine.plotting.forests import (
     forest_bias_variance_figure,
     forest_projection_size_figure,
@@ -63,6 +64,8 @@ from engine.plotting.forests import (
 )
 
 __all__ = [
+    "critical_difference_figure",
+    "nemenyi_groups",
     "log_ticks",
     "label_log_axes",
     "standalone_html",

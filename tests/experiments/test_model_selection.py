@@ -261,3 +261,23 @@ def test_split_without_a_standard_one_is_40_10_50():
     for rep in reps:
         assert len(rep["X_test"]) == n_test and len(rep["val"]) == n_val
         assert len(rep["fit"]) == n_train - n_val and not set(rep["fit"]) & set(rep["val"])
+
+
+def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
+    """refit=False: same choices (selection never sees the test set), but the test score is that of
+    the chosen setting fitted on the 80% it was validated on, computed here by hand."""
+    no_refit = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, refit=False)
+    assert chain_result.refit and not no_refit.refit
+    assert no_refit.chosen == chain_result.chosen
+    reps = ms.make_splits("friedman1-chain", "chain", None, 3, 0, 1)[0]
+    for i, name in enumerate(NAMES):
+        for r, rep in enumerate(reps):
+            c = no_refit.chosen[name][r]
+            config = {k: c[k] for k in ("learning_rate", "max_leaf_nodes", "max_features", "loss")}
+            X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+            by_hand, _ = ms.refit_and_score(name, "regression", "chain", 16, config, c["n_steps"], rep["random_state"],
+                                            X_fit, Y_fit, rep["X_test"], rep["Y_test"], 0)
+            assert no_refit.scores[i, r] == by_hand
+    assert not np.array_equal(no_refit.scores, chain_result.scores)
+    with pytest.raises(ValueError, match="refit"):
+        run_model_selection("friedman1-chain", NAMES, budget=TINY, refit="no")

@@ -57,7 +57,7 @@ def test_unknown_subcommand_fails_with_a_message(tmp_path):
 
 def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
     assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6",
-                                      "bias-variance", "forest-table1", "compression"}
+                                      "bias-variance", "forest-table1", "compression", "real-data"}
     calls = []
 
     def fake(out_dir, *, quick, seed, progress):
@@ -160,3 +160,25 @@ def test_table4_defaults_to_the_papers_full_grid(tmp_path, monkeypatch, capsys):
     assert cli.main(["reproduce", "table4", "--out", str(tmp_path)]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "table4.json").read_text())["settings"]["budget"] == "full"
+
+
+def test_no_refit_reaches_the_protocol_and_is_checked(tmp_path, monkeypatch, capsys):
+    from engine.experiments import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "quick", tiny)
+    monkeypatch.setattr(reproduce, "N_JOBS", 1)
+    assert cli.main(["reproduce", "table4", "--quick", "--no-refit", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "table4.json").read_text())
+    assert data["settings"]["refit"] is False
+    assert all(r["refit"] is False for r in data["results"].values())
+    capsys.readouterr()
+    assert reproduce.REPRODUCTION_REFIT is False
+    assert cli.main(["reproduce", "table4", "--quick", "--refit", "--out", str(tmp_path / "refit")]) == 0
+    assert json.loads((tmp_path / "refit" / "table4.json").read_text())["settings"]["refit"] is True
+    capsys.readouterr()
+    for args, message in ((["figure1", "--no-refit"], "--refit / --no-refit only apply"),
+                          (["table4", "--datasets", "edm"], "--datasets only applies to real-data")):
+        with pytest.raises(SystemExit):
+            cli.main(["reproduce", *args, "--out", str(tmp_path / "x")])
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,438 @@
+"""Paper 002's real-data study (section 4.4; Tables 8-12, Figures 7-8), with BOOMER beside it.
+
+:func:`run_real_data` runs the protocol of section 4.1 on the shipped data sets
+of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`):
+
+* the eight methods of section 4.4 (``REAL_DATA_METHODS``): st-gbrt (br-gbrt
+  in multi-label), gbmort, gbrt-rpo-{gaussian,subsampled} and
+  gbrt-relabel-rpo-{gaussian,subsampled} (q = 1, the paper's setting outside
+  section 4.3.2), mo-rf and st-rf (br-rf) with the defaults of section 4.1.2
+  (100 trees; k = sqrt(p), fully grown in classification; k = p/3, n_min = 5
+  in regression);
+* boosting: every setting of the budget's grid (learning rate, max leaves, k,
+  loss) fitted on 80% of the training set for the number of steps its time
+  budget allows (:mod:`~engine.experiments.study_cells`), the setting and the
+  number of steps chosen on the other 20%; then the chosen model is fitted
+  again on the whole training set (``test-refit``) and on the 80%
+  (``test-no-refit``), both scored on the test set; ``refit`` picks which one
+  the study ranks (the paper does not say; default False, the choice that
+  matched the paper's Table 4 better, see ``reproduce.REPRODUCTION_REFIT``);
+* forests and BOOMER (``BOOMER_NAMES``: the real mlrl-boomer with its defaults
+  and with its non-decomposable logistic loss; multi-label only, skipped on
+  regression with a note) have nothing to select: fitted on the whole
+  training set;
+* ``n_splits`` random splits (5 in the paper) preserving the paper's
+  train/test ratio.
+
+Budgets (:data:`STUDY_BUDGETS`): ``"quick"`` (CI and a first look: 2 splits, 4
+settings, 10-tree forests, BOOMER with at most 50 rules, 20 with its
+non-decomposable loss), ``"moderate"`` (5 splits, learning rate {0.5, 0.1} x
+max leaves {2, 8} x k {sqrt p, p} x both losses = 16 settings, the paper's
+forests, BOOMER's defaults but at most 100 rules for its non-decomposable
+loss, whose cost grows quickly with the number of labels: 20 rules took 18 s
+on CAL500 here, the default 1000 about 10 minutes) and ``"paper"`` (the full grid of section 4.1.2: 490 settings,
+BOOMER's defaults). Every boosting setting gets the paper's time budget (100 T
+in classification, 500 T in regression), at most ``max_steps`` steps.
+
+Every cell (data set x method x split x setting) is an independent,
+deterministic call (:mod:`~engine.experiments.study_cells`) run through
+:func:`~engine.experiments.runner.ordered_map`: in this process, on joblib's
+workers (``n_jobs``) or on a ``dask.distributed`` cluster (``backend="dask"``
+or ``client=``). With ``out``, finished cells (and the timing probes that fix
+the numbers of steps) are kept in ``out/cache`` (:class:`CellCache`), so a
+stopped or crashed run resumes where it stopped with nothing recomputed; a
+corrupt cache line is computed again. A stop returns the cells finished so far
+as a valid result flagged ``partial``.
+"""
+from __future__ import annotations
+
+import numbers
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.datasets import list_datasets
+from engine.estimators.boomer import boomer_status
+from engine.experiments import model_selection as ms
+from engine.experiments.cell_cache import CellCache
+from engine.experiments.real_data_result import RealDataResult
+from engine.experiments.runner import Runner, check_callbacks, ordered_map
+from engine.experiments.study_cells import (
+    PAPER_NAME,
+    STUDY_DATASETS,
+    final_cell,
+    grid_cell,
+    split_sizes,
+    step_seconds,
+)
+from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS
+from engine.validation import check_int
+
+__all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
+           "available_study_datasets"]
+
+# Bump when a change makes cached cells of earlier versions wrong.
+PROTOCOL_VERSION = 1
+# Section 4.1.2: the training time of every boosting setting, in units of T.
+TIME_FACTOR = {"multilabel": 100, "regression": 500}
+STUDY_BUDGETS = {
+    "quick": dict(grid=dict(learning_rate=(0.2,), max_leaf_nodes=(2, 8), max_features=(1.0,), loss="all"),
+                  n_splits=2, forest_trees=10, boomer_max_rules={"boomer": 50, "boomer-non-decomposable": 20},
+                  max_steps=1000),
+    "moderate": dict(grid=dict(learning_rate=(0.5, 0.1), max_leaf_nodes=(2, 8), max_features=("sqrt", 1.0),
+                               loss="all"),
+                     n_splits=5, forest_trees=100, boomer_max_rules={"boomer": None, "boomer-non-decomposable": 100},
+                     max_steps=10_000),
+    "paper": dict(grid=dict(learning_rate=(1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01), max_leaf_nodes=tuple(range(2, 9)),
+                            max_features=("sqrt", 0.1, 0.2, 0.5, 1.0), loss="all"),
+                  n_splits=5, forest_trees=100, boomer_max_rules={"boomer": None, "boomer-non-decomposable": None},
+                  max_steps=10_000),
+}
+BUDGET_ALIASES = {"full": "paper"}
+BACKENDS = ("joblib", "dask")
+FOREST_METHODS = ("mo-rf", "st-rf")
+
+
+def available_study_datasets():
+    """The data sets of the paper's list that sample_data/ ships, in the paper's order."""
+    shipped = {d["name"] for d in list_datasets()}
+    return [name for name in STUDY_DATASETS if name in shipped]
+
+
+# --------------------------------------------------------------------------
+# Arguments (all checked before any work)
+# --------------------------------------------------------------------------
+
+
+def _names(value, what):
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise ValueError(f"{what} must be a name or a list of names, got {value!r}")
+    if not values:
+        raise ValueError(f"{what} is empty")
+    if len(set(values)) != len(values):
+        raise ValueError(f"{what} has duplicates: {list(values)}")
+    return list(values)
+
+
+def _check_datasets(datasets):
+    shipped = available_study_datasets()
+    if datasets is None:
+        return shipped
+    out = []
+    for name in _names(datasets, "datasets"):
+        ours = {paper: mine for mine, paper in PAPER_NAME.items()}.get(name, name)
+        if ours not in STUDY_DATASETS:
+            raise ValueError(f"datasets: {name!r} is not one of the paper's data sets that this project ships; "
+                             f"valid names are {list(STUDY_DATASETS)}")
+        if ours not in shipped:
+            raise ValueError(f"datasets: {name!r} is in the paper's list but not in sample_data/ yet; "
+                             f"shipped now: {shipped}")
+        out.append(ours)
+    if len(set(out)) != len(out):
+        raise ValueError(f"datasets has duplicates: {list(datasets)}")
+    return out
+
+
+def _check_methods(methods, notes):
+    python, _, message = boomer_status()
+    if methods is None:
+        if python is None:
+            notes.append(f"BOOMER rows left out: {message}")
+            return list(REAL_DATA_METHODS)
+        return list(REAL_DATA_METHODS) + list(BOOMER_NAMES)
+    out = []
+    for name in _names(methods, "methods"):
+        ours = ALIASES.get(name, name)
+        if ours not in REAL_DATA_METHODS + BOOMER_NAMES:
+            raise ValueError(f"methods: unknown name {name!r}; valid names are "
+                             f"{list(REAL_DATA_METHODS + BOOMER_NAMES)} (or br-gbrt / br-rf)")
+        if ours in BOOMER_NAMES and python is None:
+            raise ValueError(f"methods: {name!r} asked for, but {message}")
+        out.append(ours)
+    if len(set(out)) != len(out):
+        raise ValueError(f"methods has duplicates: {list(methods)}")
+    return out
+
+
+def _check_out(out):
+    if out is None:
+        return None
+    path = Path(out)
+    try:
+        (path / "cache").mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path / "cache", prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"out: cannot write to {str(out)!r} ({exc.strerror or exc})") from None
+    return path
+
+
+def _check_backend(backend, client, n_jobs):
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if client is not None or backend != "dask":
+        return client
+    try:
+        from distributed import get_client
+        return get_client()
+    except (ImportError, ValueError) as exc:
+        raise ValueError("backend 'dask' needs a dask.distributed cluster: pass client= or start a Client "
+                         f"first ({exc})") from None
+
+
+def check_real_data_arguments(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None,
+                              n_jobs=1, backend="joblib", client=None, progress=None, stop=None):
+    """Every argument of :func:`run_real_data` checked (ValueError naming the bad one); the plan."""
+    if not isinstance(budget, str) or BUDGET_ALIASES.get(budget, budget) not in STUDY_BUDGETS:
+        raise ValueError(f"budget must be one of {list(STUDY_BUDGETS)}, got {budget!r}")
+    budget = BUDGET_ALIASES.get(budget, budget)
+    seed = check_int(seed, "seed", 0)
+    if refit not in (True, False):
+        raise ValueError(f"refit must be True or False, got {refit!r}")
+    check_callbacks(progress, stop)
+    notes = []
+    datasets = _check_datasets(datasets)
+    methods = _check_methods(methods, notes)
+    client = _check_backend(backend, client, n_jobs)
+    out = _check_out(out)
+    return dict(datasets=datasets, methods=methods, budget=budget, seed=seed, refit=refit, out=out,
+                n_jobs=n_jobs, client=client, notes=notes)
+
+
+# --------------------------------------------------------------------------
+# The study
+# --------------------------------------------------------------------------
+
+
+def _dataset_plan(name, budget):
+    meta = next(d for d in list_datasets() if d["name"] == name)
+    task, p = meta["task"], meta["n_features"]
+    n_train, n_test = split_sizes(name, meta["n_samples"])
+    grid = ms.resolve_budget(dict(STUDY_BUDGETS[budget]["grid"], n_steps=1), task)
+    return dict(name=name, paper_name=PAPER_NAME.get(name, name), task=task, n_samples=meta["n_samples"],
+                n_features=p, n_outputs=meta["n_outputs"], n_train=n_train, n_test=n_test,
+                n_validation=int(round(ms.VALIDATION_FRACTION * n_train)),
+                configs=ms.grid_configurations(grid, p))
+
+
+def _setting_text(config):
+    if not config:
+        return ""
+    short = {"learning_rate": "lr", "max_leaf_nodes": "leaves", "max_features": "k", "n_trees": "trees"}
+    return " ".join(f"{short.get(k, k)}={v}" for k, v in config.items())
+
+
+class _Study:
+    """One run: the plan, the cache, the runner; ``cells`` collects the rows of the result."""
+
+    def __init__(self, plan, progress, stop, report_partial):
+        self.plan, self.settings = plan, STUDY_BUDGETS[plan["budget"]]
+        self.cache = CellCache(None if plan["out"] is None else plan["out"] / "cache")
+        self.datasets = [_dataset_plan(name, plan["budget"]) for name in plan["datasets"]]
+        self.cells, self.notes = [], list(plan["notes"])     # notes known before any work
+        self.n_computed = self.n_cached = 0
+        self.started = time.perf_counter()
+        self.report_partial = report_partial
+        n_units = sum(self._n_units(info) for info in self.datasets)
+        self.runner = Runner(progress, stop, n_units)
+        self.done = 0.0
+        self.local = plan["n_jobs"] == 1 and plan["client"] is None
+
+    def _methods(self, info):
+        if info["task"] == "multilabel":
+            return self.plan["methods"]
+        return [m for m in self.plan["methods"] if m not in BOOMER_NAMES]
+
+    def _boosting(self, info):
+        return [m for m in self._methods(info) if m not in FOREST_METHODS + BOOMER_NAMES]
+
+    def _n_units(self, info):
+        boosting, n = self._boosting(info), self.settings["n_splits"]
+        probes = 1 + len(boosting) * len(self._probe_settings(info))
+        finals = n * (2 * len(boosting) + len(self._methods(info)) - len(boosting))
+        return probes + n * len(boosting) * len(info["configs"]) + finals
+
+    def _key(self, info, method, kind, **extra):
+        return dict(dataset=info["name"], method=method, kind=kind, seed=self.plan["seed"],
+                    version=PROTOCOL_VERSION, **extra)
+
+    def _tick(self, message):
+        self.done += 1
+        self.runner.report(self.done, message)
+
+    # ------------------------------------------------------------ time budget
+
+    @staticmethod
+    def _probe_settings(info):
+        return list(dict.fromkeys((c["max_leaf_nodes"], c["max_features"], c["loss"]) for c in info["configs"]))
+
+    def _seconds(self, info, method, leaves, k, loss):
+        key = self._key(info, method, "step-seconds", setting=dict(max_leaf_nodes=leaves, max_features=k, loss=loss))
+        cached = self.cache.get(key)
+        if cached is None:
+            config = dict(learning_rate=0.1, max_leaf_nodes=leaves, max_features=k, loss=loss)
+            cached = dict(seconds=step_seconds(info["name"], method, config, self.plan["seed"]))
+            self.cache.put(key, cached)
+        self._tick(f"{info['name']}: timing {method} (leaves {leaves}, k {k}, {loss})")
+        return cached["seconds"]
+
+    def steps(self, info):
+        """n_steps per (method, setting): the time budget factor * T over the setting's time per step."""
+        T = self._seconds(info, "gbmort", 2, info["n_features"], "squared_error")
+        info["T_seconds"] = T
+        budget = TIME_FACTOR[info["task"]] * T
+        out = {}
+        for method in self._boosting(info):
+            for leaves, k, loss in self._probe_settings(info):
+                if self.runner.stopped():
+                    return None
+                t = self._seconds(info, method, leaves, k, loss)
+                out[method, leaves, k, loss] = int(np.clip(np.floor(budget / t), 1, self.settings["max_steps"]))
+        return out
+
+    # ------------------------------------------------------------ cells
+
+    def _record(self, info, method, split, kind, config, n_steps, result, cached):
+        self.cells.append(dict(dataset=info["name"], task=info["task"], method=method, split=split, kind=kind,
+                               setting=_setting_text(config), n_steps=n_steps, score=result["score"],
+                               seconds=result["seconds"], cached=cached))
+
+    def _run(self, info, jobs, fn):
+        """jobs: (key, record args, fn args); cached ones are taken, the others computed in order.
+        Returns False if stopped."""
+        todo = []
+        for key, record, args in jobs:
+            result = self.cache.get(key)
+            if result is None:
+                todo.append((key, record, args))
+                continue
+            self.n_cached += 1
+            self._record(info, *record, result, True)
+            self._tick(f"{info['name']}: cached")
+        if not todo or self.runner.stopped():
+            return not self.runner.stopped()
+        labels = [f"{info['name']}: {r[0]} split {r[1] + 1}, {r[2]}" for _, r, _ in todo]
+        local = ([dict(callback=self.runner.fit_callback(self.done + i, label)) for i, label in enumerate(labels)]
+                 if self.local else None)
+        results = ordered_map(fn, [a for _, _, a in todo], n_jobs=self.plan["n_jobs"], client=self.plan["client"],
+                              local_kwargs=local)
+        try:
+            for (key, record, _), label, result in zip(todo, labels, results):
+                if self.runner.cut:         # a fit stopped half way: its result is not kept
+                    return False
+                self.cache.put(key, result)
+                self.n_computed += 1
+                self._record(info, *record, result, False)
+                self._tick(label)
+                if self.runner.stopped():
+                    return False
+        finally:
+            results.close()
+        return True
+
+    def grid(self, info, steps):
+        jobs = []
+        for method in self._boosting(info):
+            for split in range(self.settings["n_splits"]):
+                for config in info["configs"]:
+                    n = steps[method, config["max_leaf_nodes"], config["max_features"], config["loss"]]
+                    key = self._key(info, method, "validation", split=split, setting=config, n_steps=n)
+                    jobs.append((key, (method, split, "validation", config, n),
+                                 (info["name"], method, split, config, n, self.plan["seed"])))
+        return self._run(info, jobs, grid_cell)
+
+    def _chosen(self, info, method, split):
+        """(config, n_steps) with the best validation score (ties: the first setting, the fewest steps)."""
+        best = None
+        for cell in self.cells:
+            if (cell["dataset"], cell["method"], cell["split"], cell["kind"]) == (info["name"], method, split,
+                                                                                   "validation"):
+                if best is None or cell["score"] > best["score"]:
+                    best = cell
+        config = next(c for c in info["configs"] if _setting_text(c) == best["setting"])
+        n_best = self.cache.get(self._key(info, method, "validation", split=split, setting=config,
+                                          n_steps=best["n_steps"]))["n_best"]
+        return config, n_best
+
+    def finals(self, info):
+        jobs, seed = [], self.plan["seed"]
+        for method in self._methods(info):
+            for split in range(self.settings["n_splits"]):
+                if method in FOREST_METHODS + BOOMER_NAMES:
+                    if method in FOREST_METHODS:
+                        config, n, rules = dict(n_trees=self.settings["forest_trees"]), self.settings["forest_trees"], None
+                    else:
+                        rules = self.settings["boomer_max_rules"][method]
+                        config, n = dict(max_rules=rules or "default"), None
+                    key = self._key(info, method, "test", split=split, setting=config, n_steps=n)
+                    jobs.append((key, (method, split, "test", config, n),
+                                 (info["name"], method, split, {}, n, seed, "train", rules)))
+                    continue
+                config, n = self._chosen(info, method, split)
+                for kind, on in (("test-refit", "train"), ("test-no-refit", "fit")):
+                    key = self._key(info, method, kind, split=split, setting=config, n_steps=n)
+                    jobs.append((key, (method, split, kind, config, n), (info["name"], method, split, config, n, seed, on)))
+        return self._run(info, jobs, final_cell)
+
+    def result(self, partial):
+        datasets = [{k: v for k, v in info.items() if k != "configs"} for info in self.datasets]
+        notes = list(self.notes)
+        for info in self.datasets:
+            if info["task"] == "regression" and any(m in BOOMER_NAMES for m in self.plan["methods"]):
+                notes.append(f"BOOMER skipped on {info['name']}: a regression data set "
+                             "(BOOMER is a multi-label classifier).")
+        if self.cache.n_corrupt:
+            notes.append(f"{self.cache.n_corrupt} corrupt cache line(s) were not trusted: their cells were "
+                              "computed again.")
+        settings = dict(self.settings, grid={k: list(v) if isinstance(v, tuple) else v
+                                             for k, v in self.settings["grid"].items()},
+                        time_factor=TIME_FACTOR, seed=self.plan["seed"], refit=self.plan["refit"],
+                        protocol_version=PROTOCOL_VERSION, n_jobs=self.plan["n_jobs"],
+                        backend="dask" if self.plan["client"] is not None else "joblib")
+        return RealDataResult(budget=self.plan["budget"], settings=settings, datasets=datasets,
+                              methods=list(self.plan["methods"]), cells=list(self.cells), notes=notes,
+                              refit=self.plan["refit"], partial=partial, n_computed=self.n_computed,
+                              n_cached=self.n_cached, n_corrupt=self.cache.n_corrupt,
+                              total_time=time.perf_counter() - self.started)
+
+
+def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None, n_jobs=1,
+                  backend="joblib", client=None, progress=None, stop=None, report_partial=False) -> RealDataResult:
+    """Run the real-data study of paper 002 (section 4.4); see the module doc.
+
+    Parameters
+    ----------
+    datasets : names from ``available_study_datasets()`` (the paper's CAL500 and
+        water-quality are accepted for cal500 and wq); None = all of them.
+    methods : names from ``REAL_DATA_METHODS`` (br-gbrt / br-rf accepted) and
+        ``BOOMER_NAMES``; None = the eight methods, and BOOMER's two rows when
+        it is installed (else a note says why not).
+    budget : "quick", "moderate" or "paper" (``STUDY_BUDGETS``; "full" = "paper").
+    seed : int >= 0 (splits and models). refit : see the module doc.
+    out : folder for the cache of finished cells (None: nothing kept on disk).
+    n_jobs : joblib workers (-1 = all cores); backend : "joblib" or "dask"
+        (``client`` or the current dask.distributed client).
+    progress, stop, report_partial : as in :func:`~engine.experiments.run_model_selection`
+        (``report_partial``: the result so far after every data set).
+    """
+    plan = check_real_data_arguments(datasets, methods, budget=budget, seed=seed, refit=refit, out=out,
+                                     n_jobs=n_jobs, backend=backend, client=client, progress=progress, stop=stop)
+    if report_partial not in (True, False):
+        raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
+    study = _Study(plan, progress, stop, report_partial)
+    complete = True
+    for i, info in enumerate(study.datasets):
+        steps = None if study.runner.stopped() else study.steps(info)
+        if steps is None or not study.grid(info, steps) or not study.finals(info):
+            complete = False
+            break
+        if report_partial and i < len(study.datasets) - 1:
+            study.runner.report(study.done, f"{info['name']} done", partial=study.result(True))
+    result = study.result(not complete)
+    study.runner.finish(complete)
+    return result

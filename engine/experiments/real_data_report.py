@@ -1,0 +1,128 @@
+"""What the real-data study shows: its figures and tables, beside paper 002's (shared by the
+``reproduce real-data`` target and the Benchmark page)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from engine.experiments.real_data_result import paper_method_name
+from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, TASKS
+from engine.plotting.real_data import critical_difference_figure
+
+__all__ = ["comparisons", "per_dataset_frame", "report_sections", "extra_tables"]
+
+TASK_TITLE = {"multilabel": "multi-label data sets (LRAP; the paper's Figure 7, Tables 8, 10-11)",
+              "regression": "multi-output regression data sets (macro-r2; the paper's Figure 8, Tables 9, 12)"}
+
+
+def comparisons(result):
+    """(task, label, methods) of every rank comparison the result can make: the paper's methods per
+    task, and for multi-label with BOOMER also all methods together."""
+    out = []
+    paper = [m for m in result.methods if m in REAL_DATA_METHODS]
+    for task in TASKS:
+        if not any(d["task"] == task for d in result.datasets):
+            continue
+        if len(paper) >= 2:
+            out.append((task, "the paper's methods", paper))
+        boomer = [m for m in result.methods if m in BOOMER_NAMES]
+        if task == "multilabel" and boomer and len(paper) + len(boomer) >= 2:
+            out.append((task, "with BOOMER", paper + boomer))
+    return out
+
+
+def cd_figure(result, task, methods, label):
+    st = result.statistics(task, methods)
+    names = [paper_method_name(m, task) for m in st["methods"]]
+    sub = (f"{st['n_datasets']} data sets; Friedman p = {st['friedman_pvalue']:.3g}"
+           if st["n_datasets"] else "no data set complete yet")
+    return critical_difference_figure(names, st["average_ranks"], st["critical_difference"],
+                                      title=f"{task}: {label} (average rank, 1 = best)", subtitle=sub)
+
+
+def per_dataset_frame(result, task):
+    """Methods x data sets of ``task``: 'ours (rank) | paper (rank)' (Tables 10-12 layout)."""
+    summary = result.summary_frame()
+    if summary.empty:
+        return pd.DataFrame()
+    summary = summary[summary["task"] == task]
+    if summary.empty:
+        return pd.DataFrame()
+    cells = summary.assign(cell=[f"{o} | {p}" if p else o for o, p in zip(summary["ours"], summary["paper"])])
+    table = cells.pivot(index="method", columns="dataset", values="cell")
+    order = [m for m in result.methods if m in table.index]
+    return table.loc[order].reset_index()
+
+
+def report_sections(result):
+    """(heading, figures, tables, notes) for :func:`engine.experiments.reproduce.write_html_report`."""
+    sections = []
+    for task, label, methods in comparisons(result):
+        st = result.statistics(task, methods)
+        tables = [result.ranks_frame(task, methods)]
+        if label == "the paper's methods":
+            tables.append(result.wilcoxon_frame(task, methods).reset_index().rename(columns={"index": "method"}))
+        figures = [cd_figure(result, task, methods, label)] if st["n_datasets"] >= 2 else []
+        sections.append((f"{TASK_TITLE[task]}: {label}", figures, tables,
+                         result.statistics_notes(task, methods)
+                         + ([f"Wilcoxon signed-rank p-values over the {st['n_datasets']} data sets, "
+                             "'ours | paper' ('(>)': the row method better, shown where p < 0.05)."]
+                            if label == "the paper's methods" else [])))
+    for task in TASKS:
+        table = per_dataset_frame(result, task)
+        if not table.empty:
+            sections.append((f"Per data set: {TASK_TITLE[task]}", [], [table],
+                             ["mean ± std over the splits (rank among the paper's methods) | the paper's "
+                              "(Tables 10-12)."]))
+    return sections
+
+
+def extra_tables(result):
+    """{name: DataFrame} for ``<target>_<name>.csv``: ranks and Wilcoxon matrices per comparison."""
+    out = {}
+    for task, label, methods in comparisons(result):
+        suffix = task if label == "the paper's methods" else f"{task}_with_boomer"
+        out[f"ranks_{suffix}"] = result.ranks_frame(task, methods).set_index("method")
+        if label == "the paper's methods":
+            out[f"wilcoxon_{suffix}"] = result.wilcoxon_frame(task, methods)
+    return out
+
+
+def run_notes(result):
+    """How the run went: budget, cells computed or taken from the cache, partial or not."""
+    s = result.settings
+    notes = [f"budget {result.budget!r}: {s['n_splits']} splits, grid {s['grid']}, time budget "
+             f"{s['time_factor']['multilabel']} T (multi-label) / {s['time_factor']['regression']} T (regression), "
+             f"at most {s['max_steps']} steps; forests of {s['forest_trees']} trees; seed {s['seed']}; "
+             f"the study's test score: {'refit on the whole training set' if result.refit else 'no refit'}.",
+             f"{result.n_computed} cells computed, {result.n_cached} taken from the cache, "
+             f"{result.total_time:.0f} s" + (" — stopped: a partial result" if result.partial else "") + "."]
+    T = [f"{d['name']} {1e3 * d['T_seconds']:.3g} ms" for d in result.datasets if np.isfinite(d.get("T_seconds", np.nan))]
+    if T:
+        notes.append("T (one gbmort stump step, square loss): " + ", ".join(T) + ".")
+    return notes + list(result.notes)
+
+
+def paper_cd_figure(task):
+    """The paper's own diagram (Figure 7 or 8), redrawn from the ranks of its Tables 10-12."""
+    from engine.experiments.published import PAPER002_FRIEDMAN, PAPER002_METHODS
+    from engine.experiments.rank_statistics import nemenyi_critical_difference
+    from engine.experiments.real_data_result import paper_average_ranks
+    methods = list(PAPER002_METHODS[task])
+    n = PAPER002_FRIEDMAN[task]["n_datasets"]
+    figure = {"multilabel": "Figure 7", "regression": "Figure 8"}[task]
+    return critical_difference_figure(
+        methods, paper_average_ranks(task, None, methods), nemenyi_critical_difference(len(methods), n),
+        title=f"The paper's {figure}: {task}, {n} data sets (redrawn from its Tables 10-12)",
+        subtitle=f"Friedman p = {PAPER002_FRIEDMAN[task]['pvalue']:g} (as the paper reports it)")
+
+
+def real_data_html(result):
+    """The study's standalone HTML page (the one ``reproduce real-data`` writes) as text."""
+    import tempfile
+    from pathlib import Path
+    from engine.experiments.reproduce import write_html_report
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_html_report(Path(tmp) / "real-data.html", "Paper 002, section 4.4: the real-data study",
+                                 [("How this run was made", [], [], run_notes(result))] + report_sections(result))
+        return path.read_text(encoding="utf-8")

@@ -1,0 +1,188 @@
+"""The Benchmark page's real-data mode: paper 002's section 4.4 study on several shipped data sets.
+
+Controls (in the URL like the rest of the page), one background run through pages/_jobs.py,
+and the study's own tables and figures (engine.experiments.real_data_report). Finished cells
+are kept on disk (a temporary folder shared by the app's sessions), so a stopped run that is
+started again with the same settings only computes what it had not finished.
+"""
+import os
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from engine.estimators.boomer import boomer_status
+from engine.experiments.real_data import available_study_datasets, run_real_data
+from engine.experiments.reproduce import REPRODUCTION_REFIT
+from engine.experiments.real_data_report import (
+    TASK_TITLE,
+    cd_figure,
+    comparisons,
+    paper_cd_figure,
+    per_dataset_frame,
+    real_data_html,
+    run_notes,
+)
+from engine.names import BOOMER_NAMES, REAL_DATA_METHODS
+from pages._jobs import PageRun
+
+run = PageRun("benchrd")      # its own slot: the one-data-set mode keeps its run
+CACHE_VARIABLE = "RPO_REAL_DATA_CACHE"    # where finished cells go (tests give each their own)
+DEFAULT_DATASETS = ["edm", "emotions"]      # the two smallest of the paper's list: seconds
+BUDGETS = ("quick", "moderate")             # the paper's grid is for the command line
+BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: a few minutes for the paper's list.",
+               "moderate": "5 splits, 16 settings per method (learning rate × leaves × k × loss), the paper's "
+                           "forests, BOOMER's defaults: about an hour for the paper's list on two cores."}
+BOUND = {"bind": "query-params"}
+MIN_DATASETS = 2        # a critical-difference diagram over fewer data sets says nothing
+CHART_CONFIG = {"displaylogo": False}
+
+
+@st.cache_data(show_spinner=False)
+def boomer_available():
+    python, _, message = boomer_status()
+    return python is not None, message
+
+
+def cache_folder():
+    return Path(os.environ.get(CACHE_VARIABLE) or Path(tempfile.gettempdir()) / "rpo-explorer" / "real-data")
+
+
+def select_papers_list():
+    st.session_state["bench_rd_datasets"] = available_study_datasets()
+
+
+def sidebar():
+    """The controls; returns the settings of a run."""
+    shipped = available_study_datasets()
+    installed, message = boomer_available()
+    st.session_state.setdefault("bench_rd_datasets", [d for d in DEFAULT_DATASETS if d in shipped])
+    datasets = st.multiselect(
+        "Data sets", shipped, key="bench_rd_datasets", **BOUND,
+        help="The data sets of the paper's section 4.4 that this project ships (multi-label: LRAP; "
+        "regression: macro-r2). Splits keep the paper's train/test sizes (Tables 2-3), 50/50 where it gives none.")
+    st.button("The paper's list", key="bench_rd_papers_list", on_click=select_papers_list,
+              help=f"Select every shipped data set of the paper's list ({len(shipped)} of its 29).")
+    methods = st.multiselect(
+        "Methods", list(REAL_DATA_METHODS), default=list(REAL_DATA_METHODS), key="bench_rd_methods", **BOUND,
+        help="The eight methods of section 4.4 (st-gbrt / st-rf are the paper's br-gbrt / br-rf in multi-label).")
+    boomer = st.checkbox(
+        "BOOMER reference rows", installed, key="bench_rd_boomer", disabled=not installed, **BOUND,
+        help="BOOMER (paper 004, the real mlrl-boomer package) with its defaults and with its "
+        "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
+    if not installed:
+        st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
+    budget = st.radio("Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
+                      help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
+    refit = st.checkbox("Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
+                        **BOUND,
+                        help="The paper does not say whether the chosen boosting setting is fitted again on "
+                        "training + validation before the test. Both scores are computed; this picks the one ranked.")
+    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,
+                           help="Seeds the splits and the models: the same seed gives the same tables.")
+    return dict(datasets=list(datasets), methods=list(methods) + (list(BOOMER_NAMES) if boomer and installed else []),
+                budget=budget, refit=bool(refit), seed=int(seed))
+
+
+def start(settings):
+    if not run.running and settings["datasets"] and settings["methods"]:
+        run.start(run_real_data, settings["datasets"], settings["methods"], budget=settings["budget"],
+                  seed=settings["seed"], refit=settings["refit"], out=cache_folder(), n_jobs=1, report_partial=True,
+                  settings=settings)
+
+
+def show_paper():
+    st.markdown("**The paper's critical-difference diagrams** (average ranks of its eight methods, redrawn "
+                "from its Tables 10-12). Press **Run the study** to put ours beside them.")
+    for task in ("multilabel", "regression"):
+        st.plotly_chart(paper_cd_figure(task), key=f"bench_rd_paper_cd_{task}", config=CHART_CONFIG)
+
+
+def show_result(result):
+    st.caption(" ".join(run_notes(result)))
+    shown = 0
+    for task, label, methods in comparisons(result):
+        title = TASK_TITLE[task]
+        st.subheader(f"{title[0].upper()}{title[1:]}: {label}")
+        st.caption(" ".join(result.statistics_notes(task, methods)))
+        n_datasets = result.statistics(task, methods)["n_datasets"]
+        if n_datasets >= MIN_DATASETS:
+            st.plotly_chart(cd_figure(result, task, methods, label), key=f"bench_rd_cd_{task}_{shown}",
+                            config=CHART_CONFIG)
+        else:
+            st.info(f"{n_datasets} complete data set(s) of this kind: the critical-difference diagram needs at "
+                    f"least {MIN_DATASETS} (add data sets, or wait for the run).", icon="ℹ️")
+        left, right = st.columns([3, 2])
+        left.dataframe(result.ranks_frame(task, methods), key=f"bench_rd_ranks_{task}_{shown}", hide_index=True)
+        right.markdown("**What to look for**: methods joined by a thick bar are not significantly different "
+                       "(Nemenyi, alpha = 0.05). The paper's columns: its average ranks over all its data "
+                       "sets, and re-ranked over the data sets of this run.")
+        if label == "the paper's methods":
+            st.markdown("Wilcoxon signed-rank p-values, **ours | the paper's** (Tables 8-9; '(>)': the row "
+                        "method is better, shown where p < 0.05)")
+            st.dataframe(result.wilcoxon_frame(task, methods), key=f"bench_rd_wilcoxon_{task}")
+        shown += 1
+    for task in ("multilabel", "regression"):
+        table = per_dataset_frame(result, task)
+        if not table.empty:
+            st.markdown(f"**Per data set** ({TASK_TITLE[task]}): ours (rank) | the paper's")
+            st.dataframe(table, key=f"bench_rd_per_dataset_{task}", hide_index=True)
+    base = f"real-data_{result.budget}_seed{result.settings['seed']}"
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Summary (CSV)", result.summary_frame().to_csv(index=False), f"{base}_summary.csv",
+                       "text/csv", on_click="ignore", key="bench_rd_dl_csv", icon="⬇️",
+                       help="Mean ± std per data set and method, next to the paper's Tables 10-12.")
+    d2.download_button("Everything (JSON)", result.to_json(), f"{base}.json", "application/json",
+                       on_click="ignore", key="bench_rd_dl_json", icon="⬇️", help="Every cell, the settings and notes.")
+    d3.download_button("Report (HTML)", lambda: real_data_html(result), f"{base}.html", "text/html",
+                       on_click="ignore", key="bench_rd_dl_html", icon="⬇️",
+                       help="The standalone page `python -m engine reproduce real-data` writes (works offline).")
+
+
+def real_data_mode():
+    """The whole real-data mode of the page (call after the mode switch)."""
+    st.markdown(
+        "Paper 002's **systematic study** (section 4.4): the eight methods on real multi-label and "
+        "multi-output regression data sets, hyper-parameters chosen on 20 % of the training set under the "
+        "paper's **time budget** (100 T in classification, 500 T in regression, T = one gbmort stump step), "
+        "ranked per data set; the **Friedman test** and the **Nemenyi critical difference** say which "
+        "differences in average rank are significant (Figures 7-8), the **Wilcoxon test** compares pairs "
+        "(Tables 8-9). BOOMER, gradient-boosted multi-label rules, runs beside them when installed.")
+    with st.sidebar:
+        settings = sidebar()
+    if not settings["datasets"] or not settings["methods"]:
+        st.warning("Choose at least one data set and one method in the sidebar.", icon="⚠️")
+    c1, c2, _ = st.columns([2, 1, 3], vertical_alignment="center")
+    c1.button(f"Run the study ({settings['budget']})", type="primary", key="bench_rd_start",
+              disabled=run.running or not settings["datasets"] or not settings["methods"],
+              on_click=start, args=(settings,),
+              help="Runs in the background; Stop keeps the finished cells, and a new start with the same "
+              "settings computes only what is missing.")
+    c2.button("Stop", key="bench_rd_stop", disabled=not run.running, on_click=run.stop,
+              help="Stop after the current fit: finished cells are kept and shown, flagged partial.")
+
+    @st.fragment(run_every=run.poll_every(0.5))
+    def results():
+        if not run.started:
+            show_paper()
+            return
+        view = run.view()
+        if view.status == "running":
+            st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
+        if view.settings != settings:
+            st.caption("Showing the last run; its settings differ from the sidebar's.")
+        if view.status == "failed":
+            st.error("The run failed.", icon="🚨")
+            with st.expander("Details"):
+                st.code(view.error)
+        elif view.result is None:
+            st.info("Running the first data set…" if view.status == "running"
+                    else "Stopped before the first data set finished: its cells are kept for the next start.")
+        else:
+            if view.result.partial:
+                st.warning("**Partial results**: the data sets finished so far "
+                           + ("(still running)." if view.status == "running" else "(stopped)."), icon="⏸️")
+            show_result(view.result)
+        run.rerun_when_finished()
+
+    results()

@@ -1,0 +1,79 @@
+"""BOOMER (paper 004) through the real mlrl-boomer package, in its own virtual environment.
+
+These tests run the real package: `sh tests/install_boomer.sh` (part of the README's test
+command) installs it. Without it they fail with the install hint, rather than skip.
+"""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from engine.datasets import load_dataset
+from engine.estimators import boomer
+from engine.metrics import lrap
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def emotions():
+    data = load_dataset("emotions")
+    return data.X[:240], data.Y[:240], data.X[240:400], data.Y[240:400]
+
+
+def test_boomer_is_installed_for_the_tests():
+    python, info, message = boomer.boomer_status()
+    assert python is not None, message
+    assert info["mlrl-boomer"] == boomer.BOOMER_VERSION
+    # The package runs on its own scikit-learn, not this environment's.
+    assert info["scikit-learn"].startswith("1.7.")
+
+
+def test_the_pin_is_the_extra_of_pyproject():
+    text = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^boomer = \[(.*?)\]", text, re.S | re.M).group(1)
+    assert f'"mlrl-boomer=={boomer.BOOMER_VERSION}"' in block
+
+
+def test_defaults_and_non_decomposable_loss_score_better_than_chance(emotions):
+    X, Y, X_test, Y_test = emotions
+    chance = lrap(Y_test, np.zeros_like(Y_test) + np.random.default_rng(0).random(Y_test.shape))
+    for loss, max_rules in ((None, 30), ("logistic-non-decomposable", 50)):
+        out = boomer.boomer_fit_score(X, Y, X_test, loss=loss, max_rules=max_rules, random_state=3)
+        assert out.scores.shape == out.proba.shape == Y_test.shape
+        assert out.fit_seconds > 0
+        assert lrap(Y_test, out.proba) > chance + 0.1, loss
+        if loss is None:        # decomposable: probabilities are a per-label sigmoid of the scores
+            assert lrap(Y_test, out.proba) == pytest.approx(lrap(Y_test, out.scores))
+        assert ((0 <= out.proba) & (out.proba <= 1)).all()
+
+
+def test_same_seed_same_scores_and_sparse_input_works(emotions):
+    X, Y, X_test, _ = emotions
+    a = boomer.boomer_fit_score(X, Y, X_test, max_rules=20, random_state=5)
+    b = boomer.boomer_fit_score(X, Y, X_test, max_rules=20, random_state=5)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    c = boomer.boomer_fit_score(sparse.csr_matrix(X), Y, sparse.csr_matrix(X_test), max_rules=20, random_state=5)
+    assert c.scores.shape == a.scores.shape
+
+
+def test_bad_arguments_and_a_missing_package_are_said_clearly(emotions, monkeypatch, tmp_path):
+    X, Y, X_test, _ = emotions
+    with pytest.raises(ValueError, match="random_state"):
+        boomer.boomer_fit_score(X, Y, X_test, random_state=0)
+    with pytest.raises(ValueError, match="0/1 label matrix"):
+        boomer.boomer_fit_score(X, Y + 0.5, X_test)
+    with pytest.raises(ValueError, match="max_rules"):
+        boomer.boomer_fit_score(X, Y, X_test, max_rules=0)
+    monkeypatch.setenv("RPO_BOOMER_PYTHON", str(tmp_path / "missing" / "python"))
+    python, _, message = boomer.boomer_status()
+    assert python is None and "does not exist" in message and "install_boomer.sh" in message
+    with pytest.raises(boomer.BoomerUnavailable, match="install_boomer.sh"):
+        boomer.boomer_fit_score(X, Y, X_test)
+    # A Python without the package (this one, run isolated): "cannot import", with the hint.
+    import sys
+    monkeypatch.setenv("RPO_BOOMER_PYTHON", sys.executable)
+    python, _, message = boomer.boomer_status()
+    assert python is None and "cannot import mlrl-boomer" in message and "install_boomer.sh" in message
