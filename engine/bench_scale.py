@@ -15,6 +15,9 @@ spinning OpenMP workers useless as a comparison; threads get their own table):
    labels regressed with the square loss), stumps: the same, LightGBM on one
    label (per tree), XGBoost with stumps (depth 1).
 3. **Threads**: ms per step on 1 and 2 threads at n = 100k, d = 16, and the speed-up.
+   Threads only pay on idle cores: on a busy machine libgomp's default
+   spinning workers take a core from the serial parts (measured at load 2 on
+   2 cores: 4 times slower); ``OMP_WAIT_POLICY=PASSIVE`` avoids that.
 4. **Memory**: peak memory of fitting bibtex from its CSR matrix and from the
    same matrix made dense (tracemalloc: numpy and Python allocations, which
    hold X and every copy of it; the compiled core's histogram buffers, the
@@ -272,8 +275,11 @@ def run_threads(n=100_000, d=16, steps=50, repeats=1, out=sys.stdout):
     """Table 3: 1 and 2 threads; returns {strategy: (ms 1 thread, ms 2 threads)}."""
     from engine._core import OPENMP
     X, Y = friedman_like(n, d)
+    import os
+    policy = os.environ.get("OMP_WAIT_POLICY", "unset (libgomp spins, then sleeps)")
     print(f"\n## Threads, n = {n}, d = {d}, {LEAVES}-leaf trees, hist, {steps} steps "
-          f"(OpenMP in this build: {'yes' if OPENMP else 'NO, one thread only'})", file=out)
+          f"(OpenMP in this build: {'yes' if OPENMP else 'NO, one thread only'}; "
+          f"OMP_WAIT_POLICY {policy})", file=out)
     print("| estimator | ms per step, 1 thread | 2 threads | speed-up |", file=out)
     print("|---|---:|---:|---:|", file=out)
     results = {}
