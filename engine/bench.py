@@ -1,6 +1,11 @@
 """Speed of the boosting engine next to scikit-learn, measured in one run.
 
     python -m engine.bench [--trees 2000] [--repeats 3] [--quick]
+    python -m engine.bench --scale [--steps 50] [--repeats 1]
+
+``--scale`` runs the research-size benchmark instead (engine.bench_scale:
+histogram split search, sparse inputs and threads next to LightGBM, XGBoost
+and scikit-learn's HistGradientBoostingRegressor).
 
 For friedman1-group (n=300, p=5, d=16) and friedman1-ind (n=300, p=80,
 d=16), stumps and learning rate 0.1, it prints the milliseconds per 1000
@@ -230,7 +235,8 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
     parser.add_argument("--sklearn-trees", type=int, default=1000,
                         help="trees per scikit-learn fit (default 1000)")
-    parser.add_argument("--repeats", type=int, default=3, help="best of this many fits (default 3)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="best of this many fits (default 3; 1 with --scale)")
     parser.add_argument("--forest-trees", type=int, default=20,
                         help="trees per forest fit (default 20)")
     parser.add_argument("--compression-trees", type=int, default=100,
@@ -238,7 +244,17 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
     parser.add_argument("--missing-only", action="store_true",
                         help="only the missing-targets comparison (no timings)")
+    parser.add_argument("--scale", action="store_true",
+                        help="the research-size benchmark (engine.bench_scale) instead")
+    parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
     args = parser.parse_args(argv)
+    if args.scale:
+        if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
+            parser.error("--steps and --repeats must be >= 1")
+        from engine import bench_scale
+        bench_scale.run(steps=args.steps, repeats=args.repeats or 1)
+        return 0
+    args.repeats = 3 if args.repeats is None else args.repeats
     if args.quick:
         args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
         args.compression_trees = 10

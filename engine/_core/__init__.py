@@ -4,8 +4,16 @@ One concept per module, from the bottom up:
 
 * ``typedefs.pxd``, ``rng.pxd``: the C types and the small nogil random generator;
 * ``tree_store``: :class:`TreeStore`, every node of many trees in one growable buffer;
+* ``grower_base``: :class:`Grower`, the one interface both growers share (``grow`` a
+  tree, route the training samples);
 * ``grower``: :class:`TreeGrower`, exact split search on presorted features and
   best-first growth; ``scan_kernels.h`` holds its C scan kernels (AVX2 chosen at run time);
+* ``binning``: :func:`bin_features`, quantile bins (uint8 codes; a sparse
+  feature keeps only its samples outside the zero bin);
+* ``histogram``: node histograms built in OpenMP threads, or by subtraction;
+  ``hist_kernels.h`` holds their C loops;
+* ``hist_grower``: :class:`HistGrower`, histogram split search with the same
+  best-first growth, on dense or sparse binned features;
 * ``boosting_loop``: the boosting steps of paper 002's four strategies, the losses and
   their line searches (:func:`boost`), and prediction (:func:`accumulate`);
 * ``stagewise``: :class:`ForwardStagewise`, incremental forward stagewise regression on
@@ -22,9 +30,17 @@ from engine._core.boosting_loop import (
     boost,
     monotonic_now,
 )
-from engine._core.grower import TreeGrower, grow_tree, set_simd
+from engine._core.binning import BinnedFeatures, bin_features
+from engine._core.grower import TreeGrower, set_simd
+from engine._core.grower_base import Grower, grow_tree
+from engine._core.hist_grower import HistGrower
+from engine._core.histogram import openmp_enabled, openmp_max_threads
 from engine._core.stagewise import ForwardStagewise
-from engine._core.tree_store import NODE_DTYPE, TreeStore
+from engine._core.tree_store import NODE_DTYPE, RowMatrix, TreeStore, as_csr32
+
+# Whether the build found OpenMP (engine/_build/backend.py); without it every
+# fit runs on one thread whatever n_jobs says.
+OPENMP = openmp_enabled()
 
 __all__ = [
     "Loss",
@@ -34,6 +50,14 @@ __all__ = [
     "accumulate",
     "boost",
     "monotonic_now",
+    "BinnedFeatures",
+    "bin_features",
+    "Grower",
+    "HistGrower",
+    "OPENMP",
+    "openmp_max_threads",
+    "RowMatrix",
+    "as_csr32",
     "TreeGrower",
     "grow_tree",
     "set_simd",

@@ -36,8 +36,8 @@ from libc.string cimport memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint64_t
-from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
-from engine._core.grower cimport TreeGrower
+from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF, RowMatrix
+from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int
 
 cpdef enum Strategy:
@@ -552,25 +552,14 @@ cdef void _draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* 
         out[perm[k]] = sample_weight[perm[k]]
 
 
-cdef void _leaves_of_training_samples(TreeGrower grower, TreeStore store,
-                                      int32_t* leaf) noexcept nogil:
-    """In-bag samples' leaves come from the grower; the others are routed through the tree."""
-    cdef intp_t i, n = grower.n_samples
-    cdef intp_t tree = store._n_trees - 1
-    for i in range(n):
-        leaf[i] = grower.sample_leaf[i]
-        if leaf[i] < 0:
-            leaf[i] = <int32_t> store.leaf_of(tree, &grower.X[0, 0], 1, n, i)
-
-
-def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
+def boost(Grower grower, TreeStore store, Workspace ws, *,
           const float64_t[:, ::1] Y, float64_t[:, ::1] F, const float64_t[::1] sample_weight,
           int strategy, int loss, float64_t learning_rate, float64_t subsample,
           const intp_t[::1] proj_indptr, const intp_t[::1] proj_indices,
           const float64_t[::1] proj_data, intp_t n_projections,
           intp_t n_steps, float64_t[:, ::1] rho, float64_t[::1] train_loss,
           float64_t[::1] times, float64_t t0, uint64_t[::1] rng_state,
-          const float32_t[:, ::1] X_eval=None, const float64_t[:, ::1] Y_eval=None,
+          RowMatrix X_eval=None, const float64_t[:, ::1] Y_eval=None,
           float64_t[:, ::1] F_eval=None, const float64_t[::1] w_eval=None,
           float64_t[::1] eval_loss=None, float64_t[:, ::1] eval_sse=None,
           const float64_t[:, ::1] entry_weight=None, const float64_t[:, ::1] eval_entry_weight=None,
@@ -603,7 +592,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
     cdef intp_t n = Y.shape[0], d = Y.shape[1]
     cdef intp_t q = n_projections
     cdef bint has_eval = X_eval is not None
-    cdef intp_t n_eval = X_eval.shape[0] if has_eval else 0
+    cdef intp_t n_eval = X_eval.n_rows if has_eval else 0
     if F.shape[0] != n or F.shape[1] != d or sample_weight.shape[0] != n:
         raise ValueError("boost: inconsistent training buffers")
     if grower.n_samples != n:
@@ -616,7 +605,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                                 PROJECTED_RELABEL: q}[strategy]
     if grower.max_targets < need_targets or ws.targets.shape[1] < need_targets:
         raise ValueError("boost: workspace too small for the number of split targets")
-    if has_eval and (X_eval.shape[1] != grower.n_features or F_eval.shape[0] != n_eval
+    if has_eval and (X_eval.n_cols != grower.n_features or F_eval.shape[0] != n_eval
                      or F_eval.shape[1] != d or Y_eval.shape[0] != n_eval or Y_eval.shape[1] != d):
         raise ValueError("boost: inconsistent evaluation buffers")
     if has_eval and (eval_score is None or eval_score_out is None or eval_sst is None
@@ -686,7 +675,6 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
     cdef const float64_t* pdata
     cdef const intp_t* pind
     cdef const float64_t* Gi
-    cdef const float32_t* Xe = &X_eval[0, 0] if has_eval else NULL
     cdef float64_t started, eval_seconds = 0.0
 
     with nogil:
@@ -709,7 +697,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                     for i in range(n):
                         T[i] = negative_gradient(loss, Yp[i * d + j], Fp[i * d + j])
                     grower.grow(store, T, 1, T, wstep, rng)
-                    _leaves_of_training_samples(grower, store, leaf)
+                    grower.training_leaves(store, leaf)
                     values = store._values
                     if loss == SQUARED_ERROR:
                         rho_j = 1.0
@@ -729,7 +717,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                         started = now()
                         tree = store._n_trees - 1
                         for e in range(n_eval):
-                            k = store.leaf_of(tree, Xe, X_eval.shape[1], 1, e)
+                            k = store.leaf_of_row(tree, &X_eval.rows, e)
                             F_eval[e, j] += lr * rho_j * values[k]
                         eval_seconds += now() - started
             else:
@@ -763,7 +751,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                         # T = G Phi^T, then relabel every leaf with the mean of the original
                         # residual rows G of its samples (the labels TreeGrower._finish averages).
                         grower.grow(store, T, q, G, wstep, rng)
-                _leaves_of_training_samples(grower, store, leaf)
+                grower.training_leaves(store, leaf)
                 if masked and strategy != PROJECTED:
                     _relabel_masked(store, leaf, G, wstep, Wp, n, d)
                 values = store._values
@@ -805,7 +793,7 @@ def boost(TreeGrower grower, TreeStore store, Workspace ws, *,
                     started = now()
                     tree = store._n_trees - 1
                     for e in range(n_eval):
-                        k = store.leaf_of(tree, Xe, X_eval.shape[1], 1, e)
+                        k = store.leaf_of_row(tree, &X_eval.rows, e)
                         for j in range(d):
                             col = 0 if nv == 1 else j
                             F_eval[e, j] += lr * rho_row[j] * values[k * nv + col]
@@ -833,9 +821,13 @@ def monotonic_now():
 def accumulate(TreeStore store, X, float64_t[:, ::1] out, *, int strategy,
                const float64_t[:, ::1] rho, float64_t learning_rate,
                intp_t step_begin, intp_t step_end):
-    """Add steps [step_begin, step_end) of a fitted model to raw predictions ``out``."""
-    cdef const float32_t[:, ::1] Xv = np.ascontiguousarray(X, dtype=np.float32)
-    cdef intp_t n = Xv.shape[0], d = out.shape[1], p = Xv.shape[1]
+    """Add steps [step_begin, step_end) of a fitted model to raw predictions ``out``.
+
+    X : dense array, scipy sparse matrix (traversed as CSR, never densified)
+    or a RowMatrix.
+    """
+    cdef RowMatrix Xv = X if isinstance(X, RowMatrix) else RowMatrix(X)
+    cdef intp_t n = Xv.n_rows, d = out.shape[1]
     cdef intp_t nv = store.n_values
     cdef intp_t trees_per_step = d if strategy == SINGLE_TARGET else 1
     cdef intp_t m, i, j, k, tree, col
@@ -852,11 +844,11 @@ def accumulate(TreeStore store, X, float64_t[:, ::1] out, *, int strategy,
                 for j in range(d):
                     tree = m * d + j
                     for i in range(n):
-                        k = store.leaf_of(tree, &Xv[0, 0], p, 1, i)
+                        k = store.leaf_of_row(tree, &Xv.rows, i)
                         out[i, j] += lr * rho[m, j] * store._values[k]
             else:
                 for i in range(n):
-                    k = store.leaf_of(m, &Xv[0, 0], p, 1, i)
+                    k = store.leaf_of_row(m, &Xv.rows, i)
                     for j in range(d):
                         col = 0 if nv == 1 else j
                         out[i, j] += lr * rho[m, j] * store._values[k * nv + col]

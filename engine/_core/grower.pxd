@@ -1,6 +1,7 @@
 # See grower.pyx for details.
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore
+from engine._core.grower_base cimport Grower
 
 
 cdef struct SplitRecord:
@@ -23,13 +24,11 @@ cdef struct NodeRecord:
     SplitRecord split
 
 
-cdef class TreeGrower:
+cdef class TreeGrower(Grower):
     # Training inputs, fixed for the grower's lifetime (one boosting fit or one forest).
     cdef const float32_t[::1, :] X          # n_samples x n_features, Fortran order
     cdef const int32_t[:, ::1] order        # n_features x n_samples, samples sorted by feature
     cdef const float32_t[:, ::1] sorted_x   # n_features x n_samples, X values in that order
-    cdef readonly intp_t n_samples
-    cdef readonly intp_t n_features
     # Growth parameters.
     cdef intp_t max_leaf_nodes              # <= 0: unlimited
     cdef intp_t max_depth                   # <= 0: unlimited
@@ -62,7 +61,6 @@ cdef class TreeGrower:
     cdef NodeRecord* leaves                 # final leaves of the current tree
     cdef intp_t n_leaves
     cdef intp_t leaves_capacity
-    cdef readonly int32_t[::1] sample_leaf  # leaf id of each in-bag sample of the last tree, -1 if out
 
     cdef int _push(self, NodeRecord* rec) except -1 nogil
     cdef NodeRecord _pop(self) noexcept nogil
@@ -92,3 +90,4 @@ cdef class TreeGrower:
     cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
                   const float64_t* labels, const float64_t* weights,
                   uint64_t* rng_state) except -1 nogil
+    cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil

@@ -38,6 +38,7 @@ from libc.math cimport INFINITY, NAN
 
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
+from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int, rng_uniform
 
 cdef extern from "scan_kernels.h" nogil:
@@ -81,7 +82,7 @@ cdef inline float64_t _midpoint(float64_t lo, float64_t hi) noexcept nogil:
     return threshold
 
 
-cdef class TreeGrower:
+cdef class TreeGrower(Grower):
     """Grows one tree at a time on fixed training inputs.
 
     Parameters
@@ -637,6 +638,15 @@ cdef class TreeGrower:
         self._finish(store, targets, t, labels, weights)
         return 0
 
+    cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
+        """In-bag samples' leaves come from the growth; the others are routed through the tree."""
+        cdef intp_t i, n = self.n_samples
+        cdef intp_t tree = store._n_trees - 1
+        for i in range(n):
+            leaf[i] = self.sample_leaf[i]
+            if leaf[i] < 0:
+                leaf[i] = <int32_t> store.leaf_of(tree, &self.X[0, 0], 1, n, i)
+
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
         """Assign samples to leaves; fill node values (label means) and leaf impurities."""
@@ -684,33 +694,5 @@ cdef class TreeGrower:
         return 0
 
 
-def grow_tree(TreeGrower grower, TreeStore store, targets, labels=None, sample_weight=None,
-              uint64_t seed=0):
-    """Grow one tree into ``store`` (for tests, forests and single trees).
-
-    Returns the leaf id of every training sample with a non-zero weight
-    (-1 for the others).
-    """
-    T = np.ascontiguousarray(targets, dtype=np.float64)
-    if T.ndim == 1:
-        T = T.reshape(-1, 1)
-    L = T if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
-    if L.ndim == 1:
-        L = L.reshape(-1, 1)
-    n = grower.n_samples
-    w = (np.ones(n) if sample_weight is None
-         else np.ascontiguousarray(sample_weight, dtype=np.float64))
-    if T.shape[0] != n or L.shape[0] != n or w.shape != (n,):
-        raise ValueError("targets, labels and sample_weight must have one row per sample")
-    if T.shape[1] > grower.max_targets:
-        raise ValueError(f"the grower was sized for {grower.max_targets} targets, got {T.shape[1]}")
-    if L.shape[1] != store.n_values:
-        raise ValueError(f"labels must have {store.n_values} columns, got {L.shape[1]}")
-    cdef const float64_t[:, ::1] Tv = T
-    cdef const float64_t[:, ::1] Lv = L
-    cdef const float64_t[::1] wv = w
-    cdef uint64_t state = seed
-    cdef intp_t t = T.shape[1]
-    with nogil:
-        grower.grow(store, &Tv[0, 0], t, &Lv[0, 0], &wv[0], &state)
-    return np.asarray(grower.sample_leaf).copy()
+# grow_tree works with any grower; it lives with their base class.
+from engine._core.grower_base import grow_tree  # noqa: E402,F401

@@ -7,13 +7,21 @@ every tree in one C array of ``Node`` structs, tree after tree, plus a
 of the labels of the training samples that reached it). Node ids are global
 to the store; ``tree_start[k]`` is the root of tree ``k``.
 
-The store knows nothing about how trees are grown (see _splitter.pyx) or
-combined (see _boosting.pyx): it adds nodes, traverses, and pickles.
+The store knows nothing about how trees are grown (see grower.pyx,
+hist_grower.pyx) or combined (see boosting_loop.pyx): it adds nodes,
+traverses, and pickles.
+
+Traversal reads features from a :class:`RowMatrix`: a dense array (any
+layout) or a CSR matrix, whose row is searched for the split feature
+(binary search over the row's sorted column indices; a missing entry is 0).
+A sparse X is never densified: prediction memory grows with its non-zeros.
 """
 import numpy as np
 
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
+
+from scipy import sparse
 
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, int64_t
 
@@ -25,6 +33,85 @@ NODE_DTYPE = np.dtype({
     "offsets": [0, 8, 16, 24, 32, 36, 40, 44],
     "itemsize": sizeof(Node),
 })
+
+
+def as_csr32(X):
+    """X as a canonical CSR matrix (float32 values, sorted indices, no duplicates).
+
+    CSC and the other scipy formats are converted (memory O(nnz)).
+    """
+    X = sparse.csr_matrix(X, dtype=np.float32)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+cdef class RowMatrix:
+    """Feature rows for traversal: a dense array or a scipy sparse matrix (held as CSR).
+
+    Dense input is converted to float32 once (the trees compare float32
+    features with float64 thresholds); sparse input to canonical float32 CSR.
+    """
+
+    def __init__(self, X):
+        cdef const float32_t[:, :] dense
+        cdef const int64_t[::1] indptr
+        cdef const int32_t[::1] indices
+        cdef const float32_t[::1] data
+        if sparse.issparse(X):
+            X = as_csr32(X)
+            ip = np.ascontiguousarray(X.indptr, dtype=np.int64)
+            ix = np.ascontiguousarray(X.indices, dtype=np.int32)
+            dt = np.ascontiguousarray(X.data, dtype=np.float32)
+            if dt.shape[0] == 0:           # keep valid pointers for an all-zero matrix
+                ix = np.zeros(1, dtype=np.int32)
+                dt = np.zeros(1, dtype=np.float32)
+            indptr, indices, data = ip, ix, dt
+            self._arrays = (ip, ix, dt)
+            self.rows.csr = True
+            self.rows.dense = NULL
+            self.rows.indptr = &indptr[0]
+            self.rows.indices = &indices[0]
+            self.rows.data = &data[0]
+            self.is_sparse = True
+        else:
+            A = np.asarray(X, dtype=np.float32)
+            if A.ndim != 2:
+                raise ValueError(f"X must be 2-D, got {A.ndim} dimension(s)")
+            self._arrays = A
+            self.rows.csr = False
+            self.rows.dense = NULL
+            if A.shape[0] > 0 and A.shape[1] > 0:
+                dense = A
+                self.rows.dense = &dense[0, 0]
+            self.rows.row_stride = A.strides[0] // sizeof(float32_t)
+            self.rows.col_stride = A.strides[1] // sizeof(float32_t)
+            self.is_sparse = False
+        self.n_rows, self.n_cols = X.shape
+
+
+    @property
+    def shape(self):
+        return (self.n_rows, self.n_cols)
+
+
+cdef inline float32_t row_value(const Rows* X, intp_t row, intp_t feature) noexcept nogil:
+    """x[row, feature] from dense or CSR rows."""
+    cdef int64_t lo, hi, mid
+    if not X.csr:
+        return X.dense[row * X.row_stride + feature * X.col_stride]
+    lo = X.indptr[row]
+    hi = X.indptr[row + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if X.indices[mid] < feature:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < X.indptr[row + 1] and X.indices[lo] == feature:
+        return X.data[lo]
+    return 0.0
 
 
 cdef class TreeStore:
@@ -109,6 +196,26 @@ cdef class TreeStore:
         self._starts[self._n_trees] = self._node_count
         return node_id
 
+    cdef void sums_to_means(self, intp_t first) noexcept nogil:
+        """Node values of the tree starting at node ``first``: its leaves hold
+        weighted label sums; every internal node gets the sum of its children's
+        (children have larger ids), then every sum is divided by the node's weight."""
+        cdef intp_t node, k, m = self.n_values
+        cdef Node* nd
+        cdef float64_t W
+        cdef float64_t* value
+        for node in range(self._node_count - 1, first - 1, -1):
+            nd = &self._nodes[node]
+            value = self._values + node * m
+            if nd.left_child != TREE_LEAF:
+                for k in range(m):
+                    value[k] = self._values[nd.left_child * m + k] + self._values[nd.right_child * m + k]
+        for node in range(first, self._node_count):
+            W = self._nodes[node].weighted_n_node_samples
+            value = self._values + node * m
+            for k in range(m):
+                value[k] = value[k] / W if W > 0.0 else 0.0
+
     cdef intp_t leaf_of(self, intp_t tree, const float32_t* X, intp_t row_stride,
                         intp_t col_stride, intp_t row) noexcept nogil:
         """Id of the leaf reached by sample ``row`` of X (any memory layout)."""
@@ -123,11 +230,23 @@ cdef class TreeStore:
             node = &self._nodes[node_id]
         return node_id
 
-    cdef intp_t _walk(self, intp_t tree, const float32_t* X, intp_t row_stride,
-                      intp_t col_stride, intp_t row, int32_t* out) noexcept nogil:
+    cdef intp_t leaf_of_row(self, intp_t tree, const Rows* X, intp_t row) noexcept nogil:
+        """Id of the leaf reached by row ``row`` of dense or CSR rows."""
+        if not X.csr:
+            return self.leaf_of(tree, X.dense, X.row_stride, X.col_stride, row)
+        cdef intp_t node_id = self._starts[tree]
+        cdef Node* node = &self._nodes[node_id]
+        while node.left_child != TREE_LEAF:
+            if row_value(X, row, node.feature) <= node.threshold:
+                node_id = node.left_child
+            else:
+                node_id = node.right_child
+            node = &self._nodes[node_id]
+        return node_id
+
+    cdef intp_t _walk(self, intp_t tree, const Rows* X, intp_t row, int32_t* out) noexcept nogil:
         """Length of the root-to-leaf path of sample ``row``; its node ids go to ``out`` unless NULL."""
         cdef intp_t node_id = self._starts[tree]
-        cdef const float32_t* x = X + row * row_stride
         cdef Node* node = &self._nodes[node_id]
         cdef intp_t length = 0
         while True:
@@ -136,11 +255,12 @@ cdef class TreeStore:
             length += 1
             if node.left_child == TREE_LEAF:
                 return length
-            if x[node.feature * col_stride] <= node.threshold:
+            if row_value(X, row, node.feature) <= node.threshold:
                 node_id = node.left_child
             else:
                 node_id = node.right_child
             node = &self._nodes[node_id]
+
 
     # ---------------------------------------------------------------- Python API
 
@@ -203,21 +323,20 @@ cdef class TreeStore:
     def apply(self, X):
         """Leaf id (global node id) reached by every row of X in every tree.
 
+        X : dense array or scipy sparse matrix (traversed without densifying).
         Returns an int32 ndarray of shape (n_samples, n_trees).
         """
-        cdef const float32_t[:, :] Xv = np.asarray(X, dtype=np.float32)
-        cdef intp_t n = Xv.shape[0]
+        cdef RowMatrix rows = X if isinstance(X, RowMatrix) else RowMatrix(X)
+        cdef intp_t n = rows.n_rows
         out = np.empty((n, self._n_trees), dtype=np.int32)
         cdef int32_t[:, ::1] leaves = out
         cdef intp_t i, k
-        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
-        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
         if n == 0 or self._n_trees == 0:
             return out
         with nogil:
             for i in range(n):
                 for k in range(self._n_trees):
-                    leaves[i, k] = <int32_t> self.leaf_of(k, &Xv[0, 0], rs, cs, i)
+                    leaves[i, k] = <int32_t> self.leaf_of_row(k, &rows.rows, i)
         return out
 
     def decision_path(self, X):
@@ -231,31 +350,30 @@ cdef class TreeStore:
         node): ``scipy.sparse.csr_matrix((ones, indices, indptr),
         shape=(n_samples, node_count))``.
         """
-        X = np.asarray(X, dtype=np.float32)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
-        cdef const float32_t[:, :] Xv = X
-        cdef intp_t n = Xv.shape[0]
+        if not sparse.issparse(X) and not isinstance(X, RowMatrix):
+            X = np.asarray(X, dtype=np.float32)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        cdef RowMatrix rows = X if isinstance(X, RowMatrix) else RowMatrix(X)
+        cdef intp_t n = rows.n_rows
         indptr = np.zeros(n + 1, dtype=np.int64)
         cdef int64_t[::1] ptr = indptr
         if n == 0 or self._n_trees == 0:
             return indptr, np.zeros(0, dtype=np.int32)
-        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
-        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
         cdef intp_t i, k, pos
         # Two passes over the same paths: count, then fill (no growable buffer).
         with nogil:
             for i in range(n):
                 ptr[i + 1] = ptr[i]
                 for k in range(self._n_trees):
-                    ptr[i + 1] += self._walk(k, &Xv[0, 0], rs, cs, i, NULL)
+                    ptr[i + 1] += self._walk(k, &rows.rows, i, NULL)
         indices = np.empty(ptr[n], dtype=np.int32)
         cdef int32_t[::1] out = indices
         with nogil:
             for i in range(n):
                 pos = ptr[i]
                 for k in range(self._n_trees):
-                    pos += self._walk(k, &Xv[0, 0], rs, cs, i, &out[pos])
+                    pos += self._walk(k, &rows.rows, i, &out[pos])
         return indptr, indices
 
     def predict(self, X, tree):
@@ -269,21 +387,20 @@ cdef class TreeStore:
             raise TypeError(f"tree must be an integer, got {type(tree).__name__}")
         if not 0 <= tree < self._n_trees:
             raise ValueError(f"tree must be in [0, {self._n_trees}), got {tree}")
-        X = np.asarray(X, dtype=np.float32)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
-        cdef const float32_t[:, :] Xv = X
-        cdef intp_t n = Xv.shape[0], m = self.n_values, t = tree
+        if not sparse.issparse(X):
+            X = np.asarray(X, dtype=np.float32)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        cdef RowMatrix rows = RowMatrix(X)
+        cdef intp_t n = rows.n_rows, m = self.n_values, t = tree
         out = np.empty((n, m), dtype=np.float64)
         if n == 0:
             return out
         cdef float64_t[:, ::1] values = out
         cdef intp_t i, k, leaf
-        cdef intp_t rs = Xv.strides[0] // sizeof(float32_t)
-        cdef intp_t cs = Xv.strides[1] // sizeof(float32_t)
         with nogil:
             for i in range(n):
-                leaf = self.leaf_of(t, &Xv[0, 0], rs, cs, i)
+                leaf = self.leaf_of_row(t, &rows.rows, i)
                 for k in range(m):
                     values[i, k] = self._values[leaf * m + k]
         return out

@@ -16,6 +16,8 @@ Conventions (scikit-learn's):
   ``sample_weight``) are reduced to row and entry weights in
   :mod:`engine.estimators.targets`; labels are read per output in
   :mod:`engine.estimators.labels`.
+* X may be a scipy sparse matrix in CSR or CSC format (fit and predict), kept
+  sparse; other sparse formats are refused with a message naming those two.
 """
 import hashlib
 import numbers
@@ -38,6 +40,7 @@ from engine.estimators.targets import (
 from engine.validation import check_seed
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+SPARSE_FORMATS = ("csr", "csc")
 
 
 def is_int(value):
@@ -89,10 +92,45 @@ def as_numeric(name, value, ndims, allow_nan=False):
     return array
 
 
+def check_sparse(name, X):
+    """A CSR or CSC matrix of finite real numbers, float32-representable, or ValueError naming it."""
+    fmt = getattr(X, "format", type(X).__name__)
+    if fmt not in SPARSE_FORMATS:
+        raise ValueError(
+            f"{name} is a sparse matrix in {str(fmt).upper()} format; sparse input must be CSR or CSC "
+            f"(scipy.sparse csr_matrix / csc_matrix: convert with .tocsr() or .tocsc())")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got {X.ndim}-D")
+    data = X.data
+    if np.iscomplexobj(data):
+        raise ValueError(f"{name} contains complex numbers: Complex data not supported, pass real numbers")
+    if not (np.issubdtype(data.dtype, np.number) or data.dtype == np.bool_):
+        raise ValueError(f"{name} must contain only numbers (sparse values of dtype {data.dtype})")
+    data = np.asarray(data, dtype=np.float64)
+    if not np.isfinite(data).all():
+        raise ValueError(f"{name} contains NaN or infinity (among its stored sparse values)")
+    if data.size and np.abs(data).max() > FLOAT32_MAX:
+        raise ValueError(f"{name} contains values too large for float32 (|x| > {FLOAT32_MAX:.3g})")
+    return X
+
+
+def check_features(name, X):
+    """X as a checked float64 array, or a checked CSR/CSC matrix (never densified)."""
+    if sparse.issparse(X):
+        return check_sparse(name, X)
+    return as_numeric(name, X, (2,))
+
+
 def fingerprint(*arrays):
     """A short digest of arrays' shapes, dtypes and bytes (to recognise the same data again)."""
     digest = hashlib.blake2b(digest_size=16)
+    parts = []
     for a in arrays:
+        if sparse.issparse(a):
+            parts += [np.array(a.shape), np.array([ord(c) for c in a.format]), a.indptr, a.indices, a.data]
+        else:
+            parts.append(a)
+    for a in parts:
         a = np.ascontiguousarray(a)
         digest.update(str((a.shape, a.dtype.str)).encode())
         digest.update(a.view(np.uint8).reshape(-1))
@@ -179,7 +217,7 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
         """
         if Y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X_array = as_numeric("X", X, (2,))
+        X_array = check_features("X", X)
         Y, observed, y_was_1d, classes = self._targets(
             Y, "Y", None if reset else getattr(self, "classes_", None))
         if X_array.shape[0] != Y.shape[0]:
@@ -191,17 +229,18 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
         if X_array.shape[1] == 0:
             raise ValueError(
                 f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")
-        X_array = validate_data(self, X, reset=reset, dtype=np.float64)
+        X_array = validate_data(self, X, reset=reset, dtype=np.float64,
+                                accept_sparse=SPARSE_FORMATS)
         n, d = Y.shape
         sample_weight = check_sample_weight(sample_weight, n, d, as_numeric)
         weight, entry_weight = resolve_weights(sample_weight, observed, n, d)
         return FitData(X_array, Y, observed, sample_weight, weight, entry_weight, y_was_1d, classes)
 
     def _check_predict_X(self, X, fitted_attribute):
-        """X checked against the fitted model (number of features), as float64."""
+        """X checked against the fitted model (number of features): float64 array or CSR/CSC matrix."""
         check_is_fitted(self, fitted_attribute)
-        as_numeric("X", X, (2,))
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_features("X", X)
+        return validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=SPARSE_FORMATS)
 
     def _shape_output(self, F):
         """(n, d) -> (n,) when the model was fitted on 1-D y."""
@@ -212,6 +251,7 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = True
         tags.target_tags.required = True
+        tags.input_tags.sparse = True
         return tags
 
 

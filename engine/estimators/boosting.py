@@ -15,6 +15,10 @@ Two scikit-learn estimators share one implementation:
 output, so ``n_estimators`` counts trees per output; for the other strategies
 one step is one tree.
 
+Split search (``split_search``, ``max_bins``) and threads (``n_jobs``) are
+chosen in :mod:`engine.estimators.growers`; X may be dense or a CSR/CSC
+matrix (kept sparse; the same numbers give the same model either way).
+
 Training runs in compiled chunks of steps; between chunks an optional
 ``callback(n_steps_done, estimator)`` may report progress or stop the fit
 (return True), which keeps the steps done so far.
@@ -31,11 +35,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from engine import _core
-from engine._core import Loss, Score, Strategy, TreeGrower, TreeStore
+from engine._core import Loss, RowMatrix, Score, Strategy, TreeStore
 from engine.estimators.base import (
     MultiLabelMixin,
     TreeEnsemble,
-    as_numeric,
+    check_features,
     fingerprint,
     is_int,
     is_real,
@@ -47,6 +51,13 @@ from engine.estimators.early_stopping import (
     validation_split,
 )
 from engine.estimators.targets import resolve_weights
+from engine.estimators.growers import (
+    check_n_jobs,
+    check_split_params,
+    make_grower,
+    n_threads_of,
+    resolved_split_search,
+)
 from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
 from engine.projections import check_projection, draw_projections, to_csr
 from engine.validation import check_choice
@@ -103,6 +114,8 @@ class BoostingBase(TreeEnsemble):
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}")
         check_early_stopping(self.validation_fraction, self.n_iter_no_change, self.tol)
+        check_split_params(self.split_search, self.max_bins)
+        check_n_jobs(self.n_jobs)
         self._validate_tree_params()
 
     def check_data_shape(self, n_samples, n_features, n_outputs):
@@ -329,14 +342,19 @@ class BoostingBase(TreeEnsemble):
         self.best_iteration_ = int(np.argmax(ranked)) if n_steps else None
 
     def _training_state(self, X, Y_enc, w, W, params, n_targets):
-        """The grower (features sorted once) and raw training predictions F."""
+        """The grower (features sorted or binned once) and raw training predictions F."""
+        mode = resolved_split_search(self.split_search, X.shape[0])
         key = (fingerprint(X, Y_enc, w) + ("" if W is None else fingerprint(W))
-               + repr(sorted(params.items())) + str(n_targets))
+               + repr(sorted(params.items())) + str(n_targets) + mode + str(self.max_bins))
         cache = getattr(self, "_train_cache", {})
+        n_threads = n_threads_of(self.n_jobs)
         if cache.get("key") == key:
+            if hasattr(cache["grower"], "n_threads"):
+                cache["grower"].n_threads = n_threads
             return cache["grower"], cache["F"]
-        grower = TreeGrower(X.astype(np.float32), random_splits=False, max_targets=n_targets,
-                             leaf_impurity=False, **params)
+        grower = make_grower(X, mode, self.max_bins, sample_weight=w, n_threads=n_threads,
+                             random_splits=False,
+                             max_targets=n_targets, leaf_impurity=False, **params)
         F = self._raw_predict_array(X)
         self._train_cache = {"key": key, "grower": grower, "F": F}
         return grower, F
@@ -350,7 +368,7 @@ class BoostingBase(TreeEnsemble):
         else:
             return None
         state = scoring_arrays(X_eval, Y_eval, w_eval, W_eval)
-        state["F"] = self._raw_predict_array(X_eval)
+        state["F"] = self._raw_predict_array(state["X"])
         return state
 
     def _check_eval_set(self, eval_set, classes):
@@ -359,9 +377,9 @@ class BoostingBase(TreeEnsemble):
         except (TypeError, ValueError):
             raise ValueError("eval_set must be a pair (X_eval, Y_eval)") from None
         n_features = self.n_features_in_
-        X_eval = as_numeric("eval_set X", X_eval, (2,))
+        X_eval = check_features("eval_set X", X_eval)
         Y_eval, observed, _, _ = self._targets(Y_eval, "eval_set Y", classes)
-        if X_eval.shape[1] != n_features or Y_eval.shape[1] != self.n_outputs_ or len(X_eval) != len(Y_eval):
+        if X_eval.shape[1] != n_features or Y_eval.shape[1] != self.n_outputs_ or X_eval.shape[0] != len(Y_eval):
             raise ValueError(
                 f"eval_set must have {n_features} features, {self.n_outputs_} outputs and matching rows, "
                 f"got X {X_eval.shape} and Y {Y_eval.shape}")
@@ -371,7 +389,8 @@ class BoostingBase(TreeEnsemble):
     # ------------------------------------------------------------ prediction
 
     def _raw_predict_array(self, X, n_steps=None):
-        F = np.tile(self.init_, (X.shape[0], 1))
+        n = X.n_rows if isinstance(X, RowMatrix) else X.shape[0]
+        F = np.tile(self.init_, (n, 1))
         steps = self.n_steps_ if n_steps is None else n_steps
         if steps:
             _core.accumulate(self.trees_, X, F, strategy=STRATEGY_CODES[self.strategy],
@@ -386,7 +405,7 @@ class BoostingBase(TreeEnsemble):
         X = self._check_predict_X(X, "trees_")
         F = np.tile(self.init_, (X.shape[0], 1))
         rho = np.ascontiguousarray(self.rho_)
-        Xf = np.ascontiguousarray(X, dtype=np.float32)
+        Xf = RowMatrix(X)
         for m in range(self.n_steps_):
             _core.accumulate(self.trees_, Xf, F, strategy=STRATEGY_CODES[self.strategy], rho=rho,
                                  learning_rate=float(self.learning_rate), step_begin=m, step_end=m + 1)
@@ -455,6 +474,14 @@ _INIT_DOC = """
     tol : float >= 0, default 1e-4
         Early stopping as in scikit-learn's GradientBoostingRegressor, on the
         held-out score of ``eval_score_`` (see engine/estimators/early_stopping.py).
+    split_search : {"auto", "exact", "hist"}
+        Exact thresholds, histogram bins, or by size (hist from
+        ``growers.AUTO_HIST_MIN_SAMPLES`` samples on); see engine.estimators.growers.
+    max_bins : int in [2, 255]
+        Bins per feature of the histogram search.
+    n_jobs : int or None
+        OpenMP threads for histograms and split search (None = 1, -1 = OpenMP's
+        default). The model does not depend on it.
     warm_start : bool
         Keep the fitted steps and add ``n_estimators - n_steps_`` more.
     random_state : int, RandomState or None
@@ -500,7 +527,8 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
                  loss="squared_error", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
                  missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
-                 warm_start=False, random_state=None):
+                 split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
+                 random_state=None):
         self.strategy = strategy
         self.projection = projection
         self.n_projections = n_projections
@@ -516,6 +544,9 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.split_search = split_search
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.random_state = random_state
 
@@ -564,7 +595,8 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
                  loss="logistic", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
                  missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
-                 warm_start=False, random_state=None):
+                 split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
+                 random_state=None):
         self.strategy = strategy
         self.projection = projection
         self.n_projections = n_projections
@@ -580,6 +612,9 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.split_search = split_search
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.random_state = random_state
 

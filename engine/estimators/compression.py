@@ -76,7 +76,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from engine._core import ForwardStagewise
-from engine.estimators.base import MultiLabelMixin, as_numeric, is_int, is_real
+from engine.estimators.base import MultiLabelMixin, as_numeric, check_features, is_int, is_real
 from engine.estimators.forest import (
     PerOutputForestClassifier,
     PerOutputForestRegressor,
@@ -243,7 +243,8 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
     def _check_data(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X = as_numeric("X", X, (2,))
+        X = check_features("X", X)          # dense array or CSR/CSC matrix
+        X = X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
         Y, y_was_1d = self._read_targets(y)
         if X.shape[0] != Y.shape[0]:
             raise ValueError(f"X and Y must have the same number of samples, got {X.shape[0]} and {Y.shape[0]}")
@@ -358,7 +359,8 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self, "compact_")
-        X = as_numeric("X", X, (2,))
+        X = check_features("X", X)          # dense array or CSR/CSC matrix
+        X = X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")

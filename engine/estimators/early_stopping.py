@@ -31,6 +31,7 @@ rule on a recorded curve: where early stopping would have stopped.
 import numpy as np
 from sklearn.utils import check_random_state
 
+from engine._core import RowMatrix
 from engine.estimators.base import fingerprint, is_int, is_real
 from engine.estimators.targets import entry_weights
 
@@ -79,7 +80,7 @@ def stopping_step(scores, n_iter_no_change, tol=1e-4):
 def scoring_arrays(X, Y, weight=None, entry_weight=None):
     """What the compiled loop reads to score a held-out set (a dict; F is added by the caller).
 
-    X (n, p); Y (n, d) encoded targets, 0 at missing entries; ``weight`` (n,)
+    X (n, p), dense or sparse; Y (n, d) encoded targets, 0 at missing entries; ``weight`` (n,)
     or None (all ones) per row, or ``entry_weight`` (n, d) per entry. ``sst``
     is sum_i w_ij (y_ij - mean_j)^2 with the weighted mean of output j.
     """
@@ -97,7 +98,7 @@ def scoring_arrays(X, Y, weight=None, entry_weight=None):
         mean = (W * Y).sum(axis=0) / totals
         sst = (W * (Y - mean) ** 2).sum(axis=0)
     return {"key": fingerprint(X, Y, weight if entry_weight is None else entry_weight),
-            "X": np.ascontiguousarray(X, dtype=np.float32), "Y": Y,
+            "X": RowMatrix(X), "Y": Y,           # dense or CSR rows, for the traversal
             "w": None if entry_weight is not None else np.ascontiguousarray(weight, dtype=np.float64),
             "W": None if entry_weight is None else np.ascontiguousarray(entry_weight),
             "sst": np.ascontiguousarray(sst, dtype=np.float64)}

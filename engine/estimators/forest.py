@@ -25,11 +25,15 @@ integer or ``"log"``, q = max(1, round(ln d)), the size paper 003 uses in
 Table 1 (2 for d = 6 up to 8 for d = 3993); the registry's projected names use
 ``"log"``.
 
+Split search. ``split_search`` and ``max_bins`` choose the exact or the
+histogram search (engine.estimators.growers); features are binned once per
+fit and shared by the threads. X may be dense or a CSR/CSC matrix.
+
 Randomness and threads. One generator seeded from ``random_state`` draws one
 integer seed per tree, in tree order; a tree's bootstrap, its feature and
 threshold draws and its projection depend only on that seed. Trees are grown
 in ``n_jobs`` threads (the compiled grower releases the GIL), each thread with
-its own ``TreeGrower`` (the grower holds per-tree workspace), so the fitted
+its own grower (the grower holds per-tree workspace), so the fitted
 forest does not depend on ``n_jobs``.
 
 :class:`PerOutputForestRegressor` / :class:`PerOutputForestClassifier` are
@@ -37,13 +41,15 @@ st-rf: one independent single-output forest per output.
 """
 
 import numpy as np
+from scipy import sparse
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from engine._core import TreeGrower, TreeStore, grow_tree
+from engine._core import RowMatrix, TreeStore, grow_tree
 from engine.estimators.base import MultiLabelMixin, TreeEnsemble, is_int, is_real
+from engine.estimators.growers import bin_for, check_split_params, make_grower
 from engine.names import PROJECTIONS
 from engine.projections import check_projection, draw_projections
 
@@ -136,11 +142,13 @@ def masked_relabel(store, leaf, Y, W, prior):
     store.set_value(values)
 
 
-def grow_trees(X32, Y, sample_weight, seeds, grower_params, bootstrap, projection,
+def grow_trees(X, binned, Y, sample_weight, seeds, grower_params, bootstrap, projection,
                shared_targets, n_components, entry_weight=None):
     """Grow the trees of ``seeds`` with one private grower; return their stores.
 
-    With ``entry_weight`` (n, d; ``sample_weight`` then holds the row weights)
+    binned : the binned features (histogram grower), or None for the exact
+    presorted grower on X. With ``entry_weight`` (n, d; ``sample_weight``
+    then holds the row weights)
     the trees split on :func:`split_targets` and are relabelled by
     :func:`masked_relabel`.
     """
@@ -149,7 +157,8 @@ def grow_trees(X32, Y, sample_weight, seeds, grower_params, bootstrap, projectio
     if entry_weight is not None:
         base, prior = split_targets(Y, sample_weight, entry_weight)
     n_targets = d if projection is None else n_components
-    grower = TreeGrower(X32, max_targets=n_targets, leaf_impurity=False, **grower_params)
+    grower = make_grower(X, "exact", 255, binned=binned, max_targets=n_targets,
+                         leaf_impurity=False, **grower_params)
     stores = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -183,9 +192,9 @@ def _batches(n_items, n_jobs):
     return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def tree_leaves(stores, X32):
-    """Leaf reached in each tree, one (n_samples,) array per store."""
-    return [store.apply(X32)[:, 0] for store in stores]
+def tree_leaves(stores, rows):
+    """Leaf reached in each tree, one (n_samples,) array per store (rows: a RowMatrix)."""
+    return [store.apply(rows)[:, 0] for store in stores]
 
 
 class ForestBase(TreeEnsemble):
@@ -209,6 +218,7 @@ class ForestBase(TreeEnsemble):
                 f"min_samples_split must be an integer >= 2 or a fraction in (0, 1], got {mss!r}")
         if self.n_jobs is not None and (not is_int(self.n_jobs) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        check_split_params(self.split_search, self.max_bins)
         self._validate_tree_params()
         if self._has_projection:
             self._validate_projection_params()
@@ -307,10 +317,14 @@ class ForestBase(TreeEnsemble):
             base = Y if W is None else split_targets(Y, w, W)[0]
             shared_targets = project_outputs(base, self._shared_projection, projection)
 
-        X32 = np.asfortranarray(X, dtype=np.float32)
         batches = _batches(self.n_estimators, self.n_jobs)
+        binned = bin_for(X, self.split_search, self.max_bins, sample_weight=w, n_threads=len(batches))
+        if binned is None:
+            # The presorted exact grower: one dense float32 copy shared by the threads
+            # (a sparse X only gets here when it is dense enough, see growers.bin_for).
+            X = np.asfortranarray(X.toarray() if sparse.issparse(X) else X, dtype=np.float32)
         results = Parallel(n_jobs=len(batches), prefer="threads")(
-            delayed(grow_trees)(X32, Y, w, [self._tree_seeds[i] for i in batch], params,
+            delayed(grow_trees)(X, binned, Y, w, [self._tree_seeds[i] for i in batch], params,
                                  bool(self.bootstrap), projection, shared_targets, q, W)
             for batch in batches)
         self.estimators_ = [store for stores in results for store in stores]
@@ -319,15 +333,17 @@ class ForestBase(TreeEnsemble):
 
     # ------------------------------------------------------------ prediction
 
-    def _predict_X32(self, X):
-        return np.ascontiguousarray(self._check_predict_X(X, "estimators_"), dtype=np.float32)
+    def _predict_rows(self, X):
+        if isinstance(X, RowMatrix):
+            return X
+        return RowMatrix(self._check_predict_X(X, "estimators_"))
 
     def _mean_prediction(self, X):
         """Average over trees of the leaf values, shape (n_samples, n_outputs)."""
-        X32 = self._predict_X32(X)
+        X32 = self._predict_rows(X)
         stores = self.estimators_
         batches = _batches(len(stores), self.n_jobs)
-        if len(batches) == 1 or X32.shape[0] == 0:
+        if len(batches) == 1 or X32.n_rows == 0:
             leaves = tree_leaves(stores, X32)
         else:
             # Trees are traversed in threads (apply releases the GIL); the sum
@@ -335,7 +351,7 @@ class ForestBase(TreeEnsemble):
             parts = Parallel(n_jobs=len(batches), prefer="threads")(
                 delayed(tree_leaves)([stores[i] for i in batch], X32) for batch in batches)
             leaves = [leaf for part in parts for leaf in part]
-        total = np.zeros((X32.shape[0], self.n_outputs_))
+        total = np.zeros((X32.n_rows, self.n_outputs_))
         for store, leaf in zip(stores, leaves):
             total += store.value[leaf]
         return total / len(self.estimators_)
@@ -445,6 +461,10 @@ _PARAMS_DOC = """
         "ignore": a NaN entry of Y is a missing target, fitted as a zero
         weight on that entry: the trees split on ``split_targets`` and their
         nodes average the observed entries only (``masked_relabel``).
+    split_search : {"auto", "exact", "hist"}
+        Exact thresholds, histogram bins, or by size (see engine.estimators.growers).
+    max_bins : int in [2, 255]
+        Bins per feature of the histogram search.
     n_jobs : int or None
         Threads growing trees (None = 1, -1 = all cores). Results do not depend on it.
     random_state : int, RandomState or None
@@ -467,7 +487,8 @@ class ProjectedForestRegressor(ForestRegressorMixin, RegressorMixin, ForestBase)
     def __init__(self, *, n_estimators=100, max_features=1.0, min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
                  splitter="best", projection=None, n_components=None, projection_per_tree=True,
-                 missing_targets="error", n_jobs=None, random_state=None):
+                 missing_targets="error", split_search="auto", max_bins=255, n_jobs=None,
+                 random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -480,6 +501,8 @@ class ProjectedForestRegressor(ForestRegressorMixin, RegressorMixin, ForestBase)
         self.n_components = n_components
         self.projection_per_tree = projection_per_tree
         self.missing_targets = missing_targets
+        self.split_search = split_search
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -492,7 +515,8 @@ class ProjectedForestClassifier(ForestClassifierMixin, ClassifierMixin, ForestBa
     def __init__(self, *, n_estimators=100, max_features="sqrt", min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
                  splitter="best", projection=None, n_components=None, projection_per_tree=True,
-                 missing_targets="error", n_jobs=None, random_state=None):
+                 missing_targets="error", split_search="auto", max_bins=255, n_jobs=None,
+                 random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -505,6 +529,8 @@ class ProjectedForestClassifier(ForestClassifierMixin, ClassifierMixin, ForestBa
         self.n_components = n_components
         self.projection_per_tree = projection_per_tree
         self.missing_targets = missing_targets
+        self.split_search = split_search
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -542,7 +568,7 @@ class PerOutputForestBase(ForestBase):
 
     def _mean_prediction(self, X):
         check_is_fitted(self, "forests_")
-        X = self._predict_X32(X)
+        X = self._predict_rows(X)
         return np.column_stack([f._mean_prediction(X)[:, 0] for f in self.forests_])
 
     @property
@@ -559,8 +585,8 @@ class PerOutputForestRegressor(ForestRegressorMixin, RegressorMixin, PerOutputFo
 
     def __init__(self, *, n_estimators=100, max_features=1.0, min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
-                 splitter="best", missing_targets="error", n_jobs=None,
-                 random_state=None):
+                 splitter="best", missing_targets="error", split_search="auto", max_bins=255,
+                 n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -570,6 +596,8 @@ class PerOutputForestRegressor(ForestRegressorMixin, RegressorMixin, PerOutputFo
         self.bootstrap = bootstrap
         self.splitter = splitter
         self.missing_targets = missing_targets
+        self.split_search = split_search
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -581,8 +609,8 @@ class PerOutputForestClassifier(ForestClassifierMixin, ClassifierMixin, PerOutpu
 
     def __init__(self, *, n_estimators=100, max_features="sqrt", min_samples_split=2,
                  min_samples_leaf=1, max_depth=None, max_leaf_nodes=None, bootstrap=True,
-                 splitter="best", missing_targets="error", n_jobs=None,
-                 random_state=None):
+                 splitter="best", missing_targets="error", split_search="auto", max_bins=255,
+                 n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_split = min_samples_split
@@ -592,5 +620,7 @@ class PerOutputForestClassifier(ForestClassifierMixin, ClassifierMixin, PerOutpu
         self.bootstrap = bootstrap
         self.splitter = splitter
         self.missing_targets = missing_targets
+        self.split_search = split_search
+        self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from engine._core import TreeStore
+from engine._core import RowMatrix, TreeStore
 from engine.estimators.forest import ForestBase, PerOutputForestBase
 
 __all__ = ["forest_stores", "node_indicators", "forest_node_weights", "node_parents",
@@ -39,12 +39,12 @@ def forest_stores(forest):
 
 def node_indicators(stores, X):
     """CSR matrix (n_samples, q) of the node indicator functions: 1 where sample i reaches node k."""
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    rows = RowMatrix(X)         # dense or sparse X, converted once for every store
     blocks = []
     for store in stores:
-        indptr, indices = store.decision_path(X32)
+        indptr, indices = store.decision_path(rows)
         blocks.append(sparse.csr_matrix((np.ones(len(indices)), indices, indptr),
-                                        shape=(X32.shape[0], store.node_count)))
+                                        shape=(rows.n_rows, store.node_count)))
     return sparse.hstack(blocks, format="csr")
 
 
@@ -164,10 +164,10 @@ def prune_forest(stores, weights):
 
 def compact_predict(compact, X):
     """ndarray (n_samples, d): the sum of the node values along every path of the compact store."""
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
-    out = np.zeros((X32.shape[0], compact.n_values))
-    if compact.n_trees == 0 or X32.shape[0] == 0:
+    rows = RowMatrix(X)
+    out = np.zeros((rows.n_rows, compact.n_values))
+    if compact.n_trees == 0 or rows.n_rows == 0:
         return out
-    indptr, indices = compact.decision_path(X32)
-    Z = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(X32.shape[0], compact.node_count))
+    indptr, indices = compact.decision_path(rows)
+    Z = sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(rows.n_rows, compact.node_count))
     return np.asarray(Z @ compact.value)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import ProjectedForestRegressor, grow_trees, project_outputs, tree_leaves
+from engine.estimators.growers import bin_for
 from engine.experiments.forests import check_forest_settings, resolve_q_values
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, to_list
 from engine.names import PROJECTIONS, STRUCTURES
@@ -132,8 +133,10 @@ def _trees_on_projection(X_tr, Y_tr, X_te32, phi, kind, tree_seeds, template, bo
     X32 = np.asfortranarray(X_tr, dtype=np.float32)
     Y = np.ascontiguousarray(Y_tr, dtype=np.float64)
     targets = project_outputs(Y, phi, kind)
-    stores = grow_trees(X32, Y, np.ones(n), list(tree_seeds), params, bool(bootstrap), kind, targets,
-                         phi.shape[0])
+    # The split search the forest itself would use on this data (growers.bin_for).
+    binned = bin_for(X32, template.split_search, template.max_bins)
+    stores = grow_trees(X32, binned, Y, np.ones(n), list(tree_seeds), params, bool(bootstrap), kind,
+                        targets, phi.shape[0])
     return np.stack([store.value[leaf] for store, leaf in zip(stores, tree_leaves(stores, X_te32))])
 
 

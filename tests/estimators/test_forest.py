@@ -427,7 +427,8 @@ _BOOTSTRAP = ("bootstrap draws depend on the number of rows, so weight 2 is not 
 
 def _expected_failed(estimator):
     if estimator.bootstrap:
-        return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP}
+        return {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP,
+                "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP}
     return {}
 
 

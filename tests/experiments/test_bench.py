@@ -132,3 +132,61 @@ def test_treestore_predict_bad_input():
     with pytest.raises(ValueError, match="X"):
         store.predict(X[0], 0)
     assert store.predict(X[:0], 0).shape == (0, 2)
+
+
+# ---------------------------------------------------------------- --scale at toy size
+
+def test_scale_benchmark_tables_at_toy_size():
+    """Every table of ``python -m engine.bench --scale``, with the real peers (the bench extra)."""
+    pytest.importorskip("lightgbm", reason="the bench extra (pip install -e '.[bench]') is not installed")
+    pytest.importorskip("xgboost", reason="the bench extra (pip install -e '.[bench]') is not installed")
+    from engine import bench_scale
+    out = io.StringIO()
+    res = bench_scale.run(steps=2, repeats=1, out=out, sizes=(300,), outputs=(3,), datasets=("bibtex",),
+                          threads_n=400, accuracy_n=300, accuracy_steps=3, dataset_rows=150)
+    text = out.getvalue()
+    for title in ("## Friedman1-like", "## Multi-label data sets", "## Threads", "## Memory", "## Accuracy"):
+        assert title in text
+    rows = res["friedman"][(300, 3)]
+    for name in bench_scale.STRATEGIES:
+        assert rows[(name, "hist")] > 0 and rows[(name, "exact")] > 0
+    assert "not installed" not in text
+    assert all(ms is not None and ms > 0 for ms in rows.values())
+    data_rows = res["datasets"]["bibtex"]
+    assert all(ms is not None and ms > 0 for ms in data_rows.values())
+    assert "| bibtex | 150 x 1836" in text
+    for one, two in res["threads"].values():
+        assert one > 0 and two > 0
+    for sparse_mb, dense_mb in res["memory"].values():
+        assert 0 < sparse_mb < dense_mb          # the dense fit holds n x p numbers
+    for hist, exact in res["accuracy"].values():
+        assert -1 < hist <= 1 and -1 < exact <= 1
+
+
+def test_scale_reports_a_missing_peer(monkeypatch):
+    import builtins
+
+    from engine import bench_scale
+    real_import = builtins.__import__
+
+    def no_lightgbm(name, *args, **kwargs):
+        if name == "lightgbm":
+            raise ImportError("no lightgbm")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_lightgbm)
+    out = io.StringIO()
+    rows = bench_scale.run_friedman(sizes=(200,), outputs=(2,), steps=2, out=out, exact_max_n=0)
+    assert rows[(200, 2)][("LightGBM, per tree (one output)", "hist")] is None
+    assert rows[(200, 2)][("gbmort", "hist")] > 0
+    assert "LightGBM: not installed (pip install -e '.[bench]')" in out.getvalue()
+
+
+def test_scale_command_line(monkeypatch):
+    from engine import bench_scale
+    calls = []
+    monkeypatch.setattr(bench_scale, "run", lambda **k: calls.append(k))
+    assert bench.main(["--scale", "--steps", "7"]) == 0
+    assert calls == [{"steps": 7, "repeats": 1}]
+    with pytest.raises(SystemExit):
+        bench.main(["--scale", "--steps", "0"])

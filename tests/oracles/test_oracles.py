@@ -460,3 +460,52 @@ def test_logistic_line_search_on_separable_data_stops_at_the_bound():
     # a agrees in sign with y everywhere: the loss decreases forever along +a
     assert line_search("logistic", y, np.zeros(4), 0.5 * y) == LOGISTIC_RHO_MAX
     assert line_search("logistic", y, np.zeros(4), -0.5 * y) == -LOGISTIC_RHO_MAX
+
+
+# ---------------------------------------------------------------------------
+# Binned split oracle (oracles.binned_split_search)
+# ---------------------------------------------------------------------------
+from oracles.binned_split_search import (  # noqa: E402
+    brute_force_binned_split,
+    reference_codes,
+    reference_histogram,
+)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binned_split_with_every_midpoint_is_the_exact_split(seed, weighted):
+    X, Y, w = _data(seed, n=60, p=3, d=2)
+    w = w if weighted else None
+    X32 = X.astype(np.float32).astype(np.float64)
+    thresholds = []
+    for f in range(X.shape[1]):
+        v = np.unique(X32[:, f])
+        thresholds.append(v[:-1] / 2 + v[1:] / 2)
+    ref = brute_force_best_split(X, Y, w)
+    got = brute_force_binned_split(X, Y, thresholds, w)
+    assert (got["feature"], got["threshold"]) == (ref["feature"], ref["threshold"])
+    np.testing.assert_allclose(got["improvement"], ref["improvement"], rtol=1e-12)
+
+
+def test_binned_split_only_tries_the_given_thresholds():
+    X, Y, _ = _data(0, n=50, p=3, d=1)
+    thresholds = [np.array([0.3]), np.array([0.5, 0.7]), np.array([])]
+    got = brute_force_binned_split(X, Y, thresholds)
+    assert got["threshold"] in (0.3, 0.5, 0.7)
+    # one threshold per feature kept: the best of the three
+    imps = []
+    for f, thr in ((0, 0.3), (1, 0.5), (1, 0.7)):
+        left = X[:, f].astype(np.float32) <= thr
+        imps.append(brute_force_impurity(Y) * len(Y) - brute_force_impurity(Y[left]) * left.sum()
+                    - brute_force_impurity(Y[~left]) * (~left).sum())
+    np.testing.assert_allclose(got["improvement"], max(imps), rtol=1e-10)
+
+
+def test_reference_codes_and_histogram():
+    x = np.array([0.0, 0.125, 0.25, 0.5, 0.875])
+    codes = reference_codes(x, [0.125, 0.5])
+    np.testing.assert_array_equal(codes, [0, 0, 1, 1, 2])
+    T = np.arange(5.0)
+    h = reference_histogram(codes, 3, T, np.ones(5))
+    np.testing.assert_array_equal(h, [[1, 2, 2], [5, 2, 2], [4, 1, 1]])

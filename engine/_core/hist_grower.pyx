@@ -1,0 +1,705 @@
+"""Histogram split search and best-first growth of regression trees.
+
+The same trees as the exact grower (grower.pyx) in every respect but where
+thresholds may sit: the criterion (SSE summed over the split targets, its
+centred gain), best-first growth, the stopping rules, the tie-breaking
+(lowest feature visited first, then lowest threshold), the feature draws of
+``max_features`` and the node values (weighted label means) are the same.
+Candidate thresholds are the bin boundaries of binning.pyx, in the original
+feature units: a fitted tree is stored in a TreeStore like any other and
+predicts from raw features.
+
+Per node, instead of scanning every sample of every feature:
+
+1. the node's histogram (histogram.pyx) holds per bin the sums of the t
+   split targets, the weight and the count; only the child with fewer
+   samples is built from its samples, the other is its parent's histogram
+   minus it;
+2. every candidate feature's bins are scanned left to right (hist_kernels.h):
+   cost O(bins x t) per feature, independent of the node's size;
+3. the chosen split partitions the node's sample list stably (a sparse
+   split feature: the zero bin's side by default, then its stored entries).
+
+Threads: the histogram's work units and the candidate features' scans run
+in OpenMP threads (``n_threads``); every feature's histogram and best
+boundary are computed by one thread in a fixed order, and the features'
+results are then reduced in the order they were drawn, so the tree does not
+depend on the number of threads.
+
+Extra-trees (``random_splits``): for each candidate feature one bin boundary
+is drawn uniformly among those between the node's lowest and highest
+occupied bins (the exact grower draws a threshold uniformly in value range;
+with bins, the boundary is the unit of choice).
+
+Memory: a histogram per node waiting in the frontier (for the subtraction),
+up to HIST_MEMORY_BUDGET bytes; beyond that (fully grown trees) a node's
+histogram is dropped and its children are built from their samples.
+"""
+import numpy as np
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
+from libc.math cimport INFINITY, NAN
+
+from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
+from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
+from engine._core.grower_base cimport Grower
+from engine._core.histogram import work_units
+from engine._core.histogram cimport (
+    BinnedView,
+    alloc_histogram,
+    build_histogram,
+    cell_stride,
+    scan_feature,
+    subtract_histogram,
+)
+from engine._core.rng cimport rng_int
+from engine._core.hist_frontier cimport heap_pop, heap_push
+
+cdef float64_t EPSILON = 2.220446049250313e-16
+# Histogram memory a grower may keep for the nodes waiting in its frontier.
+HIST_MEMORY_BUDGET = 256 * 2**20
+# The candidates' scans go to threads only when they cover this many cells x
+# targets: every parallel region ends in a barrier, which on a busy machine can
+# wait a scheduler time slice for a descheduled thread, so only large work
+# (histograms, scans of very wide targets) is split.
+cdef intp_t PARALLEL_SCAN_WORK = 1 << 20
+
+
+cdef class HistGrower(Grower):
+    """Grows one tree at a time on binned training inputs.
+
+    Parameters
+    ----------
+    binned : engine._core.binning.BinnedFeatures
+        The training features, binned once.
+    max_leaf_nodes, max_depth, min_samples_leaf, min_samples_split, max_features,
+    random_splits, max_targets, leaf_impurity :
+        As for :class:`~engine._core.grower.TreeGrower`.
+    n_threads : int
+        OpenMP threads for histograms and split search (1 without OpenMP).
+    """
+
+    def __init__(self, binned, *, intp_t max_leaf_nodes=0, intp_t max_depth=0,
+                 intp_t min_samples_leaf=1, intp_t min_samples_split=2,
+                 intp_t max_features=0, bint random_splits=False,
+                 intp_t max_targets=1, bint leaf_impurity=True, int n_threads=1):
+        self.binned = binned
+        n, p = binned.n_samples, binned.n_features
+        self.n_samples = n
+        self.n_features = p
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = max(min_samples_leaf, 1)
+        self.min_samples_split = max(min_samples_split, 2)
+        if max_features <= 0 or max_features > p:
+            max_features = p
+        self.max_features = max_features
+        self.random_splits = random_splits
+        self.leaf_impurity = leaf_impurity
+        self.max_t = max(max_targets, 1)
+        self._n_threads = max(n_threads, 1)
+        self._set_view(binned)
+        t = self.max_t
+        self.samples = np.zeros(max(n, 1), dtype=np.int32)
+        self.tmp = np.zeros(max(n, 1), dtype=np.int32)
+        self.node_of = np.full(max(n, 1), -1, dtype=np.int32)
+        self.goes_left = np.zeros(max(n, 1), dtype=np.uint8)
+        self.sample_leaf = np.full(n, -1, dtype=np.int32)
+        self.features = np.arange(max(p, 1), dtype=np.int32)
+        self.candidates = np.zeros(max(p, 1), dtype=np.int32)
+        self.cand_at = np.zeros(max(p, 1), dtype=np.intp)
+        self.cand_bin = np.zeros(max(p, 1), dtype=np.intp)
+        self.cand_gain = np.zeros(max(p, 1))
+        self.cand_wl = np.zeros(max(p, 1))
+        self.cand_nl = np.zeros(max(p, 1))
+        self.scan_scratch = np.zeros(max(p, 1) * t)
+        self.col_offset = np.zeros(max(self.B.n_dense, 1), dtype=np.intp)
+        self.node_mean = np.zeros(t)
+        self.totals = np.zeros(t + 8)
+        self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
+        bound = (max_leaf_nodes + 1) if max_leaf_nodes > 0 else 2**30
+        self.pool_limit = int(max(1, min(bound, HIST_MEMORY_BUDGET // (8 * self.hist_len))))
+        self.pool = <float64_t**> malloc(self.pool_limit * sizeof(float64_t*))
+        self.free_slots = <intp_t*> malloc(self.pool_limit * sizeof(intp_t))
+        self.scratch[0] = NULL
+        self.scratch[1] = NULL
+        self.frontier_capacity = 64
+        self.frontier = <HistNode*> malloc(self.frontier_capacity * sizeof(HistNode))
+        self.leaves_capacity = 64
+        self.leaves = <HistNode*> malloc(self.leaves_capacity * sizeof(HistNode))
+        self.node_bin_capacity = 64
+        self.node_bin = <int32_t*> malloc(self.node_bin_capacity * sizeof(int32_t))
+        if (self.pool == NULL or self.free_slots == NULL or self.frontier == NULL
+                or self.leaves == NULL or self.node_bin == NULL):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef intp_t k
+        if self.pool != NULL:
+            for k in range(self.pool_allocated):
+                free(self.pool[k])
+        free(self.pool)
+        free(self.free_slots)
+        free(self.scratch[0])
+        free(self.scratch[1])
+        free(self.frontier)
+        free(self.leaves)
+        free(self.node_bin)
+
+    def _set_view(self, binned):
+        """Point the BinnedView at the binned arrays; cut the dense features into blocks."""
+        cdef const intp_t[::1] bin_start = binned.bin_start
+        cdef const int32_t[::1] zero_bin = binned.zero_bin
+        cdef const int32_t[::1] dense_column = binned.dense_column
+        cdef const uint8_t[::1, :] codes = binned.codes
+        cdef const intp_t[::1] sparse_start = binned.sparse_start
+        cdef const int32_t[::1] sparse_rows
+        cdef const int32_t[::1] sparse_codes
+        cdef const int32_t[::1] dense_feature
+        cdef const intp_t[::1] unit_first
+        cdef const intp_t[::1] unit_last
+        p = binned.n_features
+        units = work_units(binned, self.max_t, self._n_threads)
+        n_dense = len(units[2]) - 1
+        self._unit_arrays = units
+        unit_first, unit_last, dense_feature = units[0], units[1], units[2]
+        sparse_rows, sparse_codes = units[3], units[4]
+        if n_dense == 0 or binned.n_samples == 0:
+            codes = units[5]
+        self.thresholds = np.concatenate([binned.thresholds, [0.0]])
+        self.threshold_start = binned.threshold_start
+        self.B.n_samples = binned.n_samples
+        self.B.n_features = p
+        self.B.total_bins = binned.bin_start[p]
+        self.B.bin_start = &bin_start[0]
+        self.B.zero_bin = &zero_bin[0] if p else NULL
+        self.B.dense_column = &dense_column[0] if p else NULL
+        self.B.dense_feature = &dense_feature[0]
+        self.B.codes = &codes[0, 0]
+        self.B.n_dense = n_dense
+        self.B.sparse_start = &sparse_start[0]
+        self.B.sparse_rows = &sparse_rows[0]
+        self.B.sparse_codes = &sparse_codes[0]
+        self.B.n_units = len(units[0]) - 1
+        self.B.unit_first = &unit_first[0]
+        self.B.unit_last = &unit_last[0]
+
+    @property
+    def max_targets(self):
+        return self.max_t
+
+    @property
+    def n_threads(self):
+        """OpenMP threads for histograms and split search (the tree does not depend on it)."""
+        return self._n_threads
+
+    @n_threads.setter
+    def n_threads(self, value):
+        self._n_threads = max(int(value), 1)
+        self._set_view(self.binned)      # the work units are cut for the thread count
+
+    @property
+    def n_units(self):
+        """Work units of a histogram build (dense blocks and sparse features)."""
+        return self.B.n_units
+
+    # ------------------------------------------------------------ histogram buffers
+
+    cdef float64_t* _buffer(self, intp_t slot) noexcept nogil:
+        if slot < self.pool_limit:
+            return self.pool[slot]
+        return self.scratch[slot - self.pool_limit]
+
+    cdef intp_t _take_slot(self, intp_t fallback) except -2 nogil:
+        """A free pool slot, or the scratch buffer ``fallback`` when the pool is full."""
+        cdef float64_t* buf
+        if self.n_free > 0:
+            self.n_free -= 1
+            return self.free_slots[self.n_free]
+        if self.pool_allocated < self.pool_limit:
+            buf = alloc_histogram(self.hist_len)
+            if buf == NULL:
+                with gil:
+                    raise MemoryError()
+            self.pool[self.pool_allocated] = buf
+            self.pool_allocated += 1
+            return self.pool_allocated - 1
+        if self.scratch[fallback - self.pool_limit] == NULL:
+            buf = alloc_histogram(self.hist_len)
+            if buf == NULL:
+                with gil:
+                    raise MemoryError()
+            self.scratch[fallback - self.pool_limit] = buf
+        return fallback
+
+    cdef void _release(self, HistNode* rec) noexcept nogil:
+        if 0 <= rec.hist < self.pool_limit:
+            self.free_slots[self.n_free] = rec.hist
+            self.n_free += 1
+        rec.hist = -1
+
+    # ------------------------------------------------------------ frontier heap
+
+    cdef int _push(self, HistNode* rec) except -1 nogil:
+        return heap_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
+
+    cdef HistNode _pop(self) noexcept nogil:
+        return heap_pop(self.frontier, &self.frontier_size)
+
+    cdef int _add_leaf(self, HistNode* rec) except -1 nogil:
+        cdef HistNode* grown
+        self._release(rec)
+        if self.n_leaves == self.leaves_capacity:
+            grown = <HistNode*> realloc(self.leaves, 2 * self.leaves_capacity * sizeof(HistNode))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError()
+            self.leaves = grown
+            self.leaves_capacity *= 2
+        self.leaves[self.n_leaves] = rec[0]
+        self.n_leaves += 1
+        return 0
+
+    # ------------------------------------------------------------ node statistics
+
+    cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
+                      const float64_t* weights) noexcept nogil:
+        """totals = the node's cell totals: target sums, weight sum, count (one pass)."""
+        cdef intp_t r, k, i
+        cdef float64_t w
+        cdef const float64_t* y
+        cdef float64_t* tot = &self.totals[0]
+        for k in range(self.stride):
+            tot[k] = 0.0
+        for r in range(rec.start, rec.end):
+            i = self.samples[r]
+            y = targets + i * t
+            if self.unit_weights:
+                for k in range(t):
+                    tot[k] += y[k]
+                tot[t] += 1.0
+            else:
+                w = weights[i]
+                for k in range(t):
+                    tot[k] += w * y[k]
+                tot[t] += w
+                tot[t + 1] += 1.0
+
+    cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
+                               const float64_t* weights) noexcept nogil:
+        """Fill node_mean; return the node's weighted SSE (two passes)."""
+        cdef intp_t r, k, i
+        cdef float64_t w, W = 0.0, diff, sse = 0.0
+        cdef const float64_t* y
+        cdef float64_t* mean = &self.node_mean[0]
+        for k in range(t):
+            mean[k] = 0.0
+        for r in range(rec.start, rec.end):
+            i = self.samples[r]
+            w = weights[i]
+            W += w
+            y = targets + i * t
+            for k in range(t):
+                mean[k] += w * y[k]
+        for k in range(t):
+            mean[k] = mean[k] / W if W > 0.0 else 0.0
+        for r in range(rec.start, rec.end):
+            i = self.samples[r]
+            y = targets + i * t
+            for k in range(t):
+                diff = y[k] - mean[k]
+                sse += weights[i] * diff * diff
+        rec.weight = W
+        return sse
+
+    cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
+                     const float64_t* weights) noexcept nogil:
+        """The node's histogram from its samples, into its buffer."""
+        cdef int32_t node = -1 if (root and rec.end - rec.start == self.n_samples) else <int32_t> rec.node_id
+        self._totals(rec, targets, t, weights)
+        build_histogram(&self.B, &self.samples[rec.start], rec.end - rec.start, node,
+                        &self.node_of[0], targets, t, NULL if self.unit_weights else weights,
+                        &self.totals[0], self.stride, &self.col_offset[0],
+                        self._buffer(rec.hist), self._n_threads)
+
+    # ------------------------------------------------------------ split search
+
+    cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil:
+        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied."""
+        cdef intp_t s = self.stride
+        cdef intp_t slot = self.count_slot
+        cdef intp_t a = self.B.bin_start[f], b = self.B.bin_start[f + 1] - 1
+        cdef const float64_t* hf = h
+        while a < b and hf[a * s + slot] == 0.0:
+            a += 1
+        while b > a and hf[b * s + slot] == 0.0:
+            b -= 1
+        lo[0] = a - self.B.bin_start[f]
+        hi[0] = b - self.B.bin_start[f]
+        return a >= b
+
+    cdef bint _best_split(self, HistNode* rec, intp_t t, uint64_t* rng_state) noexcept nogil:
+        """Search the node's best split from its histogram; fill rec.split and rec.improvement.
+
+        Needs node_mean and rec.weight (from _node_stats).
+        """
+        cdef const float64_t* h = self._buffer(rec.hist)
+        cdef intp_t p = self.n_features
+        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, n_cand = 0, j, f, tmp, lo, hi
+        cdef intp_t work = 0, best = -1
+        cdef intp_t s = self.stride
+        cdef intp_t count_slot = self.count_slot
+        cdef float64_t n_node = rec.end - rec.start
+        cdef float64_t msl = self.min_samples_leaf
+        cdef float64_t best_gain = -INFINITY
+        while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
+            if self.max_features < p:
+                j = n_drawn + rng_int(rng_state, p - n_drawn)
+                tmp = self.features[n_drawn]
+                self.features[n_drawn] = self.features[j]
+                self.features[j] = tmp
+                f = self.features[n_drawn]
+            else:
+                f = n_drawn
+            n_drawn += 1
+            n_visited += 1
+            if self._constant(h, f, &lo, &hi):
+                n_constant += 1
+                continue
+            self.candidates[n_cand] = <int32_t> f
+            if self.random_splits:
+                self.cand_at[n_cand] = lo + rng_int(rng_state, hi - lo)
+            work += (self.B.bin_start[f + 1] - self.B.bin_start[f]) * t
+            n_cand += 1
+        if n_cand == 0:
+            return False
+        if self._n_threads > 1 and work >= PARALLEL_SCAN_WORK and not self.random_splits:
+            for j in prange(n_cand, schedule="dynamic", num_threads=self._n_threads):
+                scan_feature(&self.B, h, j, self.candidates[j], False, 0, s, t, count_slot,
+                                &self.node_mean[0], rec.weight, n_node, msl,
+                                &self.scan_scratch[j * self.max_t], &self.cand_bin[0],
+                                &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
+        else:
+            for j in range(n_cand):
+                scan_feature(&self.B, h, j, self.candidates[j], self.random_splits,
+                                self.cand_at[j], s, t, count_slot,
+                                &self.node_mean[0], rec.weight, n_node, msl,
+                                &self.scan_scratch[j * self.max_t], &self.cand_bin[0],
+                                &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
+        # Reduce in draw order: a later feature wins only with a strictly larger gain.
+        for j in range(n_cand):
+            if self.cand_bin[j] >= 0 and self.cand_gain[j] > best_gain:
+                best_gain = self.cand_gain[j]
+                best = j
+        if best < 0:
+            return False
+        rec.split.feature = self.candidates[best]
+        rec.split.bin = self.cand_bin[best]
+        rec.split.gain = best_gain
+        rec.split.weight_left = self.cand_wl[best]
+        rec.split.n_left = <intp_t> self.cand_nl[best]
+        rec.improvement = rec.weight * best_gain
+        return True
+
+    # ------------------------------------------------------------ partition and routing
+
+    cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
+        """Stable-partition the node's samples by its split; mark their new nodes."""
+        cdef intp_t f = rec.split.feature, b = rec.split.bin
+        cdef intp_t col = self.B.dense_column[f]
+        cdef intp_t r, e, i, n_left, n_right
+        cdef uint8_t side
+        cdef int32_t node = <int32_t> rec.node_id
+        if col >= 0:
+            for r in range(rec.start, rec.end):
+                i = self.samples[r]
+                self.goes_left[i] = self.B.codes[col * self.n_samples + i] <= b
+        else:
+            side = self.B.zero_bin[f] <= b
+            for r in range(rec.start, rec.end):
+                self.goes_left[self.samples[r]] = side
+            for e in range(self.B.sparse_start[f], self.B.sparse_start[f + 1]):
+                i = self.B.sparse_rows[e]
+                if self.node_of[i] == node:
+                    self.goes_left[i] = self.B.sparse_codes[e] <= b
+        n_left = rec.start
+        n_right = 0
+        for r in range(rec.start, rec.end):
+            i = self.samples[r]
+            if self.goes_left[i]:
+                self.samples[n_left] = <int32_t> i
+                self.node_of[i] = <int32_t> left_id
+                n_left += 1
+            else:
+                self.tmp[n_right] = <int32_t> i
+                self.node_of[i] = <int32_t> right_id
+                n_right += 1
+        if n_right > 0:
+            memcpy(&self.samples[n_left], &self.tmp[0], n_right * sizeof(int32_t))
+
+    cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil:
+        """Bin of sample i in feature f."""
+        cdef intp_t col = self.B.dense_column[f], lo, hi, mid
+        if col >= 0:
+            return self.B.codes[col * self.n_samples + i]
+        lo = self.B.sparse_start[f]
+        hi = self.B.sparse_start[f + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.B.sparse_rows[mid] < i:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.B.sparse_start[f + 1] and self.B.sparse_rows[lo] == i:
+            return self.B.sparse_codes[lo]
+        return self.B.zero_bin[f]
+
+    cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
+        """In-bag samples' leaves come from the growth; the others are routed by their bins."""
+        cdef intp_t i, node, n = self.n_samples
+        cdef intp_t first = store._starts[store._n_trees - 1]
+        cdef Node* nd
+        for i in range(n):
+            leaf[i] = self.sample_leaf[i]
+            if leaf[i] >= 0:
+                continue
+            node = first
+            nd = &store._nodes[node]
+            while nd.left_child != TREE_LEAF:
+                if self._code(i, nd.feature) <= self.node_bin[node - first]:
+                    node = nd.left_child
+                else:
+                    node = nd.right_child
+                nd = &store._nodes[node]
+            leaf[i] = <int32_t> node
+
+    # ------------------------------------------------------------ growth
+
+    cdef int _reset(self, const float64_t* weights, intp_t t) except -1 nogil:
+        """List the in-bag samples (in index order); set the tree's cell layout."""
+        cdef intp_t n = self.n_samples, i, c, n_in = 0
+        self.unit_weights = True
+        for i in range(n):
+            self.sample_leaf[i] = -1
+            self.node_of[i] = -1
+            if weights[i] != 0.0:
+                self.samples[n_in] = <int32_t> i
+                n_in += 1
+                if weights[i] != 1.0:
+                    self.unit_weights = False
+        self.stride = cell_stride(t, self.unit_weights)
+        self.count_slot = t if self.unit_weights else t + 1
+        for c in range(self.B.n_dense):
+            self.col_offset[c] = self.B.bin_start[self.B.dense_feature[c]] * self.stride
+        # Feature draws start from the identity permutation in every tree.
+        for i in range(self.n_features):
+            self.features[i] = <int32_t> i
+        self.frontier_size = 0
+        self.n_leaves = 0
+        self.n_free = 0
+        for i in range(self.pool_allocated):
+            self.free_slots[self.n_free] = i
+            self.n_free += 1
+        return n_in
+
+    cdef bint _may_split(self, HistNode* rec) noexcept nogil:
+        cdef intp_t n_node = rec.end - rec.start
+        return not (n_node < self.min_samples_split or n_node < 2 * self.min_samples_leaf
+                    or (self.max_depth > 0 and rec.depth >= self.max_depth))
+
+    cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
+                        const float64_t* weights, uint64_t* rng_state,
+                        bint may_split) except -1 nogil:
+        """Add a node to the store, and queue it on the frontier if it can be split."""
+        cdef intp_t node_id = store.add_node()
+        if node_id != rec.node_id:
+            with gil:
+                raise RuntimeError("HistGrower: node ids out of order")
+        cdef intp_t n_node = rec.end - rec.start
+        store._nodes[node_id].n_node_samples = <int32_t> n_node
+        store._nodes[node_id].weighted_n_node_samples = rec.weight
+        rec.sse = -1.0
+        rec.improvement = 0.0
+        if not may_split or not self._may_split(rec):
+            return self._add_leaf(rec)
+        rec.sse = self._node_stats(rec, targets, t, weights)
+        if rec.sse <= EPSILON * t * rec.weight:
+            return self._add_leaf(rec)
+        if rec.hist < 0:
+            rec.hist = self._take_slot(self.pool_limit)
+            self._build(rec, False, targets, t, weights)
+        if self._best_split(rec, t, rng_state):
+            if rec.hist >= self.pool_limit:
+                rec.hist = -1       # a scratch buffer is not kept
+            return self._push(rec)
+        return self._add_leaf(rec)
+
+    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
+                  const float64_t* labels, const float64_t* weights,
+                  uint64_t* rng_state) except -1 nogil:
+        """Grow one tree (see Grower.grow)."""
+        cdef intp_t t = n_targets
+        cdef intp_t n_in = self._reset(weights, t)
+        cdef intp_t n_leaves = 1, r, first, left_id, right_id, f
+        cdef HistNode root, parent, left, right
+        cdef HistNode* small
+        cdef HistNode* large
+        cdef bint children_may_split, root_may_split, need_small, need_large
+        cdef int32_t* grown
+        store.begin_tree()
+        first = store._node_count
+        root.node_id = first
+        root.start = 0
+        root.end = n_in
+        root.depth = 0
+        root.hist = -1
+        root.weight = 0.0
+        for r in range(n_in):
+            root.weight += weights[self.samples[r]]
+            self.node_of[self.samples[r]] = <int32_t> first
+        root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
+        if root_may_split and self._may_split(&root):
+            root.hist = self._take_slot(self.pool_limit)
+            self._build(&root, True, targets, t, weights)
+        self._open_node(store, &root, targets, t, weights, rng_state, root_may_split)
+        while self.frontier_size > 0:
+            if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
+                break
+            parent = self._pop()
+            n_leaves += 1
+            children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
+            left_id = store._node_count
+            right_id = left_id + 1
+            self._partition(&parent, left_id, right_id)
+            left.node_id = left_id
+            right.node_id = right_id
+            left.start = parent.start
+            left.end = parent.start + parent.split.n_left
+            right.start = left.end
+            right.end = parent.end
+            left.depth = right.depth = parent.depth + 1
+            left.weight = parent.split.weight_left
+            right.weight = parent.weight - parent.split.weight_left
+            left.hist = right.hist = -1
+            if children_may_split:
+                if left.end - left.start <= right.end - right.start:
+                    small, large = &left, &right
+                else:
+                    small, large = &right, &left
+                need_small = self._may_split(small)
+                need_large = self._may_split(large)
+                if need_small or (need_large and parent.hist >= 0):
+                    small.hist = self._take_slot(self.pool_limit)
+                    self._build(small, False, targets, t, weights)
+                if need_large:
+                    if parent.hist >= 0 and small.hist >= 0:
+                        # The sibling trick: large = parent - small, in the parent's buffer.
+                        large.hist = parent.hist
+                        parent.hist = -1
+                        subtract_histogram(self._buffer(large.hist), self._buffer(large.hist),
+                                           self._buffer(small.hist),
+                                           self.B.total_bins * self.stride, 1)
+                    else:
+                        large.hist = self._take_slot(self.pool_limit + 1)
+                        self._build(large, False, targets, t, weights)
+            self._release(&parent)
+            self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
+            self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
+            f = parent.split.feature
+            store._nodes[parent.node_id].left_child = <int32_t> left_id
+            store._nodes[parent.node_id].right_child = <int32_t> right_id
+            store._nodes[parent.node_id].feature = <int32_t> f
+            store._nodes[parent.node_id].threshold = self.thresholds[
+                self.threshold_start[f] + parent.split.bin]
+            store._nodes[parent.node_id].improvement = parent.improvement
+            store._nodes[parent.node_id].impurity = parent.sse / parent.weight
+            if parent.node_id - first >= self.node_bin_capacity:
+                grown = <int32_t*> realloc(self.node_bin, 2 * (parent.node_id - first + 1) * sizeof(int32_t))
+                if grown == NULL:
+                    with gil:
+                        raise MemoryError()
+                self.node_bin = grown
+                self.node_bin_capacity = 2 * (parent.node_id - first + 1)
+            self.node_bin[parent.node_id - first] = <int32_t> parent.split.bin
+        while self.frontier_size > 0:
+            parent = self._pop()
+            self._add_leaf(&parent)
+        self._finish(store, targets, t, labels, weights)
+        return 0
+
+    cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
+                     const float64_t* labels, const float64_t* weights) except -1 nogil:
+        """Assign samples to leaves; fill node values (label means) and leaf impurities."""
+        cdef intp_t first = store._starts[store._n_trees - 1]
+        cdef intp_t m = store.n_values
+        cdef intp_t a, r, i, k, node
+        cdef HistNode* rec
+        cdef float64_t w, W
+        cdef float64_t* value
+        cdef const float64_t* y
+        cdef Node* nd
+        for a in range(self.n_leaves):
+            rec = &self.leaves[a]
+            node = rec.node_id
+            value = store._values + node * m
+            for r in range(rec.start, rec.end):
+                i = self.samples[r]
+                self.sample_leaf[i] = <int32_t> node
+                w = weights[i]
+                y = labels + i * m
+                for k in range(m):
+                    value[k] += w * y[k]
+            nd = &store._nodes[node]
+            if rec.sse < 0.0 and self.leaf_impurity:
+                rec.sse = self._node_stats(rec, targets, t, weights)
+            if rec.sse < 0.0:
+                nd.impurity = NAN
+            else:
+                nd.impurity = rec.sse / rec.weight if rec.weight > 0.0 else 0.0
+        store.sums_to_means(first)
+        return 0
+
+    # ------------------------------------------------------------ test hooks
+
+    def node_histogram(self, targets, sample_weight=None, samples=None):
+        """The histogram of a node holding ``samples`` (default: all), built from its samples.
+
+        Returns an ndarray (total_bins, t + 2): per bin the target sums, the
+        weight sum and the count (with unit weights the grower keeps only
+        the first, as the weight sum is the count; it is repeated here).
+        """
+        T = np.ascontiguousarray(targets, dtype=np.float64).reshape(self.n_samples, -1)
+        n, t = T.shape
+        if t > self.max_t:
+            raise ValueError(f"the grower was sized for {self.max_t} targets, got {t}")
+        w = np.ones(n) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        rows = np.arange(n) if samples is None else np.asarray(samples)
+        rows = np.sort(rows[w[rows] != 0]).astype(np.int32)
+        cdef const float64_t[:, ::1] Tv = T
+        cdef const float64_t[::1] wv = w
+        cdef HistNode rec
+        cdef intp_t k
+        self.unit_weights = bool(np.all(w[rows] == 1.0))
+        self.stride = cell_stride(t, self.unit_weights)
+        self.count_slot = t if self.unit_weights else t + 1
+        buf = np.zeros(max(self.B.total_bins, 1) * self.stride + 8)
+        first = (-buf.ctypes.data % 64) // 8          # 64-byte aligned, as the pool's buffers
+        out = buf[first:first + max(self.B.total_bins, 1) * self.stride].reshape(-1, self.stride)
+        cdef float64_t[:, ::1] ov = out
+        for k in range(self.B.n_dense):
+            self.col_offset[k] = self.B.bin_start[self.B.dense_feature[k]] * self.stride
+        np.asarray(self.node_of)[:] = -1
+        np.asarray(self.node_of)[rows] = 0
+        np.asarray(self.samples)[:len(rows)] = rows
+        rec.start = 0
+        rec.end = len(rows)
+        rec.node_id = 0
+        self._totals(&rec, &Tv[0, 0], t, &wv[0])
+        build_histogram(&self.B, &self.samples[0], rec.end, 0, &self.node_of[0], &Tv[0, 0], t,
+                        NULL if self.unit_weights else &wv[0], &self.totals[0], self.stride,
+                        &self.col_offset[0], &ov[0, 0], self._n_threads)
+        out = out[:self.B.total_bins]
+        if self.unit_weights:
+            return np.column_stack([out[:, :t + 1], out[:, t]])
+        return out[:, :t + 2].copy()
