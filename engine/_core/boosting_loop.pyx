@@ -39,6 +39,8 @@ from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint64
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF, RowMatrix
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int
+from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks
+from cython.parallel cimport prange
 
 cpdef enum Strategy:
     SINGLE_TARGET = 0
@@ -214,35 +216,62 @@ cdef float64_t _logistic_line_search(const float64_t* y, const float64_t* f, int
     return rho
 
 
-cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, const int32_t* leaf,
-                                 const float64_t* w, intp_t n, intp_t d, float64_t* rho,
-                                 float64_t* num) noexcept nogil:
-    """Eq. 23 for every output at once: rho_j = sum_i w_i G_ij g_i / sum_i w_i g_i^2."""
+cdef void _squared_rho_rows(const float64_t* G, const float64_t* values, const int32_t* leaf,
+                            const float64_t* w, intp_t lo, intp_t hi, intp_t d,
+                            float64_t* sums) noexcept nogil:
+    """sums[:d] = sum_i w_i G_ij g_i and sums[d] = sum_i w_i g_i^2 over the rows [lo, hi)."""
     cdef intp_t i, j
-    cdef float64_t a, wa, den = 0.0
-    for j in range(d):
-        num[j] = 0.0
-    for i in range(n):
+    cdef float64_t a, wa
+    for j in range(d + 1):
+        sums[j] = 0.0
+    for i in range(lo, hi):
         if w[i] == 0.0:
             continue
         a = values[leaf[i]]
         wa = w[i] * a
-        den += wa * a
+        sums[d] += wa * a
         for j in range(d):
-            num[j] += wa * G[i * d + j]
+            sums[j] += wa * G[i * d + j]
+
+
+cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, const int32_t* leaf,
+                                 const float64_t* w, intp_t n, intp_t d, float64_t* rho,
+                                 float64_t* num, float64_t* block_sums, int n_threads) noexcept nogil:
+    """Eq. 23 for every output at once: rho_j = sum_i w_i G_ij g_i / sum_i w_i g_i^2.
+
+    The sums run in row blocks (engine/_core/row_blocks.pxd), in parallel when
+    there are several, and are added in block order: the same rho for any
+    number of threads.
+    """
+    cdef intp_t b, j, n_blocks = n_row_blocks(n)
+    cdef float64_t den = 0.0
+    if n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+            _squared_rho_rows(G, values, leaf, w, b * ROW_BLOCK, block_end(b, 0, n), d,
+                              block_sums + b * (d + 1))
+    else:
+        for b in range(n_blocks):
+            _squared_rho_rows(G, values, leaf, w, b * ROW_BLOCK, block_end(b, 0, n), d,
+                              block_sums + b * (d + 1))
+    for j in range(d):
+        num[j] = 0.0
+    for b in range(n_blocks):
+        den += block_sums[b * (d + 1) + d]
+        for j in range(d):
+            num[j] += block_sums[b * (d + 1) + j]
     for j in range(d):
         rho[j] = num[j] / den if den > 0.0 else 0.0
 
 
-cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
-                               const float64_t* values, const int32_t* leaf, intp_t nv,
-                               const float64_t* scale, const float64_t* w,
-                               intp_t n, intp_t d) noexcept nogil:
-    """F += scale ⊙ tree(x); G = Y - F; return sum_i w_i 0.5 |G_i|^2 (square loss)."""
+cdef float64_t _update_squared_rows(const float64_t* Y, float64_t* F, float64_t* G,
+                                    const float64_t* values, const int32_t* leaf, intp_t nv,
+                                    const float64_t* scale, const float64_t* w,
+                                    intp_t lo, intp_t hi, intp_t d) noexcept nogil:
+    """The rows [lo, hi) of _update_squared; returns their share of the loss."""
     cdef intp_t i, j, c
     cdef float64_t a, g, acc, total = 0.0
     cdef const float64_t* v
-    for i in range(n):
+    for i in range(lo, hi):
         acc = 0.0
         if nv == 1:
             a = values[leaf[i]]
@@ -261,6 +290,30 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
                 G[c] = g
                 acc += g * g
         total += w[i] * 0.5 * acc
+    return total
+
+
+cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
+                               const float64_t* values, const int32_t* leaf, intp_t nv,
+                               const float64_t* scale, const float64_t* w,
+                               intp_t n, intp_t d, float64_t* block_sums,
+                               int n_threads) noexcept nogil:
+    """F += scale ⊙ tree(x); G = Y - F; return sum_i w_i 0.5 |G_i|^2 (square loss).
+
+    Row blocks in parallel, their losses added in block order (row_blocks.pxd).
+    """
+    cdef intp_t b, n_blocks = n_row_blocks(n)
+    cdef float64_t total = 0.0
+    if n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+            block_sums[b] = _update_squared_rows(Y, F, G, values, leaf, nv, scale, w,
+                                                 b * ROW_BLOCK, block_end(b, 0, n), d)
+    else:
+        for b in range(n_blocks):
+            block_sums[b] = _update_squared_rows(Y, F, G, values, leaf, nv, scale, w,
+                                                 b * ROW_BLOCK, block_end(b, 0, n), d)
+    for b in range(n_blocks):
+        total += block_sums[b]
     return total
 
 
@@ -500,6 +553,7 @@ cdef class Workspace:
     cdef float64_t[::1] scale           # d: learning_rate * rho of the current step
     cdef RatioWeight* work
     cdef object work_buffer
+    cdef float64_t[::1] block_sums      # n_row_blocks(n) x (d + 1): per-block partial sums
     # Fits with per-entry weights only (1 x 1 / length 1 otherwise).
     cdef float64_t[:, ::1] ratio        # n x d: W_ij / r_i, the split targets' entry factors
     cdef float64_t[::1] column_weight   # n: one output's entry weights on the current rows
@@ -518,6 +572,7 @@ cdef class Workspace:
         self.perm = np.arange(n, dtype=np.int32)
         self.scale = np.zeros(max(d, 1))
         self.work_buffer = np.zeros(2 * max(n, 1))
+        self.block_sums = np.zeros(n_row_blocks(n) * (max(d, 1) + 1))
         self.ratio = np.zeros((n, d)) if per_entry else np.zeros((1, 1))
         self.column_weight = np.zeros(max(n, 1) if per_entry else 1)
         self.column_total = np.zeros(max(d, 1))
@@ -676,6 +731,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     cdef const intp_t* pind
     cdef const float64_t* Gi
     cdef float64_t started, eval_seconds = 0.0
+    # Threads for the row loops: the grower's (1 for the exact one); the result does not depend on it.
+    cdef int n_threads = grower.row_threads()
 
     with nogil:
         if strategy != SINGLE_TARGET and masked:
@@ -760,7 +817,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                     _squared_rho_projected_masked(G, values, leaf, wstep, Wp, n, d, rho_row, scale,
                                                   &ws.column_loss[0])
                 elif loss == SQUARED_ERROR and strategy == PROJECTED:
-                    _squared_rho_projected(G, values, leaf, wstep, n, d, rho_row, scale)
+                    _squared_rho_projected(G, values, leaf, wstep, n, d, rho_row, scale,
+                                           &ws.block_sums[0], n_threads)
                 for j in range(d):
                     col = 0 if nv == 1 else j
                     if loss == SQUARED_ERROR and strategy != PROJECTED:
@@ -778,7 +836,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                     total = _update_masked(loss, Yp, Fp, G, values, leaf, nv, scale, Wp, ratio,
                                            column_total, &ws.column_loss[0], n, d)
                 elif loss == SQUARED_ERROR:
-                    total = _update_squared(Yp, Fp, G, values, leaf, nv, scale, &sample_weight[0], n, d)
+                    total = _update_squared(Yp, Fp, G, values, leaf, nv, scale, &sample_weight[0], n, d,
+                                            &ws.block_sums[0], n_threads)
                 else:
                     for i in range(n):
                         acc = 0.0

@@ -12,3 +12,4 @@ cdef class Grower:
                   const float64_t* labels, const float64_t* weights,
                   uint64_t* rng_state) except -1 nogil
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil
+    cdef int row_threads(self) noexcept nogil

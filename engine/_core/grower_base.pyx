@@ -30,6 +30,10 @@ cdef class Grower:
         """leaf[i] = leaf of training sample i in the last tree (in-bag or not)."""
         pass
 
+    cdef int row_threads(self) noexcept nogil:
+        """Threads the boosting loop may use for its loops over rows (1: serial)."""
+        return 1
+
 
 def grow_tree(Grower grower, TreeStore store, targets, labels=None, sample_weight=None,
               uint64_t seed=0):

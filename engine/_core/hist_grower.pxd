@@ -62,6 +62,9 @@ cdef class HistGrower(Grower):
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] totals              # a node's cell totals
     cdef float64_t[::1] node_weight
+    # Row blocks of a node (row_blocks.pxd): partial sums, and the partition's counts and offsets.
+    cdef float64_t[::1] block_sums          # n_row_blocks(n) x (max_t + 8)
+    cdef intp_t[::1] block_left             # 3 x n_row_blocks(n): lefts per block, left and right offsets
     # Histogram buffers: pool slots kept with frontier nodes, two scratch buffers.
     cdef float64_t** pool
     cdef intp_t pool_limit
@@ -86,8 +89,14 @@ cdef class HistGrower(Grower):
     cdef int _push(self, HistNode* rec) except -1 nogil
     cdef HistNode _pop(self) noexcept nogil
     cdef int _add_leaf(self, HistNode* rec) except -1 nogil
+    cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                           const float64_t* weights, float64_t* tot) noexcept nogil
     cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
                       const float64_t* weights) noexcept nogil
+    cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                         const float64_t* weights, float64_t* out) noexcept nogil
+    cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                             const float64_t* weights, const float64_t* mean) noexcept nogil
     cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
                                const float64_t* weights) noexcept nogil
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
@@ -95,7 +104,9 @@ cdef class HistGrower(Grower):
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil
     cdef bint _best_split(self, HistNode* rec, intp_t t, uint64_t* rng_state) noexcept nogil
     cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
+    cdef void _partition_blocks(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil
+    cdef int row_threads(self) noexcept nogil
     cdef int _reset(self, const float64_t* weights, intp_t t) except -1 nogil
     cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
                         const float64_t* weights, uint64_t* rng_state,

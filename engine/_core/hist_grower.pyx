@@ -54,6 +54,7 @@ from engine._core.histogram cimport (
     subtract_histogram,
 )
 from engine._core.rng cimport rng_int
+from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks
 from engine._core.hist_frontier cimport heap_pop, heap_push
 
 cdef float64_t EPSILON = 2.220446049250313e-16
@@ -64,6 +65,10 @@ HIST_MEMORY_BUDGET = 256 * 2**20
 # wait a scheduler time slice for a descheduled thread, so only large work
 # (histograms, scans of very wide targets) is split.
 cdef intp_t PARALLEL_SCAN_WORK = 1 << 20
+# A node's loops over its samples (totals, statistics, partition) go to threads from
+# this many row blocks on; the blocks themselves (row_blocks.pxd) never depend on
+# the number of threads, so neither do the sums.
+cdef intp_t PARALLEL_ROW_BLOCKS = 4
 
 
 cdef class HistGrower(Grower):
@@ -117,6 +122,8 @@ cdef class HistGrower(Grower):
         self.col_offset = np.zeros(max(self.B.n_dense, 1), dtype=np.intp)
         self.node_mean = np.zeros(t)
         self.totals = np.zeros(t + 8)
+        self.block_sums = np.zeros(n_row_blocks(n) * (t + 8))
+        self.block_left = np.zeros(3 * n_row_blocks(n), dtype=np.intp)
         self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
         bound = (max_leaf_nodes + 1) if max_leaf_nodes > 0 else 2**30
         self.pool_limit = int(max(1, min(bound, HIST_MEMORY_BUDGET // (8 * self.hist_len))))
@@ -263,16 +270,15 @@ cdef class HistGrower(Grower):
 
     # ------------------------------------------------------------ node statistics
 
-    cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
-                      const float64_t* weights) noexcept nogil:
-        """totals = the node's cell totals: target sums, weight sum, count (one pass)."""
+    cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                           const float64_t* weights, float64_t* tot) noexcept nogil:
+        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order."""
         cdef intp_t r, k, i
         cdef float64_t w
         cdef const float64_t* y
-        cdef float64_t* tot = &self.totals[0]
         for k in range(self.stride):
             tot[k] = 0.0
-        for r in range(rec.start, rec.end):
+        for r in range(lo, hi):
             i = self.samples[r]
             y = targets + i * t
             if self.unit_weights:
@@ -286,30 +292,94 @@ cdef class HistGrower(Grower):
                 tot[t] += w
                 tot[t + 1] += 1.0
 
-    cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
-                               const float64_t* weights) noexcept nogil:
-        """Fill node_mean; return the node's weighted SSE (two passes)."""
+    cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
+                      const float64_t* weights) noexcept nogil:
+        """totals = the node's cell totals: target sums, weight sum, count (row blocks)."""
+        cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
+        cdef float64_t* tot = &self.totals[0]
+        cdef float64_t* part = &self.block_sums[0]
+        if nb == 1:
+            self._totals_rows(rec.start, rec.end, targets, t, weights, tot)
+            return
+        if self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS:
+            for b in prange(nb, schedule="static", num_threads=self._n_threads):
+                self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
+                                  weights, part + b * s)
+        else:
+            for b in range(nb):
+                self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
+                                  weights, part + b * s)
+        for k in range(s):
+            tot[k] = 0.0
+        for b in range(nb):
+            for k in range(s):
+                tot[k] += part[b * s + k]
+
+    cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                         const float64_t* weights, float64_t* out) noexcept nogil:
+        """out[:t] = sum_r w y, out[t] = sum_r w over the samples [lo, hi) of the node order."""
         cdef intp_t r, k, i
-        cdef float64_t w, W = 0.0, diff, sse = 0.0
+        cdef float64_t w
         cdef const float64_t* y
-        cdef float64_t* mean = &self.node_mean[0]
-        for k in range(t):
-            mean[k] = 0.0
-        for r in range(rec.start, rec.end):
+        for k in range(t + 1):
+            out[k] = 0.0
+        for r in range(lo, hi):
             i = self.samples[r]
             w = weights[i]
-            W += w
+            out[t] += w
             y = targets + i * t
             for k in range(t):
-                mean[k] += w * y[k]
-        for k in range(t):
-            mean[k] = mean[k] / W if W > 0.0 else 0.0
-        for r in range(rec.start, rec.end):
+                out[k] += w * y[k]
+
+    cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
+                             const float64_t* weights, const float64_t* mean) noexcept nogil:
+        """sum_r w |y - mean|^2 over the samples [lo, hi) of the node order."""
+        cdef intp_t r, k, i
+        cdef float64_t diff, sse = 0.0
+        cdef const float64_t* y
+        for r in range(lo, hi):
             i = self.samples[r]
             y = targets + i * t
             for k in range(t):
                 diff = y[k] - mean[k]
                 sse += weights[i] * diff * diff
+        return sse
+
+    cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
+                               const float64_t* weights) noexcept nogil:
+        """Fill node_mean; return the node's weighted SSE (two passes, in row blocks)."""
+        cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
+        cdef float64_t W = 0.0, sse = 0.0
+        cdef float64_t* mean = &self.node_mean[0]
+        cdef float64_t* part = &self.block_sums[0]
+        cdef bint parallel = self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS
+        cdef intp_t width = t + 1
+        if parallel:
+            for b in prange(nb, schedule="static", num_threads=self._n_threads):
+                self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
+                                weights, part + b * width)
+        else:
+            for b in range(nb):
+                self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
+                                weights, part + b * width)
+        for k in range(t):
+            mean[k] = 0.0
+        for b in range(nb):
+            W += part[b * width + t]
+            for k in range(t):
+                mean[k] += part[b * width + k]
+        for k in range(t):
+            mean[k] = mean[k] / W if W > 0.0 else 0.0
+        if parallel:
+            for b in prange(nb, schedule="static", num_threads=self._n_threads):
+                part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
+                                         targets, t, weights, mean)
+        else:
+            for b in range(nb):
+                part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
+                                         targets, t, weights, mean)
+        for b in range(nb):
+            sse += part[b]
         rec.weight = W
         return sse
 
@@ -411,6 +481,9 @@ cdef class HistGrower(Grower):
         cdef intp_t r, e, i, n_left, n_right
         cdef uint8_t side
         cdef int32_t node = <int32_t> rec.node_id
+        if self._n_threads > 1 and n_row_blocks(rec.end - rec.start) >= PARALLEL_ROW_BLOCKS:
+            self._partition_blocks(rec, left_id, right_id)
+            return
         if col >= 0:
             for r in range(rec.start, rec.end):
                 i = self.samples[r]
@@ -438,6 +511,64 @@ cdef class HistGrower(Grower):
         if n_right > 0:
             memcpy(&self.samples[n_left], &self.tmp[0], n_right * sizeof(int32_t))
 
+    cdef void _partition_blocks(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
+        """_partition in threads, one row block per task: each block marks and counts its
+        samples, the offsets follow in block order, and each block then writes its left and
+        right samples at its offsets. The result is the one stable partition, exactly."""
+        cdef intp_t f = rec.split.feature, bin_ = rec.split.bin
+        cdef intp_t col = self.B.dense_column[f]
+        cdef intp_t n_node = rec.end - rec.start, nb = n_row_blocks(n_node)
+        cdef intp_t blk, r, e, i, lo, hi, lpos, rpos, total_left = 0, total_right = 0
+        cdef uint8_t side
+        cdef int32_t node = <int32_t> rec.node_id
+        cdef intp_t* count = &self.block_left[0]
+        cdef intp_t* left_at = count + nb
+        cdef intp_t* right_at = count + 2 * nb
+        cdef int32_t* samples = &self.samples[0]
+        cdef int32_t* out = &self.tmp[0]
+        cdef int32_t* node_of = &self.node_of[0]
+        cdef uint8_t* goes_left = &self.goes_left[0]
+        cdef const uint8_t* codes = self.B.codes
+        cdef intp_t n = self.n_samples
+        if col < 0:
+            side = self.B.zero_bin[f] <= bin_
+            for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+                for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
+                    goes_left[samples[r]] = side
+            for e in range(self.B.sparse_start[f], self.B.sparse_start[f + 1]):
+                i = self.B.sparse_rows[e]
+                if node_of[i] == node:
+                    goes_left[i] = self.B.sparse_codes[e] <= bin_
+        for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+            lo = rec.start + blk * ROW_BLOCK
+            hi = block_end(blk, rec.start, rec.end)
+            count[blk] = 0
+            for r in range(lo, hi):
+                i = samples[r]
+                if col >= 0:
+                    goes_left[i] = codes[col * n + i] <= bin_
+                count[blk] = count[blk] + goes_left[i]
+        for blk in range(nb):
+            left_at[blk] = total_left
+            total_left += count[blk]
+        for blk in range(nb):
+            right_at[blk] = total_left + total_right
+            total_right += block_end(blk, rec.start, rec.end) - (rec.start + blk * ROW_BLOCK) - count[blk]
+        for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+            lpos = left_at[blk]
+            rpos = right_at[blk]
+            for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
+                i = samples[r]
+                if goes_left[i]:
+                    out[lpos] = <int32_t> i
+                    node_of[i] = <int32_t> left_id
+                    lpos = lpos + 1
+                else:
+                    out[rpos] = <int32_t> i
+                    node_of[i] = <int32_t> right_id
+                    rpos = rpos + 1
+        memcpy(&samples[rec.start], out, n_node * sizeof(int32_t))
+
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil:
         """Bin of sample i in feature f."""
         cdef intp_t col = self.B.dense_column[f], lo, hi, mid
@@ -454,6 +585,9 @@ cdef class HistGrower(Grower):
         if lo < self.B.sparse_start[f + 1] and self.B.sparse_rows[lo] == i:
             return self.B.sparse_codes[lo]
         return self.B.zero_bin[f]
+
+    cdef int row_threads(self) noexcept nogil:
+        return self._n_threads
 
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
         """In-bag samples' leaves come from the growth; the others are routed by their bins."""

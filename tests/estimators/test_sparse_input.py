@@ -127,6 +127,26 @@ def test_thread_counts_give_identical_models(name, sparse_input):
         _same_model(forests[0], f)
 
 
+@pytest.mark.parametrize("name", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian"])
+def test_row_block_loops_give_the_same_model_for_any_thread_count(name):
+    # 20 000 rows are five row blocks (engine/_core/row_blocks.pxd): the boosting update, eq. 23
+    # and the root's statistics and partition run block by block in threads, and the blocks'
+    # sums are added in block order, so 1, 2 and 4 threads grow byte-identical models.
+    rng = np.random.default_rng(7)
+    X = rng.uniform(size=(20_000, 6))
+    Y = np.sin(3 * X[:, :1]) + X[:, 1:4] + 0.1 * rng.normal(size=(20_000, 3))
+    models = [make_estimator(name, n_estimators=3, max_leaf_nodes=4, split_search="hist",
+                             n_projections=2 if "relabel" in name else 1, n_jobs=k,
+                             random_state=0).fit(X, Y)
+              for k in (1, 2, 4)]
+    for m in models[1:]:
+        _same_model(models[0], m)
+        assert m.train_score_.tobytes() == models[0].train_score_.tobytes()
+    # and the blocked sums are the serial sums up to rounding
+    F = models[0].predict(X)
+    assert np.isclose(models[0].train_score_[-1], 0.5 * ((Y - F) ** 2).sum(axis=1).mean(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("split_search", ["exact", "hist"])
 def test_a_sparse_fit_does_not_densify_x(split_search):
     # 20000 x 5000: dense float32 would take 400 MB; the matrix holds 40000 values.
