@@ -186,7 +186,7 @@ def dataset_to_payload(ds: Dataset) -> dict:
     """A Dataset as a dict of arrays and plain values (for session_state)."""
     return {
         "name": ds.name,
-        "X": np.asarray(ds.X),
+        "X": ds.X if ds.is_sparse else np.asarray(ds.X),   # a sparse X stays sparse
         "Y": np.asarray(ds.Y),
         "feature_names": list(ds.feature_names),
         "target_names": list(ds.target_names),

@@ -83,10 +83,14 @@ def _read_npz(path):
     """(X, Y, feature_names, target_names) of an NPZ: X dense (key X) or CSR (X_data, X_indices, ...)."""
     with np.load(path, allow_pickle=False) as z:
         if "X_indptr" in z.files:
-            shape = tuple(int(v) for v in z["X_shape"])
-            X = sparse.csr_matrix((z["X_data"].astype(np.float64), z["X_indices"].astype(np.int32),
-                                   z["X_indptr"].astype(np.int32)), shape=shape)
-            X.check_format(full_check=True)  # a corrupt file is an error here, not a crash later
+            try:
+                shape = tuple(int(v) for v in z["X_shape"])
+                X = sparse.csr_matrix((z["X_data"].astype(np.float64), z["X_indices"].astype(np.int32),
+                                       z["X_indptr"].astype(np.int32)), shape=shape)
+                X.check_format(full_check=True)  # a corrupt file is an error here, not a crash later
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{path.name}: the sparse X (X_data, X_indices, X_indptr, X_shape) is "
+                                 f"not a valid CSR matrix: {exc}") from None
         else:
             X = z["X"].astype(np.float64)
         Y = z["Y"].astype(np.float64)
