@@ -51,7 +51,7 @@ def list_datasets():
 
     Returns a list of dicts with keys name, task ("regression" or
     "multilabel"), n_samples, n_features, n_outputs, has_standard_split,
-    sparse (True when :func:`load_dataset` returns X as a scipy.sparse CSR
+    n_test (rows of the standard test set, None without one), sparse (True when :func:`load_dataset` returns X as a scipy.sparse CSR
     matrix), nnz (the stored non-zeros of a sparse X, None for a dense one),
     citation; sorted by name. Raises ``FileNotFoundError`` when ``sample_data/``
     is missing (e.g. a non-editable install), rather than listing nothing.
@@ -67,6 +67,7 @@ def list_datasets():
                 "n_features": int(meta["n_features"]),
                 "n_outputs": int(meta["n_targets"]),
                 "has_standard_split": (SAMPLE_DATA_DIR / name / "standard_split.json").is_file(),
+                "n_test": int(meta["standard_split"]["n_test"]) if meta.get("standard_split") else None,
                 "sparse": _is_sparse(meta),
                 "nnz": int(meta["x_nnz"]) if _is_sparse(meta) else None,
                 "citation": meta.get("citation", ""),

@@ -67,6 +67,25 @@ def problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution
     return meta["task"], meta["n_outputs"]
 
 
+def problem_size(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
+                 n_noisy_outputs=0, seed=0):
+    """The size of :func:`get_problem`'s split without drawing or loading anything (for cost estimates).
+
+    A dict: task, n_train, n_test, n_features, n_outputs, and nnz_per_row (stored values per
+    training row of a sparse X; None when X is dense). Shipped sets without a standard split
+    use get_problem's 50/50 split; for the synthetic set nnz_per_row is approximate.
+    """
+    task, d = problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs, seed)
+    if dataset in FRIEDMAN_PROBLEMS:
+        p = 5 * n_outputs if dataset == "friedman1-ind" else 5
+        return dict(task=task, n_train=int(n_train), n_test=int(n_test), n_features=p, n_outputs=d, nnz_per_row=None)
+    meta = {m["name"]: m for m in list_datasets() + synthetic_catalogue()}[dataset]
+    n = meta["n_samples"]
+    te = meta["n_test"] if meta["n_test"] is not None else n - n // 2
+    nnz = (meta["nnz"] / n if meta["nnz"] else meta.get("approx_nnz_per_row")) if meta["sparse"] else None
+    return dict(task=task, n_train=n - te, n_test=te, n_features=meta["n_features"], n_outputs=d, nnz_per_row=nnz)
+
+
 def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
                 input_distribution="uniform", n_noisy_outputs=0, seed=0):
     """A train / test split of a problem: ``(X_train, Y_train, X_test, Y_test, task, info)``.

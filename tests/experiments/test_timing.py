@@ -1,0 +1,219 @@
+"""Fit times of the projection experiments: warm-up fit, repeats of short fits (median), the Figure 6 reading.
+
+Oracles: numpy's median of the same arrays, call logs of stand-in estimators, and the
+same experiment without the timing machinery (scores must not change, only times).
+"""
+
+import numpy as np
+import pytest
+
+from engine.experiments import convergence, run_projection_schemes, run_projection_size
+from engine.experiments.projection_size import ProjectionSizeResult
+from engine.experiments.timing import Timing, repeated_fit_times, resolve_timing, warm_up
+
+
+def test_median_of_repeats_step_by_step():
+    first = np.array([0.01, 0.03, 0.06])
+    more = iter([np.array([0.02, 0.03, 0.04]), np.array([0.005, 0.01, 0.09]), np.array([0.01, 0.02, 0.03]),
+                 np.array([0.5, 0.6, 0.7])])
+    times, n = repeated_fit_times(first, lambda: next(more), Timing(max_fits=4, budget_seconds=60))
+    runs = np.array([[0.01, 0.03, 0.06], [0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03]])
+    assert n == 4
+    np.testing.assert_array_equal(times, np.median(runs, axis=0))
+    assert next(more)[0] == 0.5          # the fifth array was never asked for
+
+
+def test_median_of_cumulative_times_stays_non_decreasing():
+    rng = np.random.default_rng(0)
+    runs = [np.cumsum(rng.random(50)) for _ in range(5)]
+    it = iter(runs[1:])
+    times, n = repeated_fit_times(runs[0] / 100, lambda: next(it) / 100, Timing(max_fits=5, budget_seconds=60))
+    assert n == 5 and np.all(np.diff(times) >= 0)
+
+
+@pytest.mark.parametrize("first,timing", [
+    (np.array([0.5, 1.2]), Timing()),                               # not short: one fit
+    (np.array([0.01, 0.02]), Timing(max_fits=1)),                   # repeats switched off
+    (np.array([0.01, 0.02]), Timing(budget_seconds=0.0)),           # no time for repeats
+    (np.array([]), Timing()),                                       # nothing fitted
+])
+def test_no_repeat(first, timing):
+    calls = []
+    times, n = repeated_fit_times(first, lambda: calls.append(1) or np.array([9.0, 9.0]), timing)
+    assert n == 1 and calls == []
+    np.testing.assert_array_equal(times, first)
+
+
+def test_a_stop_or_a_cut_fit_ends_the_repeats():
+    first = np.array([0.01, 0.02])
+    calls = []
+
+    def refit():
+        calls.append(1)
+        return np.array([0.03, 0.04]) if len(calls) == 1 else None      # the second one is cut short
+
+    times, n = repeated_fit_times(first, refit, Timing(max_fits=5, budget_seconds=60))
+    assert n == 2 and len(calls) == 2
+    np.testing.assert_array_equal(times, [0.02, 0.03])
+    times, n = repeated_fit_times(first, refit, Timing(max_fits=5, budget_seconds=60), stopped=lambda: True)
+    assert n == 1
+
+
+class Recorder:
+    """A stand-in estimator that records how it is fitted."""
+
+    log = []
+
+    def set_params(self, **kw):
+        self.kw = kw
+        return self
+
+    def fit(self, X, Y):
+        Recorder.log.append((self.kw, X.shape, Y.shape))
+        return self
+
+
+def test_warm_up_fits_a_tiny_model_of_the_first_rows():
+    Recorder.log = []
+    X, Y = np.zeros((500, 4)), np.zeros((500, 3))
+    warm_up(Recorder, X, Y, Timing(warmup_rows=10, warmup_steps=3))
+    assert Recorder.log == [({"n_estimators": 3}, (10, 4), (10, 3))]
+    warm_up(Recorder, X[:6], Y[:6], Timing(warmup_rows=10))
+    assert Recorder.log[-1][1] == (6, 4)
+    warm_up(Recorder, X, Y, Timing(warmup_steps=0))
+    assert len(Recorder.log) == 2
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(warmup_rows=1), "warmup_rows"), (dict(warmup_steps=-1), "warmup_steps"),
+    (dict(short_seconds=-1.0), "short_seconds"), (dict(max_fits=0), "max_fits"),
+    (dict(budget_seconds=float("nan")), "budget_seconds"),
+])
+def test_timing_bad_values(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Timing(**kwargs)
+
+
+def test_resolve_timing():
+    assert resolve_timing(True) == Timing()
+    assert resolve_timing(False) is None and resolve_timing(None) is None
+    assert resolve_timing({"max_fits": 3}) == Timing(max_fits=3)
+    with pytest.raises(ValueError, match="unknown key"):
+        resolve_timing({"repeats": 3})
+    with pytest.raises(ValueError, match="timing must be"):
+        resolve_timing("yes")
+    with pytest.raises(ValueError, match="timing must be"):
+        run_projection_size("friedman1-chain", q_values=[1], n_steps=5, timing="always")
+
+
+KW = dict(q_values=[1, 4], n_steps=30, n_outputs=4, n_test=100, n_train=60, seed=2)
+
+
+def test_projection_size_scores_do_not_depend_on_timing():
+    plain = run_projection_size("friedman1-group", timing=False, **KW)
+    timed = run_projection_size("friedman1-group", timing=dict(max_fits=3, budget_seconds=30), **KW)
+    np.testing.assert_array_equal(plain.score, timed.score)
+    np.testing.assert_array_equal(plain.best_score, timed.best_score)
+    assert plain.gbmort_score == timed.gbmort_score
+    assert [c.timed_fits for c in plain.curves.values()] == [1, 1, 1]
+    assert [c.timed_fits for c in timed.curves.values()] == [3, 3, 3]   # 30 steps on 60 rows: short fits
+    assert timed.params["timing"]["max_fits"] == 3 and plain.params["timing"] is None
+    assert any("median" in note for note in timed.notes)
+    assert not any("median" in note for note in plain.notes)
+    back = ProjectionSizeResult.from_json(timed.to_json())
+    assert [c.timed_fits for c in back.curves.values()] == [3, 3, 3]
+    np.testing.assert_array_equal(back.fit_time, timed.fit_time)
+
+
+def test_each_timed_model_is_warmed_up_before_its_timed_fit(monkeypatch):
+    events = []
+    real_warm_up = convergence.warm_up
+
+    def spy(make, X, Y, timing):
+        def recording_make():
+            est = make()
+            fit = est.fit
+            est.fit = lambda X, Y, **kw: events.append(("warm-up", X.shape[0])) or fit(X, Y, **kw)
+            return est
+        real_warm_up(recording_make, X, Y, timing)
+
+    monkeypatch.setattr(convergence, "warm_up", spy)
+    real_fit = convergence._fit
+
+    def fit_spy(est, X, Y, n, *args, **kwargs):
+        events.append(("timed fit", X.shape[0]))
+        return real_fit(est, X, Y, n, *args, **kwargs)
+
+    monkeypatch.setattr(convergence, "_fit", fit_spy)
+    run_projection_size("friedman1-group", timing=dict(max_fits=1, warmup_rows=8), **KW)
+    # per model: its warm-up (8 rows) first, then the test-curve and train-curve fits (60 rows)
+    assert events == [("warm-up", 8), ("timed fit", 60), ("timed fit", 60)] * 3
+
+
+def test_schemes_take_timing_too():
+    res = run_projection_schemes("friedman1-ind", schemes=["gaussian"], n_steps=20, n_outputs=3, n_train=50,
+                                 n_test=50, timing=dict(max_fits=2, budget_seconds=30))
+    assert res.curves["gbrt-rpo-gaussian"].timed_fits == 2
+    assert res.params["timing"]["max_fits"] == 2
+
+
+def _result(score, fit_time, gbmort_score, gbmort_time, q=(1, 10, 50)):
+    n = len(q)
+    return ProjectionSizeResult(
+        dataset="x", task="multilabel", metric="LRAP", n_outputs=100, projection="gaussian", n_steps=10,
+        q_values=np.array(q), score=np.array(score, dtype=float), best_score=np.array(score, dtype=float),
+        fit_time=np.array(fit_time, dtype=float), budget_score=np.full(n, np.nan), gbmort_score=gbmort_score,
+        gbmort_best_score=gbmort_score, gbmort_fit_time=gbmort_time, gbmort_budget_score=np.nan,
+        time_budget=1.0, curves={}, params={})
+
+
+def test_cheapest_match_is_the_quickest_q_within_tolerance():
+    res = _result([0.40, 0.497, 0.51], [1.0, 2.0, 6.0], 0.50, 10.0)
+    assert res.cheapest_match() == {"q": 10, "score": 0.497, "fit_time": 2.0, "time_ratio": 0.2}
+    assert res.cheapest_match(tolerance=0.001)["q"] == 50
+    assert res.cheapest_match(tolerance=0.2)["q"] == 1
+    assert _result([0.1, 0.2, 0.3], [1, 2, 3], 0.5, 10.0).cheapest_match() is None
+    assert _result([0.5, 0.5, 0.5], [1, 2, 3], np.nan, np.nan).cheapest_match() is None
+    assert _result([np.nan, 0.5, 0.5], [np.nan, 3, 2], 0.5, 4.0).cheapest_match()["q"] == 50
+    with pytest.raises(ValueError, match="tolerance"):
+        res.cheapest_match(tolerance=-1)
+
+
+# ---------------------------------------------------------------- what is scored (cost at the papers' scale)
+
+
+def test_auto_eval_points_follow_the_test_set_size():
+    assert convergence.auto_eval_points(251, 174) == 60          # cal500's test half
+    assert convergence.auto_eval_points(2515, 159) == 30         # bibtex
+    assert convergence.auto_eval_points(3185, 983) == 8          # the delicious-shaped set
+    sizes = [convergence.auto_eval_points(n, 100) for n in (10, 1000, 5000, 50_000, 10**6)]
+    assert sizes == sorted(sizes, reverse=True) and min(sizes) == 8 and max(sizes) == 60
+
+
+def test_multilabel_without_train_curve_and_with_few_eval_points():
+    kw = dict(q_values=[1, 3], n_steps=40, timing=False, seed=1)
+    full = run_projection_size("flags", **kw)
+    lean = run_projection_size("flags", train_curve=False, n_eval_points=5, **kw)
+    for label, curve in lean.curves.items():
+        assert np.isnan(curve.train_score).all()
+        evaluated = np.flatnonzero(np.isfinite(curve.test_score)) + 1
+        assert evaluated[0] == 1 and evaluated[-1] == 40 and evaluated.size <= 5
+        # the steps both scored agree: same model, same seed
+        both = np.isfinite(curve.test_score) & np.isfinite(full.curves[label].test_score)
+        np.testing.assert_array_equal(curve.test_score[both], full.curves[label].test_score[both])
+        assert np.isfinite(full.curves[label].train_score).any()
+    np.testing.assert_array_equal(lean.score, full.score)
+    assert lean.params["n_eval_points"] == 5 and lean.params["train_curve"] is False
+    assert full.params["n_eval_points"] == 60
+    assert any(n.startswith("Test (not train) LRAP evaluated") and " 5 log-spaced" in n for n in lean.notes)
+    with pytest.raises(ValueError, match="n_eval_points"):
+        run_projection_size("flags", n_eval_points=1, **kw)
+
+
+def test_regression_without_train_curve_keeps_the_test_curve():
+    kw = dict(schemes=["gaussian", "subsample"], n_steps=25, n_outputs=3, n_train=40, n_test=40, timing=False)
+    full = run_projection_schemes("friedman1-chain", **kw)
+    lean = run_projection_schemes("friedman1-chain", train_curve=False, **kw)
+    for name, curve in lean.curves.items():
+        np.testing.assert_array_equal(curve.test_score, full.curves[name].test_score)
+        assert np.isnan(curve.train_score).all() and np.isfinite(full.curves[name].train_score).all()
