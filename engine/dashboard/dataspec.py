@@ -28,6 +28,7 @@ import hashlib
 import io
 
 import numpy as np
+from scipy import sparse
 
 from engine.datasets import (
     INPUT_DISTRIBUTIONS,
@@ -39,6 +40,7 @@ from engine.datasets import (
 from engine.names import STRUCTURES
 
 __all__ = [
+    "CACHE_HASH_FUNCS",
     "DEFAULT_SPEC",
     "SOURCES",
     "friedman_spec",
@@ -53,6 +55,11 @@ __all__ = [
 ]
 
 SOURCES = ("friedman", "shipped", "upload")
+
+# ``hash_funcs`` for ``st.cache_data`` when an argument holds a data set's arrays: Streamlit hashes
+# numpy arrays but not scipy.sparse matrices (bibtex, corel5k), so a sparse X is hashed as its
+# shape and its three CSR arrays.
+CACHE_HASH_FUNCS = {sparse.csr_matrix: lambda m: (m.shape, m.data, m.indices, m.indptr)}
 
 DEFAULT_SPEC = {
     "source": "friedman",
