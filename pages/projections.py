@@ -238,7 +238,7 @@ if not res.complete:
     st.warning("**Stopped: partial result.** Only the models finished before Stop are drawn; the others are missing "
                "(or end early).", icon="✋")  # fmt: skip
 st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
-           f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves, {params.get('loss') or 'default'} loss · "
+           f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves, {params.get('loss') or LOSSES[res.task][0]} loss · "
            f"took {done.elapsed:.1f} s · " + " · ".join(res.notes[-2:]))  # fmt: skip
 timing = Timing(**params["timing"]) if params.get("timing") else None
 fits = ", ".join(f"{label}: {c.timed_fits}" for label, c in res.curves.items())
