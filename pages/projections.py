@@ -30,6 +30,7 @@ from engine.dashboard.cost import estimate_projection_seconds
 from engine.dashboard.studies import parse_values
 from engine.datasets import list_datasets, synthetic_catalogue
 from engine.experiments import problem_size, run_projection_schemes, run_projection_size
+from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
@@ -253,10 +254,15 @@ if hasattr(res, "q_values"):
     left.plotly_chart(fig, key="proj_size", config=chart_config)
     with right:
         st.markdown("**What to look for**")
-        st.markdown("Left: the test score for each q, with gbmort (dashed) as the q → ∞ limit. Right: the fit time, "
-                    "which grows with q. A small q often scores as well as gbmort for less time.")  # fmt: skip
+        st.markdown("Left: the test score for each q, with gbmort (dashed) as the q → ∞ limit and the constant "
+                    "model all methods start from (dotted grey). Right: the fit time, which grows with q. A small q "
+                    "often scores as well as gbmort for less time.")  # fmt: skip
         match = res.cheapest_match()
-        if match is not None:
+        if res.learned_little():
+            st.markdown(f"**Careful.** No model ends more than {2 * MATCH_TOLERANCE:g} above the constant model "
+                        f"(dotted grey, {res.metric} {res.baseline_score:.3f}): with these settings nothing much was "
+                        "learned, so equal scores say nothing. The fit times still compare the costs.")  # fmt: skip
+        elif match is not None:
             st.markdown(f"**Takeaway.** With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's "
                         f"{res.metric} ({match['score']:.3f} against {res.gbmort_score:.3f}) in "
                         f"**{match['time_ratio']:.0%} of its fit time** ({match['fit_time']:.2f} s against "

@@ -24,6 +24,7 @@ from engine.experiments.convergence import (
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
 from engine.experiments.timing import resolve_timing
+from engine.metrics import macro_r2, ranking_average_precision
 from engine.names import METRICS, PROJECTIONS, boosting_name
 from engine.projections import check_projection
 from engine.validation import check_in_interval
@@ -50,6 +51,9 @@ class ProjectionSizeResult(JsonResult):
         fit time among all runs, so that every run reaches it)
     curves : the full learning curves ("q=1", ..., "gbmort"), as in
         :class:`ConvergenceResult`
+    baseline_score : the test score of the constant model every method starts from
+        (the training mean of each output: label frequencies for multi-label), so a
+        reader sees how much was learned at all
     """
 
     dataset: str
@@ -72,9 +76,11 @@ class ProjectionSizeResult(JsonResult):
     params: dict
     complete: bool = True
     notes: list = field(default_factory=list)
+    baseline_score: float = float("nan")
 
     ARRAYS = ("score", "best_score", "fit_time", "budget_score")
-    SCALARS = ("gbmort_score", "gbmort_best_score", "gbmort_fit_time", "gbmort_budget_score", "time_budget")
+    SCALARS = ("gbmort_score", "gbmort_best_score", "gbmort_fit_time", "gbmort_budget_score", "time_budget",
+               "baseline_score")
 
     def convergence(self) -> ConvergenceResult:
         """The curves as a :class:`ConvergenceResult` (to draw score against fit time)."""
@@ -96,6 +102,18 @@ class ProjectionSizeResult(JsonResult):
         k = int(np.flatnonzero(ok)[np.argmin(self.fit_time[ok])])
         return {"q": int(self.q_values[k]), "score": float(self.score[k]), "fit_time": float(self.fit_time[k]),
                 "time_ratio": float(self.fit_time[k] / self.gbmort_fit_time)}
+
+    def learned_little(self, margin=MATCH_TOLERANCE * 2):
+        """True when no model's final score is more than ``margin`` above the constant model's.
+
+        Then "q reaches gbmort's score" says nothing (nobody learned): a page should say so.
+        """
+        check_in_interval(margin, "margin", 0.0)
+        scores = np.append(self.score, self.gbmort_score)
+        scores = scores[np.isfinite(scores)]
+        if not np.isfinite(self.baseline_score) or scores.size == 0:
+            return False
+        return bool(scores.max() - self.baseline_score <= margin)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per q, then a row for gbmort (q = NaN, estimator "gbmort")."""
@@ -125,9 +143,23 @@ class ProjectionSizeResult(JsonResult):
                    projection=d["projection"], n_steps=d["n_steps"],
                    q_values=np.array(d["q_values"], dtype=np.int64),
                    **{k: from_list(d[k]) for k in cls.ARRAYS},
-                   **{k: float("nan") if d[k] is None else float(d[k]) for k in cls.SCALARS},
+                   **{k: float("nan") if d.get(k) is None else float(d[k]) for k in cls.SCALARS},
                    curves={c["label"]: Curve.from_dict(c) for c in d["curves"]}, params=d["params"],
                    complete=d["complete"], notes=d["notes"])
+
+
+def constant_model_score(task, Y_train, Y_test):
+    """Test score of predicting each output's training mean (the step-0 model of every method).
+
+    Multi-label: LRAP of ranking the labels by their training frequency; regression:
+    macro-r2 of the training means (0 up to the train / test difference).
+    """
+    mean = np.asarray(Y_train, dtype=np.float64).mean(axis=0)
+    Y_test = np.asarray(Y_test, dtype=np.float64)
+    constant = np.broadcast_to(mean, Y_test.shape)
+    if task == "multilabel":
+        return float(ranking_average_precision(Y_test > 0, constant))
+    return float(macro_r2(Y_test, constant))
 
 
 def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, time_budget=None,
@@ -219,6 +251,7 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
 
     rows = np.array([stats(curves.get(f"q={q}")) for q in q_values], dtype=float).reshape(len(q_values), 4)
     g = stats(curves.get("gbmort"))
+    baseline = constant_model_score(task, problem[1], problem[3])
     notes = measuring_notes(task, n_steps, timing, train_curve=bool(train_curve),
                             n_eval_points=n_eval_points) + [problem[5]["split"],
                                      f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
@@ -228,4 +261,4 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
         best_score=rows[:, 1], fit_time=rows[:, 2], budget_score=rows[:, 3],
         gbmort_score=float(g[0]), gbmort_best_score=float(g[1]), gbmort_fit_time=float(g[2]),
         gbmort_budget_score=float(g[3]), time_budget=budget, curves=curves, params=params,
-        complete=complete, notes=notes)
+        complete=complete, notes=notes, baseline_score=baseline)

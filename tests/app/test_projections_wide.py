@@ -6,6 +6,7 @@ Fragments never tick in AppTest, so a test "polls" the page's background run (ap
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine.experiments
@@ -76,18 +77,25 @@ def test_caption_says_how_times_are_measured():
                                     "budget_seconds": 2.0}
 
 
-def test_takeaway_reads_figure6_when_a_q_reaches_gbmort():
-    at = open_page(experiment="size", dataset="flags", n_steps=30, q_values="1,2,7")
+@pytest.mark.parametrize("learning_rate", [0.1, 0.01])
+def test_takeaway_reads_figure6_only_when_something_was_learned(learning_rate):
+    at = open_page(experiment="size", dataset="flags", n_steps=30, q_values="1,2,7", learning_rate=learning_rate)
     at = poll(at, "proj")
     res = finished(at, "proj").result
     match = res.cheapest_match()
+    careful = [m.value for m in at.markdown if m.value.startswith("**Careful.**")]
     takeaway = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
-    assert len(takeaway) == 1
-    if match is not None:
+    if res.learned_little():
+        assert len(careful) == 1 and not takeaway
+        assert f"{res.baseline_score:.3f}" in careful[0]
+    elif match is not None:
+        assert len(takeaway) == 1 and not careful
         assert f"With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's LRAP" in takeaway[0]
         assert f"**{match['time_ratio']:.0%} of its fit time**" in takeaway[0]
     else:
-        assert takeaway[0].startswith("**Takeaway.** The best LRAP here is")
+        assert len(takeaway) == 1 and takeaway[0].startswith("**Takeaway.** The best LRAP here is")
+    if learning_rate == 0.01:
+        assert res.learned_little()        # 30 steps of 0.01 barely move away from the label frequencies
 
 
 def test_a_failed_run_shows_its_reason(monkeypatch):

@@ -1,14 +1,17 @@
-"""Fit times of the projection experiments: warm-up fit, repeats of short fits (median), the Figure 6 reading.
+"""How the projection experiments measure: warm-up fit, repeats of short fits (median), what is
+scored, the constant-model baseline and the Figure 6 reading.
 
-Oracles: numpy's median of the same arrays, call logs of stand-in estimators, and the
-same experiment without the timing machinery (scores must not change, only times).
+Oracles: numpy's median of the same arrays, call logs of stand-in estimators, the same
+experiment without the timing machinery (scores must not change, only times), scikit-learn's
+metrics for the baseline.
 """
 
 import numpy as np
 import pytest
 
 from engine.experiments import convergence, run_projection_schemes, run_projection_size
-from engine.experiments.projection_size import ProjectionSizeResult
+from engine import plotting
+from engine.experiments.projection_size import ProjectionSizeResult, constant_model_score
 from engine.experiments.timing import Timing, repeated_fit_times, resolve_timing, warm_up
 
 
@@ -157,14 +160,14 @@ def test_schemes_take_timing_too():
     assert res.params["timing"]["max_fits"] == 2
 
 
-def _result(score, fit_time, gbmort_score, gbmort_time, q=(1, 10, 50)):
+def _result(score, fit_time, gbmort_score, gbmort_time, q=(1, 10, 50), baseline=float("nan")):
     n = len(q)
     return ProjectionSizeResult(
         dataset="x", task="multilabel", metric="LRAP", n_outputs=100, projection="gaussian", n_steps=10,
         q_values=np.array(q), score=np.array(score, dtype=float), best_score=np.array(score, dtype=float),
         fit_time=np.array(fit_time, dtype=float), budget_score=np.full(n, np.nan), gbmort_score=gbmort_score,
         gbmort_best_score=gbmort_score, gbmort_fit_time=gbmort_time, gbmort_budget_score=np.nan,
-        time_budget=1.0, curves={}, params={})
+        time_budget=1.0, curves={}, params={}, baseline_score=baseline)
 
 
 def test_cheapest_match_is_the_quickest_q_within_tolerance():
@@ -217,3 +220,38 @@ def test_regression_without_train_curve_keeps_the_test_curve():
     for name, curve in lean.curves.items():
         np.testing.assert_array_equal(curve.test_score, full.curves[name].test_score)
         assert np.isnan(curve.train_score).all() and np.isfinite(full.curves[name].train_score).all()
+
+
+def test_constant_model_score_against_scikit_learn():
+    from sklearn.metrics import label_ranking_average_precision_score, r2_score
+
+    rng = np.random.default_rng(0)
+    Y_tr = (rng.random((200, 12)) < rng.random(12)).astype(float)
+    Y_te = (rng.random((80, 12)) < 0.3).astype(float)
+    Y_te[0] = 0.0
+    Y_te[0, 3] = 1.0
+    expected = label_ranking_average_precision_score(Y_te, np.tile(Y_tr.mean(axis=0), (80, 1)))
+    assert constant_model_score("multilabel", Y_tr, Y_te) == pytest.approx(expected, abs=1e-12)
+    R_tr, R_te = rng.normal(size=(50, 3)), rng.normal(size=(40, 3))
+    expected = r2_score(R_te, np.tile(R_tr.mean(axis=0), (40, 1)), multioutput="uniform_average")
+    assert constant_model_score("regression", R_tr, R_te) == pytest.approx(expected, abs=1e-12)
+
+
+def test_projection_size_records_the_baseline_and_draws_it():
+    res = run_projection_size("flags", q_values=[1, 3], n_steps=20, timing=False, train_curve=False, seed=0)
+    from engine.experiments.problems import get_problem
+
+    _, Y_tr, _, Y_te, _, _ = get_problem("flags", seed=0)
+    assert res.baseline_score == constant_model_score("multilabel", Y_tr, Y_te)
+    assert ProjectionSizeResult.from_json(res.to_json()).baseline_score == res.baseline_score
+    fig = plotting.projection_size_figure(res)
+    (line,) = [t for t in fig.data if t.name == "constant model (step 0)"]
+    assert list(line.y) == [res.baseline_score, res.baseline_score]
+
+
+def test_learned_little():
+    assert _result([0.045, 0.046, 0.047], [1, 2, 3], 0.046, 10.0, baseline=0.043).learned_little()
+    assert not _result([0.045, 0.09, 0.047], [1, 2, 3], 0.046, 10.0, baseline=0.043).learned_little()
+    assert not _result([0.045, 0.046, 0.047], [1, 2, 3], 0.2, 10.0, baseline=0.043).learned_little()
+    assert not _result([0.045, 0.046, 0.047], [1, 2, 3], 0.046, 10.0).learned_little()      # no baseline known
+    assert _result([0.045, 0.09, 0.047], [1, 2, 3], 0.046, 10.0, baseline=0.043).learned_little(margin=0.05)
