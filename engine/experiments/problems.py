@@ -76,8 +76,8 @@ def problem_size(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0, 
     use get_problem's 50/50 split; for the synthetic set nnz_per_row is approximate.
     """
     task, d = problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs, seed)
-    if dataset in FRIEDMAN_PROBLEMS:
-        p = 5 * n_outputs if dataset == "friedman1-ind" else 5
+    if dataset in FRIEDMAN_PROBLEMS or dataset in THESIS_PROBLEMS:
+        p = {"friedman1-ind": 5 * n_outputs, "friedman1": 10, "two-norm": 20}.get(dataset, 5)
         return dict(task=task, n_train=int(n_train), n_test=int(n_test), n_features=p, n_outputs=d, nnz_per_row=None)
     meta = {m["name"]: m for m in list_datasets() + synthetic_catalogue()}[dataset]
     n = meta["n_samples"]

@@ -353,3 +353,17 @@ def test_get_problem_draws_the_synthetic_set(delicious):
     assert info["n_outputs"] == DELICIOUS_SHAPE["n_labels"]
     with pytest.raises(ValueError, match="n_noisy_outputs"):
         get_problem(SYNTHETIC_DELICIOUS, n_noisy_outputs=2)
+
+
+@pytest.mark.parametrize("name", ["friedman1-ind", "friedman1", "two-norm", "cal500", "scm20d", "bibtex", "corel5k"])
+def test_problem_size_matches_get_problem(name):
+    from engine.experiments import problem_size
+
+    size = problem_size(name, n_outputs=4, n_test=50, n_train=40)
+    X_tr, Y_tr, X_te, Y_te, task, info = get_problem(name, n_outputs=4, n_test=50, n_train=40)
+    assert (size["task"], size["n_train"], size["n_test"]) == (task, X_tr.shape[0], X_te.shape[0])
+    assert (size["n_features"], size["n_outputs"]) == (X_tr.shape[1], Y_tr.shape[1])
+    if sparse.issparse(X_tr):
+        assert size["nnz_per_row"] == pytest.approx(X_tr.nnz / X_tr.shape[0], rel=0.05)
+    else:
+        assert size["nnz_per_row"] is None
