@@ -16,6 +16,7 @@ from engine.dashboard.presets import PRESETS
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"
 FIG6 = "Figure 6 at delicious scale"
+FIG6_BIBTEX = "Figure 6 on bibtex (real data)"
 
 
 def open_page(**query):
@@ -110,13 +111,14 @@ def test_a_failed_run_shows_its_reason(monkeypatch):
     assert any(x.label == "Traceback" for x in at.expander)
 
 
-def test_figure6_preset_opens_the_page_with_its_settings():
-    (preset,) = [p for p in PRESETS if p["label"] == FIG6]
+@pytest.mark.parametrize("label,dataset", [(FIG6, "synthetic-delicious-shape"), (FIG6_BIBTEX, "bibtex")])
+def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
+    (preset,) = [p for p in PRESETS if p["label"] == label]
     assert preset["page"] == PROJ
     at = open_page(**preset["query_params"])
     assert not at.exception
     assert at.radio(key="experiment").value == "size"
-    assert at.selectbox(key="dataset").value == "synthetic-delicious-shape"
+    assert at.selectbox(key="dataset").value == dataset
     assert at.text_input(key="q_values").value == preset["query_params"]["q_values"]
     assert at.slider(key="n_steps").value == int(preset["query_params"]["n_steps"])
     assert at.select_slider(key="max_leaf_nodes").value == 2
@@ -124,14 +126,15 @@ def test_figure6_preset_opens_the_page_with_its_settings():
     assert at.selectbox(key="loss_multilabel").value == preset["query_params"]["loss_multilabel"]
     assert page_run(at, "proj") is None                  # a big run: the estimate first, then a click
     warning = " ".join(w.value for w in at.warning)
-    assert "estimated at" in warning and "synthetic-delicious-shape" in warning
+    assert "estimated at" in warning and dataset in warning
     assert at.button(key="proj_run_big").label.startswith("Run (≈ ")
 
 
-def test_home_links_the_figure6_preset():
+@pytest.mark.parametrize("label", [FIG6, FIG6_BIBTEX])
+def test_home_links_the_figure6_presets(label):
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
-    (link,) = [link for link in at.get("page_link") if link.proto.label == FIG6]
-    (preset,) = [p for p in PRESETS if p["label"] == FIG6]
+    (link,) = [link for link in at.get("page_link") if link.proto.label == label]
+    (preset,) = [p for p in PRESETS if p["label"] == label]
     assert link.proto.query_string == "&".join(f"{k}={v}" for k, v in preset["query_params"].items()).replace(",", "%2C")
     assert link.proto.help == preset["description"]
