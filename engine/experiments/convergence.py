@@ -40,7 +40,7 @@ from engine.estimators.artificial import ArtificialGBRT
 from engine.estimators.registry import BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
-from engine.experiments.timing import repeated_fit_times, resolve_timing, warm_up
+from engine.experiments.timing import resolve_timing, retime, warm_up
 from engine.metrics import ranking_average_precision
 from engine.names import (
     ALIASES,
@@ -314,13 +314,37 @@ def _fit(est, X, Y, n, runner, at, width, message, eval_set=None):
     return est
 
 
+def _make(est_name, task, seed, model_kwargs, **extra):
+    """The estimator ``measure`` fits (n_projections only where the strategy takes it)."""
+    kw = dict(model_kwargs)
+    if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
+        kw.pop("n_projections", None)
+    return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+
+
+def refit_function(name, problem, model_kwargs, n_steps, seed, runner, label):
+    """A callable that fits ``measure``'s model again (same seed: the same model) and returns its
+    cumulative ``fit_times_``, or None when a stop cut it short; None for artificial-gbrt."""
+    if name == ARTIFICIAL:
+        return None
+    X_tr, Y_tr, _, _, task, _ = problem
+
+    def refit():
+        runner.report(runner.fraction * runner.n_units, f"{label}: timing, one more fit")
+        est = _make(name, task, seed, model_kwargs, n_estimators=n_steps)
+        est.fit(X_tr, Y_tr, callback=lambda n_done, _: runner.stopped())
+        return est.fit_times_ if est.n_steps_ == n_steps else None
+    return refit
+
+
 def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, timing=None, *,
             train_curve=True, n_eval_points=N_EVAL_POINTS):
     """Fit one estimator (all passes) and return its :class:`Curve` (maybe shortened by stop).
 
     The fits report progress as unit ``unit`` of ``runner`` (one unit per estimator).
     ``timing`` (a :class:`~engine.experiments.timing.Timing` or None): warm up before the
-    timed fit and repeat a short one (the artificial oracle is always fitted once).
+    timed fit (repeats of short fits come later, from :func:`refit_function`, once every
+    model is measured; the artificial oracle is always fitted once).
     ``train_curve=False`` leaves the train score NaN (no second pass over the training set);
     ``n_eval_points``: the log-spaced steps at which LRAP is evaluated (multi-label).
     """
@@ -328,15 +352,11 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
     d = Y_tr.shape[1]
     d0 = info["n_original_outputs"]
     msg = f"{label}"
-    timed_fits = 1
     artificial = name == ARTIFICIAL
     structure = info["name"].split("-", 1)[1] if artificial else None
 
     def make(est_name, **extra):
-        kw = dict(model_kwargs)
-        if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
-            kw.pop("n_projections", None)
-        return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+        return _make(est_name, task, seed, model_kwargs, **extra)
 
     if artificial and structure in ("chain", "group"):
         # One single-target model on the output the oracle knows is best, copied to the d0
@@ -398,18 +418,11 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
             if train_curve and not runner.stopped():
                 train = _staged_lrap(est, X_tr, Y_tr, points, runner, unit + 0.8, 0.2, f"{msg} (train)")
         n_trees = np.arange(1, k + 1) * (d_fit if single else 1)
-        if timing is not None and k == n_steps and not runner.stopped():
-            def refit():
-                runner.report(unit + 0.99, f"{msg}: timing, one more fit")
-                again = make(est_name).set_params(n_estimators=k)
-                again.fit(X_tr, Ytr_fit, callback=lambda n_done, _: runner.stopped())
-                return again.fit_times_ if again.n_steps_ == k else None
-            fit_time, timed_fits = repeated_fit_times(fit_time, refit, timing, runner.stopped)
     step = np.arange(1, k + 1)
     return Curve(name=name, label=label, step=step, n_trees=n_trees.astype(np.int64),
                  trees_per_output=n_trees / d, fit_time=np.asarray(fit_time, dtype=float),
                  train_score=np.asarray(train, dtype=float), test_score=np.asarray(test, dtype=float),
-                 train_loss=np.asarray(train_loss, dtype=float), timed_fits=timed_fits)
+                 train_loss=np.asarray(train_loss, dtype=float))
 
 
 def measuring_notes(task, n_steps, timing=None, *, train_curve=True, n_eval_points=N_EVAL_POINTS):
@@ -457,6 +470,10 @@ def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_step
         if runner.stopped():
             complete = False
             break
+    if timing is not None and complete:
+        labels = {name: label for name, label in names_labels}
+        retime(curves, {name: refit_function(name, problem, model_kwargs, n_steps, seed, runner, labels[name])
+                        for name in curves}, timing, runner.stopped)
     runner.finish(complete)
     return ConvergenceResult(experiment=experiment, dataset=dataset, task=task, metric=METRICS[task],
                              n_outputs=int(Y_tr.shape[1]), curves=curves, params=params,

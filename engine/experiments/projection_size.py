@@ -20,10 +20,11 @@ from engine.experiments.convergence import (
     check_model_args,
     measure,
     measuring_notes,
+    refit_function,
 )
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
-from engine.experiments.timing import resolve_timing
+from engine.experiments.timing import resolve_timing, retime
 from engine.metrics import macro_r2, ranking_average_precision
 from engine.names import METRICS, PROJECTIONS, boosting_name
 from engine.projections import check_projection
@@ -238,6 +239,10 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
         if runner.stopped():
             complete = False
             break
+    if timing is not None and complete:
+        retime(curves, {label: refit_function(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner,
+                                              label) for est_name, label, q in runs if label in curves},
+               timing, runner.stopped)
     runner.finish(complete)
 
     totals = [c.fit_time[-1] for c in curves.values() if np.isfinite(c.fit_time[-1])]

@@ -8,10 +8,12 @@ asks for it (:class:`Timing`):
 
 * before each timed model, one tiny untimed fit of the same configuration (the first
   ``warmup_rows`` rows, ``warmup_steps`` steps) pays the one-off costs;
-* a model whose timed fit took less than ``short_seconds`` is fitted again, identically
-  (same seed, same model), until ``max_fits`` timed fits or ``budget_seconds`` of extra
-  fitting; its time after every step is the **median** over those fits (the median of
-  cumulative times, step by step, which stays non-decreasing).
+* once every model is measured, each model whose timed fit took less than ``short_seconds``
+  is fitted again, identically (same seed, same model), one model after the other in turns,
+  until ``max_fits`` timed fits or ``budget_seconds`` of extra fitting; its time after every
+  step is the **median** over those fits (the median of cumulative times, step by step, which
+  stays non-decreasing). Taking turns spreads a passing disturbance over several models
+  instead of loading it on one (the app draws its page while the first model fits).
 
 What is timed is the estimator's own ``fit_times_``: the boosting steps (tree growing,
 relabelling, line searches), not the input checks and the one-off preparation of X that every
@@ -28,7 +30,7 @@ import numpy as np
 
 from engine.validation import check_in_interval, check_int
 
-__all__ = ["Timing", "resolve_timing", "warm_up", "repeated_fit_times"]
+__all__ = ["Timing", "resolve_timing", "retime", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,10 @@ class Timing:
         """One sentence for a result's notes and a page's caption."""
         warm = (f"after one untimed warm-up fit ({self.warmup_steps} steps on {self.warmup_rows} rows)"
                 if self.warmup_steps else "without a warm-up fit")
-        repeat = (f"a model whose fit took under {self.short_seconds:g} s was fitted again, up to "
-                  f"{self.max_fits} times in all (at most {self.budget_seconds:g} s more), and its time after "
-                  "each step is the median over those fits" if self.max_fits > 1 else "each model is fitted once")
+        repeat = (f"once all models were fitted, each whose fit took under {self.short_seconds:g} s was fitted "
+                  f"again, taking turns, up to {self.max_fits} times in all (at most {self.budget_seconds:g} s more), "
+                  "and its time after each step is the median over those fits" if self.max_fits > 1
+                  else "each model is fitted once")
         return (f"Fit times count the boosting steps only (not input preparation or scoring), measured {warm}; "
                 f"{repeat}.")
 
@@ -69,31 +72,44 @@ def warm_up(make, X, Y, timing: Timing):
     est.fit(X[:rows], Y[:rows])
 
 
-def repeated_fit_times(first, refit, timing: Timing, stopped=lambda: False):
-    """``(times, n_fits)``: the step-wise median of ``first`` and repeated fits' cumulative times.
+def retime(curves, refits, timing: Timing, stopped=lambda: False):
+    """Fit the short models again, round-robin, and give each the step-wise median of its fits' times.
 
-    ``first`` : cumulative seconds after each step of the timed fit already done.
-    ``refit()`` : fits the same model again and returns its cumulative times (or None when
-    it was cut short by a stop, in which case it is not counted).
-    Repeats happen only when ``first`` ended under ``timing.short_seconds``; they stop at
-    ``timing.max_fits`` fits, once ``timing.budget_seconds`` have been spent on them, or
-    when ``stopped()`` is true.
+    ``curves`` : dict key -> :class:`~engine.experiments.convergence.Curve` (its ``fit_time``
+    and ``timed_fits`` are replaced in place). ``refits`` : dict key -> callable fitting that
+    model again and returning its cumulative times (None: cut short by a stop), or None for a
+    model that cannot be refitted. Only models whose timed fit took under
+    ``timing.short_seconds`` are repeated: one more fit of each in turn, so a disturbance of a
+    moment (the page being drawn as the run starts, another process) falls on one fit of
+    several models rather than on every fit of one; a model stops at ``timing.max_fits`` fits
+    or after ``timing.budget_seconds`` spent on its repeats. A stop ends the repeats and keeps
+    what was measured. Returns ``{key: number of timed fits}``.
     """
-    first = np.asarray(first, dtype=np.float64)
-    runs = [first]
-    if first.size == 0 or not np.isfinite(first[-1]) or first[-1] >= timing.short_seconds:
-        return first, 1
-    started = time.perf_counter()
-    while len(runs) < timing.max_fits and not stopped():
-        if time.perf_counter() - started >= timing.budget_seconds:
-            break
-        times = refit()
-        if times is None or len(times) != first.size:
-            break
-        runs.append(np.asarray(times, dtype=np.float64))
-    if len(runs) == 1:
-        return first, 1
-    return np.median(np.vstack(runs), axis=0), len(runs)
+    runs, spent = {}, {}
+    for key, curve in curves.items():
+        first = np.asarray(curve.fit_time, dtype=np.float64)
+        if (refits.get(key) is not None and first.size and np.isfinite(first[-1])
+                and first[-1] < timing.short_seconds):
+            runs[key], spent[key] = [first], 0.0
+    active = [key for key in runs if timing.max_fits > 1 and timing.budget_seconds > 0]
+    while active and not stopped():
+        for key in list(active):
+            if stopped():
+                break
+            started = time.perf_counter()
+            times = refits[key]()
+            spent[key] += time.perf_counter() - started
+            if times is not None and len(times) == runs[key][0].size:
+                runs[key].append(np.asarray(times, dtype=np.float64))
+            elif stopped():
+                break
+            if times is None or len(runs[key]) >= timing.max_fits or spent[key] >= timing.budget_seconds:
+                active.remove(key)
+    for key, fits in runs.items():
+        if len(fits) > 1:
+            curves[key].fit_time = np.median(np.vstack(fits), axis=0)
+            curves[key].timed_fits = len(fits)
+    return {key: curves[key].timed_fits for key in curves}
 
 
 def resolve_timing(timing):

@@ -6,60 +6,92 @@ experiment without the timing machinery (scores must not change, only times), sc
 metrics for the baseline.
 """
 
+import time
+
 import numpy as np
 import pytest
 
 from engine.experiments import convergence, run_projection_schemes, run_projection_size
 from engine import plotting
 from engine.experiments.projection_size import ProjectionSizeResult, constant_model_score
-from engine.experiments.timing import Timing, repeated_fit_times, resolve_timing, warm_up
+from engine.experiments.timing import Timing, resolve_timing, retime, warm_up
 
 
-def test_median_of_repeats_step_by_step():
-    first = np.array([0.01, 0.03, 0.06])
-    more = iter([np.array([0.02, 0.03, 0.04]), np.array([0.005, 0.01, 0.09]), np.array([0.01, 0.02, 0.03]),
-                 np.array([0.5, 0.6, 0.7])])
-    times, n = repeated_fit_times(first, lambda: next(more), Timing(max_fits=4, budget_seconds=60))
-    runs = np.array([[0.01, 0.03, 0.06], [0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03]])
-    assert n == 4
-    np.testing.assert_array_equal(times, np.median(runs, axis=0))
-    assert next(more)[0] == 0.5          # the fifth array was never asked for
+class FakeCurve:
+    def __init__(self, fit_time):
+        self.fit_time = np.asarray(fit_time, dtype=float)
+        self.timed_fits = 1
+
+
+def test_retime_takes_turns_and_uses_the_median_step_by_step():
+    curves = {"a": FakeCurve([0.01, 0.03, 0.06]), "b": FakeCurve([0.02, 0.05]), "long": FakeCurve([0.4, 0.9])}
+    log = []
+    more = {"a": iter([[0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03], [0.5, 0.6, 0.7]]),
+            "b": iter([[0.01, 0.02], [0.03, 0.04], [0.0, 0.01]])}
+
+    def refit(key):
+        return lambda: log.append(key) or np.array(next(more[key]))
+
+    fits = retime(curves, {"a": refit("a"), "b": refit("b"), "long": refit("long")},
+                  Timing(short_seconds=0.5, max_fits=4, budget_seconds=60))
+    assert fits == {"a": 4, "b": 4, "long": 1}           # "long" took 0.9 s: not repeated
+    assert log == ["a", "b", "a", "b", "a", "b"]          # one more fit of each, in turns
+    np.testing.assert_array_equal(curves["a"].fit_time, np.median(
+        [[0.01, 0.03, 0.06], [0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03]], axis=0))
+    np.testing.assert_array_equal(curves["b"].fit_time, np.median(
+        [[0.02, 0.05], [0.01, 0.02], [0.03, 0.04], [0.0, 0.01]], axis=0))
+    np.testing.assert_array_equal(curves["long"].fit_time, [0.4, 0.9])
+    assert curves["a"].timed_fits == 4 and curves["long"].timed_fits == 1
 
 
 def test_median_of_cumulative_times_stays_non_decreasing():
     rng = np.random.default_rng(0)
-    runs = [np.cumsum(rng.random(50)) for _ in range(5)]
-    it = iter(runs[1:])
-    times, n = repeated_fit_times(runs[0] / 100, lambda: next(it) / 100, Timing(max_fits=5, budget_seconds=60))
-    assert n == 5 and np.all(np.diff(times) >= 0)
+    runs = iter([np.cumsum(rng.random(50)) / 100 for _ in range(4)])
+    curve = FakeCurve(np.cumsum(rng.random(50)) / 100)
+    retime({"x": curve}, {"x": lambda: next(runs)}, Timing(max_fits=5, budget_seconds=60))
+    assert curve.timed_fits == 5 and np.all(np.diff(curve.fit_time) >= 0)
 
 
-@pytest.mark.parametrize("first,timing", [
-    (np.array([0.5, 1.2]), Timing()),                               # not short: one fit
-    (np.array([0.01, 0.02]), Timing(max_fits=1)),                   # repeats switched off
-    (np.array([0.01, 0.02]), Timing(budget_seconds=0.0)),           # no time for repeats
-    (np.array([]), Timing()),                                       # nothing fitted
+@pytest.mark.parametrize("timing,refit_given", [
+    (Timing(max_fits=1), True),                 # repeats switched off
+    (Timing(budget_seconds=0.0), True),         # no time for repeats
+    (Timing(), False),                          # a model that cannot be refitted (artificial-gbrt)
 ])
-def test_no_repeat(first, timing):
+def test_no_repeat(timing, refit_given):
     calls = []
-    times, n = repeated_fit_times(first, lambda: calls.append(1) or np.array([9.0, 9.0]), timing)
-    assert n == 1 and calls == []
-    np.testing.assert_array_equal(times, first)
+    curve = FakeCurve([0.01, 0.02])
+    retime({"x": curve}, {"x": (lambda: calls.append(1) or np.array([9.0, 9.0])) if refit_given else None}, timing)
+    assert calls == [] and curve.timed_fits == 1
+    np.testing.assert_array_equal(curve.fit_time, [0.01, 0.02])
 
 
 def test_a_stop_or_a_cut_fit_ends_the_repeats():
-    first = np.array([0.01, 0.02])
     calls = []
 
     def refit():
         calls.append(1)
         return np.array([0.03, 0.04]) if len(calls) == 1 else None      # the second one is cut short
 
-    times, n = repeated_fit_times(first, refit, Timing(max_fits=5, budget_seconds=60))
-    assert n == 2 and len(calls) == 2
-    np.testing.assert_array_equal(times, [0.02, 0.03])
-    times, n = repeated_fit_times(first, refit, Timing(max_fits=5, budget_seconds=60), stopped=lambda: True)
-    assert n == 1
+    curve = FakeCurve([0.01, 0.02])
+    retime({"x": curve}, {"x": refit}, Timing(max_fits=5, budget_seconds=60))
+    assert curve.timed_fits == 2 and len(calls) == 2
+    np.testing.assert_array_equal(curve.fit_time, [0.02, 0.03])
+    curve = FakeCurve([0.01, 0.02])
+    retime({"x": curve}, {"x": refit}, Timing(max_fits=5, budget_seconds=60), stopped=lambda: True)
+    assert curve.timed_fits == 1
+
+
+def test_budget_per_model():
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.05)
+        return np.array([0.01, 0.02])
+
+    curve = FakeCurve([0.01, 0.02])
+    retime({"x": curve}, {"x": slow}, Timing(max_fits=50, budget_seconds=0.12))
+    assert 2 <= len(calls) <= 4 and curve.timed_fits == len(calls) + 1
 
 
 class Recorder:
@@ -151,6 +183,22 @@ def test_each_timed_model_is_warmed_up_before_its_timed_fit(monkeypatch):
     run_projection_size("friedman1-group", timing=dict(max_fits=1, warmup_rows=8), **KW)
     # per model: its warm-up (8 rows) first, then the test-curve and train-curve fits (60 rows)
     assert events == [("warm-up", 8), ("timed fit", 60), ("timed fit", 60)] * 3
+
+
+def test_repeats_come_after_every_model_is_measured(monkeypatch):
+    from engine.experiments import projection_size
+
+    seen = []
+    real = projection_size.retime
+
+    def spy(curves, refits, timing, stopped):
+        seen.append((list(curves), sorted(k for k, f in refits.items() if f is not None)))
+        return real(curves, refits, timing, stopped)
+
+    monkeypatch.setattr(projection_size, "retime", spy)
+    res = run_projection_size("friedman1-group", timing=dict(max_fits=2, budget_seconds=30), **KW)
+    assert seen == [(["q=1", "q=4", "gbmort"], ["gbmort", "q=1", "q=4"])]
+    assert all(c.timed_fits == 2 for c in res.curves.values())
 
 
 def test_schemes_take_timing_too():
