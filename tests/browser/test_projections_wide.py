@@ -24,8 +24,8 @@ def run_preset(page, server, label, dataset):
     q_values = [int(q) for q in preset["query_params"]["q_values"].split(",")]
     page.goto(server, wait_until="domcontentloaded")
     page.get_by_role("link", name=label).click()
+    page.wait_for_url(re.compile(f"projections.*dataset={dataset}"), timeout=30_000)
     expect(page.locator("h1", has_text="Projections")).to_be_visible(timeout=30_000)
-    assert f"dataset={dataset}" in page.url
     run = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name=re.compile(r"^Run \(≈"))
     expect(run).to_be_visible(timeout=60_000)
     run.click()
