@@ -239,7 +239,7 @@ if not blocked:
             choice, json.dumps(st.session_state.get("dataset_spec"), sort_keys=True, default=str) if choice == DATA_PAGE else "",
             tuple(run_estimators), budget, int(repeats), int(seed), settings["noisy"],
         )  # fmt: skip
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
         blocked = str(exc)
         st.warning(f"These settings cannot run: {exc}", icon="⚠️")
 

@@ -43,7 +43,8 @@ CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", 
 st.session_state.setdefault(PINS_KEY, [])
 st.session_state.setdefault(FRAME_KEY, 0)
 load_problem = st.cache_data(live.problem_from_spec, show_spinner="Drawing the data…", max_entries=8)
-estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32)
+estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32,
+                         hash_funcs=dataspec.CACHE_HASH_FUNCS)   # a sparse X (bibtex) as its arrays
 
 
 def new_seed():
@@ -255,7 +256,7 @@ try:
     data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
     live.check_settings(data, list(variants), n_steps=settings["n_steps"], **fit_kwargs(settings))
     costs = estimate(data, tuple(variants), n_steps=settings["n_steps"], seed=settings["seed"], **fit_kwargs(settings))
-except ValueError as exc:
+except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
     problem_error = str(exc)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS

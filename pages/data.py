@@ -123,7 +123,9 @@ with st.sidebar:
             "multi-label classification.",
         )  # fmt: skip
         info = catalogue[name]
-        st.caption(f"{info['task']} · {info['n_samples']:,} samples · {info['n_features']:,} inputs · {info['n_outputs']} outputs")
+        sparse_note = f" · sparse inputs ({info['nnz']:,} non-zeros)" if info.get("sparse") else ""
+        st.caption(f"{info['task']} · {info['n_samples']:,} samples · {info['n_features']:,} inputs · "
+                   f"{info['n_outputs']} outputs{sparse_note}")  # fmt: skip
         spec = dataspec.shipped_spec(name)
 
     else:
@@ -200,6 +202,10 @@ m[1].metric("Inputs", f"{ds.n_features:,}", help="Feature columns (p).")
 m[2].metric("Outputs", f"{ds.n_outputs:,}", help="Target columns (d): the outputs predicted together.")
 m[3].metric("Task", ds.task, help="multilabel: every target is 0/1 (a label); regression otherwise.")
 st.caption(ds.description)
+if ds.is_sparse:
+    st.caption(f"The inputs are sparse: {ds.nnz:,} of {ds.n_samples * ds.n_features:,} values are non-zero "
+               f"({ds.nnz / (ds.n_samples * ds.n_features):.1%}). They stay a sparse (CSR) matrix in memory, "
+               "and the download below is an NPZ file that keeps them sparse.")  # fmt: skip
 if ds.citation:
     with st.expander("Source and citation"):
         st.text(ds.citation)
@@ -260,11 +266,20 @@ else:
 frame = ds.to_frame
 second_name = "bayes" if ds.bayes is not None else "targets"
 d = st.columns(4)
-d[0].download_button(
-    "Data (CSV)", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
-    mime="text/csv", on_click="ignore", key="data_download", icon="⬇️",
-    help="Feature columns then target columns, one row per sample; the file can be uploaded again.",
-)  # fmt: skip
+if ds.is_sparse:
+    # A CSV would spell out every zero (bibtex: 14.7 million cells); the NPZ keeps X sparse.
+    d[0].download_button(
+        "Data (NPZ, sparse)", data=ds.to_npz, file_name=f"{ds.name}.npz",
+        mime="application/octet-stream", on_click="ignore", key="data_download", icon="⬇️",
+        help="numpy NPZ: X in CSR form (X_data, X_indices, X_indptr, X_shape), Y, feature_names, "
+        "target_names, as in sample_data/; read it with numpy.load(..., allow_pickle=False).",
+    )  # fmt: skip
+else:
+    d[0].download_button(
+        "Data (CSV)", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
+        mime="text/csv", on_click="ignore", key="data_download", icon="⬇️",
+        help="Feature columns then target columns, one row per sample; the file can be uploaded again.",
+    )  # fmt: skip
 d[1].download_button(
     "Correlation matrix (CSV)", data=lambda: plotting.correlation_frame(ds.Y, ds.target_names).to_csv(),
     file_name=f"{ds.name}_correlation.csv", mime="text/csv", on_click="ignore", key="data_dl_corr_csv",

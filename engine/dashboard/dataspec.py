@@ -28,6 +28,7 @@ import hashlib
 import io
 
 import numpy as np
+from scipy import sparse
 
 from engine.datasets import (
     INPUT_DISTRIBUTIONS,
@@ -39,6 +40,7 @@ from engine.datasets import (
 from engine.names import STRUCTURES
 
 __all__ = [
+    "CACHE_HASH_FUNCS",
     "DEFAULT_SPEC",
     "SOURCES",
     "friedman_spec",
@@ -53,6 +55,11 @@ __all__ = [
 ]
 
 SOURCES = ("friedman", "shipped", "upload")
+
+# ``hash_funcs`` for ``st.cache_data`` when an argument holds a data set's arrays: Streamlit hashes
+# numpy arrays but not scipy.sparse matrices (bibtex, corel5k), so a sparse X is hashed as its
+# shape and its three CSR arrays.
+CACHE_HASH_FUNCS = {sparse.csr_matrix: lambda m: (m.shape, m.data, m.indices, m.indptr)}
 
 DEFAULT_SPEC = {
     "source": "friedman",
@@ -186,7 +193,7 @@ def dataset_to_payload(ds: Dataset) -> dict:
     """A Dataset as a dict of arrays and plain values (for session_state)."""
     return {
         "name": ds.name,
-        "X": np.asarray(ds.X),
+        "X": ds.X if ds.is_sparse else np.asarray(ds.X),   # a sparse X stays sparse
         "Y": np.asarray(ds.Y),
         "feature_names": list(ds.feature_names),
         "target_names": list(ds.target_names),

@@ -67,7 +67,7 @@ def problem_from_spec(spec: dict, upload: dict | None = None, *, n_test: int = 1
     perm = np.random.default_rng(int(seed)).permutation(ds.n_samples)
     half = ds.n_samples // 2
     tr, te = np.sort(perm[:half]), np.sort(perm[half:])
-    X, Y = np.asarray(ds.X, dtype=float), np.asarray(ds.Y, dtype=float)
+    X, Y = ds.X, ds.Y       # float64 already; a sparse X stays sparse
     info = {"name": ds.name, "n_original_outputs": ds.n_outputs, "bayes_test": None,
             "split": f"random 50/50 train/test split (seed {seed})", "description": ds.description,
             "n_features": int(X.shape[1]), "n_outputs": int(Y.shape[1]), "n_train": int(tr.size), "n_test": int(te.size)}

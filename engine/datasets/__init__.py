@@ -1,6 +1,6 @@
 """Data sets for the dashboard and the experiments.
 
-Three sources of data, all returned as a :class:`Dataset`:
+Several sources of data, all returned as a :class:`Dataset`:
 
 * the synthetic Friedman1 multi-output problems of Joly, Wehenkel and Geurts
   (paper 002, section 4.2.1), with their Bayes prediction E[Y | X]:
@@ -8,8 +8,12 @@ Three sources of data, all returned as a :class:`Dataset`:
   (:mod:`engine.datasets.friedman`);
 * the problems of thesis chapter 7 (Appendix A.1): Friedman1 with p = 10 inputs and
   Two-norm: :func:`make_friedman1`, :func:`make_two_norm` (:mod:`engine.datasets.thesis`);
-* the 20 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
-  :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`);
+* the 23 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
+  :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`); bibtex
+  and corel5k come with X as a ``scipy.sparse`` CSR matrix;
+* a synthetic multi-label problem with delicious's shape (16105 x 500 sparse inputs, 983
+  labels), for timing at the papers' scale: :func:`make_delicious_shaped`
+  (:mod:`engine.datasets.synthetic_multilabel`);
 * a user's own CSV file: :func:`load_csv` (:mod:`engine.datasets.upload`).
 
 Plain numpy / pandas only; this package never imports streamlit. Every error a
@@ -36,12 +40,20 @@ from engine.datasets.thesis import (
     make_two_norm,
 )
 from engine.datasets.shipped import SAMPLE_DATA_DIR, list_datasets, load_dataset
+from engine.datasets.synthetic_multilabel import (
+    DELICIOUS_SHAPE,
+    SYNTHETIC_DELICIOUS,
+    make_delicious_shaped,
+    synthetic_catalogue,
+)
 from engine.datasets.upload import load_csv
 
 __all__ = [
     "Dataset",
+    "DELICIOUS_SHAPE",
     "INPUT_DISTRIBUTIONS",
     "SAMPLE_DATA_DIR",
+    "SYNTHETIC_DELICIOUS",
     "as_generator",
     "friedman1",
     "friedman1_mean",
@@ -51,6 +63,8 @@ __all__ = [
     "make_friedman1",
     "make_two_norm",
     "make_thesis_dataset",
+    "make_delicious_shaped",
+    "synthetic_catalogue",
     "list_datasets",
     "load_dataset",
     "load_csv",

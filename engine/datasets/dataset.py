@@ -1,14 +1,49 @@
-"""The :class:`Dataset` container every data source returns."""
+"""The :class:`Dataset` container every data source returns.
+
+X is either a dense float64 array or, for sparse data (bag-of-words inputs such as bibtex),
+a ``scipy.sparse`` CSR matrix of float64 that is never densified here: row selections,
+the standard split and the CSV frame all keep it sparse, so memory grows with the
+non-zeros, not with n x p. Y is always dense (the estimators need dense targets).
+"""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from engine.names import TASKS
+
+# Above this many cells (n x (p + d)), to_frame refuses a sparse X: its CSV would spell out
+# every zero (bibtex, 14.7 million cells, gives 59 MB of text and takes over a minute to
+# write). Use to_npz for sparse data instead.
+MAX_SPARSE_FRAME_CELLS = 2_000_000
+
+
+def as_csr(X, name="X"):
+    """A scipy.sparse matrix of any format as a canonical float64 CSR matrix (not densified).
+
+    Canonical: no duplicate entries, sorted column indices. Stored NaN or infinite values
+    raise ValueError naming ``name``.
+    """
+    if not sparse.issparse(X):
+        raise TypeError(f"{name} must be a scipy.sparse matrix, got {type(X).__name__}")
+    if len(X.shape) != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    try:
+        X = sparse.csr_matrix(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must contain only numbers ({exc})") from None
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    if not np.isfinite(X.data).all():
+        raise ValueError(f"{name} contains NaN or infinite stored values")
+    return X
 
 
 @dataclass
@@ -18,7 +53,9 @@ class Dataset:
     Attributes
     ----------
     name : str
-    X : ndarray of float64, shape (n, p)
+    X : ndarray of float64, shape (n, p), or scipy.sparse CSR matrix of float64
+        Any scipy.sparse input (CSC, COO, sparse arrays ...) is converted to a
+        canonical CSR matrix, never to a dense array.
     Y : ndarray of float64, shape (n, d)
     feature_names, target_names : list of str (lengths p and d)
     task : "regression" or "multilabel" (0/1 targets)
@@ -42,7 +79,12 @@ class Dataset:
     citation: str = ""
 
     def __post_init__(self):
-        self.X = np.asarray(self.X, dtype=np.float64)
+        if sparse.issparse(self.X):
+            self.X = as_csr(self.X)
+        else:
+            self.X = np.asarray(self.X, dtype=np.float64)
+        if sparse.issparse(self.Y):
+            raise ValueError("Y must be a dense array: the outputs are stored dense (only X may be sparse)")
         self.Y = np.asarray(self.Y, dtype=np.float64)
         if self.X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {self.X.shape}")
@@ -94,6 +136,33 @@ class Dataset:
         return int(self.Y.shape[1])
 
     @property
+    def is_sparse(self) -> bool:
+        """True when X is a scipy.sparse CSR matrix."""
+        return sparse.issparse(self.X)
+
+    @property
+    def nnz(self) -> int:
+        """Stored non-zeros of X (for a dense X: its non-zero entries)."""
+        return int(self.X.nnz) if self.is_sparse else int(np.count_nonzero(self.X))
+
+    def take(self, rows, name=None) -> "Dataset":
+        """A new Dataset with the given rows (X stays sparse if it is); no standard split."""
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or (rows.size and not (np.issubdtype(rows.dtype, np.integer) or rows.dtype == bool)):
+            raise ValueError("rows must be a 1-D array of row indices or a boolean mask")
+        if rows.dtype == bool:
+            if rows.size != self.n_samples:
+                raise ValueError(f"rows: a boolean mask needs {self.n_samples} entries, got {rows.size}")
+            rows = np.flatnonzero(rows)
+        rows = rows.astype(np.intp)
+        if rows.size and (rows.min() < -self.n_samples or rows.max() >= self.n_samples):
+            raise ValueError(f"rows must lie in [0, {self.n_samples})")
+        return Dataset(name=self.name if name is None else name, X=self.X[rows], Y=self.Y[rows],
+                       feature_names=self.feature_names, target_names=self.target_names, task=self.task,
+                       bayes=None if self.bayes is None else self.bayes[rows],
+                       description=self.description, citation=self.citation)
+
+    @property
     def train_indices(self) -> Optional[np.ndarray]:
         """Rows of the standard training set (complement of ``test_indices``)."""
         if self.test_indices is None:
@@ -117,21 +186,63 @@ class Dataset:
             )
         tr = self.train_indices
         te = self.test_indices
-        return self.X[tr], self.Y[tr], self.X[te], self.Y[te]
+        return self.X[tr], self.Y[tr], self.X[te], self.Y[te]  # CSR row selection stays CSR
 
-    def to_frame(self) -> pd.DataFrame:
-        """The data as a DataFrame, feature columns then target columns (for CSV export)."""
-        Xdf = pd.DataFrame(self.X, columns=self.feature_names)
+    def to_frame(self, max_sparse_cells=MAX_SPARSE_FRAME_CELLS) -> pd.DataFrame:
+        """The data as a DataFrame, feature columns then target columns (for CSV export).
+
+        A sparse X becomes pandas sparse columns (``SparseDtype(float64, 0)``), so the
+        frame holds the non-zeros only. Its CSV, however, spells out every zero, so
+        above ``max_sparse_cells`` cells (n x (p + d)) this raises ValueError pointing
+        to :meth:`to_npz`, which keeps X sparse on disk (None: no limit).
+        """
+        if self.is_sparse:
+            cells = self.n_samples * (self.n_features + self.n_outputs)
+            if max_sparse_cells is not None and cells > max_sparse_cells:
+                raise ValueError(
+                    f"{self.name}: X is sparse ({self.nnz:,} non-zeros) but a CSV would write all "
+                    f"{cells:,} cells, zeros included; export it with to_npz (X kept sparse) instead")
+            Xdf = pd.DataFrame.sparse.from_spmatrix(self.X, columns=self.feature_names)
+        else:
+            Xdf = pd.DataFrame(self.X, columns=self.feature_names)
         Ydf = pd.DataFrame(self.Y, columns=self.target_names)
         return pd.concat([Xdf, Ydf], axis=1)
+
+    def to_npz(self, file=None):
+        """Write the data in sample_data's NPZ layout (a sparse X stays sparse); bytes if no file.
+
+        Keys: ``X`` (dense) or ``X_data``, ``X_indices``, ``X_indptr``, ``X_shape`` (CSR),
+        then ``Y``, ``feature_names``, ``target_names``; no pickled objects, so
+        ``np.load(file, allow_pickle=False)`` reads it, and ``scipy.sparse.csr_matrix((z["X_data"],
+        z["X_indices"], z["X_indptr"]), shape=z["X_shape"])`` rebuilds a sparse X.
+        """
+        arrays = dict(Y=self.Y, feature_names=np.array(self.feature_names, dtype=str),
+                      target_names=np.array(self.target_names, dtype=str))
+        if self.is_sparse:
+            arrays.update(X_data=self.X.data, X_indices=self.X.indices, X_indptr=self.X.indptr,
+                          X_shape=np.array(self.X.shape, dtype=np.int64))
+        else:
+            arrays["X"] = self.X
+        if file is not None:
+            np.savez_compressed(file, **arrays)
+            return None
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)
+        return buffer.getvalue()
 
 
 def impute_median(X, rows):
     """Replace NaN in each column of X by the median of that column over ``rows``.
 
     A column with no observed value in ``rows`` falls back to the median over
-    all rows, then to 0. Returns the number of values replaced.
+    all rows, then to 0. Returns the number of values replaced. A sparse X has
+    no missing value to fill (a stored NaN is refused by :func:`as_csr`).
     """
+    if sparse.issparse(X):
+        if not np.isfinite(X.data).all():
+            raise ValueError("X is sparse and has NaN or infinite stored values; sparse data sets "
+                             "with missing values are not supported")
+        return 0
     missing = np.isnan(X)
     if not missing.any():
         return 0

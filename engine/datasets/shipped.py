@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from engine.datasets.dataset import Dataset, impute_median
 
@@ -50,6 +51,8 @@ def list_datasets():
 
     Returns a list of dicts with keys name, task ("regression" or
     "multilabel"), n_samples, n_features, n_outputs, has_standard_split,
+    n_test (rows of the standard test set, None without one), sparse (True when :func:`load_dataset` returns X as a scipy.sparse CSR
+    matrix), nnz (the stored non-zeros of a sparse X, None for a dense one),
     citation; sorted by name. Raises ``FileNotFoundError`` when ``sample_data/``
     is missing (e.g. a non-editable install), rather than listing nothing.
     """
@@ -64,10 +67,37 @@ def list_datasets():
                 "n_features": int(meta["n_features"]),
                 "n_outputs": int(meta["n_targets"]),
                 "has_standard_split": (SAMPLE_DATA_DIR / name / "standard_split.json").is_file(),
+                "n_test": int(meta["standard_split"]["n_test"]) if meta.get("standard_split") else None,
+                "sparse": _is_sparse(meta),
+                "nnz": int(meta["x_nnz"]) if _is_sparse(meta) else None,
                 "citation": meta.get("citation", ""),
             }
         )
     return out
+
+
+def _is_sparse(meta):
+    return meta.get("x_storage") == "csr"
+
+
+def _read_npz(path):
+    """(X, Y, feature_names, target_names) of an NPZ: X dense (key X) or CSR (X_data, X_indices, ...)."""
+    with np.load(path, allow_pickle=False) as z:
+        if "X_indptr" in z.files:
+            try:
+                shape = tuple(int(v) for v in z["X_shape"])
+                X = sparse.csr_matrix((z["X_data"].astype(np.float64), z["X_indices"].astype(np.int32),
+                                       z["X_indptr"].astype(np.int32)), shape=shape)
+                X.check_format(full_check=True)  # a corrupt file is an error here, not a crash later
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{path.name}: the sparse X (X_data, X_indices, X_indptr, X_shape) is "
+                                 f"not a valid CSR matrix: {exc}") from None
+        else:
+            X = z["X"].astype(np.float64)
+        Y = z["Y"].astype(np.float64)
+        feature_names = [str(s) for s in z["feature_names"]]
+        target_names = [str(s) for s in z["target_names"]]
+    return X, Y, feature_names, target_names
 
 
 def load_dataset(name) -> Dataset:
@@ -76,6 +106,10 @@ def load_dataset(name) -> Dataset:
     Reads ``sample_data/<name>/`` next to the package: the compact file (CSV,
     CSV.gz, or NPZ read with ``allow_pickle=False``), ``meta.json`` and, where
     present, ``standard_split.json`` (-> ``test_indices``).
+
+    Sparse data sets (``list_datasets()[i]["sparse"]``: bibtex, corel5k) are
+    stored with X in CSR form and returned with ``X`` a ``scipy.sparse`` CSR
+    matrix of float64, never densified; ``Y`` is always dense.
 
     Missing values. Only rf1 has any (3264 feature values in 120 rows, lagged
     measurements at the start of its time series; never in the targets).
@@ -93,11 +127,7 @@ def load_dataset(name) -> Dataset:
     p = int(meta["n_features"])
     d = int(meta["n_targets"])
     if path.suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            X = z["X"].astype(np.float64)
-            Y = z["Y"].astype(np.float64)
-            feature_names = [str(s) for s in z["feature_names"]]
-            target_names = [str(s) for s in z["target_names"]]
+        X, Y, feature_names, target_names = _read_npz(path)
     else:
         df = pd.read_csv(path)
         if df.shape[1] != p + d:
@@ -130,6 +160,8 @@ def load_dataset(name) -> Dataset:
         f"{name}: {meta['task']}, {X.shape[0]} samples, {p} features, {d} "
         f"{'labels' if task == 'multilabel' else 'targets'}"
     )
+    if sparse.issparse(X):
+        desc += f", sparse inputs ({X.nnz:,} non-zeros, {X.nnz / max(X.shape[0] * p, 1):.1%})"
     if test_indices is not None:
         desc += f", standard split {X.shape[0] - test_indices.size}/{test_indices.size} (train/test)"
     desc += "."

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor,
                               RandomForestClassifier, RandomForestRegressor)
+from sklearn.utils import check_array
 
 from engine.metrics import lrap
 from engine.names import REFERENCE_FOREST_NAMES, REFERENCE_NAMES
@@ -47,11 +48,16 @@ def forest_params(task, n_trees=N_TREES):
     return dict(n_estimators=n_trees, max_features="sqrt", min_samples_split=2)
 
 
+def _as_X(X):
+    """X as scikit-learn's trees take it: a float64 array, or a CSR matrix kept sparse (bibtex)."""
+    return check_array(X, accept_sparse="csr", dtype=np.float64)
+
+
 def _positive_column(clf, X):
     """P(label = 1) from a fitted binary classifier (0 if class 1 was never seen)."""
     proba = clf.predict_proba(X)
     classes = list(clf.classes_)
-    return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(X))
+    return proba[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0])
 
 
 def _r2_rows(y, P):
@@ -71,7 +77,7 @@ class _Constant:
         self.value = float(value)
 
     def predict(self, X):
-        return np.full(len(X), self.value)
+        return np.full(X.shape[0], self.value)
 
     def staged(self, X, n_steps):
         for _ in range(n_steps):
@@ -108,7 +114,7 @@ class ReferenceGB:
         return GradientBoostingRegressor(loss=self.loss, **common).fit(self._X, y)
 
     def fit(self, X, Y):
-        X = np.asarray(X, dtype=np.float64)
+        X = _as_X(X)
         Y = np.asarray(Y, dtype=np.float64)
         seeds = np.random.SeedSequence(self.random_state).generate_state(Y.shape[1])
         self._X = X
@@ -149,7 +155,7 @@ class ReferenceGB:
             return np.arange(1, M + 1), r2.mean(axis=1)
         steps = np.asarray(sorted(set(int(c) for c in checkpoints)), dtype=int)
         want = {int(m): i for i, m in enumerate(steps)}
-        F = np.zeros((len(steps), len(X_val), d))
+        F = np.zeros((len(steps), X_val.shape[0], d))
         for j, est in enumerate(self.estimators_):
             for m, col in enumerate(self._staged_column(est, X_val), start=1):
                 if m in want:
@@ -176,7 +182,7 @@ class ReferenceForest:
         return cls(random_state=seed, **forest_params(self.task, self.n_trees))
 
     def fit(self, X, Y):
-        X = np.asarray(X, dtype=np.float64)
+        X = _as_X(X)
         Y = np.asarray(Y, dtype=np.float64)
         self.n_outputs_ = Y.shape[1]
         if self.per_output:
@@ -194,7 +200,7 @@ class ReferenceForest:
         return self
 
     def predict(self, X):
-        X = np.asarray(X, dtype=np.float64)
+        X = _as_X(X)
         if self.per_output:
             cols = []
             for est in self.estimators_:
@@ -206,7 +212,7 @@ class ReferenceForest:
         forest = self.estimators_[0]
         if self.task == "regression":
             P = forest.predict(X)
-            return P.reshape(len(X), -1)
+            return P.reshape(X.shape[0], -1)
         probas = forest.predict_proba(X)
         all_classes = forest.classes_
         if not isinstance(probas, list):          # a single label: not wrapped in lists
@@ -214,7 +220,7 @@ class ReferenceForest:
         cols = []
         for classes, proba in zip(all_classes, probas):
             classes = list(classes)
-            cols.append(proba[:, classes.index(1)] if 1 in classes else np.zeros(len(X)))
+            cols.append(proba[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0]))
         return np.column_stack(cols)
 
     decision_function = predict

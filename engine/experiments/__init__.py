@@ -36,12 +36,13 @@ from engine.experiments.forests import (
     run_forest_schemes,
 )
 from engine.experiments.model_selection import ModelSelectionResult, run_model_selection
-from engine.experiments.problems import get_problem
+from engine.experiments.problems import get_problem, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult, run_projection_size
 
 __all__ = [
     "EXPERIMENT_ESTIMATORS",
     "get_problem",
+    "problem_size",
     "Curve",
     "ConvergenceResult",
     "run_convergence",

@@ -30,7 +30,7 @@ including the first and the last), NaN at the other steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -40,6 +40,7 @@ from engine.estimators.artificial import ArtificialGBRT
 from engine.estimators.registry import BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.experiments.timing import resolve_timing, retime, warm_up
 from engine.metrics import ranking_average_precision
 from engine.names import (
     ALIASES,
@@ -74,6 +75,8 @@ class Curve:
     train_score, test_score : macro-r2 (regression) or LRAP (multi-label);
         NaN at steps that were not evaluated
     train_loss : the training loss the estimator minimises (``train_score_``)
+    timed_fits : how many identical fits ``fit_time`` is the median of (1: a single fit;
+        see :mod:`engine.experiments.timing`)
     """
 
     name: str
@@ -85,6 +88,7 @@ class Curve:
     train_score: np.ndarray
     test_score: np.ndarray
     train_loss: np.ndarray
+    timed_fits: int = 1
 
     ARRAYS = ("step", "n_trees", "trees_per_output", "fit_time", "train_score", "test_score", "train_loss")
 
@@ -121,17 +125,19 @@ class Curve:
         return float(self.test_score[ok].max()) if ok.any() else float("nan")
 
     def to_dict(self):
-        return {"name": self.name, "label": self.label, **{k: to_list(getattr(self, k)) for k in self.ARRAYS}}
+        return {"name": self.name, "label": self.label, **{k: to_list(getattr(self, k)) for k in self.ARRAYS},
+                "timed_fits": int(self.timed_fits)}
 
     @classmethod
     def from_dict(cls, d):
         arrays = {k: from_list(d[k]) for k in cls.ARRAYS}
         for k in ("step", "n_trees"):
             arrays[k] = arrays[k].astype(np.int64)
-        return cls(name=d["name"], label=d["label"], **arrays)
+        return cls(name=d["name"], label=d["label"], **arrays, timed_fits=int(d.get("timed_fits", 1)))
 
     def truncated(self, n):
-        return Curve(self.name, self.label, **{k: getattr(self, k)[:n] for k in self.ARRAYS})
+        return Curve(self.name, self.label, **{k: getattr(self, k)[:n] for k in self.ARRAYS},
+                     timed_fits=self.timed_fits)
 
 
 @dataclass
@@ -240,6 +246,11 @@ def check_estimators(estimators, dataset, task):
     return estimators
 
 
+def check_eval_points(n_eval_points):
+    """None (decided by the problem's size) or an integer >= 2."""
+    return None if n_eval_points is None else _int(n_eval_points, "n_eval_points", 2)
+
+
 def check_q(name, q, n_outputs):
     """q of a gbrt-relabel-rpo estimator against d (output sub-sampling needs q <= d)."""
     config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
@@ -303,10 +314,39 @@ def _fit(est, X, Y, n, runner, at, width, message, eval_set=None):
     return est
 
 
-def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
+def _make(est_name, task, seed, model_kwargs, **extra):
+    """The estimator ``measure`` fits (n_projections only where the strategy takes it)."""
+    kw = dict(model_kwargs)
+    if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
+        kw.pop("n_projections", None)
+    return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+
+
+def refit_function(name, problem, model_kwargs, n_steps, seed, runner, label):
+    """A callable that fits ``measure``'s model again (same seed: the same model) and returns its
+    cumulative ``fit_times_``, or None when a stop cut it short; None for artificial-gbrt."""
+    if name == ARTIFICIAL:
+        return None
+    X_tr, Y_tr, _, _, task, _ = problem
+
+    def refit():
+        runner.report(runner.fraction * runner.n_units, f"{label}: timing, one more fit")
+        est = _make(name, task, seed, model_kwargs, n_estimators=n_steps)
+        est.fit(X_tr, Y_tr, callback=lambda n_done, _: runner.stopped())
+        return est.fit_times_ if est.n_steps_ == n_steps else None
+    return refit
+
+
+def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, timing=None, *,
+            train_curve=True, n_eval_points=N_EVAL_POINTS):
     """Fit one estimator (all passes) and return its :class:`Curve` (maybe shortened by stop).
 
     The fits report progress as unit ``unit`` of ``runner`` (one unit per estimator).
+    ``timing`` (a :class:`~engine.experiments.timing.Timing` or None): warm up before the
+    timed fit (repeats of short fits come later, from :func:`refit_function`, once every
+    model is measured; the artificial oracle is always fitted once).
+    ``train_curve=False`` leaves the train score NaN (no second pass over the training set);
+    ``n_eval_points``: the log-spaced steps at which LRAP is evaluated (multi-label).
     """
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     d = Y_tr.shape[1]
@@ -316,10 +356,7 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
     structure = info["name"].split("-", 1)[1] if artificial else None
 
     def make(est_name, **extra):
-        kw = dict(model_kwargs)
-        if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
-            kw.pop("n_projections", None)
-        return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+        return _make(est_name, task, seed, model_kwargs, **extra)
 
     if artificial and structure in ("chain", "group"):
         # One single-target model on the output the oracle knows is best, copied to the d0
@@ -331,8 +368,8 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
         k = est.n_steps_
         fit_time, train_loss = est.fit_times_.copy(), est.train_score_.copy()
         scores = []
-        for w, (X, Y) in zip((0.3, 0.2), ((X_te, Y_te), (X_tr, Y_tr))):
-            if runner.stopped():
+        for w, (X, Y) in zip((0.3, 0.2), ((X_te, Y_te), (X_tr, Y_tr) if train_curve else (None, None))):
+            if runner.stopped() or X is None:
                 scores.append(np.full(k, np.nan))
                 continue
             sse = _copied_sse(est, X, Y[:, :d0])
@@ -350,13 +387,15 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
         Ytr_fit, Yte_fit = (Y_tr[:, :d0], Y_te[:, :d0]) if artificial else (Y_tr, Y_te)
         d_fit = Ytr_fit.shape[1]
         est = make(est_name)
+        if timing is not None:
+            warm_up(lambda: make(est_name), X_tr, Ytr_fit, timing)
         if task == "regression":
             w1, w2 = _PASS_WEIGHTS
             _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, w1, f"{msg} (test curve)", eval_set=(X_te, Yte_fit))
             k = est.n_steps_
             test, train_loss = est.eval_score_.copy(), est.train_score_.copy()
             fit_time, train = est.fit_times_.copy(), np.full(k, np.nan)
-            if not runner.stopped():
+            if train_curve and not runner.stopped():
                 tr = _fit(make(est_name), X_tr, Ytr_fit, k, runner, unit + w1, w2, f"{msg} (train curve)",
                           eval_set=(X_tr, Ytr_fit))
                 train[: tr.n_steps_] = tr.eval_score_
@@ -372,11 +411,11 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
             _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, 0.5, f"{msg} (fit)")
             k = est.n_steps_
             fit_time, train_loss = est.fit_times_.copy(), est.train_score_.copy()
-            points = _eval_points(k)
+            points = _eval_points(k, n_eval_points)
             test = train = np.full(k, np.nan)
             if not runner.stopped():
                 test = _staged_lrap(est, X_te, Y_te, points, runner, unit + 0.5, 0.3, f"{msg} (test)")
-            if not runner.stopped():
+            if train_curve and not runner.stopped():
                 train = _staged_lrap(est, X_tr, Y_tr, points, runner, unit + 0.8, 0.2, f"{msg} (train)")
         n_trees = np.arange(1, k + 1) * (d_fit if single else 1)
     step = np.arange(1, k + 1)
@@ -386,18 +425,31 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label):
                  train_loss=np.asarray(train_loss, dtype=float))
 
 
-def measuring_notes(task, n_steps):
+def measuring_notes(task, n_steps, timing=None, *, train_curve=True, n_eval_points=N_EVAL_POINTS):
     """Sentences that say how :func:`measure` measured the curves."""
+    timed = [timing.describe()] if timing is not None else []
+    which = "Test and train" if train_curve else "Test (not train)"
     if task == "regression":
-        return ["Test and train macro-r2 after every step (eval_set inside the compiled loop); fit "
-                "times exclude that scoring."]
-    return [f"LRAP evaluated with staged_decision_function at {len(_eval_points(n_steps))} log-spaced "
-            "steps (first and last included), NaN at the other steps; fit times from the same fit "
-            "(no evaluation set)."]
+        return [f"{which} macro-r2 after every step (eval_set inside the compiled loop); fit "
+                "times exclude that scoring."] + timed
+    return [f"{which} LRAP evaluated with staged_decision_function at {len(_eval_points(n_steps, n_eval_points))} "
+            "log-spaced steps (first and last included), NaN at the other steps; fit times from the same fit "
+            "(no evaluation set)."] + timed
+
+
+def auto_eval_points(n_test, n_outputs):
+    """How many steps to score with LRAP when the caller leaves it to the problem's size.
+
+    LRAP sorts every test row's d scores: on 3185 x 983 (the delicious-shaped set) one
+    evaluation takes about 0.6 s, so 60 of them would cost more than the fits they describe.
+    60 points up to 200 000 test cells (n_test x d), then fewer in proportion, at least 8.
+    """
+    cells = max(int(n_test) * int(n_outputs), 1)
+    return int(min(N_EVAL_POINTS, max(8, round(N_EVAL_POINTS * 200_000 / cells))))
 
 
 def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_steps, seed, params,
-                progress, stop):
+                progress, stop, timing=None, train_curve=True, n_eval_points=N_EVAL_POINTS):
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     runner = Runner(progress, stop, len(names_labels))
     curves = {}
@@ -411,16 +463,22 @@ def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_step
             # On ind the oracle is st-gbrt itself: same model, same seed, same curves.
             curve = Curve(ARTIFICIAL, label, **{k: curves["st-gbrt"].__dict__[k].copy() for k in Curve.ARRAYS})
         else:
-            curve = measure(name, problem, model_kwargs, n_steps, seed, runner, i, label)
+            curve = measure(name, problem, model_kwargs, n_steps, seed, runner, i, label, timing,
+                            train_curve=train_curve, n_eval_points=n_eval_points)
         if curve.n_steps:
             curves[name] = curve
         if runner.stopped():
             complete = False
             break
+    if timing is not None and complete:
+        labels = {name: label for name, label in names_labels}
+        retime(curves, {name: refit_function(name, problem, model_kwargs, n_steps, seed, runner, labels[name])
+                        for name in curves}, timing, runner.stopped)
     runner.finish(complete)
     return ConvergenceResult(experiment=experiment, dataset=dataset, task=task, metric=METRICS[task],
                              n_outputs=int(Y_tr.shape[1]), curves=curves, params=params,
-                             complete=complete, notes=measuring_notes(task, n_steps) + [info["split"]])
+                             complete=complete, notes=measuring_notes(task, n_steps, timing, train_curve=train_curve,
+                                                                     n_eval_points=n_eval_points) + [info["split"]])
 
 
 # --------------------------------------------------------------------------
@@ -474,10 +532,17 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
                            strategy="projected", n_steps, n_projections=1, learning_rate=0.1,
                            max_leaf_nodes=2, max_features=None, loss=None, seed=0,
                            n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
-                           n_noisy_outputs=0, progress=None, stop=None) -> ConvergenceResult:
+                           n_noisy_outputs=0, timing=True, train_curve=True, n_eval_points=None, progress=None,
+                           stop=None) -> ConvergenceResult:
     """Learning curves of gbrt-rpo (``strategy="projected"``, Algorithm 3) or
     gbrt-relabel-rpo (``"projected_relabel"``, Algorithm 4, with q =
     ``n_projections``) for each random projection scheme (paper Figures 2-4).
+
+    ``timing``: how fit times are measured (:mod:`engine.experiments.timing`):
+    True (default) warms up before each model and repeats short fits (median);
+    False fits each model once, as :func:`run_convergence` does.
+    ``train_curve=False`` skips the train score (NaN); ``n_eval_points`` (multi-label):
+    steps scored with LRAP, by default :func:`auto_eval_points` of the test set's size.
 
     Returns a :class:`ConvergenceResult` with ``experiment="schemes"``; its
     curves are keyed by estimator name (e.g. "gbrt-rpo-gaussian") and labelled
@@ -507,6 +572,8 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
             check_projection(s, q, d)
         except ValueError as exc:
             raise ValueError(f"n_projections: {exc}") from None
+    timing = resolve_timing(timing)
+    n_eval_points = check_eval_points(n_eval_points)
     check_callbacks(progress, stop)
 
     names_labels = [(boosting_name(strategy, s), s) for s in schemes]
@@ -515,7 +582,11 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
     if loss is not None:
         model_kwargs["loss"] = loss
     params = dict(schemes=schemes, strategy=strategy, n_steps=n_steps, seed=seed, loss=loss,
+                  timing=None if timing is None else asdict(timing), train_curve=bool(train_curve),
                   **data_kw, **model_kwargs)
     problem = get_problem(dataset, seed=seed, **data_kw)
+    if n_eval_points is None:
+        n_eval_points = auto_eval_points(problem[3].shape[0], d)
+    params["n_eval_points"] = n_eval_points
     return _run_curves("schemes", dataset, names_labels, problem, model_kwargs, n_steps, seed, params,
-                       progress, stop)
+                       progress, stop, timing, bool(train_curve), n_eval_points)

@@ -423,7 +423,7 @@ def make_splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
         else:
             n_train = data.n_samples - int(round(TEST_FRACTION * data.n_samples))
             split = f"random splits, {1 - TEST_FRACTION:.0%} train / {TEST_FRACTION:.0%} test (no standard split)"
-    n = len(X)
+    n = X.shape[0]      # not len(X): a sparse X (bibtex, corel5k) has no len
     n_val = int(round(VALIDATION_FRACTION * n_train))
     reps = []
     for seq in rep_seqs:

@@ -1,8 +1,11 @@
-"""The problems the experiments run on: a train / test split of Friedman1 or of a shipped data set.
+"""The problems the experiments run on: a train / test split of Friedman1, of a shipped data set
+or of the synthetic delicious-shaped set.
 
 Names: the Friedman1 multi-output problems of paper 002 (``friedman1-chain`` / ``-group`` /
 ``-ind``), the single-output problems of thesis chapter 7 (``friedman1``, p = 10, and
-``two-norm``; :mod:`engine.datasets.thesis`) and the shipped data sets.
+``two-norm``; :mod:`engine.datasets.thesis`), the shipped data sets and
+``synthetic-delicious-shape`` (:mod:`engine.datasets.synthetic_multilabel`). A sparse X
+(bibtex, corel5k, the synthetic set) stays a scipy.sparse CSR matrix in the split.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ import numpy as np
 
 from engine.datasets import (
     INPUT_DISTRIBUTIONS,
+    SYNTHETIC_DELICIOUS,
     THESIS_PROBLEMS,
     list_datasets,
     load_dataset,
+    make_delicious_shaped,
     make_friedman1,
     make_friedman1_multioutput,
     make_two_norm,
+    synthetic_catalogue,
 )
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.validation import check_in_interval
@@ -50,15 +56,34 @@ def problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution
         if n_noisy_outputs:
             raise ValueError("n_noisy_outputs is only available for the Friedman1 multi-output problems")
         return ("regression" if dataset == "friedman1" else "multilabel"), 1
-    shipped = {d["name"]: d for d in list_datasets()}
+    shipped = {d["name"]: d for d in list_datasets() + synthetic_catalogue()}
     if not isinstance(dataset, str) or dataset not in shipped:
         raise ValueError(
-            f"dataset must be one of {list(FRIEDMAN_PROBLEMS) + list(THESIS_PROBLEMS)} or a shipped data set "
-            f"({', '.join(shipped)}), got {dataset!r}")
+            f"dataset must be one of {list(FRIEDMAN_PROBLEMS) + list(THESIS_PROBLEMS)}, {SYNTHETIC_DELICIOUS!r} "
+            f"or a shipped data set ({', '.join(d['name'] for d in list_datasets())}), got {dataset!r}")
     if n_noisy_outputs:
         raise ValueError("n_noisy_outputs is only available for the Friedman1 problems")
     meta = shipped[dataset]
     return meta["task"], meta["n_outputs"]
+
+
+def problem_size(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
+                 n_noisy_outputs=0, seed=0):
+    """The size of :func:`get_problem`'s split without drawing or loading anything (for cost estimates).
+
+    A dict: task, n_train, n_test, n_features, n_outputs, and nnz_per_row (stored values per
+    training row of a sparse X; None when X is dense). Shipped sets without a standard split
+    use get_problem's 50/50 split; for the synthetic set nnz_per_row is approximate.
+    """
+    task, d = problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs, seed)
+    if dataset in FRIEDMAN_PROBLEMS or dataset in THESIS_PROBLEMS:
+        p = {"friedman1-ind": 5 * n_outputs, "friedman1": 10, "two-norm": 20}.get(dataset, 5)
+        return dict(task=task, n_train=int(n_train), n_test=int(n_test), n_features=p, n_outputs=d, nnz_per_row=None)
+    meta = {m["name"]: m for m in list_datasets() + synthetic_catalogue()}[dataset]
+    n = meta["n_samples"]
+    te = meta["n_test"] if meta["n_test"] is not None else n - n // 2
+    nnz = (meta["nnz"] / n if meta["nnz"] else meta.get("approx_nnz_per_row")) if meta["sparse"] else None
+    return dict(task=task, n_train=n - te, n_test=te, n_features=meta["n_features"], n_outputs=d, nnz_per_row=nnz)
 
 
 def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
@@ -79,6 +104,12 @@ def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
     and 50% test; these experiments tune nothing, so the validation part is
     given to training.) ``n_train``, ``n_test``, ``n_outputs``, ``noise`` and
     ``input_distribution`` only apply to the Friedman1 problems.
+
+    ``"synthetic-delicious-shape"``: :func:`engine.datasets.make_delicious_shaped`
+    drawn with ``random_state=seed`` at delicious's size, split 12920 / 3185.
+
+    X is a scipy.sparse CSR matrix for the sparse sets (bibtex, corel5k and the
+    synthetic one), never densified; Y is always dense.
 
     ``info``: name, description, n_features, n_outputs, n_train, n_test, split.
     """
@@ -110,7 +141,7 @@ def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
                                 + ("10 inputs U(0,1), one output, noise sd 1" if dataset == "friedman1"
                                    else "20 Gaussian inputs, two classes"))}
     else:
-        data = load_dataset(dataset)
+        data = make_delicious_shaped(random_state=seed) if dataset == SYNTHETIC_DELICIOUS else load_dataset(dataset)
         if data.test_indices is not None:
             X_tr, Y_tr, X_te, Y_te = data.train_test_split()
             split = "standard train/test split"

@@ -7,7 +7,7 @@ can be before the score suffers, and what it saves in fit time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -15,18 +15,26 @@ import pandas as pd
 from engine.experiments.convergence import (
     ConvergenceResult,
     Curve,
+    auto_eval_points,
+    check_eval_points,
     check_model_args,
     measure,
     measuring_notes,
+    refit_function,
 )
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.experiments.timing import resolve_timing, retime
+from engine.metrics import macro_r2, ranking_average_precision
 from engine.names import METRICS, PROJECTIONS, boosting_name
 from engine.projections import check_projection
 from engine.validation import check_in_interval
 from engine.validation import check_int as _int
 
-__all__ = ["ProjectionSizeResult", "run_projection_size"]
+__all__ = ["MATCH_TOLERANCE", "ProjectionSizeResult", "run_projection_size"]
+
+# "Reaches gbmort's score": within this much of it (LRAP or macro-r2, absolute).
+MATCH_TOLERANCE = 0.005
 
 
 @dataclass
@@ -44,6 +52,9 @@ class ProjectionSizeResult(JsonResult):
         fit time among all runs, so that every run reaches it)
     curves : the full learning curves ("q=1", ..., "gbmort"), as in
         :class:`ConvergenceResult`
+    baseline_score : the test score of the constant model every method starts from
+        (the training mean of each output: label frequencies for multi-label), so a
+        reader sees how much was learned at all
     """
 
     dataset: str
@@ -66,14 +77,44 @@ class ProjectionSizeResult(JsonResult):
     params: dict
     complete: bool = True
     notes: list = field(default_factory=list)
+    baseline_score: float = float("nan")
 
     ARRAYS = ("score", "best_score", "fit_time", "budget_score")
-    SCALARS = ("gbmort_score", "gbmort_best_score", "gbmort_fit_time", "gbmort_budget_score", "time_budget")
+    SCALARS = ("gbmort_score", "gbmort_best_score", "gbmort_fit_time", "gbmort_budget_score", "time_budget",
+               "baseline_score")
 
     def convergence(self) -> ConvergenceResult:
         """The curves as a :class:`ConvergenceResult` (to draw score against fit time)."""
         return ConvergenceResult("projection-size", self.dataset, self.task, self.metric, self.n_outputs,
                                  self.curves, self.params, self.complete, self.notes)
+
+    def cheapest_match(self, tolerance=MATCH_TOLERANCE):
+        """The quickest q whose final score is within ``tolerance`` of gbmort's (Figure 6's reading).
+
+        Returns a dict (q, score, fit_time, time_ratio = fit_time / gbmort's) or None when
+        gbmort was not run or no q comes that close.
+        """
+        check_in_interval(tolerance, "tolerance", 0.0)
+        if not (np.isfinite(self.gbmort_score) and np.isfinite(self.gbmort_fit_time) and self.gbmort_fit_time > 0):
+            return None
+        ok = np.isfinite(self.score) & np.isfinite(self.fit_time) & (self.score >= self.gbmort_score - tolerance)
+        if not ok.any():
+            return None
+        k = int(np.flatnonzero(ok)[np.argmin(self.fit_time[ok])])
+        return {"q": int(self.q_values[k]), "score": float(self.score[k]), "fit_time": float(self.fit_time[k]),
+                "time_ratio": float(self.fit_time[k] / self.gbmort_fit_time)}
+
+    def learned_little(self, margin=MATCH_TOLERANCE * 2):
+        """True when no model's final score is more than ``margin`` above the constant model's.
+
+        Then "q reaches gbmort's score" says nothing (nobody learned): a page should say so.
+        """
+        check_in_interval(margin, "margin", 0.0)
+        scores = np.append(self.score, self.gbmort_score)
+        scores = scores[np.isfinite(scores)]
+        if not np.isfinite(self.baseline_score) or scores.size == 0:
+            return False
+        return bool(scores.max() - self.baseline_score <= margin)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per q, then a row for gbmort (q = NaN, estimator "gbmort")."""
@@ -103,16 +144,30 @@ class ProjectionSizeResult(JsonResult):
                    projection=d["projection"], n_steps=d["n_steps"],
                    q_values=np.array(d["q_values"], dtype=np.int64),
                    **{k: from_list(d[k]) for k in cls.ARRAYS},
-                   **{k: float("nan") if d[k] is None else float(d[k]) for k in cls.SCALARS},
-                   curves={c["name"]: Curve.from_dict(c) for c in d["curves"]}, params=d["params"],
+                   **{k: float("nan") if d.get(k) is None else float(d[k]) for k in cls.SCALARS},
+                   curves={c["label"]: Curve.from_dict(c) for c in d["curves"]}, params=d["params"],
                    complete=d["complete"], notes=d["notes"])
+
+
+def constant_model_score(task, Y_train, Y_test):
+    """Test score of predicting each output's training mean (the step-0 model of every method).
+
+    Multi-label: LRAP of ranking the labels by their training frequency; regression:
+    macro-r2 of the training means (0 up to the train / test difference).
+    """
+    mean = np.asarray(Y_train, dtype=np.float64).mean(axis=0)
+    Y_test = np.asarray(Y_test, dtype=np.float64)
+    constant = np.broadcast_to(mean, Y_test.shape)
+    if task == "multilabel":
+        return float(ranking_average_precision(Y_test > 0, constant))
+    return float(macro_r2(Y_test, constant))
 
 
 def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, time_budget=None,
                         include_gbmort=True, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
                         loss=None, seed=0, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
-                        input_distribution="uniform", n_noisy_outputs=0, progress=None,
-                        stop=None) -> ProjectionSizeResult:
+                        input_distribution="uniform", n_noisy_outputs=0, timing=True, train_curve=True,
+                        n_eval_points=None, progress=None, stop=None) -> ProjectionSizeResult:
     """gbrt-relabel-rpo (Algorithm 4) with each q in ``q_values`` random
     projections of the given scheme, and gbmort (Algorithm 2, the q -> infinity
     limit) as the reference (paper Figures 5-6).
@@ -121,6 +176,16 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     (Figure 6), the best score reached within ``time_budget`` seconds of
     fitting (Figure 5 read at one time; default: the shortest total fit time
     among the runs) and the full learning curves.
+
+    ``timing``: how fit times are measured (:mod:`engine.experiments.timing`):
+    True (default) fits a tiny untimed model before each timed one and fits
+    short models again (the median of their cumulative times), so the first
+    model of the sweep does not carry the process's warm-up and fits of a few
+    hundredths of a second are not timer noise; False fits each model once.
+    ``train_curve=False`` skips the train score (NaN, half the work on
+    regression); ``n_eval_points`` (multi-label): steps scored with LRAP, by
+    default :func:`~engine.experiments.convergence.auto_eval_points` of the
+    test set's size (60 on small problems, 8 on the delicious-shaped set).
 
     Returns a :class:`ProjectionSizeResult`.
     """
@@ -144,6 +209,8 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     if time_budget is not None:
         check_in_interval(time_budget, "time_budget", 0.0, low_open=True)
     check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    timing = resolve_timing(timing)
+    n_eval_points = check_eval_points(n_eval_points)
     check_callbacks(progress, stop)
 
     name = boosting_name("projected_relabel", projection)
@@ -151,9 +218,13 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     if loss is not None:
         base["loss"] = loss
     params = dict(q_values=q_values, projection=projection, n_steps=n_steps, time_budget=time_budget,
-                  include_gbmort=include_gbmort, seed=seed, loss=loss, **data_kw,
+                  include_gbmort=include_gbmort, seed=seed, loss=loss,
+                  timing=None if timing is None else asdict(timing), train_curve=bool(train_curve), **data_kw,
                   **{k: v for k, v in base.items() if k != "loss"})
     problem = get_problem(dataset, seed=seed, **data_kw)
+    if n_eval_points is None:
+        n_eval_points = auto_eval_points(problem[3].shape[0], d)
+    params["n_eval_points"] = n_eval_points
     runs = [(name, f"q={q}", q) for q in q_values] + ([("gbmort", "gbmort", 1)] if include_gbmort else [])
     runner = Runner(progress, stop, len(runs))
     curves, complete = {}, True
@@ -161,12 +232,17 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
         if runner.stopped():
             complete = False
             break
-        curve = measure(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner, i, label)
+        curve = measure(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner, i, label, timing,
+                        train_curve=bool(train_curve), n_eval_points=n_eval_points)
         if curve.n_steps:
             curves[label] = curve
         if runner.stopped():
             complete = False
             break
+    if timing is not None and complete:
+        retime(curves, {label: refit_function(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner,
+                                              label) for est_name, label, q in runs if label in curves},
+               timing, runner.stopped)
     runner.finish(complete)
 
     totals = [c.fit_time[-1] for c in curves.values() if np.isfinite(c.fit_time[-1])]
@@ -180,7 +256,9 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
 
     rows = np.array([stats(curves.get(f"q={q}")) for q in q_values], dtype=float).reshape(len(q_values), 4)
     g = stats(curves.get("gbmort"))
-    notes = measuring_notes(task, n_steps) + [problem[5]["split"],
+    baseline = constant_model_score(task, problem[1], problem[3])
+    notes = measuring_notes(task, n_steps, timing, train_curve=bool(train_curve),
+                            n_eval_points=n_eval_points) + [problem[5]["split"],
                                      f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
     return ProjectionSizeResult(
         dataset=dataset, task=task, metric=METRICS[task], n_outputs=d, projection=projection,
@@ -188,4 +266,4 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
         best_score=rows[:, 1], fit_time=rows[:, 2], budget_score=rows[:, 3],
         gbmort_score=float(g[0]), gbmort_best_score=float(g[1]), gbmort_fit_time=float(g[2]),
         gbmort_budget_score=float(g[3]), time_budget=budget, curves=curves, params=params,
-        complete=complete, notes=notes)
+        complete=complete, notes=notes, baseline_score=baseline)

@@ -114,7 +114,8 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
 
     gbrt-relabel-rpo with q projections as markers and lines; gbmort, the q -> infinity
     limit, as a dashed horizontal reference. The left panel also shows the score reached
-    within the time budget.
+    within the time budget and, dotted grey, the constant model every method starts from
+    (how much was learned at all).
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=[
         f"test {result.metric} against q", f"fit time of {result.n_steps} steps against q"])
@@ -128,6 +129,12 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
                                  name=f"relabel-rpo, within {result.time_budget:.3g} s",
                                  line={"color": _COLORS[2], "dash": "dot"},
                                  hovertemplate=f"q = %{{x}}<br>{result.metric} within budget %{{y:.4f}}<extra></extra>"),
+                      row=1, col=1)
+    baseline = getattr(result, "baseline_score", float("nan"))
+    if np.isfinite(baseline):
+        fig.add_trace(go.Scatter(x=[q.min(), q.max()], y=[baseline, baseline], mode="lines",
+                                 name="constant model (step 0)", line={"color": "#888888", "dash": "dot"},
+                                 hovertemplate=f"predicting the training means: {baseline:.3f}<extra></extra>"),
                       row=1, col=1)
     fig.add_trace(go.Scatter(x=q, y=result.fit_time, mode="lines+markers", name="relabel-rpo fit time",
                              line={"color": _COLORS[0]}, showlegend=False,

@@ -192,7 +192,7 @@ def test_projections_schemes_from_query_params():
 
 
 def test_projections_figure5_preset_waits_for_a_click_and_stops():
-    (preset,) = [p for p in PRESETS if p["page"] == PROJ]
+    (preset,) = [p for p in PRESETS if p["label"] == "Figure 5: projection size"]
     at = open_page(PROJ, **preset["query_params"])
     assert not at.exception
     assert at.selectbox(key="dataset").value == "cal500"

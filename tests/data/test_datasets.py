@@ -330,6 +330,8 @@ PUBLISHED = {
     "medical": (978, 1449, 45, (333, 645), 1.245),
     "cal500": (502, 68, 174, None, 26.044),
     "flags": (194, 19, 7, (129, 65), 3.392),
+    "bibtex": (7395, 1836, 159, (4880, 2515), 2.402),
+    "corel5k": (5000, 499, 374, (4500, 500), 3.522),
     "edm": (154, 16, 2, None, None),
     "atp1d": (337, 411, 6, None, None),
     "atp7d": (296, 411, 6, None, None),
@@ -342,7 +344,9 @@ PUBLISHED = {
     "sf1": (323, 10, 3, None, None),
     "sf2": (1066, 10, 3, None, None),
     "rf1": (9125, 64, 8, None, None),
+    "scm20d": (8966, 61, 16, None, None),
 }
+SPARSE = {"bibtex", "corel5k"}
 
 
 def test_list_datasets():
@@ -379,7 +383,8 @@ def test_load_dataset(name):
     assert data.X.dtype == data.Y.dtype == np.float64
     assert data.target_names == meta["target_names"]
     assert len(data.feature_names) == p
-    assert np.isfinite(data.X).all()
+    assert data.is_sparse == (name in SPARSE)
+    assert np.isfinite(data.X.data if data.is_sparse else data.X).all()
     assert np.isfinite(data.Y).all()
     assert data.citation and data.description
     if card is not None:

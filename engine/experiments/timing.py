@@ -1,0 +1,130 @@
+"""Honest fit times for time-against-q pictures: a warm-up fit first, repeats where a fit is short.
+
+Two things made the Projections page draw q = 1 as the slowest model on friedman1-chain
+(0.12 s against 0.016 s for q = 2): the first fit of a run paid one-off costs (first calls
+into the compiled core, fresh memory, a page still being drawn next to it), and fits of a few
+hundredths of a second are mostly timer noise on a shared machine. So, when an experiment
+asks for it (:class:`Timing`):
+
+* before each timed model, one tiny untimed fit of the same configuration (the first
+  ``warmup_rows`` rows, ``warmup_steps`` steps) pays the one-off costs;
+* once every model is measured, each model whose timed fit took less than ``short_seconds``
+  is fitted again, identically (same seed, same model), one model after the other in turns,
+  until ``max_fits`` timed fits or ``budget_seconds`` of extra fitting; its time after every
+  step is the **median** over those fits (the median of cumulative times, step by step, which
+  stays non-decreasing). Taking turns spreads a passing disturbance over several models
+  instead of loading it on one (the app draws its page while the first model fits).
+
+What is timed is the estimator's own ``fit_times_``: the boosting steps (tree growing,
+relabelling, line searches), not the input checks and the one-off preparation of X that every
+model of a sweep shares, nor held-out scoring. The scores come from the first fit only;
+repeats change nothing but the times.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.validation import check_in_interval, check_int
+
+__all__ = ["Timing", "resolve_timing", "retime", "warm_up"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How a timed experiment measures fit times (see the module docstring)."""
+
+    warmup_rows: int = 64
+    warmup_steps: int = 2
+    short_seconds: float = 0.5
+    max_fits: int = 5
+    budget_seconds: float = 2.0
+
+    def __post_init__(self):
+        check_int(self.warmup_rows, "warmup_rows", 2)
+        check_int(self.warmup_steps, "warmup_steps", 0)
+        check_in_interval(self.short_seconds, "short_seconds", 0.0)
+        check_int(self.max_fits, "max_fits", 1)
+        check_in_interval(self.budget_seconds, "budget_seconds", 0.0)
+
+    def describe(self) -> str:
+        """One sentence for a result's notes and a page's caption."""
+        warm = (f"after one untimed warm-up fit ({self.warmup_steps} steps on {self.warmup_rows} rows)"
+                if self.warmup_steps else "without a warm-up fit")
+        repeat = (f"once all models were fitted, each whose fit took under {self.short_seconds:g} s was fitted "
+                  f"again, taking turns, up to {self.max_fits} times in all (at most {self.budget_seconds:g} s more), "
+                  "and its time after each step is the median over those fits" if self.max_fits > 1
+                  else "each model is fitted once")
+        return (f"Fit times count the boosting steps only (not input preparation or scoring), measured {warm}; "
+                f"{repeat}.")
+
+
+def warm_up(make, X, Y, timing: Timing):
+    """Fit ``make()`` (a fresh estimator) on the first rows for a few steps, untimed; return nothing."""
+    if not timing.warmup_steps:
+        return
+    rows = min(X.shape[0], timing.warmup_rows)
+    est = make()
+    est.set_params(n_estimators=timing.warmup_steps)
+    est.fit(X[:rows], Y[:rows])
+
+
+def retime(curves, refits, timing: Timing, stopped=lambda: False):
+    """Fit the short models again, round-robin, and give each the step-wise median of its fits' times.
+
+    ``curves`` : dict key -> :class:`~engine.experiments.convergence.Curve` (its ``fit_time``
+    and ``timed_fits`` are replaced in place). ``refits`` : dict key -> callable fitting that
+    model again and returning its cumulative times (None: cut short by a stop), or None for a
+    model that cannot be refitted. Only models whose timed fit took under
+    ``timing.short_seconds`` are repeated: one more fit of each in turn, so a disturbance of a
+    moment (the page being drawn as the run starts, another process) falls on one fit of
+    several models rather than on every fit of one; a model stops at ``timing.max_fits`` fits
+    or after ``timing.budget_seconds`` spent on its repeats. A stop ends the repeats and keeps
+    what was measured. Returns ``{key: number of timed fits}``.
+    """
+    runs, spent = {}, {}
+    for key, curve in curves.items():
+        first = np.asarray(curve.fit_time, dtype=np.float64)
+        if (refits.get(key) is not None and first.size and np.isfinite(first[-1])
+                and first[-1] < timing.short_seconds):
+            runs[key], spent[key] = [first], 0.0
+    active = [key for key in runs if timing.max_fits > 1 and timing.budget_seconds > 0]
+    while active and not stopped():
+        for key in list(active):
+            if stopped():
+                break
+            started = time.perf_counter()
+            times = refits[key]()
+            spent[key] += time.perf_counter() - started
+            if times is not None and len(times) == runs[key][0].size:
+                runs[key].append(np.asarray(times, dtype=np.float64))
+            elif stopped():
+                break
+            if times is None or len(runs[key]) >= timing.max_fits or spent[key] >= timing.budget_seconds:
+                active.remove(key)
+    for key, fits in runs.items():
+        if len(fits) > 1:
+            curves[key].fit_time = np.median(np.vstack(fits), axis=0)
+            curves[key].timed_fits = len(fits)
+    return {key: curves[key].timed_fits for key in curves}
+
+
+def resolve_timing(timing):
+    """The ``timing`` argument of an experiment: True -> :class:`Timing` (), False / None -> None
+    (one fit per model, no warm-up), a Timing or a dict of its fields -> that Timing."""
+    if timing is True:
+        return Timing()
+    if timing is None or timing is False:
+        return None
+    if isinstance(timing, Timing):
+        return timing
+    if isinstance(timing, dict):
+        unknown = set(timing) - set(Timing.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"timing has unknown key(s) {sorted(unknown)}; valid keys are "
+                             f"{sorted(Timing.__dataclass_fields__)}")
+        return Timing(**timing)
+    raise ValueError(f"timing must be True, False, None, a Timing or a dict, got {timing!r}")

@@ -1,0 +1,163 @@
+"""AppTest (no browser): the Projections page's wide-output problems, loss choice, timing caption and the
+"Figure 6 at delicious scale" preset.
+
+Fragments never tick in AppTest, so a test "polls" the page's background run (apptest_runs.poll).
+"""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import engine.experiments
+from apptest_runs import finished, page_run, poll
+from engine.dashboard.presets import PRESETS
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PROJ = "pages/projections.py"
+FIG6 = "Figure 6 at delicious scale"
+FIG6_BIBTEX = "Figure 6 on bibtex (real data)"
+
+
+def open_page(**query):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(PROJ)
+    for key, value in query.items():
+        at.query_params[key] = value if isinstance(value, list) else str(value)
+    return at.run()
+
+
+def test_wide_output_problems_come_first_and_are_described():
+    at = open_page(experiment="size", dataset="cal500", n_steps=10, q_values="1,4")
+    options = at.selectbox(key="dataset").options
+    assert options[:7] == ["friedman1-chain", "friedman1-group", "friedman1-ind",
+                           "synthetic-delicious-shape", "corel5k", "cal500", "bibtex"]
+    assert {"scm20d", "emotions", "enb"} <= set(options)
+    help_text = at.selectbox(key="dataset").help
+    for needle in ("synthetic-delicious-shape (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
+        assert needle in help_text
+
+
+def test_synthetic_delicious_shape_waits_for_a_click_with_its_estimate():
+    at = open_page(experiment="size", dataset="synthetic-delicious-shape", n_steps=100)
+    assert not at.exception
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "16,105 samples × 500 inputs × 983 outputs · sparse inputs" in captions
+    assert at.text_input(key="q_values").placeholder == "1, 98, 197, 492"      # 1 and 10 / 20 / 50 % of d
+    assert at.selectbox(key="loss_multilabel").options == ["logistic", "squared_error"]
+    assert page_run(at, "proj") is None                                       # nothing starts by itself
+    messages = " ".join(m.value for m in [*at.warning, *at.error])
+    assert "estimated at" in messages
+
+
+def test_loss_choice_reaches_the_experiment():
+    at = open_page(experiment="size", dataset="flags", n_steps=20, q_values="1,3", loss_multilabel="squared_error")
+    assert at.selectbox(key="loss_multilabel").value == "squared_error"
+    at = poll(at, "proj")
+    assert not at.exception
+    res = finished(at, "proj").result
+    assert res.params["loss"] == "squared_error" and res.params["train_curve"] is False
+    assert any("squared_error loss" in c.value for c in at.caption)
+    at.selectbox(key="loss_multilabel").set_value("logistic").run()
+    at = poll(at, "proj")
+    assert finished(at, "proj").result.params["loss"] is None                 # the task's default: logistic
+
+
+def test_caption_says_how_times_are_measured():
+    at = open_page()                                    # the default: friedman1-chain, q = 1 ... 16 and gbmort
+    at = poll(at, "proj")
+    assert not at.exception
+    res = finished(at, "proj").result
+    text = " ".join(c.value for c in at.caption)
+    assert "untimed warm-up fit" in text and "median over those fits" in text
+    assert "Timed fits per model: q=1: " in text
+    fits = [c.timed_fits for c in res.curves.values()]
+    assert all(1 <= f <= 5 for f in fits)
+    assert f"gbmort: {res.curves['gbmort'].timed_fits}" in text
+    assert res.params["timing"] == {"warmup_rows": 64, "warmup_steps": 2, "short_seconds": 0.5, "max_fits": 5,
+                                    "budget_seconds": 2.0}
+
+
+@pytest.mark.parametrize("learning_rate", [0.1, 0.01])
+def test_takeaway_reads_figure6_only_when_something_was_learned(learning_rate):
+    at = open_page(experiment="size", dataset="flags", n_steps=30, q_values="1,2,7", learning_rate=learning_rate)
+    at = poll(at, "proj")
+    res = finished(at, "proj").result
+    match = res.cheapest_match()
+    careful = [m.value for m in at.markdown if m.value.startswith("**Careful.**")]
+    takeaway = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
+    if res.learned_little():
+        assert len(careful) == 1 and not takeaway
+        assert f"{res.baseline_score:.3f}" in careful[0]
+    elif match is not None:
+        assert len(takeaway) == 1 and not careful
+        assert f"With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's LRAP" in takeaway[0]
+        if match["time_ratio"] < 1:
+            assert f"**{match['time_ratio']:.0%} of its fit time**" in takeaway[0]
+        else:
+            assert f"**{match['time_ratio']:.1f} times its fit time**" in takeaway[0]
+            assert "the projections save nothing" in takeaway[0]
+    else:
+        assert len(takeaway) == 1 and takeaway[0].startswith("**Takeaway.** The best LRAP here is")
+    if learning_rate == 0.01:
+        assert res.learned_little()        # 30 steps of 0.01 barely move away from the label frequencies
+
+
+def test_a_failed_run_shows_its_reason(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("X must be something else (a test failure)")
+
+    monkeypatch.setattr(engine.experiments, "run_projection_size", broken)
+    at = open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,2")
+    at = poll(at, "proj")
+    assert not at.exception
+    assert any(e.value == "The run failed: ValueError: X must be something else (a test failure)" for e in at.error)
+    assert any(x.label == "Traceback" for x in at.expander)
+
+
+@pytest.mark.parametrize("label,dataset", [(FIG6, "synthetic-delicious-shape"), (FIG6_BIBTEX, "bibtex")])
+def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
+    (preset,) = [p for p in PRESETS if p["label"] == label]
+    assert preset["page"] == PROJ
+    at = open_page(**preset["query_params"])
+    assert not at.exception
+    assert at.radio(key="experiment").value == "size"
+    assert at.selectbox(key="dataset").value == dataset
+    assert at.text_input(key="q_values").value == preset["query_params"]["q_values"]
+    assert at.slider(key="n_steps").value == int(preset["query_params"]["n_steps"])
+    assert at.select_slider(key="max_leaf_nodes").value == 2
+    assert at.selectbox(key="projection").value == "gaussian"
+    assert at.selectbox(key="loss_multilabel").value == preset["query_params"]["loss_multilabel"]
+    assert page_run(at, "proj") is None                  # a big run: the estimate first, then a click
+    warning = " ".join(w.value for w in at.warning)
+    assert "estimated at" in warning and dataset in warning
+    assert at.button(key="proj_run_big").label.startswith("Run (≈ ")
+
+
+@pytest.mark.parametrize("label", [FIG6, FIG6_BIBTEX])
+def test_home_links_the_figure6_presets(label):
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    (link,) = [link for link in at.get("page_link") if link.proto.label == label]
+    (preset,) = [p for p in PRESETS if p["label"] == label]
+    assert link.proto.query_string == "&".join(f"{k}={v}" for k, v in preset["query_params"].items()).replace(",", "%2C")
+    assert link.proto.help == preset["description"]
+
+
+@pytest.mark.parametrize("gbmort_time,expected", [(10.0, "**20% of its fit time** (2 s against 10 s)"),
+                                                  (1.0, "**2.0 times its fit time** (2 s against 1 s)")])
+def test_takeaway_says_whether_the_projections_saved_time(monkeypatch, gbmort_time, expected):
+    real = engine.experiments.run_projection_size
+
+    def with_known_numbers(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.score[:] = [0.408, 0.42]         # q = 1 within 0.005 of gbmort, and the quicker
+        res.fit_time[:] = [2.0, 3.0]
+        res.gbmort_score, res.gbmort_fit_time, res.baseline_score = 0.41, gbmort_time, 0.1
+        return res
+
+    monkeypatch.setattr(engine.experiments, "run_projection_size", with_known_numbers)
+    at = poll(open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,2"), "proj")
+    (takeaway,) = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
+    assert "With q = **1** projections, gbrt-relabel-rpo reaches gbmort's macro-r2 (0.408 against 0.410)" in takeaway
+    assert expected in takeaway
