@@ -583,6 +583,36 @@ cdef class Workspace:
         self.work = <RatioWeight*> &buf[0]
 
 
+cdef void _project_rows(const float64_t* G, intp_t lo, intp_t hi, intp_t d,
+                        const float64_t* pdata, const intp_t* pind, intp_t nnz,
+                        float64_t* out, intp_t out_stride) noexcept nogil:
+    cdef intp_t i, c
+    cdef float64_t acc
+    cdef const float64_t* Gi
+    for i in range(lo, hi):
+        acc = 0.0
+        Gi = G + i * d
+        for c in range(nnz):
+            acc += pdata[c] * Gi[pind[c]]
+        out[i * out_stride] = acc
+
+
+cdef void _project(const float64_t* G, intp_t n, intp_t d, const float64_t* pdata,
+                   const intp_t* pind, intp_t nnz, float64_t* out, intp_t out_stride,
+                   int n_threads) noexcept nogil:
+    """out[i * out_stride] = <phi_r, G_i> for one projection row phi_r in CSR form.
+
+    Its bounds and arrays are read once, not once per sample; every row is its
+    own sum, so row blocks can go to threads.
+    """
+    cdef intp_t b, n_blocks = n_row_blocks(n)
+    if n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+            _project_rows(G, b * ROW_BLOCK, block_end(b, 0, n), d, pdata, pind, nnz, out, out_stride)
+    else:
+        _project_rows(G, 0, n, d, pdata, pind, nnz, out, out_stride)
+
+
 cdef void _draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* perm,
                        intp_t n, float64_t subsample, uint64_t* rng) noexcept nogil:
     """Friedman's stochastic boosting: a fraction of the rows, without replacement."""
@@ -726,10 +756,7 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     cdef float64_t acc, rho_j, lr = learning_rate, total
     cdef float64_t* rho_row
     cdef uint64_t* rng = &rng_state[0]
-    cdef intp_t row_begin, row_end, nv, col, t_split, nnz
-    cdef const float64_t* pdata
-    cdef const intp_t* pind
-    cdef const float64_t* Gi
+    cdef intp_t row_begin, row_end, nv, col, t_split
     cdef float64_t started, eval_seconds = 0.0
     # Threads for the row loops: the grower's (1 for the exact one); the result does not depend on it.
     cdef int n_threads = grower.row_threads()
@@ -792,15 +819,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                             for i in range(n):
                                 T[i * t_split + r] = 0.0
                             continue
-                        pdata = &proj_data[row_begin]
-                        pind = &proj_indices[row_begin]
-                        nnz = row_end - row_begin
-                        for i in range(n):
-                            acc = 0.0
-                            Gi = G + i * d
-                            for c in range(nnz):
-                                acc += pdata[c] * Gi[pind[c]]
-                            T[i * t_split + r] = acc
+                        _project(G, n, d, &proj_data[row_begin], &proj_indices[row_begin],
+                                 row_end - row_begin, T + r, t_split, n_threads)
                     if strategy == PROJECTED:
                         grower.grow(store, T, 1, T, wstep, rng)
                     else:

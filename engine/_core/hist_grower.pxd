@@ -112,5 +112,7 @@ cdef class HistGrower(Grower):
                         const float64_t* weights, uint64_t* rng_state,
                         bint may_split) except -1 nogil
     cdef bint _may_split(self, HistNode* rec) noexcept nogil
+    cdef void _leaf_sums(self, HistNode* rec, const float64_t* labels, intp_t m,
+                         const float64_t* weights, float64_t* values) noexcept nogil
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil

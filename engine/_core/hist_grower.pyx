@@ -762,28 +762,40 @@ cdef class HistGrower(Grower):
         self._finish(store, targets, t, labels, weights)
         return 0
 
+    cdef void _leaf_sums(self, HistNode* rec, const float64_t* labels, intp_t m,
+                         const float64_t* weights, float64_t* values) noexcept nogil:
+        """A leaf's weighted label sums into its value slot; its samples' sample_leaf."""
+        cdef intp_t r, i, k
+        cdef float64_t w
+        cdef const float64_t* y
+        cdef float64_t* value = values + rec.node_id * m
+        for r in range(rec.start, rec.end):
+            i = self.samples[r]
+            self.sample_leaf[i] = <int32_t> rec.node_id
+            w = weights[i]
+            y = labels + i * m
+            for k in range(m):
+                value[k] += w * y[k]
+
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
         """Assign samples to leaves; fill node values (label means) and leaf impurities."""
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef intp_t m = store.n_values
-        cdef intp_t a, r, i, k, node
+        cdef intp_t a, node
         cdef HistNode* rec
-        cdef float64_t w, W
-        cdef float64_t* value
-        cdef const float64_t* y
         cdef Node* nd
+        cdef float64_t* values = store._values
+        # Every leaf sums its own rows in order, so the leaves can go to threads.
+        if self._n_threads > 1 and n_row_blocks(self.n_samples) >= PARALLEL_ROW_BLOCKS:
+            for a in prange(self.n_leaves, schedule="dynamic", num_threads=self._n_threads):
+                self._leaf_sums(&self.leaves[a], labels, m, weights, values)
+        else:
+            for a in range(self.n_leaves):
+                self._leaf_sums(&self.leaves[a], labels, m, weights, values)
         for a in range(self.n_leaves):
             rec = &self.leaves[a]
             node = rec.node_id
-            value = store._values + node * m
-            for r in range(rec.start, rec.end):
-                i = self.samples[r]
-                self.sample_leaf[i] = <int32_t> node
-                w = weights[i]
-                y = labels + i * m
-                for k in range(m):
-                    value[k] += w * y[k]
             nd = &store._nodes[node]
             if rec.sse < 0.0 and self.leaf_impurity:
                 rec.sse = self._node_stats(rec, targets, t, weights)

@@ -344,11 +344,13 @@ class BoostingBase(TreeEnsemble):
     def _training_state(self, X, Y_enc, w, W, params, n_targets):
         """The grower (features sorted or binned once) and raw training predictions F."""
         mode = resolved_split_search(self.split_search, X.shape[0])
-        key = (fingerprint(X, Y_enc, w) + ("" if W is None else fingerprint(W))
-               + repr(sorted(params.items())) + str(n_targets) + mode + str(self.max_bins))
-        cache = getattr(self, "_train_cache", {})
         n_threads = n_threads_of(self.n_jobs)
-        if cache.get("key") == key:
+        key = None
+        if self.warm_start:     # hashing X costs a serial pass: only a warm start can reuse it
+            key = (fingerprint(X, Y_enc, w) + ("" if W is None else fingerprint(W))
+                   + repr(sorted(params.items())) + str(n_targets) + mode + str(self.max_bins))
+        cache = getattr(self, "_train_cache", {})
+        if key is not None and cache.get("key") == key:
             if hasattr(cache["grower"], "n_threads"):
                 cache["grower"].n_threads = n_threads
             return cache["grower"], cache["F"]

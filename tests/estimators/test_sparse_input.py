@@ -129,9 +129,10 @@ def test_thread_counts_give_identical_models(name, sparse_input):
 
 @pytest.mark.parametrize("name", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian"])
 def test_row_block_loops_give_the_same_model_for_any_thread_count(name):
-    # 20 000 rows are five row blocks (engine/_core/row_blocks.pxd): the boosting update, eq. 23
-    # and the root's statistics and partition run block by block in threads, and the blocks'
-    # sums are added in block order, so 1, 2 and 4 threads grow byte-identical models.
+    # 20 000 rows are five row blocks (engine/_core/row_blocks.pxd): the boosting update, eq. 23,
+    # the projection G phi^T and the root's statistics and partition run block by block in
+    # threads, the leaves' label sums one leaf per thread, and the blocks' sums are added in
+    # block order, so 1, 2 and 4 threads grow byte-identical models.
     rng = np.random.default_rng(7)
     X = rng.uniform(size=(20_000, 6))
     Y = np.sin(3 * X[:, :1]) + X[:, 1:4] + 0.1 * rng.normal(size=(20_000, 3))
