@@ -27,7 +27,7 @@ from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 h
 # The compiled core: engine/_core/<name>.pyx -> engine._core.<name>.
 CORE_PACKAGE = "engine._core"
 COMPILED_MODULES = ["tree_store", "grower_base", "grower", "binning", "histogram",
-                    "hist_grower", "boosting_loop", "stagewise"]
+                    "hist_grower", "losses", "boosting_loop", "stagewise"]
 # C headers a module includes (listed so a change rebuilds it and sdists ship them).
 HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "histogram": ["engine/_core/openmp_shim.h", "engine/_core/hist_kernels.h"],

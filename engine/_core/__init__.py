@@ -14,15 +14,16 @@ One concept per module, from the bottom up:
   ``hist_kernels.h`` holds their C loops;
 * ``hist_grower``: :class:`HistGrower`, histogram split search with the same
   best-first growth, on dense or sparse binned features;
-* ``boosting_loop``: the boosting steps of paper 002's four strategies, the losses and
-  their line searches (:func:`boost`), and prediction (:func:`accumulate`);
+* ``losses``: the three losses, their gradients (inline, ``losses.pxd``) and the exact
+  line search of a step's weights rho;
+* ``boosting_loop``: the boosting steps of paper 002's four strategies (:func:`boost`),
+  and prediction (:func:`accumulate`);
 * ``stagewise``: :class:`ForwardStagewise`, incremental forward stagewise regression on
   sparse 0/1 node indicators (the monotone Lasso of thesis chapter 7).
 
 The estimators (``engine.estimators``) are the only users; they import the names below.
 """
 from engine._core.boosting_loop import (
-    Loss,
     Score,
     Strategy,
     Workspace,
@@ -34,6 +35,7 @@ from engine._core.binning import BinnedFeatures, bin_features
 from engine._core.grower import TreeGrower, set_simd
 from engine._core.grower_base import Grower, grow_tree
 from engine._core.hist_grower import HistGrower
+from engine._core.losses import Loss
 from engine._core.histogram import openmp_enabled, openmp_max_threads
 from engine._core.stagewise import ForwardStagewise
 from engine._core.tree_store import NODE_DTYPE, RowMatrix, TreeStore, as_csr32

@@ -21,8 +21,8 @@ from scipy.optimize import minimize_scalar
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.metrics import r2_score
 
-from engine._core import boosting_loop as _boosting
-from engine._core.boosting_loop import Loss
+from engine._core import losses as _losses
+from engine._core.losses import Loss
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.projections import PROJECTIONS
 from engine.estimators.registry import ESTIMATOR_NAMES, make_estimator
@@ -260,14 +260,14 @@ def test_negative_gradient_matches_finite_differences(loss):
     if loss == "absolute_error":
         F[np.abs(Y - F) < 1e-3] += 0.01  # stay away from the kink
     code = LOSS_CODE[loss]
-    g = _boosting.elementwise_negative_gradient(code, Y, F)
+    g = _losses.elementwise_negative_gradient(code, Y, F)
     np.testing.assert_allclose(g, -numerical_gradient(loss, Y, F), rtol=1e-6, atol=1e-7)
     # and against a finite difference of the engine's own loss
     eps = 1e-6
-    fd = (_boosting.elementwise_loss(code, Y, F + eps) - _boosting.elementwise_loss(code, Y, F - eps)) / (2 * eps)
+    fd = (_losses.elementwise_loss(code, Y, F + eps) - _losses.elementwise_loss(code, Y, F - eps)) / (2 * eps)
     np.testing.assert_allclose(g, -fd, rtol=1e-6, atol=1e-7)
     # the engine's loss equals the reference's (summed over outputs)
-    np.testing.assert_allclose(_boosting.elementwise_loss(code, Y, F).sum(axis=1),
+    np.testing.assert_allclose(_losses.elementwise_loss(code, Y, F).sum(axis=1),
                                loss_per_sample(loss, Y, F),
                                rtol=1e-13, atol=1e-13)
 
@@ -275,15 +275,15 @@ def test_negative_gradient_matches_finite_differences(loss):
 def test_logistic_loss_does_not_overflow():
     Y = np.array([[1.0, -1.0, 1.0, -1.0]])
     F = np.array([[-800.0, 800.0, 800.0, -800.0]])
-    L = _boosting.elementwise_loss(Loss.LOGISTIC, Y, F)
+    L = _losses.elementwise_loss(Loss.LOGISTIC, Y, F)
     np.testing.assert_allclose(L, [[1600.0, 1600.0, 0.0, 0.0]], atol=1e-12)
-    G = _boosting.elementwise_negative_gradient(Loss.LOGISTIC, Y, F)
+    G = _losses.elementwise_negative_gradient(Loss.LOGISTIC, Y, F)
     np.testing.assert_allclose(G, [[2.0, -2.0, 0.0, 0.0]], atol=1e-12)
 
 
 def _objective(loss, y, f, a, w, rho):
     code = LOSS_CODE[loss]
-    return float(w @ _boosting.elementwise_loss(code, y[:, None], (f + rho * a)[:, None])[:, 0])
+    return float(w @ _losses.elementwise_loss(code, y[:, None], (f + rho * a)[:, None])[:, 0])
 
 
 def _line_search_case(loss, seed, imbalanced=False):
@@ -311,7 +311,7 @@ def _line_search_case(loss, seed, imbalanced=False):
 @pytest.mark.parametrize("seed", range(4))
 def test_line_search_hits_the_minimum(loss, imbalanced, seed):
     y, f, a, w = _line_search_case(loss, seed, imbalanced)
-    rho = _boosting.line_search_on_vectors(LOSS_CODE[loss], y, f, a, w)
+    rho = _losses.line_search_on_vectors(LOSS_CODE[loss], y, f, a, w)
     value = _objective(loss, y, f, a, w, rho)
     best = minimize_scalar(lambda r: _objective(loss, y, f, a, w, r), bounds=(-50, 50),
                            method="bounded", options={"xatol": 1e-12}).fun
@@ -333,13 +333,13 @@ def test_logistic_line_search_imbalanced_far_from_optimum():
     a = -np.ones(n)              # a direction that fixes it
     a[:3] = 1.0
     w = np.ones(n)
-    rho = _boosting.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
+    rho = _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
     # separable along a: the loss decreases forever; the search stops where the
     # raw score moved by at most 15 and the loss is already flat.
     assert 0 < rho <= 15.0 + 1e-12
     assert _objective("logistic", y, f, a, w, rho) < 1e-4
     a[5] = 1.0                   # now one negative goes the wrong way: a finite optimum
-    rho = _boosting.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
+    rho = _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
     grid = np.linspace(0, 20, 40001)
     assert _objective("logistic", y, f, a, w, rho) <= min(
         _objective("logistic", y, f, a, w, r) for r in grid) + 1e-12
@@ -348,7 +348,7 @@ def test_logistic_line_search_imbalanced_far_from_optimum():
 @pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "logistic"])
 def test_line_search_zero_direction_gives_zero(loss):
     y, f, _, w = _line_search_case(loss, 0)
-    assert _boosting.line_search_on_vectors(LOSS_CODE[loss], y, f, np.zeros_like(y), w) == 0.0
+    assert _losses.line_search_on_vectors(LOSS_CODE[loss], y, f, np.zeros_like(y), w) == 0.0
 
 
 # ---------------------------------------------------------------- stages, seeds, warm start
