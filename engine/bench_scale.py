@@ -14,15 +14,19 @@ spinning OpenMP workers useless as a comparison; threads get their own table):
 2. **bibtex and corel5k** (Mulan, standard training split, CSR input, 0/1
    labels regressed with the square loss), stumps: the same, LightGBM on one
    label (per tree), XGBoost with stumps (depth 1).
-3. **Threads**: ms per step on 1 and 2 threads at n = 100k, d = 16, and the speed-up.
+3. **Forests on the same data** (CSR input, fully grown trees, sqrt(p)
+   features per node, bootstrap): ms per tree of mo-rf and of st-rf (one
+   tree per label, so d trees), next to scikit-learn's multi-output
+   RandomForestRegressor on the same CSR matrix.
+4. **Threads**: ms per step on 1 and 2 threads at n = 100k, d = 16, and the speed-up.
    Threads only pay on idle cores: on a busy machine libgomp's default
    spinning workers take a core from the serial parts (measured at load 2 on
    2 cores: 4 times slower); ``OMP_WAIT_POLICY=PASSIVE`` avoids that.
-4. **Memory**: peak memory of fitting bibtex from its CSR matrix and from the
+5. **Memory**: peak memory of fitting bibtex from its CSR matrix and from the
    same matrix made dense (tracemalloc: numpy and Python allocations, which
    hold X and every copy of it; the compiled core's histogram buffers, the
    same in both fits, are not counted).
-5. **Accuracy**: at n = 20k, test macro-r2 of the histogram model next to the
+6. **Accuracy**: at n = 20k, test macro-r2 of the histogram model next to the
    exact one (same seeds, 200 steps).
 
 A step's time is the whole fit's wall-clock time (binning, presorting,
@@ -271,6 +275,35 @@ def run_datasets(datasets=DATASETS, steps=50, repeats=1, out=sys.stdout, max_row
     return results
 
 
+def run_forests(datasets=DATASETS, trees=4, repeats=1, out=sys.stdout, max_rows=None):
+    """Table 3 (forests, CSR input); returns {dataset: {row name: ms per tree}}."""
+    from sklearn.ensemble import RandomForestRegressor
+    print(f"\n## Forests, CSR input, fully grown trees, sqrt(p) features, one thread "
+          f"(ms per tree, {trees} trees, best of {repeats})", file=out)
+    print("| data set | estimator | ms per tree |", file=out)
+    print("|---|---|---:|", file=out)
+    results = {}
+    for name in datasets:
+        X, Y = multilabel_data(name)
+        if max_rows is not None:
+            X, Y = X[:max_rows], Y[:max_rows]
+        d = Y.shape[1]
+        fits = {
+            "mo-rf": lambda: make_estimator("mo-rf", task="multilabel", n_estimators=trees,
+                                            random_state=0).fit(X, Y),
+            f"st-rf (a tree per label: {d} trees)": lambda: make_estimator(
+                "st-rf", task="multilabel", n_estimators=trees, random_state=0).fit(X, Y),
+            "sklearn RandomForestRegressor (multi-output)": lambda: RandomForestRegressor(
+                n_estimators=trees, max_features="sqrt", n_jobs=1, random_state=0).fit(X, Y),
+        }
+        results[name] = {}
+        for label, fit in fits.items():
+            ms = 1000.0 * _best(fit, repeats) / trees
+            results[name][label] = ms
+            print(f"| {name} | {label} | {_fmt(ms)} |", file=out)
+    return results
+
+
 def run_threads(n=100_000, d=16, steps=50, repeats=1, out=sys.stdout):
     """Table 3: 1 and 2 threads; returns {strategy: (ms 1 thread, ms 2 threads)}."""
     from engine._core import OPENMP
@@ -351,6 +384,7 @@ def run(steps=50, repeats=1, out=sys.stdout, sizes=SIZES, outputs=OUTPUTS, datas
     return {
         "friedman": run_friedman(sizes, outputs, steps, repeats, out),
         "datasets": run_datasets(datasets, steps, repeats, out, max_rows=dataset_rows),
+        "forests": run_forests(datasets, repeats=repeats, out=out, max_rows=dataset_rows),
         "threads": run_threads(threads_n, outputs[0], steps, repeats, out),
         "memory": run_memory(datasets[0], min(steps, 10), out, max_rows=dataset_rows),
         "accuracy": run_accuracy(accuracy_n, outputs[0], accuracy_steps, out),

@@ -38,6 +38,7 @@ cdef class HistGrower(Grower):
     cdef intp_t min_samples_leaf
     cdef intp_t min_samples_split
     cdef intp_t max_features
+    cdef bint per_node_features             # max_features < p: build only the drawn features' cells
     cdef bint random_splits                 # extra-trees: one random bin boundary per feature
     cdef bint leaf_impurity
     cdef intp_t max_t                       # largest number of split targets
@@ -102,7 +103,8 @@ cdef class HistGrower(Grower):
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights) noexcept nogil
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil
-    cdef bint _best_split(self, HistNode* rec, intp_t t, uint64_t* rng_state) noexcept nogil
+    cdef bint _best_split(self, HistNode* rec, intp_t t, const float64_t* targets,
+                          const float64_t* weights, uint64_t* rng_state) noexcept nogil
     cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
     cdef void _partition_blocks(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil

@@ -48,6 +48,7 @@ from engine._core.histogram import work_units
 from engine._core.histogram cimport (
     BinnedView,
     alloc_histogram,
+    build_feature,
     build_histogram,
     cell_stride,
     scan_feature,
@@ -100,6 +101,10 @@ cdef class HistGrower(Grower):
         if max_features <= 0 or max_features > p:
             max_features = p
         self.max_features = max_features
+        # A node that scans only a few drawn features builds only their cells,
+        # from its own samples (no sibling subtraction): on wide data, forests'
+        # sqrt(p) draws would otherwise pay for p features in every node.
+        self.per_node_features = max_features < p
         self.random_splits = random_splits
         self.leaf_impurity = leaf_impurity
         self.max_t = max(max_targets, 1)
@@ -205,6 +210,18 @@ cdef class HistGrower(Grower):
     def n_threads(self, value):
         self._n_threads = max(int(value), 1)
         self._set_view(self.binned)      # the work units are cut for the thread count
+
+    @property
+    def per_node_features(self):
+        """Whether a node builds only its drawn features' cells (max_features < p).
+
+        Settable, for tests: False builds every feature's cells, with the sibling subtraction.
+        """
+        return self.per_node_features
+
+    @per_node_features.setter
+    def per_node_features(self, value):
+        self.per_node_features = bool(value)
 
     @property
     def n_units(self):
@@ -409,12 +426,16 @@ cdef class HistGrower(Grower):
         hi[0] = b - self.B.bin_start[f]
         return a >= b
 
-    cdef bint _best_split(self, HistNode* rec, intp_t t, uint64_t* rng_state) noexcept nogil:
+    cdef bint _best_split(self, HistNode* rec, intp_t t, const float64_t* targets,
+                          const float64_t* weights, uint64_t* rng_state) noexcept nogil:
         """Search the node's best split from its histogram; fill rec.split and rec.improvement.
 
-        Needs node_mean and rec.weight (from _node_stats).
+        Needs node_mean and rec.weight (from _node_stats); with per_node_features
+        it builds each drawn feature's cells first (and needs the node's totals).
         """
-        cdef const float64_t* h = self._buffer(rec.hist)
+        cdef float64_t* h = self._buffer(rec.hist)
+        cdef int32_t node = -1 if (rec.depth == 0 and rec.end - rec.start == self.n_samples) \
+            else <int32_t> rec.node_id
         cdef intp_t p = self.n_features
         cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, n_cand = 0, j, f, tmp, lo, hi
         cdef intp_t work = 0, best = -1
@@ -434,6 +455,10 @@ cdef class HistGrower(Grower):
                 f = n_drawn
             n_drawn += 1
             n_visited += 1
+            if self.per_node_features:
+                build_feature(&self.B, f, &self.samples[rec.start], rec.end - rec.start, node,
+                              &self.node_of[0], targets, t, NULL if self.unit_weights else weights,
+                              &self.totals[0], self.stride, &self.col_offset[0], h)
             if self._constant(h, f, &lo, &hi):
                 n_constant += 1
                 continue
@@ -662,9 +687,14 @@ cdef class HistGrower(Grower):
             return self._add_leaf(rec)
         if rec.hist < 0:
             rec.hist = self._take_slot(self.pool_limit)
-            self._build(rec, False, targets, t, weights)
-        if self._best_split(rec, t, rng_state):
-            if rec.hist >= self.pool_limit:
+            if self.per_node_features:
+                self._totals(rec, targets, t, weights)      # the sparse features' zero bins
+            else:
+                self._build(rec, False, targets, t, weights)
+        if self._best_split(rec, t, targets, weights, rng_state):
+            if self.per_node_features:
+                self._release(rec)  # the children build their own cells
+            elif rec.hist >= self.pool_limit:
                 rec.hist = -1       # a scratch buffer is not kept
             return self._push(rec)
         return self._add_leaf(rec)
@@ -693,7 +723,7 @@ cdef class HistGrower(Grower):
             root.weight += weights[self.samples[r]]
             self.node_of[self.samples[r]] = <int32_t> first
         root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
-        if root_may_split and self._may_split(&root):
+        if root_may_split and self._may_split(&root) and not self.per_node_features:
             root.hist = self._take_slot(self.pool_limit)
             self._build(&root, True, targets, t, weights)
         self._open_node(store, &root, targets, t, weights, rng_state, root_may_split)
@@ -716,7 +746,7 @@ cdef class HistGrower(Grower):
             left.weight = parent.split.weight_left
             right.weight = parent.weight - parent.split.weight_left
             left.hist = right.hist = -1
-            if children_may_split:
+            if children_may_split and not self.per_node_features:
                 if left.end - left.start <= right.end - right.start:
                     small, large = &left, &right
                 else:

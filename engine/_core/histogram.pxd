@@ -27,6 +27,11 @@ cdef void build_histogram(const BinnedView* B, const int32_t* samples, intp_t n_
                           const float64_t* targets, intp_t t, const float64_t* weights,
                           const float64_t* totals, intp_t stride, const intp_t* col_offset,
                           float64_t* hist, int n_threads) noexcept nogil
+cdef void build_feature(const BinnedView* B, intp_t f, const int32_t* samples, intp_t n_rows,
+                        int32_t node, const int32_t* node_of,
+                        const float64_t* targets, intp_t t, const float64_t* weights,
+                        const float64_t* totals, intp_t stride, const intp_t* col_offset,
+                        float64_t* hist) noexcept nogil
 cdef void subtract_histogram(float64_t* out, const float64_t* parent, const float64_t* child,
                              intp_t n, int n_threads) noexcept nogil
 cdef intp_t cell_stride(intp_t t, bint unit_weights) noexcept nogil

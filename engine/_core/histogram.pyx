@@ -101,26 +101,14 @@ def openmp_max_threads():
     return engine_omp_max_threads()
 
 
-cdef void _build_unit(const BinnedView* B, intp_t u, const int32_t* samples, intp_t n_rows,
-                      int32_t node, const int32_t* node_of,
-                      const float64_t* targets, intp_t t, const float64_t* weights,
-                      const float64_t* totals, intp_t stride, const intp_t* col_offset,
-                      float64_t* hist) noexcept nogil:
-    cdef intp_t c, f, b, k, first = B.unit_first[u], last = B.unit_last[u]
-    cdef intp_t nb, z
-    cdef float64_t* h
+cdef void _build_sparse_feature(const BinnedView* B, intp_t f, int32_t node,
+                                const int32_t* node_of, const float64_t* targets, intp_t t,
+                                const float64_t* weights, const float64_t* totals, intp_t stride,
+                                float64_t* hist) noexcept nogil:
+    cdef intp_t b, k, z
+    cdef float64_t* h = hist + B.bin_start[f] * stride
+    cdef intp_t nb = B.bin_start[f + 1] - B.bin_start[f]
     cdef float64_t* cell
-    if last >= 0:
-        for c in range(first, last):
-            f = B.dense_feature[c]
-            memset(hist + B.bin_start[f] * stride, 0,
-                   (B.bin_start[f + 1] - B.bin_start[f]) * stride * sizeof(float64_t))
-        engine_hist_dense(B.codes, B.n_samples, first, last, samples, n_rows, targets, t, weights,
-                          col_offset, stride, hist)
-        return
-    f = first
-    h = hist + B.bin_start[f] * stride
-    nb = B.bin_start[f + 1] - B.bin_start[f]
     memset(h, 0, nb * stride * sizeof(float64_t))
     engine_hist_sparse(B.sparse_rows + B.sparse_start[f], B.sparse_codes + B.sparse_start[f],
                        B.sparse_start[f + 1] - B.sparse_start[f], node_of, node,
@@ -135,6 +123,39 @@ cdef void _build_unit(const BinnedView* B, intp_t u, const int32_t* samples, int
             continue
         for k in range(stride):
             cell[k] -= h[b * stride + k]
+
+
+cdef void _build_unit(const BinnedView* B, intp_t u, const int32_t* samples, intp_t n_rows,
+                      int32_t node, const int32_t* node_of,
+                      const float64_t* targets, intp_t t, const float64_t* weights,
+                      const float64_t* totals, intp_t stride, const intp_t* col_offset,
+                      float64_t* hist) noexcept nogil:
+    cdef intp_t c, f, first = B.unit_first[u], last = B.unit_last[u]
+    if last >= 0:
+        for c in range(first, last):
+            f = B.dense_feature[c]
+            memset(hist + B.bin_start[f] * stride, 0,
+                   (B.bin_start[f + 1] - B.bin_start[f]) * stride * sizeof(float64_t))
+        engine_hist_dense(B.codes, B.n_samples, first, last, samples, n_rows, targets, t, weights,
+                          col_offset, stride, hist)
+        return
+    _build_sparse_feature(B, first, node, node_of, targets, t, weights, totals, stride, hist)
+
+
+cdef void build_feature(const BinnedView* B, intp_t f, const int32_t* samples, intp_t n_rows,
+                        int32_t node, const int32_t* node_of,
+                        const float64_t* targets, intp_t t, const float64_t* weights,
+                        const float64_t* totals, intp_t stride, const intp_t* col_offset,
+                        float64_t* hist) noexcept nogil:
+    """The cells of feature f alone, from the node's samples (as build_histogram fills them)."""
+    cdef intp_t c = B.dense_column[f]
+    if c < 0:
+        _build_sparse_feature(B, f, node, node_of, targets, t, weights, totals, stride, hist)
+        return
+    memset(hist + B.bin_start[f] * stride, 0,
+           (B.bin_start[f + 1] - B.bin_start[f]) * stride * sizeof(float64_t))
+    engine_hist_dense(B.codes, B.n_samples, c, c + 1, samples, n_rows, targets, t, weights,
+                      col_offset, stride, hist)
 
 
 cdef void build_histogram(const BinnedView* B, const int32_t* samples, intp_t n_rows,

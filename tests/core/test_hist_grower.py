@@ -191,3 +191,40 @@ def test_fully_grown_trees_beyond_the_histogram_pool():
     X, T, _ = _data(11, n=500, p=3, d=1)
     _, store, leaves = _grow(bin_features(X, 255), T, max_leaf_nodes=0)
     np.testing.assert_allclose(store.value[leaves][:, 0], T[:, 0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse_frac", [0.0, 0.85])
+@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("random_splits", [False, True])
+def test_per_node_feature_builds_grow_the_full_build_tree(sparse_frac, d, random_splits):
+    # With max_features < p a node builds only its drawn features' cells from its own
+    # samples; the full build adds every feature and gets the larger child by subtraction.
+    # On integer targets and weights every sum is exact, so the two must grow the same tree.
+    X, _, _ = _data(5, n=400, p=12, sparse_frac=sparse_frac)
+    rng = np.random.default_rng(6)
+    T = rng.integers(-3, 4, size=(len(X), d)).astype(float) + np.round(2 * X[:, :d])
+    w = rng.integers(0, 3, size=len(X)).astype(float)
+    binned = bin_features(sparse.csc_matrix(X) if sparse_frac else X, 32)
+    trees = []
+    for per_node in (True, False):
+        grower = HistGrower(binned, max_targets=d, max_features=4, random_splits=random_splits,
+                            max_leaf_nodes=40)
+        assert grower.per_node_features
+        grower.per_node_features = per_node
+        store = TreeStore(d)
+        leaves = grow_tree(grower, store, T, None, w, seed=3)
+        trees.append((store.nodes, np.asarray(store.value), leaves))
+    (n1, v1, l1), (n2, v2, l2) = trees
+    assert len(n1) > 20
+    np.testing.assert_array_equal(n1["feature"], n2["feature"])
+    np.testing.assert_array_equal(n1["threshold"], n2["threshold"])
+    np.testing.assert_array_equal(v1, v2)
+    np.testing.assert_array_equal(l1, l2)
+
+
+def test_per_node_feature_builds_only_when_features_are_drawn():
+    X, _, _ = _data(0, n=100, p=6)
+    binned = bin_features(X, 16)
+    assert HistGrower(binned, max_features=3).per_node_features
+    assert not HistGrower(binned).per_node_features
+    assert not HistGrower(binned, max_features=6).per_node_features

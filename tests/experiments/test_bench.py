@@ -145,8 +145,10 @@ def test_scale_benchmark_tables_at_toy_size():
     res = bench_scale.run(steps=2, repeats=1, out=out, sizes=(300,), outputs=(3,), datasets=("bibtex",),
                           threads_n=400, accuracy_n=300, accuracy_steps=3, dataset_rows=150)
     text = out.getvalue()
-    for title in ("## Friedman1-like", "## Multi-label data sets", "## Threads", "## Memory", "## Accuracy"):
+    for title in ("## Friedman1-like", "## Multi-label data sets", "## Forests", "## Threads", "## Memory",
+                  "## Accuracy"):
         assert title in text
+    assert len(res["forests"]["bibtex"]) == 3 and all(ms > 0 for ms in res["forests"]["bibtex"].values())
     rows = res["friedman"][(300, 3)]
     for name in bench_scale.STRATEGIES:
         assert rows[(name, "hist")] > 0 and rows[(name, "exact")] > 0
