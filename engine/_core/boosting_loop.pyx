@@ -17,18 +17,17 @@ the square loss.
 """
 import numpy as np
 
-from libc.math cimport exp, log1p, fabs, INFINITY
-from libc.stdlib cimport qsort, calloc, free
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint64_t
+from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint64_t
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF, RowMatrix
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks
-from engine._core.losses cimport (SQUARED_ERROR, ABSOLUTE_ERROR, LOGISTIC, RatioWeight,
-                                  loss_value, negative_gradient, line_search)
+from engine._core.losses cimport (SQUARED_ERROR, RatioWeight, loss_value, negative_gradient,
+                                  line_search)
 from cython.parallel cimport prange
 
 cpdef enum Strategy:
