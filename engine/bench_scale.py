@@ -305,7 +305,7 @@ def run_forests(datasets=DATASETS, trees=4, repeats=1, out=sys.stdout, max_rows=
 
 
 def run_threads(n=100_000, d=16, steps=50, repeats=1, out=sys.stdout):
-    """Table 3: 1 and 2 threads; returns {strategy: (ms 1 thread, ms 2 threads)}."""
+    """Table 4: 1 and 2 threads; returns {strategy: (ms 1 thread, ms 2 threads)}."""
     from engine._core import OPENMP
     X, Y = friedman_like(n, d)
     import os
@@ -334,7 +334,7 @@ def _peak_mb(fit):
 
 
 def run_memory(dataset="bibtex", steps=10, out=sys.stdout, max_rows=None):
-    """Table 4: peak MB of a sparse fit and of the dense fit; returns {mode: (sparse, dense)}."""
+    """Table 5: peak MB of a sparse fit and of the dense fit; returns {mode: (sparse, dense)}."""
     X, Y = multilabel_data(dataset)
     if max_rows is not None:
         X, Y = X[:max_rows], Y[:max_rows]
@@ -356,7 +356,7 @@ def run_memory(dataset="bibtex", steps=10, out=sys.stdout, max_rows=None):
 
 
 def run_accuracy(n=20_000, d=16, steps=200, out=sys.stdout):
-    """Table 5: test macro-r2, hist vs exact; returns {strategy: (hist, exact)}."""
+    """Table 6: test macro-r2, hist vs exact; returns {strategy: (hist, exact)}."""
     X, Y = friedman_like(n + 10_000, d, seed=1)
     Xtr, Ytr, Xte, Yte = X[:n], Y[:n], X[n:], Y[n:]
     print(f"\n## Accuracy, n = {n} (test 10000), d = {d}, {LEAVES}-leaf trees, {steps} steps: "
