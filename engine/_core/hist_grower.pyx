@@ -816,8 +816,9 @@ cdef class HistGrower(Grower):
         cdef HistNode* rec
         cdef Node* nd
         cdef float64_t* values = store._values
-        # Every leaf sums its own rows in order, so the leaves can go to threads.
-        if self._n_threads > 1 and n_row_blocks(self.n_samples) >= PARALLEL_ROW_BLOCKS:
+        # Every leaf sums its own rows in order, so the leaves can go to threads: worth it
+        # for label rows (relabelling, gbmort), not for one label (measured slower).
+        if self._n_threads > 1 and m > 1 and n_row_blocks(self.n_samples) >= PARALLEL_ROW_BLOCKS:
             for a in prange(self.n_leaves, schedule="dynamic", num_threads=self._n_threads):
                 self._leaf_sums(&self.leaves[a], labels, m, weights, values)
         else:
