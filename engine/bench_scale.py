@@ -41,13 +41,13 @@ time (printed as such). A peer that is not installed is reported as missing
 """
 import json
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
+from engine.bench import best_time
 from engine.estimators.registry import make_estimator
 from engine.metrics import macro_r2
 
@@ -101,15 +101,6 @@ def _shared_data(name):
                             f"shared/data/{name}/{name}.npz above {Path(__file__).parent}")
 
 
-def _best(fit, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fit()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 # Longest a timed fit should take; slower estimators get fewer steps (printed).
 FIT_BUDGET_SECONDS = 20.0
 MIN_STEPS = 5
@@ -123,11 +114,11 @@ def _per_step(make_fit, steps, repeats):
     ``steps`` steps, or fewer (at least MIN_STEPS) when that would exceed
     FIT_BUDGET_SECONDS.
     """
-    one = _best(make_fit(1), 1)
-    three = _best(make_fit(3), 1)
+    one = best_time(make_fit(1), 1)
+    three = best_time(make_fit(3), 1)
     per_step = max((three - one) / 2, 1e-9)         # without the setup (binning, Dataset ...)
     k = int(np.clip((FIT_BUDGET_SECONDS - one) / per_step, min(MIN_STEPS, steps), steps))
-    return 1000.0 * _best(make_fit(k), repeats) / k, k
+    return 1000.0 * best_time(make_fit(k), repeats) / k, k
 
 
 def _threadpool_one():
@@ -298,7 +289,7 @@ def run_forests(datasets=DATASETS, trees=4, repeats=1, out=sys.stdout, max_rows=
         }
         results[name] = {}
         for label, fit in fits.items():
-            ms = 1000.0 * _best(fit, repeats) / trees
+            ms = 1000.0 * best_time(fit, repeats) / trees
             results[name][label] = ms
             print(f"| {name} | {label} | {_fmt(ms)} |", file=out)
     return results
