@@ -35,6 +35,9 @@ def streamlit_server(tmp_path_factory):
     """Base URL of `streamlit run app.py` on a free port of 127.0.0.1, for the whole session."""
     port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    # The real-data study keeps finished cells on disk; a fresh folder per session, so the
+    # browser test computes them with this build instead of reading an earlier run's.
+    cells = tmp_path_factory.mktemp("real-data-cells")
     cmd = [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.headless", "true",
@@ -45,7 +48,7 @@ def streamlit_server(tmp_path_factory):
     ]  # fmt: skip
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(cells)}
         )
         try:
             try:
