@@ -22,6 +22,7 @@ cdef struct HistNode:
     float64_t weight          # sum of weights in the node
     float64_t sse             # weighted SSE of the split targets, -1 if unknown
     float64_t improvement     # SSE decrease of the best split (the frontier's priority)
+    const float64_t* sums     # its totals when just built (see HistGrower._build), else NULL
     HistSplit split
 
 
@@ -62,7 +63,7 @@ cdef class HistGrower(Grower):
     cdef intp_t[::1] col_offset             # per dense column: offset of its cells
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] totals              # a node's cell totals
-    cdef float64_t[::1] node_weight
+    cdef float64_t[::1] built_sums          # 2 x (max_t + 8): the totals of the children just built
     # Row blocks of a node (row_blocks.pxd): partial sums, and the partition's counts and offsets.
     cdef float64_t[::1] block_sums          # n_row_blocks(n) x (max_t + 8)
     cdef intp_t[::1] block_left             # 3 x n_row_blocks(n): lefts per block, left and right offsets
@@ -93,15 +94,15 @@ cdef class HistGrower(Grower):
     cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                            const float64_t* weights, float64_t* tot) noexcept nogil
     cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
-                      const float64_t* weights) noexcept nogil
+                      const float64_t* weights, float64_t* tot) noexcept nogil
     cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                          const float64_t* weights, float64_t* out) noexcept nogil
     cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                              const float64_t* weights, const float64_t* mean) noexcept nogil
     cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
-                               const float64_t* weights) noexcept nogil
+                               const float64_t* weights, const float64_t* sums) noexcept nogil
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
-                     const float64_t* weights) noexcept nogil
+                     const float64_t* weights, float64_t* tot) noexcept nogil
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil
     cdef bint _best_split(self, HistNode* rec, intp_t t, const float64_t* targets,
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil

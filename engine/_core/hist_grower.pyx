@@ -114,8 +114,9 @@ cdef class HistGrower(Grower):
         self.samples = np.zeros(max(n, 1), dtype=np.int32)
         self.tmp = np.zeros(max(n, 1), dtype=np.int32)
         self.node_of = np.full(max(n, 1), -1, dtype=np.int32)
+        # After growth every in-bag sample's node is its leaf: the two are one array.
+        self.sample_leaf = self.node_of[:n]
         self.goes_left = np.zeros(max(n, 1), dtype=np.uint8)
-        self.sample_leaf = np.full(n, -1, dtype=np.int32)
         self.features = np.arange(max(p, 1), dtype=np.int32)
         self.candidates = np.zeros(max(p, 1), dtype=np.int32)
         self.cand_at = np.zeros(max(p, 1), dtype=np.intp)
@@ -127,6 +128,7 @@ cdef class HistGrower(Grower):
         self.col_offset = np.zeros(max(self.B.n_dense, 1), dtype=np.intp)
         self.node_mean = np.zeros(t)
         self.totals = np.zeros(t + 8)
+        self.built_sums = np.zeros(2 * (t + 8))
         self.block_sums = np.zeros(n_row_blocks(n) * (t + 8))
         self.block_left = np.zeros(3 * n_row_blocks(n), dtype=np.intp)
         self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
@@ -310,10 +312,13 @@ cdef class HistGrower(Grower):
                 tot[t + 1] += 1.0
 
     cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
-                      const float64_t* weights) noexcept nogil:
-        """totals = the node's cell totals: target sums, weight sum, count (row blocks)."""
+                      const float64_t* weights, float64_t* tot) noexcept nogil:
+        """tot[:stride] = the node's cell totals: target sums, weight sum, count (row blocks).
+
+        The target sums and the weight sum are bit for bit those of _node_stats's
+        first pass (same rows, blocks and order), which therefore reuses them.
+        """
         cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
-        cdef float64_t* tot = &self.totals[0]
         cdef float64_t* part = &self.block_sums[0]
         if nb == 1:
             self._totals_rows(rec.start, rec.end, targets, t, weights, tot)
@@ -363,28 +368,37 @@ cdef class HistGrower(Grower):
         return sse
 
     cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
-                               const float64_t* weights) noexcept nogil:
-        """Fill node_mean; return the node's weighted SSE (two passes, in row blocks)."""
+                               const float64_t* weights, const float64_t* sums) noexcept nogil:
+        """Fill node_mean; return the node's weighted SSE (two passes, in row blocks).
+
+        sums: the node's totals (_totals) when known, which are the first pass's
+        result exactly; NULL to sum.
+        """
         cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
         cdef float64_t W = 0.0, sse = 0.0
         cdef float64_t* mean = &self.node_mean[0]
         cdef float64_t* part = &self.block_sums[0]
         cdef bint parallel = self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS
         cdef intp_t width = t + 1
-        if parallel:
-            for b in prange(nb, schedule="static", num_threads=self._n_threads):
-                self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                weights, part + b * width)
-        else:
-            for b in range(nb):
-                self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                weights, part + b * width)
-        for k in range(t):
-            mean[k] = 0.0
-        for b in range(nb):
-            W += part[b * width + t]
+        if sums != NULL:
+            W = sums[t]
             for k in range(t):
-                mean[k] += part[b * width + k]
+                mean[k] = sums[k]
+        else:
+            if parallel:
+                for b in prange(nb, schedule="static", num_threads=self._n_threads):
+                    self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets,
+                                    t, weights, part + b * width)
+            else:
+                for b in range(nb):
+                    self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets,
+                                    t, weights, part + b * width)
+            for k in range(t):
+                mean[k] = 0.0
+            for b in range(nb):
+                W += part[b * width + t]
+                for k in range(t):
+                    mean[k] += part[b * width + k]
         for k in range(t):
             mean[k] = mean[k] / W if W > 0.0 else 0.0
         if parallel:
@@ -401,14 +415,16 @@ cdef class HistGrower(Grower):
         return sse
 
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
-                     const float64_t* weights) noexcept nogil:
-        """The node's histogram from its samples, into its buffer."""
+                     const float64_t* weights, float64_t* tot) noexcept nogil:
+        """The node's histogram from its samples, into its buffer; its totals into tot,
+        which rec.sums then points to (for _open_node)."""
         cdef int32_t node = -1 if (root and rec.end - rec.start == self.n_samples) else <int32_t> rec.node_id
-        self._totals(rec, targets, t, weights)
+        self._totals(rec, targets, t, weights, tot)
         build_histogram(&self.B, &self.samples[rec.start], rec.end - rec.start, node,
                         &self.node_of[0], targets, t, NULL if self.unit_weights else weights,
-                        &self.totals[0], self.stride, &self.col_offset[0],
+                        tot, self.stride, &self.col_offset[0],
                         self._buffer(rec.hist), self._n_threads)
+        rec.sums = tot
 
     # ------------------------------------------------------------ split search
 
@@ -640,7 +656,6 @@ cdef class HistGrower(Grower):
         cdef intp_t n = self.n_samples, i, c, n_in = 0
         self.unit_weights = True
         for i in range(n):
-            self.sample_leaf[i] = -1
             self.node_of[i] = -1
             if weights[i] != 0.0:
                 self.samples[n_in] = <int32_t> i
@@ -676,21 +691,26 @@ cdef class HistGrower(Grower):
             with gil:
                 raise RuntimeError("HistGrower: node ids out of order")
         cdef intp_t n_node = rec.end - rec.start
+        cdef const float64_t* sums = rec.sums
+        rec.sums = NULL         # valid only until the next build
         store._nodes[node_id].n_node_samples = <int32_t> n_node
         store._nodes[node_id].weighted_n_node_samples = rec.weight
         rec.sse = -1.0
         rec.improvement = 0.0
         if not may_split or not self._may_split(rec):
             return self._add_leaf(rec)
-        rec.sse = self._node_stats(rec, targets, t, weights)
+        if self.per_node_features:
+            # The totals give the sparse features' zero bins, and the node's sums.
+            self._totals(rec, targets, t, weights, &self.totals[0])
+            sums = &self.totals[0]
+        rec.sse = self._node_stats(rec, targets, t, weights, sums)
         if rec.sse <= EPSILON * t * rec.weight:
             return self._add_leaf(rec)
         if rec.hist < 0:
             rec.hist = self._take_slot(self.pool_limit)
-            if self.per_node_features:
-                self._totals(rec, targets, t, weights)      # the sparse features' zero bins
-            else:
-                self._build(rec, False, targets, t, weights)
+            if not self.per_node_features:
+                self._build(rec, False, targets, t, weights, &self.totals[0])
+                rec.sums = NULL
         if self._best_split(rec, t, targets, weights, rng_state):
             if self.per_node_features:
                 self._release(rec)  # the children build their own cells
@@ -718,6 +738,7 @@ cdef class HistGrower(Grower):
         root.end = n_in
         root.depth = 0
         root.hist = -1
+        root.sums = NULL
         root.weight = 0.0
         for r in range(n_in):
             root.weight += weights[self.samples[r]]
@@ -725,7 +746,7 @@ cdef class HistGrower(Grower):
         root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
         if root_may_split and self._may_split(&root) and not self.per_node_features:
             root.hist = self._take_slot(self.pool_limit)
-            self._build(&root, True, targets, t, weights)
+            self._build(&root, True, targets, t, weights, &self.built_sums[0])
         self._open_node(store, &root, targets, t, weights, rng_state, root_may_split)
         while self.frontier_size > 0:
             if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
@@ -746,6 +767,7 @@ cdef class HistGrower(Grower):
             left.weight = parent.split.weight_left
             right.weight = parent.weight - parent.split.weight_left
             left.hist = right.hist = -1
+            left.sums = right.sums = NULL
             if children_may_split and not self.per_node_features:
                 if left.end - left.start <= right.end - right.start:
                     small, large = &left, &right
@@ -755,7 +777,7 @@ cdef class HistGrower(Grower):
                 need_large = self._may_split(large)
                 if need_small or (need_large and parent.hist >= 0):
                     small.hist = self._take_slot(self.pool_limit)
-                    self._build(small, False, targets, t, weights)
+                    self._build(small, False, targets, t, weights, &self.built_sums[0])
                 if need_large:
                     if parent.hist >= 0 and small.hist >= 0:
                         # The sibling trick: large = parent - small, in the parent's buffer.
@@ -766,7 +788,8 @@ cdef class HistGrower(Grower):
                                            self.B.total_bins * self.stride, 1)
                     else:
                         large.hist = self._take_slot(self.pool_limit + 1)
-                        self._build(large, False, targets, t, weights)
+                        self._build(large, False, targets, t, weights,
+                                    &self.built_sums[self.max_t + 8])
             self._release(&parent)
             self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
             self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
@@ -794,14 +817,24 @@ cdef class HistGrower(Grower):
 
     cdef void _leaf_sums(self, HistNode* rec, const float64_t* labels, intp_t m,
                          const float64_t* weights, float64_t* values) noexcept nogil:
-        """A leaf's weighted label sums into its value slot; its samples' sample_leaf."""
+        """A leaf's weighted label sums into its value slot.
+
+        One label is summed in a register: leaves sharing a cache line of
+        values would otherwise slow each other's threads down (false sharing).
+        """
         cdef intp_t r, i, k
-        cdef float64_t w
+        cdef float64_t w, acc
         cdef const float64_t* y
         cdef float64_t* value = values + rec.node_id * m
+        if m == 1:
+            acc = value[0]
+            for r in range(rec.start, rec.end):
+                i = self.samples[r]
+                acc += weights[i] * labels[i]
+            value[0] = acc
+            return
         for r in range(rec.start, rec.end):
             i = self.samples[r]
-            self.sample_leaf[i] = <int32_t> rec.node_id
             w = weights[i]
             y = labels + i * m
             for k in range(m):
@@ -816,9 +849,8 @@ cdef class HistGrower(Grower):
         cdef HistNode* rec
         cdef Node* nd
         cdef float64_t* values = store._values
-        # Every leaf sums its own rows in order, so the leaves can go to threads: worth it
-        # for label rows (relabelling, gbmort), not for one label (measured slower).
-        if self._n_threads > 1 and m > 1 and n_row_blocks(self.n_samples) >= PARALLEL_ROW_BLOCKS:
+        # Every leaf sums its own rows in order, so the leaves can go to threads.
+        if self._n_threads > 1 and n_row_blocks(self.n_samples) >= PARALLEL_ROW_BLOCKS:
             for a in prange(self.n_leaves, schedule="dynamic", num_threads=self._n_threads):
                 self._leaf_sums(&self.leaves[a], labels, m, weights, values)
         else:
@@ -829,7 +861,7 @@ cdef class HistGrower(Grower):
             node = rec.node_id
             nd = &store._nodes[node]
             if rec.sse < 0.0 and self.leaf_impurity:
-                rec.sse = self._node_stats(rec, targets, t, weights)
+                rec.sse = self._node_stats(rec, targets, t, weights, NULL)
             if rec.sse < 0.0:
                 nd.impurity = NAN
             else:
@@ -872,7 +904,7 @@ cdef class HistGrower(Grower):
         rec.start = 0
         rec.end = len(rows)
         rec.node_id = 0
-        self._totals(&rec, &Tv[0, 0], t, &wv[0])
+        self._totals(&rec, &Tv[0, 0], t, &wv[0], &self.totals[0])
         build_histogram(&self.B, &self.samples[0], rec.end, 0, &self.node_of[0], &Tv[0, 0], t,
                         NULL if self.unit_weights else &wv[0], &self.totals[0], self.stride,
                         &self.col_offset[0], &ov[0, 0], self._n_threads)
