@@ -25,7 +25,7 @@ from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint64_t
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF, RowMatrix
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int
-from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks
+from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
 from engine._core.losses cimport (SQUARED_ERROR, RatioWeight, loss_value, negative_gradient,
                                   line_search)
 from cython.parallel cimport prange
@@ -74,22 +74,22 @@ cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, co
     there are several, and are added in block order: the same rho for any
     number of threads.
     """
-    cdef intp_t b, j, n_blocks = n_row_blocks(n)
+    cdef intp_t b, j, n_blocks = n_row_blocks(n), width = padded_width(d + 1)
     cdef float64_t den = 0.0
     if n_threads > 1 and n_blocks > 1:
-        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
             _squared_rho_rows(G, values, leaf, w, b * ROW_BLOCK, block_end(b, 0, n), d,
-                              block_sums + b * (d + 1))
+                              block_sums + b * width)
     else:
         for b in range(n_blocks):
             _squared_rho_rows(G, values, leaf, w, b * ROW_BLOCK, block_end(b, 0, n), d,
-                              block_sums + b * (d + 1))
+                              block_sums + b * width)
     for j in range(d):
         num[j] = 0.0
     for b in range(n_blocks):
-        den += block_sums[b * (d + 1) + d]
+        den += block_sums[b * width + d]
         for j in range(d):
-            num[j] += block_sums[b * (d + 1) + j]
+            num[j] += block_sums[b * width + j]
     for j in range(d):
         rho[j] = num[j] / den if den > 0.0 else 0.0
 
@@ -136,7 +136,7 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
     cdef intp_t b, n_blocks = n_row_blocks(n)
     cdef float64_t total = 0.0
     if n_threads > 1 and n_blocks > 1:
-        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
             block_sums[b] = _update_squared_rows(Y, F, G, values, leaf, nv, scale, w,
                                                  b * ROW_BLOCK, block_end(b, 0, n), d)
     else:
@@ -179,12 +179,27 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
 # With W constant per row every change above is the identity, which is why the
 # estimators only take this path when some row's weights differ.
 
-cdef void _masked_gradient(int loss, const float64_t* Y, const float64_t* F,
-                           const float64_t* ratio, float64_t* G, intp_t size) noexcept nogil:
-    """G = ratio ⊙ (negative gradient): missing entries' residuals are zero."""
+cdef void _gradient_entries(int loss, const float64_t* Y, const float64_t* F,
+                            const float64_t* ratio, float64_t* G, intp_t lo, intp_t hi) noexcept nogil:
+    """G[lo:hi] = the negative gradient, times ratio when given (missing entries' residuals are zero)."""
     cdef intp_t c
-    for c in range(size):
-        G[c] = ratio[c] * negative_gradient(loss, Y[c], F[c])
+    if ratio == NULL:
+        for c in range(lo, hi):
+            G[c] = negative_gradient(loss, Y[c], F[c])
+    else:
+        for c in range(lo, hi):
+            G[c] = ratio[c] * negative_gradient(loss, Y[c], F[c])
+
+
+cdef void _gradient(int loss, const float64_t* Y, const float64_t* F, const float64_t* ratio,
+                    float64_t* G, intp_t n, intp_t d, int n_threads) noexcept nogil:
+    """The first step's G (later steps get theirs from the update pass), row blocks in threads."""
+    cdef intp_t b, n_blocks = n_row_blocks(n)
+    if n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
+            _gradient_entries(loss, Y, F, ratio, G, b * ROW_BLOCK * d, block_end(b, 0, n) * d)
+    else:
+        _gradient_entries(loss, Y, F, ratio, G, 0, n * d)
 
 
 cdef void _in_bag_column(const float64_t* W, intp_t d, intp_t j, const float64_t* wstep,
@@ -384,7 +399,7 @@ cdef class Workspace:
     cdef float64_t[::1] scale           # d: learning_rate * rho of the current step
     cdef RatioWeight* work
     cdef object work_buffer
-    cdef float64_t[::1] block_sums      # n_row_blocks(n) x (d + 1): per-block partial sums
+    cdef float64_t[::1] block_sums      # n_row_blocks(n) x padded_width(d + 1): per-block partial sums
     # Fits with per-entry weights only (1 x 1 / length 1 otherwise).
     cdef float64_t[:, ::1] ratio        # n x d: W_ij / r_i, the split targets' entry factors
     cdef float64_t[::1] column_weight   # n: one output's entry weights on the current rows
@@ -403,7 +418,7 @@ cdef class Workspace:
         self.perm = np.arange(n, dtype=np.int32)
         self.scale = np.zeros(max(d, 1))
         self.work_buffer = np.zeros(2 * max(n, 1))
-        self.block_sums = np.zeros(n_row_blocks(n) * (max(d, 1) + 1))
+        self.block_sums = np.zeros(n_row_blocks(n) * padded_width(max(d, 1) + 1))
         self.ratio = np.zeros((n, d)) if per_entry else np.zeros((1, 1))
         self.column_weight = np.zeros(max(n, 1) if per_entry else 1)
         self.column_total = np.zeros(max(d, 1))
@@ -438,7 +453,7 @@ cdef void _project(const float64_t* G, intp_t n, intp_t d, const float64_t* pdat
     """
     cdef intp_t b, n_blocks = n_row_blocks(n)
     if n_threads > 1 and n_blocks > 1:
-        for b in prange(n_blocks, schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
             _project_rows(G, b * ROW_BLOCK, block_end(b, 0, n), d, pdata, pind, nnz, out, out_stride)
     else:
         _project_rows(G, 0, n, d, pdata, pind, nnz, out, out_stride)
@@ -481,7 +496,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
           const float64_t[:, ::1] entry_weight=None, const float64_t[:, ::1] eval_entry_weight=None,
           const float64_t[::1] eval_sst=None, float64_t[::1] eval_score=None,
           float64_t[:, ::1] eval_score_out=None, int score_kind=SCORE_R2,
-          float64_t[::1] stop_history=None, intp_t stop_position=0, float64_t stop_tol=0.0):
+          float64_t[::1] stop_history=None, intp_t stop_position=0, float64_t stop_tol=0.0,
+          bint gradient_ready=False):
     """Run up to ``n_steps`` boosting steps, appending trees to ``store``.
 
     F (n x d raw predictions) and, with an evaluation set, F_eval are updated
@@ -502,6 +518,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     after the first step whose score does not beat one of the last k by more
     than ``stop_tol`` (that step is kept, as in scikit-learn);
     ``stop_position`` counts the steps already scored in this fit.
+    ``gradient_ready``: the workspace's gradient is that of F already (the
+    previous call on this workspace ran all its steps and left it there).
 
     Returns (seconds spent scoring the evaluation set, steps run).
     """
@@ -593,11 +611,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     cdef int n_threads = grower.row_threads()
 
     with nogil:
-        if strategy != SINGLE_TARGET and masked:
-            _masked_gradient(loss, Yp, Fp, ratio, G, n * d)
-        elif strategy != SINGLE_TARGET:
-            for i in range(n * d):
-                G[i] = negative_gradient(loss, Yp[i], Fp[i])
+        if strategy != SINGLE_TARGET and not gradient_ready:
+            _gradient(loss, Yp, Fp, ratio if masked else NULL, G, n, d, n_threads)
         for m in range(n_steps):
             rho_row = &rho[m, 0]
             total = 0.0

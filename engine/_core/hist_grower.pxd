@@ -60,6 +60,7 @@ cdef class HistGrower(Grower):
     cdef float64_t[::1] cand_wl
     cdef float64_t[::1] cand_nl
     cdef float64_t[::1] scan_scratch        # per candidate: t running left sums
+    cdef intp_t scan_stride                 # doubles between two candidates' scratch (a cache line multiple)
     cdef intp_t[::1] col_offset             # per dense column: offset of its cells
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] totals              # a node's cell totals

@@ -55,17 +55,18 @@ from engine._core.histogram cimport (
     subtract_histogram,
 )
 from engine._core.rng cimport rng_int
-from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks
+from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
 from engine._core.hist_frontier cimport heap_pop, heap_push
 
 cdef float64_t EPSILON = 2.220446049250313e-16
 # Histogram memory a grower may keep for the nodes waiting in its frontier.
 HIST_MEMORY_BUDGET = 256 * 2**20
-# The candidates' scans go to threads only when they cover this many cells x
-# targets: every parallel region ends in a barrier, which on a busy machine can
-# wait a scheduler time slice for a descheduled thread, so only large work
-# (histograms, scans of very wide targets) is split.
-cdef intp_t PARALLEL_SCAN_WORK = 1 << 20
+# The candidates' scans go to threads from this many cells x targets on (a
+# node of 50 features of 255 bins with one target is 12750): below it a
+# parallel region costs more than it saves. Each candidate's running sums sit
+# on cache lines of their own (scan_stride), or neighbouring scans on two
+# threads would keep stealing each other's lines.
+cdef intp_t PARALLEL_SCAN_WORK = 1 << 12
 # A node's loops over its samples (totals, statistics, partition) go to threads from
 # this many row blocks on; the blocks themselves (row_blocks.pxd) never depend on
 # the number of threads, so neither do the sums.
@@ -124,12 +125,14 @@ cdef class HistGrower(Grower):
         self.cand_gain = np.zeros(max(p, 1))
         self.cand_wl = np.zeros(max(p, 1))
         self.cand_nl = np.zeros(max(p, 1))
-        self.scan_scratch = np.zeros(max(p, 1) * t)
+        # One cache line or more per candidate: threads scan neighbouring candidates.
+        self.scan_stride = (t + 7) & ~7
+        self.scan_scratch = np.zeros(max(p, 1) * self.scan_stride)
         self.col_offset = np.zeros(max(self.B.n_dense, 1), dtype=np.intp)
         self.node_mean = np.zeros(t)
         self.totals = np.zeros(t + 8)
         self.built_sums = np.zeros(2 * (t + 8))
-        self.block_sums = np.zeros(n_row_blocks(n) * (t + 8))
+        self.block_sums = np.zeros(n_row_blocks(n) * padded_width(t + 8))
         self.block_left = np.zeros(3 * n_row_blocks(n), dtype=np.intp)
         self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
         bound = (max_leaf_nodes + 1) if max_leaf_nodes > 0 else 2**30
@@ -319,23 +322,24 @@ cdef class HistGrower(Grower):
         first pass (same rows, blocks and order), which therefore reuses them.
         """
         cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
+        cdef intp_t width = padded_width(s)
         cdef float64_t* part = &self.block_sums[0]
         if nb == 1:
             self._totals_rows(rec.start, rec.end, targets, t, weights, tot)
             return
         if self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS:
-            for b in prange(nb, schedule="static", num_threads=self._n_threads):
+            for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                  weights, part + b * s)
+                                  weights, part + b * width)
         else:
             for b in range(nb):
                 self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                  weights, part + b * s)
+                                  weights, part + b * width)
         for k in range(s):
             tot[k] = 0.0
         for b in range(nb):
             for k in range(s):
-                tot[k] += part[b * s + k]
+                tot[k] += part[b * width + k]
 
     cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                          const float64_t* weights, float64_t* out) noexcept nogil:
@@ -379,14 +383,14 @@ cdef class HistGrower(Grower):
         cdef float64_t* mean = &self.node_mean[0]
         cdef float64_t* part = &self.block_sums[0]
         cdef bint parallel = self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS
-        cdef intp_t width = t + 1
+        cdef intp_t width = padded_width(t + 1)
         if sums != NULL:
             W = sums[t]
             for k in range(t):
                 mean[k] = sums[k]
         else:
             if parallel:
-                for b in prange(nb, schedule="static", num_threads=self._n_threads):
+                for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                     self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets,
                                     t, weights, part + b * width)
             else:
@@ -402,7 +406,7 @@ cdef class HistGrower(Grower):
         for k in range(t):
             mean[k] = mean[k] / W if W > 0.0 else 0.0
         if parallel:
-            for b in prange(nb, schedule="static", num_threads=self._n_threads):
+            for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
                                          targets, t, weights, mean)
         else:
@@ -489,14 +493,14 @@ cdef class HistGrower(Grower):
             for j in prange(n_cand, schedule="dynamic", num_threads=self._n_threads):
                 scan_feature(&self.B, h, j, self.candidates[j], False, 0, s, t, count_slot,
                                 &self.node_mean[0], rec.weight, n_node, msl,
-                                &self.scan_scratch[j * self.max_t], &self.cand_bin[0],
+                                &self.scan_scratch[j * self.scan_stride], &self.cand_bin[0],
                                 &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
         else:
             for j in range(n_cand):
                 scan_feature(&self.B, h, j, self.candidates[j], self.random_splits,
                                 self.cand_at[j], s, t, count_slot,
                                 &self.node_mean[0], rec.weight, n_node, msl,
-                                &self.scan_scratch[j * self.max_t], &self.cand_bin[0],
+                                &self.scan_scratch[j * self.scan_stride], &self.cand_bin[0],
                                 &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
         # Reduce in draw order: a later feature wins only with a strictly larger gain.
         for j in range(n_cand):
@@ -573,29 +577,30 @@ cdef class HistGrower(Grower):
         cdef intp_t n = self.n_samples
         if col < 0:
             side = self.B.zero_bin[f] <= bin_
-            for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+            for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
                     goes_left[samples[r]] = side
             for e in range(self.B.sparse_start[f], self.B.sparse_start[f + 1]):
                 i = self.B.sparse_rows[e]
                 if node_of[i] == node:
                     goes_left[i] = self.B.sparse_codes[e] <= bin_
-        for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+        for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
             lo = rec.start + blk * ROW_BLOCK
             hi = block_end(blk, rec.start, rec.end)
-            count[blk] = 0
+            lpos = 0            # this block's lefts, counted in a register
             for r in range(lo, hi):
                 i = samples[r]
                 if col >= 0:
                     goes_left[i] = codes[col * n + i] <= bin_
-                count[blk] = count[blk] + goes_left[i]
+                lpos = lpos + goes_left[i]
+            count[blk] = lpos
         for blk in range(nb):
             left_at[blk] = total_left
             total_left += count[blk]
         for blk in range(nb):
             right_at[blk] = total_left + total_right
             total_right += block_end(blk, rec.start, rec.end) - (rec.start + blk * ROW_BLOCK) - count[blk]
-        for blk in prange(nb, schedule="static", num_threads=self._n_threads):
+        for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
             lpos = left_at[blk]
             rpos = right_at[blk]
             for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
@@ -912,3 +917,4 @@ cdef class HistGrower(Grower):
         if self.unit_weights:
             return np.column_stack([out[:, :t + 1], out[:, t]])
         return out[:, :t + 2].copy()
+

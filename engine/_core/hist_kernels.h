@@ -211,14 +211,22 @@ static ptrdiff_t engine_hist_best(const double *h, ptrdiff_t n_bins, ptrdiff_t s
                                   double n_node, double msl, double *left,
                                   double *best_gain, double *w_left, double *n_left)
 {
+    /* The running sums and the best so far live in locals (one target: all of
+     * them), written back once: stored on every bin they would make the scans
+     * of neighbouring candidates on other threads share cache lines. */
     ptrdiff_t b, k, best = -1;
-    double wl = 0.0, cl = 0.0;
+    double wl = 0.0, cl = 0.0, bg = *best_gain, bw = 0.0, bc = 0.0;
+    const double m0 = mean[0];
+    double l0 = 0.0;
     for (k = 0; k < t; k++) left[k] = 0.0;
     for (b = 0; b < n_bins - 1; b++) {
         const double *cell = h + b * stride;
         const double c = cell[count_slot];
         if (c == 0.0) continue;
-        for (k = 0; k < t; k++) left[k] += cell[k];
+        if (t == 1)
+            l0 += cell[0];
+        else
+            for (k = 0; k < t; k++) left[k] += cell[k];
         wl += cell[t];
         cl += c;
         if (cl < msl) continue;
@@ -226,17 +234,27 @@ static ptrdiff_t engine_hist_best(const double *h, ptrdiff_t n_bins, ptrdiff_t s
         const double wr = W - wl;
         if (!(wr > 0.0) || !(wl > 0.0)) continue;
         double sq = 0.0;
-        for (k = 0; k < t; k++) {
-            const double d = left[k] - wl * mean[k];
+        if (t == 1) {
+            const double d = l0 - wl * m0;
             sq += d * d;
+        } else {
+            for (k = 0; k < t; k++) {
+                const double d = left[k] - wl * mean[k];
+                sq += d * d;
+            }
         }
         const double gain = sq / (wl * wr);
-        if (gain > *best_gain) {
-            *best_gain = gain;
-            *w_left = wl;
-            *n_left = cl;
+        if (gain > bg) {
+            bg = gain;
+            bw = wl;
+            bc = cl;
             best = b;
         }
+    }
+    if (best >= 0) {
+        *best_gain = bg;
+        *w_left = bw;
+        *n_left = bc;
     }
     return best;
 }

@@ -79,13 +79,16 @@ def as_numeric(name, value, ndims, allow_nan=False):
         hint = (" Reshape your data either using array.reshape(-1, 1) if it has a single feature "
                 "or array.reshape(1, -1) if it contains a single sample.") if name == "X" else ""
         raise ValueError(f"{name} must be {' or '.join(f'{k}-D' for k in ndims)}, got {array.ndim}-D.{hint}")
-    finite = np.isfinite(array)
-    if not finite.all():
+    # min and max run without temporaries (X can be large); both are finite
+    # exactly when every value is (a NaN anywhere makes them NaN).
+    low, high = (float(array.min()), float(array.max())) if array.size else (0.0, 0.0)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        finite = np.isfinite(array)
         has_nan = np.isnan(array).any()
         if not allow_nan or not (finite | np.isnan(array)).all():
             hint = MISSING_HINT if has_nan and name.endswith("Y") and not allow_nan else ""
             raise ValueError(f"{name} contains NaN or infinity{hint}")
-    if name.endswith("X") and array.size and np.abs(array).max() > FLOAT32_MAX:
+    if name.endswith("X") and max(-low, high) > FLOAT32_MAX:
         # Features are stored as float32 (like scikit-learn's trees); larger values
         # would silently become infinite and indistinguishable.
         raise ValueError(f"{name} contains values too large for float32 (|x| > {FLOAT32_MAX:.3g})")

@@ -277,7 +277,8 @@ class BoostingBase(TreeEnsemble):
                 loss=LOSS_CODES[self.loss], learning_rate=float(self.learning_rate),
                 subsample=float(self.subsample), proj_indptr=indptr, proj_indices=indices,
                 proj_data=data, n_projections=q, n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b],
-                times=times[a:b], t0=t0, rng_state=self._rng_state, entry_weight=W, **extra)
+                times=times[a:b], t0=t0, rng_state=self._rng_state, entry_weight=W,
+                gradient_ready=done > 0, **extra)
             elapsed = _core.monotonic_now() - started - eval_seconds
             t0 += eval_seconds          # held-out scoring is not training time
             done += steps
