@@ -96,6 +96,7 @@ cdef class HistGrower(Grower):
                            const float64_t* weights, float64_t* tot) noexcept nogil
     cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
                       const float64_t* weights, float64_t* tot) noexcept nogil
+    cdef bint _sums_in_threads(self, HistNode* rec, intp_t t) noexcept nogil
     cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                          const float64_t* weights, float64_t* out) noexcept nogil
     cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,

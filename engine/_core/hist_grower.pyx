@@ -68,9 +68,11 @@ HIST_MEMORY_BUDGET = 256 * 2**20
 # threads would keep stealing each other's lines.
 cdef intp_t PARALLEL_SCAN_WORK = 1 << 12
 # A node's loops over its samples (totals, statistics, partition) go to threads from
-# this many row blocks on; the blocks themselves (row_blocks.pxd) never depend on
-# the number of threads, so neither do the sums.
+# this many row blocks on, or, for the sums over wide target rows, from two blocks
+# when rows x (t + 1) reaches PARALLEL_ROW_WORK; the blocks themselves
+# (row_blocks.pxd) never depend on the number of threads, so neither do the sums.
 cdef intp_t PARALLEL_ROW_BLOCKS = 4
+cdef intp_t PARALLEL_ROW_WORK = 4 * ROW_BLOCK * 2
 
 
 cdef class HistGrower(Grower):
@@ -327,7 +329,7 @@ cdef class HistGrower(Grower):
         if nb == 1:
             self._totals_rows(rec.start, rec.end, targets, t, weights, tot)
             return
-        if self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS:
+        if self._sums_in_threads(rec, t):
             for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
                                   weights, part + b * width)
@@ -340,6 +342,12 @@ cdef class HistGrower(Grower):
         for b in range(nb):
             for k in range(s):
                 tot[k] += part[b * width + k]
+
+    cdef bint _sums_in_threads(self, HistNode* rec, intp_t t) noexcept nogil:
+        """Whether the node's sums over its rows go to threads (see PARALLEL_ROW_WORK)."""
+        cdef intp_t rows = rec.end - rec.start, nb = n_row_blocks(rows)
+        return self._n_threads > 1 and nb >= 2 and (nb >= PARALLEL_ROW_BLOCKS
+                                                     or rows * (t + 1) >= PARALLEL_ROW_WORK)
 
     cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                          const float64_t* weights, float64_t* out) noexcept nogil:
@@ -382,7 +390,7 @@ cdef class HistGrower(Grower):
         cdef float64_t W = 0.0, sse = 0.0
         cdef float64_t* mean = &self.node_mean[0]
         cdef float64_t* part = &self.block_sums[0]
-        cdef bint parallel = self._n_threads > 1 and nb >= PARALLEL_ROW_BLOCKS
+        cdef bint parallel = self._sums_in_threads(rec, t)
         cdef intp_t width = padded_width(t + 1)
         if sums != NULL:
             W = sums[t]
@@ -790,7 +798,7 @@ cdef class HistGrower(Grower):
                         parent.hist = -1
                         subtract_histogram(self._buffer(large.hist), self._buffer(large.hist),
                                            self._buffer(small.hist),
-                                           self.B.total_bins * self.stride, 1)
+                                           self.B.total_bins * self.stride, self._n_threads)
                     else:
                         large.hist = self._take_slot(self.pool_limit + 1)
                         self._build(large, False, targets, t, weights,
