@@ -437,6 +437,40 @@ def test_warm_start_in_chunks_equals_one_fit(params):
         warm.set_params(n_estimators=10).fit(X, Y)
 
 
+@pytest.mark.parametrize("strategy", ["multi_output", "projected", "projected_relabel"])
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_the_gradient_carried_across_chunks_is_the_recomputed_one(monkeypatch, strategy, loss, missing):
+    # A fit runs its steps in several calls of the compiled loop (chunks, for progress and
+    # callbacks); only the first computes the gradient, later ones take the one the previous
+    # call's last update left in the workspace. One step per call, one call for all steps
+    # after the first, and a warm start that recomputes it must give the same model, bit
+    # for bit.
+    import engine.estimators.boosting as boosting_module
+    X, Y, _ = _regression(4, n=150, d=4)
+    if missing:
+        Y[np.random.default_rng(0).uniform(size=Y.shape) < 0.2] = np.nan
+    kw = dict(strategy=strategy, loss=loss, n_estimators=12, learning_rate=0.3, random_state=2,
+              missing_targets="ignore" if missing else "error")
+    if strategy != "multi_output":
+        kw.update(projection="gaussian", n_projections=2 if strategy == "projected_relabel" else 1)
+    models, chunks = [], []
+    for chunk_seconds in (1e-12, 1e12):
+        monkeypatch.setattr(boosting_module, "CHUNK_SECONDS", chunk_seconds)
+        done = []
+        models.append(MultiOutputBoostingRegressor(**kw).fit(X, Y, callback=lambda k, est: done.append(k)))
+        chunks.append(done)
+    assert chunks == [list(range(1, 13)), [1, 12]]
+    # A warm start recomputes the gradient from the predictions it kept.
+    warm = MultiOutputBoostingRegressor(**{**kw, "n_estimators": 4}, warm_start=True).fit(X, Y)
+    warm.set_params(n_estimators=12).fit(X, Y)
+    models.append(warm)
+    for other in models[1:]:
+        np.testing.assert_array_equal(other.predict(X), models[0].predict(X))
+        np.testing.assert_array_equal(other.train_score_, models[0].train_score_)
+        np.testing.assert_array_equal(other.rho_, models[0].rho_)
+
+
 @pytest.mark.parametrize("subsample,max_features", [
     (1.0, None), (1.0, 2), (0.7, None), (0.7, 2)])
 def test_warm_start_after_pickling_continues_identically(subsample, max_features):
