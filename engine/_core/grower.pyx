@@ -39,7 +39,7 @@ from libc.math cimport INFINITY, NAN
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
 from engine._core.grower_base cimport Grower
-from engine._core.rng cimport rng_int, rng_uniform
+from engine._core.rng cimport draw_next, rng_uniform
 
 cdef extern from "scan_kernels.h" nogil:
     void engine_left_norms(const float64_t* centered, intp_t stride, intp_t t,
@@ -279,7 +279,7 @@ cdef class TreeGrower(Grower):
         """
         cdef intp_t n_node = rec.end - rec.start
         cdef intp_t p = self.n_features
-        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, j, f, tmp
+        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, f
         cdef const float32_t* xv
         cdef bint found = False
         # Exact scans visit features two at a time (one pass computes both
@@ -289,14 +289,7 @@ cdef class TreeGrower(Grower):
         cdef SplitRecord best
         best.gain = -INFINITY
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
-            if self.max_features < p:
-                j = n_drawn + rng_int(rng_state, p - n_drawn)
-                tmp = self.features[n_drawn]
-                self.features[n_drawn] = self.features[j]
-                self.features[j] = tmp
-                f = self.features[n_drawn]
-            else:
-                f = n_drawn
+            f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
             n_drawn += 1
             n_visited += 1
             xv = self.rows_x + f * self.n_samples + rec.start

@@ -54,7 +54,7 @@ from engine._core.histogram cimport (
     scan_feature,
     subtract_histogram,
 )
-from engine._core.rng cimport rng_int
+from engine._core.rng cimport draw_next, rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
 from engine._core.hist_frontier cimport heap_pop, heap_push
 
@@ -465,7 +465,7 @@ cdef class HistGrower(Grower):
         cdef int32_t node = -1 if (rec.depth == 0 and rec.end - rec.start == self.n_samples) \
             else <int32_t> rec.node_id
         cdef intp_t p = self.n_features
-        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, n_cand = 0, j, f, tmp, lo, hi
+        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, n_cand = 0, j, f, lo, hi
         cdef intp_t work = 0, best = -1
         cdef intp_t s = self.stride
         cdef intp_t count_slot = self.count_slot
@@ -473,14 +473,7 @@ cdef class HistGrower(Grower):
         cdef float64_t msl = self.min_samples_leaf
         cdef float64_t best_gain = -INFINITY
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
-            if self.max_features < p:
-                j = n_drawn + rng_int(rng_state, p - n_drawn)
-                tmp = self.features[n_drawn]
-                self.features[n_drawn] = self.features[j]
-                self.features[j] = tmp
-                f = self.features[n_drawn]
-            else:
-                f = n_drawn
+            f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
             n_drawn += 1
             n_visited += 1
             if self.per_node_features:
