@@ -297,8 +297,10 @@ def run_forests(datasets=DATASETS, trees=4, repeats=1, out=sys.stdout, max_rows=
 
 
 # The threads table alternates 1- and 2-thread fits for at least this many
-# rounds and keeps each one's best: a slow spell of the machine then hits
-# both columns alike instead of one.
+# rounds and keeps each one's best; a round fits every estimator, so an
+# estimator's rounds lie tens of seconds apart. A slow spell of the machine
+# (on this project's VM, 2-thread fits sometimes run 20-50 % slower for half
+# a minute) then hits both columns alike and rarely all rounds.
 THREAD_ROUNDS = 3
 
 
@@ -314,13 +316,15 @@ def run_threads(n=100_000, d=16, steps=50, repeats=1, out=sys.stdout):
           f"OMP_WAIT_POLICY {policy})", file=out)
     print("| estimator | ms per step, 1 thread | 2 threads | speed-up |", file=out)
     print("|---|---:|---:|---:|", file=out)
+    names = ("gbrt-rpo-subsampled", "gbmort", "gbrt-relabel-rpo-gaussian")
+    best = {(name, threads): np.inf for name in names for threads in (1, 2)}
+    for _ in range(rounds):             # a round visits every estimator: its rounds lie apart
+        for name, threads in best:
+            best[name, threads] = min(best[name, threads],
+                                      engine_ms(name, X, Y, steps, 1, n_jobs=threads)[0])
     results = {}
-    for name in ("gbrt-rpo-subsampled", "gbmort", "gbrt-relabel-rpo-gaussian"):
-        best = {1: np.inf, 2: np.inf}
-        for _ in range(rounds):
-            for threads in best:
-                best[threads] = min(best[threads], engine_ms(name, X, Y, steps, 1, n_jobs=threads)[0])
-        one, two = best[1], best[2]
+    for name in names:
+        one, two = best[name, 1], best[name, 2]
         results[name] = (one, two)
         print(f"| {name} | {_fmt(one)} | {_fmt(two)} | {one / two:.2f}x |", file=out)
     return results
