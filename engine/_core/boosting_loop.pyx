@@ -94,33 +94,12 @@ cdef void _squared_rho_projected(const float64_t* G, const float64_t* values, co
         rho[j] = num[j] / den if den > 0.0 else 0.0
 
 
-cdef struct NextProjection:
-    # The next step's projection rows (CSR, rows r < t) and where their split
-    # targets go: out[i * t + r] = <phi_r, G_i>.
-    const intp_t* indptr        # t + 1 offsets into indices and data
-    const intp_t* indices
-    const float64_t* data
-    intp_t t
-    float64_t* out
-
-
-cdef inline float64_t _dot(const float64_t* pdata, const intp_t* pind, intp_t nnz,
-                           const float64_t* Gi) noexcept nogil:
-    """<phi_r, G_i> for one projection row in CSR form (the same sum wherever it is taken)."""
-    cdef intp_t c
-    cdef float64_t acc = 0.0
-    for c in range(nnz):
-        acc += pdata[c] * Gi[pind[c]]
-    return acc
-
-
 cdef float64_t _update_squared_rows(const float64_t* Y, float64_t* F, float64_t* G,
                                     const float64_t* values, const int32_t* leaf, intp_t nv,
                                     const float64_t* scale, const float64_t* w,
-                                    intp_t lo, intp_t hi, intp_t d,
-                                    const NextProjection* nxt) noexcept nogil:
+                                    intp_t lo, intp_t hi, intp_t d) noexcept nogil:
     """The rows [lo, hi) of _update_squared; returns their share of the loss."""
-    cdef intp_t i, j, c, r
+    cdef intp_t i, j, c
     cdef float64_t a, g, acc, total = 0.0
     cdef const float64_t* v
     for i in range(lo, hi):
@@ -142,12 +121,6 @@ cdef float64_t _update_squared_rows(const float64_t* Y, float64_t* F, float64_t*
                 G[c] = g
                 acc += g * g
         total += w[i] * 0.5 * acc
-        if nxt != NULL:
-            # The row of G just written is still in cache: project it now rather
-            # than read all of G again at the next step's start.
-            for r in range(nxt.t):
-                nxt.out[i * nxt.t + r] = _dot(nxt.data + nxt.indptr[r], nxt.indices + nxt.indptr[r],
-                                              nxt.indptr[r + 1] - nxt.indptr[r], G + i * d)
     return total
 
 
@@ -155,22 +128,21 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
                                const float64_t* values, const int32_t* leaf, intp_t nv,
                                const float64_t* scale, const float64_t* w,
                                intp_t n, intp_t d, float64_t* block_sums,
-                               int n_threads, const NextProjection* nxt) noexcept nogil:
+                               int n_threads) noexcept nogil:
     """F += scale ⊙ tree(x); G = Y - F; return sum_i w_i 0.5 |G_i|^2 (square loss).
 
     Row blocks in parallel, their losses added in block order (row_blocks.pxd).
-    nxt (or NULL): also the next step's split targets, from the new G.
     """
     cdef intp_t b, n_blocks = n_row_blocks(n)
     cdef float64_t total = 0.0
     if n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
             block_sums[b] = _update_squared_rows(Y, F, G, values, leaf, nv, scale, w,
-                                                 b * ROW_BLOCK, block_end(b, 0, n), d, nxt)
+                                                 b * ROW_BLOCK, block_end(b, 0, n), d)
     else:
         for b in range(n_blocks):
             block_sums[b] = _update_squared_rows(Y, F, G, values, leaf, nv, scale, w,
-                                                 b * ROW_BLOCK, block_end(b, 0, n), d, nxt)
+                                                 b * ROW_BLOCK, block_end(b, 0, n), d)
     for b in range(n_blocks):
         total += block_sums[b]
     return total
@@ -460,9 +432,15 @@ cdef class Workspace:
 cdef void _project_rows(const float64_t* G, intp_t lo, intp_t hi, intp_t d,
                         const float64_t* pdata, const intp_t* pind, intp_t nnz,
                         float64_t* out, intp_t out_stride) noexcept nogil:
-    cdef intp_t i
+    cdef intp_t i, c
+    cdef float64_t acc
+    cdef const float64_t* Gi
     for i in range(lo, hi):
-        out[i * out_stride] = _dot(pdata, pind, nnz, G + i * d)
+        acc = 0.0
+        Gi = G + i * d
+        for c in range(nnz):
+            acc += pdata[c] * Gi[pind[c]]
+        out[i * out_stride] = acc
 
 
 cdef void _project(const float64_t* G, intp_t n, intp_t d, const float64_t* pdata,
@@ -631,16 +609,6 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     cdef float64_t started, eval_seconds = 0.0
     # Threads for the row loops: the grower's (1 for the exact one); the result does not depend on it.
     cdef int n_threads = grower.row_threads()
-    # Projected strategies with the square loss: the update pass of step m also
-    # computes step m + 1's split targets (same sums, same order as _project).
-    cdef NextProjection nxt
-    cdef bint projected_ahead = False
-    cdef bint fuse = (loss == SQUARED_ERROR and not masked
-                      and (strategy == PROJECTED or strategy == PROJECTED_RELABEL))
-    nxt.indices = &proj_indices[0] if proj_indices.shape[0] > 0 else NULL
-    nxt.data = &proj_data[0] if proj_data.shape[0] > 0 else NULL
-    nxt.t = 1 if strategy == PROJECTED else q
-    nxt.out = &ws.targets[0, 0]
 
     with nogil:
         if strategy != SINGLE_TARGET and not gradient_ready:
@@ -690,7 +658,7 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                     t_split = 1 if strategy == PROJECTED else q
                     # One projection row at a time: its CSR bounds and arrays are
                     # read once, not once per sample (same sums, same order).
-                    for r in range(0 if projected_ahead else t_split):
+                    for r in range(t_split):
                         row_begin = proj_indptr[m * q + r]
                         row_end = proj_indptr[m * q + r + 1]
                         if row_end == row_begin:
@@ -734,11 +702,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                     total = _update_masked(loss, Yp, Fp, G, values, leaf, nv, scale, Wp, ratio,
                                            column_total, &ws.column_loss[0], n, d)
                 elif loss == SQUARED_ERROR:
-                    projected_ahead = fuse and m + 1 < n_steps
-                    nxt.indptr = &proj_indptr[(m + 1) * q] if projected_ahead else NULL
                     total = _update_squared(Yp, Fp, G, values, leaf, nv, scale, &sample_weight[0], n, d,
-                                            &ws.block_sums[0], n_threads,
-                                            &nxt if projected_ahead else NULL)
+                                            &ws.block_sums[0], n_threads)
                 else:
                     for i in range(n):
                         acc = 0.0
