@@ -154,26 +154,26 @@ cdef float64_t _logistic_line_search(const float64_t* y, const float64_t* f, int
 
 # ---------------------------------------------------------------- test hooks (compiled routines on plain arrays)
 
-def elementwise_loss(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F):
+def _elementwise(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F, bint gradient):
+    """The loss (or, gradient, the negative gradient) of every entry."""
+    out = np.empty((Y.shape[0], Y.shape[1]))
+    cdef float64_t[:, ::1] o = out
+    cdef intp_t i, j
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            o[i, j] = (negative_gradient(loss, Y[i, j], F[i, j]) if gradient
+                       else loss_value(loss, Y[i, j], F[i, j]))
+    return out
+
+
+def elementwise_loss(int loss, Y, F):
     """Element-wise loss, for tests against finite differences."""
-    out = np.empty((Y.shape[0], Y.shape[1]))
-    cdef float64_t[:, ::1] o = out
-    cdef intp_t i, j
-    for i in range(Y.shape[0]):
-        for j in range(Y.shape[1]):
-            o[i, j] = loss_value(loss, Y[i, j], F[i, j])
-    return out
+    return _elementwise(loss, Y, F, False)
 
 
-def elementwise_negative_gradient(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F):
+def elementwise_negative_gradient(int loss, Y, F):
     """Element-wise negative gradient, for tests against finite differences."""
-    out = np.empty((Y.shape[0], Y.shape[1]))
-    cdef float64_t[:, ::1] o = out
-    cdef intp_t i, j
-    for i in range(Y.shape[0]):
-        for j in range(Y.shape[1]):
-            o[i, j] = negative_gradient(loss, Y[i, j], F[i, j])
-    return out
+    return _elementwise(loss, Y, F, True)
 
 
 def line_search_on_vectors(int loss, const float64_t[::1] y, const float64_t[::1] f,
