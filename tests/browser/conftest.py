@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from browser.live_app import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, VIEWPORT, free_port, wait_healthy
 
@@ -90,6 +91,9 @@ def browser_page(browser):
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.set_default_timeout(30_000)
+    # Assertions wait as long as actions do: on a loaded 2-core CI machine a page's sidebar can
+    # take more than expect()'s default 5 s to render after a navigation (seen: a preset's radio).
+    expect.set_options(timeout=30_000)
     try:
         yield page
     finally:
