@@ -37,7 +37,7 @@ SPLIT_SEARCHES = ("auto", "exact", "hist")
 # "auto" switches to histograms from this many training samples on. Measured
 # (ms per step, one thread, best of 2, gbmort / gbrt-rpo with stumps and
 # 8-leaf trees on Friedman1 group p = 5 and the p = 50 data of
-# engine.bench_scale, d = 16): at n = 2000 the exact search was faster in 6 of
+# engine.bench.scale, d = 16): at n = 2000 the exact search was faster in 6 of
 # 8 cases (e.g. gbmort, 8 leaves, p = 50: 1.91 exact, 2.51 hist), at n = 4000
 # the histograms were faster in 7 of 8 (same case: 5.39 exact, 4.28 hist), at
 # n = 8000 in all but one tie (12.1 exact, 6.3 hist). At n = 300 the exact

@@ -259,7 +259,7 @@ def test_forest_classifier_probabilities_ignore_missing_labels():
 def test_a_third_of_the_targets_missing_costs_little():
     """friedman1-group, 30 % of Y missing at random: test macro-r2 close to the full-Y fit.
 
-    (The benchmark line in engine/bench.py measures this on the paper's size.)"""
+    (The benchmark line in engine/bench/teaching.py measures this on the paper's size.)"""
     from engine.datasets import make_friedman1_multioutput
     X, Y, _ = make_friedman1_multioutput("group", n_samples=300, random_state=0)
     X_test, Y_test, _ = make_friedman1_multioutput("group", n_samples=500, random_state=1)

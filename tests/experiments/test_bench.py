@@ -1,4 +1,5 @@
-"""engine.bench at toy sizes: the tables it prints, its exactness check, its exit status.
+"""engine.bench (teaching, scale, the command line) at toy sizes: the tables it prints, its exactness check,
+its exit status.
 
 No timing is asserted (speed is what ``python -m engine.bench`` reports);
 these tests hold the benchmark's bookkeeping and its single-output check.
@@ -8,7 +9,8 @@ import io
 import numpy as np
 import pytest
 
-from engine import bench
+from engine.bench import teaching as bench
+from engine.bench.__main__ import main
 from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import ProjectedForestRegressor
 from engine.estimators.registry import make_estimator
@@ -72,11 +74,11 @@ def test_exit_status_follows_the_single_output_and_missing_target_checks(monkeyp
     monkeypatch.setattr(bench, "run_compression", lambda *a, **k: calls.append("compression") or [])
     monkeypatch.setattr(bench, "run_missing_targets",
                         lambda *a, **k: calls.append("missing") or [("gbmort", 0.8, 0.8 * ratio, ratio)])
-    assert bench.main(["--quick"]) == status
+    assert main(["--quick"]) == status
     assert calls == ["run", "forests", "compression", "missing"]
     assert ("FAILED" in capsys.readouterr().err) == bool(status)
     calls.clear()
-    bench.main(["--missing-only"])
+    main(["--missing-only"])
     assert calls == ["missing"]
 
 
@@ -93,7 +95,7 @@ def test_missing_target_rows():
 
 def test_bad_arguments_are_refused():
     with pytest.raises(SystemExit):
-        bench.main(["--repeats", "0"])
+        main(["--repeats", "0"])
 
 
 # ---------------------------------------------------------------- TreeStore.predict
@@ -140,7 +142,7 @@ def test_scale_benchmark_tables_at_toy_size():
     """Every table of ``python -m engine.bench --scale``, with the real peers (the bench extra)."""
     pytest.importorskip("lightgbm", reason="the bench extra (pip install -e '.[bench]') is not installed")
     pytest.importorskip("xgboost", reason="the bench extra (pip install -e '.[bench]') is not installed")
-    from engine import bench_scale
+    from engine.bench import scale as bench_scale
     out = io.StringIO()
     res = bench_scale.run(steps=2, repeats=1, out=out, sizes=(300,), outputs=(3,), datasets=("bibtex",),
                           threads_n=400, accuracy_n=300, accuracy_steps=3, dataset_rows=150)
@@ -168,7 +170,7 @@ def test_scale_benchmark_tables_at_toy_size():
 def test_scale_reports_a_missing_peer(monkeypatch):
     import builtins
 
-    from engine import bench_scale
+    from engine.bench import scale as bench_scale
     real_import = builtins.__import__
 
     def no_lightgbm(name, *args, **kwargs):
@@ -185,10 +187,10 @@ def test_scale_reports_a_missing_peer(monkeypatch):
 
 
 def test_scale_command_line(monkeypatch):
-    from engine import bench_scale
+    from engine.bench import scale as bench_scale
     calls = []
     monkeypatch.setattr(bench_scale, "run", lambda **k: calls.append(k))
-    assert bench.main(["--scale", "--steps", "7"]) == 0
+    assert main(["--scale", "--steps", "7"]) == 0
     assert calls == [{"steps": 7, "repeats": 1}]
     with pytest.raises(SystemExit):
-        bench.main(["--scale", "--steps", "0"])
+        main(["--scale", "--steps", "0"])

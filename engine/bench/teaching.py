@@ -1,11 +1,9 @@
-"""Speed of the boosting engine next to scikit-learn, measured in one run.
+"""Speed of the boosting engine next to scikit-learn at the papers' teaching size.
 
     python -m engine.bench [--trees 2000] [--repeats 3] [--quick]
-    python -m engine.bench --scale [--steps 50] [--repeats 1]
 
-``--scale`` runs the research-size benchmark instead (engine.bench_scale:
-histogram split search, sparse inputs and threads next to LightGBM, XGBoost
-and scikit-learn's HistGradientBoostingRegressor).
+(``python -m engine.bench --scale`` runs the research-size benchmark instead:
+:mod:`engine.bench.scale`.)
 
 For friedman1-group (n=300, p=5, d=16) and friedman1-ind (n=300, p=80,
 d=16), stumps and learning rate 0.1, it prints the milliseconds per 1000
@@ -42,9 +40,7 @@ strategy is fitted with ``missing_targets="ignore"`` and on the full Y
 it prints both test macro-r2 and their ratio, and exits with status 1 when
 a ratio falls below ``MIN_MISSING_RATIO`` (the target: within 5 %).
 """
-import argparse
 import sys
-import time
 
 import numpy as np
 from sklearn.ensemble import (
@@ -54,6 +50,7 @@ from sklearn.ensemble import (
 )
 from sklearn.multioutput import MultiOutputRegressor
 
+from engine.bench.timing import best_time
 from engine.datasets import load_dataset, make_friedman1, make_friedman1_multioutput
 from engine.estimators.compression import CompressedForestRegressor, StagewisePath
 from engine.estimators.forest import ProjectedForestRegressor
@@ -69,16 +66,6 @@ MISSING_FRACTION = 0.3
 MISSING_STEPS = 500
 MIN_MISSING_RATIO = 0.95
 MISSING_NAMES = ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
-
-
-def best_time(fit, repeats):
-    """Best wall-clock seconds of ``repeats`` calls of fit()."""
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fit()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def time_engine(name, X, Y, n_trees, repeats):
@@ -228,55 +215,3 @@ def run_missing_targets(out=sys.stdout, fraction=MISSING_FRACTION, n_steps=MISSI
     for name, full, holed, ratio in rows:
         print(f"| {name} | {full:.4f} | {holed:.4f} | {ratio:.3f} |", file=out)
     return rows
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
-    parser.add_argument("--sklearn-trees", type=int, default=1000,
-                        help="trees per scikit-learn fit (default 1000)")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="best of this many fits (default 3; 1 with --scale)")
-    parser.add_argument("--forest-trees", type=int, default=20,
-                        help="trees per forest fit (default 20)")
-    parser.add_argument("--compression-trees", type=int, default=100,
-                        help="trees of the compressed forest (default 100, the thesis's M)")
-    parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
-    parser.add_argument("--missing-only", action="store_true",
-                        help="only the missing-targets comparison (no timings)")
-    parser.add_argument("--scale", action="store_true",
-                        help="the research-size benchmark (engine.bench_scale) instead")
-    parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
-    args = parser.parse_args(argv)
-    if args.scale:
-        if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
-            parser.error("--steps and --repeats must be >= 1")
-        from engine import bench_scale
-        bench_scale.run(steps=args.steps, repeats=args.repeats or 1)
-        return 0
-    args.repeats = 3 if args.repeats is None else args.repeats
-    if args.quick:
-        args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
-        args.compression_trees = 10
-    for name in ("trees", "sklearn_trees", "repeats", "forest_trees", "compression_trees"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    status = 0
-    if not args.missing_only:
-        _, diff = run(args.trees, args.sklearn_trees, args.repeats)
-        run_forests(args.forest_trees, args.repeats)
-        run_compression(args.compression_trees, args.repeats, cv=3 if args.quick else 10)
-        if not diff <= MAX_SINGLE_OUTPUT_DIFF:
-            print(f"FAILED: single-output st-gbrt differs from GradientBoostingRegressor by {diff:.1e} "
-                  f"(> {MAX_SINGLE_OUTPUT_DIFF:.0e})", file=sys.stderr)
-            status = 1
-    for name, _, _, ratio in run_missing_targets():
-        if not ratio >= MIN_MISSING_RATIO:
-            print(f"FAILED: {name} with {MISSING_FRACTION:.0%} of Y missing keeps {ratio:.3f} of the full-Y "
-                  f"macro-r2 (< {MIN_MISSING_RATIO})", file=sys.stderr)
-            status = 1
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

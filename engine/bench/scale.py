@@ -32,9 +32,9 @@ spinning OpenMP workers useless as a comparison; threads get their own table):
 
 A step's time is the whole fit's wall-clock time (binning, presorting,
 Dataset/DMatrix construction included) divided by its steps, best of
-``--repeats`` fits, after warm-up fits of 1 and 3 steps; an estimator whose fit of
-``--steps`` steps would take over FIT_BUDGET_SECONDS gets fewer steps (at
-least MIN_STEPS; the table prints the steps timed). Peers whose per-step cost is d trees (LightGBM,
+``--repeats`` fits, after warm-up fits of 1 and 3 steps (:mod:`engine.bench.timing`); an estimator whose fit of
+``--steps`` steps would take over timing.FIT_BUDGET_SECONDS gets fewer steps (at
+least timing.MIN_STEPS; the table prints the steps timed). Peers whose per-step cost is d trees (LightGBM,
 HistGradientBoostingRegressor and XGBoost one_output_per_tree) are timed on
 ``PER_OUTPUT_SAMPLE`` outputs and their step is d times that per-output
 time (printed as such). A peer that is not installed is reported as missing
@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from engine.bench import best_time
+from engine.bench.timing import best_time, per_step_ms
 from engine.estimators.registry import make_estimator
 from engine.metrics import macro_r2
 
@@ -102,26 +102,6 @@ def _shared_data(name):
                             f"shared/data/{name}/{name}.npz above {Path(__file__).parent}")
 
 
-# Longest a timed fit should take; slower estimators get fewer steps (printed).
-FIT_BUDGET_SECONDS = 20.0
-MIN_STEPS = 5
-
-
-def _per_step(make_fit, steps, repeats):
-    """(ms per step, steps timed) of ``make_fit(k)()``, a fit of k steps.
-
-    Fits of 1 and 3 steps first warm up (first-touch memory, lazy imports)
-    and estimate a step's cost without the setup; the timed fits then get
-    ``steps`` steps, or fewer (at least MIN_STEPS) when that would exceed
-    FIT_BUDGET_SECONDS.
-    """
-    one = best_time(make_fit(1), 1)
-    three = best_time(make_fit(3), 1)
-    per_step = max((three - one) / 2, 1e-9)         # without the setup (binning, Dataset ...)
-    k = int(np.clip((FIT_BUDGET_SECONDS - one) / per_step, min(MIN_STEPS, steps), steps))
-    return 1000.0 * best_time(make_fit(k), repeats) / k, k
-
-
 def _threadpool_one():
     from threadpoolctl import threadpool_limits
     return threadpool_limits(1)
@@ -137,7 +117,7 @@ def engine_ms(name, X, Y, steps, repeats, leaves=LEAVES, split_search="hist", n_
                                learning_rate=LEARNING_RATE, split_search=split_search,
                                n_jobs=n_jobs, random_state=0)
         return lambda: model.fit(X, Y)
-    return _per_step(make_fit, steps, repeats)
+    return per_step_ms(make_fit, steps, repeats)
 
 
 def lightgbm_ms(X, Y, steps, repeats, leaves=LEAVES):
@@ -151,7 +131,7 @@ def lightgbm_ms(X, Y, steps, repeats, leaves=LEAVES):
         model = lightgbm.LGBMRegressor(n_estimators=k, num_leaves=leaves, learning_rate=LEARNING_RATE,
                                        n_jobs=1, verbose=-1, min_child_samples=1, min_child_weight=0.0)
         return lambda: model.fit(X, Y[:, 0])
-    return _per_step(make_fit, steps, repeats)
+    return per_step_ms(make_fit, steps, repeats)
 
 
 def xgboost_ms(X, Y, steps, repeats, strategy, depth=3, outputs=PER_OUTPUT_SAMPLE):
@@ -169,7 +149,7 @@ def xgboost_ms(X, Y, steps, repeats, strategy, depth=3, outputs=PER_OUTPUT_SAMPL
                                      tree_method="hist", multi_strategy=strategy, n_jobs=1,
                                      min_child_weight=0.0)
         return lambda: model.fit(X, Yfit)
-    ms, k = _per_step(make_fit, steps, repeats)
+    ms, k = per_step_ms(make_fit, steps, repeats)
     return ms * (d / Yfit.shape[1]), k
 
 
@@ -185,7 +165,7 @@ def sklearn_hgb_ms(X, Y, steps, repeats, leaves=LEAVES, outputs=PER_OUTPUT_SAMPL
                                                 min_samples_leaf=1) for _ in range(m)]
         return lambda: [model.fit(Xd, Y[:, j]) for j, model in enumerate(models)]
     with _threadpool_one():
-        ms, k = _per_step(make_fit, steps, repeats)
+        ms, k = per_step_ms(make_fit, steps, repeats)
     return ms * Y.shape[1] / m, k
 
 

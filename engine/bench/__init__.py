@@ -1,0 +1,11 @@
+"""Benchmarks of the engine next to its peers: ``python -m engine.bench``.
+
+* :mod:`engine.bench.teaching` — the papers' teaching size (n = 300): boosting,
+  forests, compression and missing targets next to scikit-learn (the default run);
+* :mod:`engine.bench.scale` — research size (n up to 100k, sparse data sets,
+  threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
+* :mod:`engine.bench.timing` — the one timing helper both use (best of repeats).
+
+The command line is in ``engine/bench/__main__.py``; measured tables and their
+readings are in ``engine/bench/RESULTS.md``.
+"""

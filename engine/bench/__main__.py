@@ -1,0 +1,65 @@
+"""Command line of the benchmarks.
+
+    python -m engine.bench [--trees 2000] [--repeats 3] [--quick] [--missing-only]
+    python -m engine.bench --scale [--steps 50] [--repeats 1]
+
+The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
+st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
+target); ``--scale`` runs :mod:`engine.bench.scale` instead.
+"""
+import argparse
+import sys
+
+from engine.bench import scale, teaching
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m engine.bench",
+                                     description="Speed of the engine next to its peers, measured in one run.")
+    parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
+    parser.add_argument("--sklearn-trees", type=int, default=1000,
+                        help="trees per scikit-learn fit (default 1000)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="best of this many fits (default 3; 1 with --scale)")
+    parser.add_argument("--forest-trees", type=int, default=20,
+                        help="trees per forest fit (default 20)")
+    parser.add_argument("--compression-trees", type=int, default=100,
+                        help="trees of the compressed forest (default 100, the thesis's M)")
+    parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
+    parser.add_argument("--missing-only", action="store_true",
+                        help="only the missing-targets comparison (no timings)")
+    parser.add_argument("--scale", action="store_true",
+                        help="the research-size benchmark (engine.bench.scale) instead")
+    parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
+    args = parser.parse_args(argv)
+    if args.scale:
+        if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
+            parser.error("--steps and --repeats must be >= 1")
+        scale.run(steps=args.steps, repeats=args.repeats or 1)
+        return 0
+    args.repeats = 3 if args.repeats is None else args.repeats
+    if args.quick:
+        args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
+        args.compression_trees = 10
+    for name in ("trees", "sklearn_trees", "repeats", "forest_trees", "compression_trees"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    status = 0
+    if not args.missing_only:
+        _, diff = teaching.run(args.trees, args.sklearn_trees, args.repeats)
+        teaching.run_forests(args.forest_trees, args.repeats)
+        teaching.run_compression(args.compression_trees, args.repeats, cv=3 if args.quick else 10)
+        if not diff <= teaching.MAX_SINGLE_OUTPUT_DIFF:
+            print(f"FAILED: single-output st-gbrt differs from GradientBoostingRegressor by {diff:.1e} "
+                  f"(> {teaching.MAX_SINGLE_OUTPUT_DIFF:.0e})", file=sys.stderr)
+            status = 1
+    for name, _, _, ratio in teaching.run_missing_targets():
+        if not ratio >= teaching.MIN_MISSING_RATIO:
+            print(f"FAILED: {name} with {teaching.MISSING_FRACTION:.0%} of Y missing keeps {ratio:.3f} of the "
+                  f"full-Y macro-r2 (< {teaching.MIN_MISSING_RATIO})", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
