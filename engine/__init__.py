@@ -6,8 +6,10 @@ The learning engine behind the dashboard (it never imports streamlit):
 * ``engine.estimators``: scikit-learn estimators for paper 002's boosting, paper 003's forests
   and the thesis's ℓ1-compressed forests (chapter 7);
 * ``engine.datasets``: Friedman1 chain / group / ind, the shipped data sets, CSV upload;
-* ``engine.experiments``: the papers' experiments as plain calls, and ``reproduce`` for the CLI;
+* ``engine.experiments``: the papers' experiments as plain calls, and the papers' own numbers;
 * ``engine.plotting``: plotly figures of the experiments' results;
+* ``engine.reports``: ``python -m engine reproduce``, the papers' figures and tables as files;
+* ``engine.bench``: ``python -m engine.bench``, speed next to scikit-learn, LightGBM, XGBoost;
 * ``engine.dashboard``: what the pages need that is not UI (jobs, presets, data specs, costs);
 * ``engine.names``, ``engine.projections``, ``engine.metrics``, ``engine.validation``: the
   vocabulary, the random projections, the papers' scores and the shared argument checks.

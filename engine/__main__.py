@@ -5,7 +5,7 @@
         [--datasets emotions,yeast] [--methods gbmort,mo-rf] [--backend joblib|dask [--scheduler ADDRESS]]
         [--n-jobs N] [--refit | --no-refit]
 
-The targets and what each writes are in :mod:`engine.experiments.reproduce`
+The targets and what each writes are in :mod:`engine.reports.reproduce`
 (every target: ``TARGET.csv``, ``TARGET_summary.csv``, ``TARGET.json`` and one
 standalone ``TARGET.html``). ``--quick`` runs the same experiments with small
 budgets (seconds each). A text progress bar goes to stderr; the written paths to stdout.
@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.experiments.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS
+from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS
 
 REAL_DATA_OPTIONS = ("datasets", "methods", "backend", "scheduler", "n_jobs")
 

@@ -1,7 +1,7 @@
 """The Benchmark page's real-data mode: paper 002's section 4.4 study on several shipped data sets.
 
 Controls (in the URL like the rest of the page), one background run through pages/_jobs.py,
-and the study's own tables and figures (engine.experiments.real_data_report). Finished cells
+and the study's own tables and figures (engine.reports.real_data). Finished cells
 are kept on disk (a temporary folder shared by the app's sessions), so a stopped run that is
 started again with the same settings only computes what it had not finished.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 import streamlit as st
 
 from engine.estimators.boomer import boomer_status
+from engine.experiments.published import REPRODUCTION_REFIT
 from engine.experiments.real_data import available_study_datasets, run_real_data
-from engine.experiments.reproduce import REPRODUCTION_REFIT
-from engine.experiments.real_data_report import (
+from engine.reports.real_data import (
     TASK_TITLE,
     cd_figure,
     comparisons,

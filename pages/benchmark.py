@@ -21,13 +21,10 @@ import streamlit as st
 from engine.dashboard import dataspec
 from engine.dashboard.cost import estimate_model_selection_cost
 from engine.experiments import model_selection as ms
-from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
-from engine.experiments.reproduce import TABLE4_ESTIMATORS
+from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
 from engine import plotting
-from engine import plotting as pbv
 from engine.datasets import list_datasets
-from engine.names import ARTIFICIAL
-from engine.names import FRIEDMAN_PROBLEMS
+from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
 from pages._real_data import real_data_mode
@@ -332,7 +329,7 @@ def show_result(result, settings):
                "can score above 0 on them); half-macro-r2 scores the real outputs only: methods that share "
                "trees across outputs must now avoid fitting the noise." if result.half_mean is not None else "")
         )  # fmt: skip
-    scores_fig = pbv.benchmark_scores_figure(result, paper=paper, paper_label=paper_label)
+    scores_fig = plotting.benchmark_scores_figure(result, paper=paper, paper_label=paper_label)
     left, right = st.columns([3, 1])
     left.plotly_chart(scores_fig, key="bench_scores", config=CHART_CONFIG)
     with right:
@@ -341,7 +338,7 @@ def show_result(result, settings):
             "Each dot is one split. When the dots of two methods overlap, the split matters more "
             "than the method." + (" Red diamonds: the paper's means." if paper else "")
         )
-    pv_fig = pbv.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs)
+    pv_fig = plotting.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs)
     left, right = st.columns([3, 1])
     if result.n_repeats_done >= 2:
         left.plotly_chart(pv_fig, key="bench_pvalues", config=CHART_CONFIG)

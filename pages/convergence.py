@@ -4,8 +4,8 @@ Training runs in the page's background run (``pages/_jobs.py``); a fragment poll
 times a second and redraws the curves. Every setting is in the URL (widget key = query parameter),
 e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
 
-Plain session_state keys of this page: ``conv_run`` (its background run: settings, job, the
-fitted models kept for Step, the last finished result), ``conv_pins`` (pinned runs, overlaid
+Plain session_state keys of this page: ``conv_page_run`` (its background run, :class:`pages._jobs.PageRun`: settings, job,
+the fitted models kept for Step, the last finished result), ``conv_pins`` (pinned runs, overlaid
 dashed) and ``conv_frame`` (a redraw counter for unique chart keys). It reads the Data page's ``dataset_spec`` / ``dataset_upload`` when "Data
 page" is chosen as the problem.
 """

@@ -9,7 +9,7 @@ fit times are read from the estimator after every compiled chunk of steps (about
 (NaN). artificial-gbrt and multi-label data sets go through the experiment's own measuring
 code and appear when they are complete.
 
-* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dataspec.py).
+* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dashboard/dataspec.py).
 * :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
 * :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
 * :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);

@@ -13,7 +13,7 @@ Each preset is a dict with
 The Home page renders a preset as a link only when its target page is registered in
 ``app.py``; presets of pages that are not written yet are listed without a link. The
 query-parameter names are provisional until their target page exists: whoever writes a
-page must keep its widget keys and the names here in step (``tests/test_app.py`` checks
+page must keep its widget keys and the names here in step (``tests/app/test_home.py`` checks
 that a registered page's presets render as links).
 """
 

@@ -8,7 +8,7 @@ Two scikit-learn estimators share one implementation:
   engine/estimators/labels.py), mapped to -1/+1, with the multi-label
   logistic loss (eq. 8) or the square loss.
 
-``strategy`` picks the paper's algorithm (see ``engine/_core.pyx``):
+``strategy`` picks the paper's algorithm (see ``engine/_core/boosting_loop.pyx``):
 ``"single_target"`` (st-gbrt), ``"multi_output"`` (gbmort, Alg. 2),
 ``"projected"`` (gbrt-rpo, Alg. 3) and ``"projected_relabel"``
 (gbrt-relabel-rpo, Alg. 4). For single target one step fits one tree per

@@ -15,8 +15,10 @@ returns what it finished when ``stop`` is set, and gives a result dataclass with
   :mod:`~engine.experiments.forest_table1`: paper 003's Figures 1-3, Appendix C, Table 1;
 * :mod:`~engine.experiments.compression`: the thesis's ℓ1 compression of forests (Table 7.1,
   Figures 7.2-7.4);
-* :mod:`~engine.experiments.published`: the papers' own numbers;
-* :mod:`~engine.experiments.reproduce`: ``python -m engine reproduce``, one output convention.
+* :mod:`~engine.experiments.published`: the papers' own numbers and the settings of their figures.
+
+``python -m engine reproduce`` (one output convention: CSV, JSON, HTML) is a layer above, with
+the figures: :mod:`engine.reports.reproduce`.
 """
 from engine.experiments.bias_variance import BiasVarianceResult, run_bias_variance
 from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep

@@ -72,9 +72,9 @@ Our own forests (``engine.FOREST_NAMES``: mo-rf, st-rf, mo-et and the random
 forests on projected outputs of paper 003) run exactly like those reference
 forests: the same default settings, no grid, fitted on the whole training set.
 
-:func:`engine.dashboard.cost.estimate_model_selection_seconds` predicts the
-number of fits and the running time of a call before it starts (for the app's
-"this will take about ..." message) from the helpers here.
+The app's cost estimate (``estimate_model_selection_cost`` in ``engine/dashboard/cost.py``, a
+layer above) predicts the number of fits and the running time of a call before it starts
+(its "this will take about ..." message) from the helpers here.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`):
   again on the whole training set (``test-refit``) and on the 80%
   (``test-no-refit``), both scored on the test set; ``refit`` picks which one
   the study ranks (the paper does not say; default False, the choice that
-  matched the paper's Table 4 better, see ``reproduce.REPRODUCTION_REFIT``);
+  matched the paper's Table 4 better, see ``engine.experiments.published.REPRODUCTION_REFIT``);
 * forests and BOOMER (``BOOMER_NAMES``: the real mlrl-boomer with its defaults
   and with its non-decomposable logistic loss; multi-label only, skipped on
   regression with a note) have nothing to select: fitted on the whole

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import job_of, page_run
 
 from engine.experiments.published import PAPER_TABLE4
-from engine.experiments.reproduce import TABLE4_ESTIMATORS
+from engine.experiments.published import TABLE4_ESTIMATORS
 from engine.dashboard.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

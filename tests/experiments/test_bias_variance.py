@@ -9,7 +9,7 @@ import pytest
 from engine.experiments import bias_variance as bv
 from engine import make_estimator
 from engine.estimators.averaged import AveragedEstimator
-from engine.experiments.reproduce import averaged_gaussian_rpo
+from engine.reports.reproduce import averaged_gaussian_rpo
 from engine.experiments.bias_variance import DEFAULT_SEEDS, BiasVarianceResult, run_bias_variance
 
 SMALL = dict(n_learning_sets=4, n_train=100, n_test=200, n_outputs=4)

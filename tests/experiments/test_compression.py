@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from engine import plotting
-from engine.experiments import reproduce
+from engine.reports import reproduce
 from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep
 from engine.experiments.published import THESIS_TABLE71
 

@@ -20,7 +20,7 @@ from engine.experiments.forests import (
     run_forest_schemes,
     score_predictions,
 )
-from engine.experiments.reproduce import reproduce_forest_table1
+from engine.reports.reproduce import reproduce_forest_table1
 
 FRIEDMAN = dict(n_train=120, n_test=200, n_outputs=8)
 

@@ -7,7 +7,8 @@ import pytest
 
 import engine.experiments.model_selection as ms
 from engine.estimators.artificial import ArtificialGBRT
-from engine.experiments import published, reproduce
+from engine.experiments import published
+from engine.reports import reproduce
 from engine.experiments.model_selection import run_model_selection
 from engine.experiments.published import PAPER_TABLE4
 

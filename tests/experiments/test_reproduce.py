@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from engine import __main__ as cli
-from engine.experiments import reproduce
+from engine.reports import reproduce
 
 ROOT = Path(__file__).resolve().parents[2]
 

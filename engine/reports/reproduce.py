@@ -28,10 +28,6 @@ paper's Table 4 better than refitting (see ``REPRODUCTION_REFIT``).
 
 from __future__ import annotations
 
-import html
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -43,32 +39,27 @@ from engine.experiments.convergence import run_convergence, run_projection_schem
 from engine.experiments.forest_table1 import TABLE1_DATASETS, run_forest_table1
 from engine.experiments.model_selection import run_model_selection
 from engine.experiments.projection_size import run_projection_size
-from engine.experiments.real_data import run_real_data
-from engine.experiments.real_data_report import extra_tables, report_sections, run_notes
 from engine.experiments.published import (
+    FIGURE1_ESTIMATORS,
     PAPER003_TABLE1,
+    REPRODUCTION_REFIT,
+    TABLE4_ESTIMATORS,
+    TABLE6_ESTIMATORS,
     THESIS_TABLE71,
     THESIS_TABLE71_SETTINGS,
     table4_paper_frame,
     table6_paper_frame,
 )
-from engine.experiments.runner import jsonable
-from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
+from engine.experiments.real_data import run_real_data
+from engine.names import FRIEDMAN_PROBLEMS
+from engine.reports.real_data import write_real_data_report
+from engine.reports.writer import Report
 
-__all__ = ["REPRODUCTIONS", "BUDGET_TARGETS", "PROTOCOL_BUDGETS", "Report", "write_html_report"]
+__all__ = ["REPRODUCTIONS", "BUDGET_TARGETS", "PROTOCOL_BUDGETS"]
 
-# Refit or not (the paper leaves it open): measured on reproduce table4 --budget moderate, seed 0,
-# the model fitted on the 80% that chose it is closer to the paper's Table 4 (mean |ours - paper|
-# 0.016 over the 15 cells, ranks on chain closer) than the one fitted again on training +
-# validation (0.023, every cell above the paper); see the README. The API (run_model_selection,
-# the Benchmark page's one-data-set mode) keeps refit=True, its behaviour so far.
-REPRODUCTION_REFIT = False
 # Long reproductions use every core: the command line is where they run unattended.
 N_JOBS = -1
 PROTOCOL_BUDGETS = ("quick", "moderate", "full", "paper")   # "paper" = "full" (model_selection.BUDGETS)
-FIGURE1_ESTIMATORS = ("st-gbrt", "gbmort", "gbrt-rpo-subsampled", ARTIFICIAL)
-TABLE4_ESTIMATORS = (ARTIFICIAL, "st-gbrt", "gbmort", "gbrt-relabel-rpo-subsampled", "gbrt-rpo-subsampled")
-TABLE6_ESTIMATORS = ("st-gbrt", "gbmort", "gbrt-relabel-rpo-subsampled", "gbrt-rpo-subsampled")
 # Settings of the bias-variance target: "full" follows the thesis (100 sets of 300,
 # test 2000); "quick" takes seconds. (Tests shrink "quick" further.)
 BIAS_VARIANCE_SETTINGS = {
@@ -77,90 +68,6 @@ BIAS_VARIANCE_SETTINGS = {
     "full": dict(n_learning_sets=100, n_train=300, n_test=2000, n_max=2000, n_stages=25, n_seeds=5,
                  n_models=(1, 2, 4, 8)),
 }
-
-
-# --------------------------------------------------------------------------
-# The output convention
-# --------------------------------------------------------------------------
-
-
-def write_html_report(path, title, sections):
-    """One standalone HTML page: sections of (heading, [figures], [DataFrames], [notes]).
-
-    plotly's JavaScript bundle is embedded once (with the first figure), so the page
-    opens offline.
-    """
-    parts, first = [], True
-    for heading, figures, tables, notes in sections:
-        parts.append(f"<h2>{html.escape(heading)}</h2>")
-        for note in notes:
-            parts.append(f"<p class='note'>{html.escape(str(note))}</p>")
-        for fig in figures:
-            parts.append(fig.to_html(full_html=False, include_plotlyjs=True if first else False))
-            first = False
-        for table in tables:
-            parts.append(table.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="",
-                                       border=0, classes="summary"))
-    page = (
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>"
-        "body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}"
-        "table.summary{border-collapse:collapse;margin:0.5em 0 2em}"
-        "table.summary td,table.summary th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
-        ".note{color:#555;font-size:90%}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1>" + "\n".join(parts) + "</body></html>\n"
-    )
-    Path(path).write_text(page, encoding="utf-8")
-    return Path(path)
-
-
-class Report:
-    """The files of one target: collect runs, then :meth:`write` them the one way.
-
-    ``add(run, result, heading, figures, tables)``: ``result`` has ``to_frame()``
-    and ``to_dict()``; its rows go to ``<target>.csv`` (with a ``run`` column),
-    its dict to ``<target>.json``, its figures and tables to ``<target>.html``.
-    """
-
-    def __init__(self, target, title):
-        self.target, self.title = target, title
-        self.results, self.frames, self.sections = {}, [], []
-
-    def add(self, run, result, heading, figures=(), tables=(), notes=None):
-        self.results[run] = result
-        frame = result.to_frame()
-        frame.insert(0, "run", run)
-        self.frames.append(frame)
-        self.sections.append((heading, list(figures), list(tables),
-                              list(getattr(result, "notes", []) if notes is None else notes)))
-
-    def write(self, out_dir, summary, *, extra_csv=None, extra_text=None, settings=None):
-        """Write the files; ``summary`` is the DataFrame of ``<target>_summary.csv``.
-
-        ``extra_csv`` {what: DataFrame} -> ``<target>_<what>.csv``; ``extra_text``
-        {suffix: text} -> ``<target><suffix>``; ``settings`` goes into the JSON.
-        Returns the written paths (summary first).
-        """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        stem = out / self.target
-        paths = [stem.with_name(f"{self.target}_summary.csv"), stem.with_suffix(".csv"),
-                 stem.with_suffix(".json"), stem.with_suffix(".html")]
-        summary.to_csv(paths[0], index=False)
-        pd.concat(self.frames, ignore_index=True).to_csv(paths[1], index=False)
-        payload = {"target": self.target, "title": self.title, "settings": settings or {},
-                   "results": {run: r.to_dict() for run, r in self.results.items()}}
-        paths[2].write_text(json.dumps(jsonable(payload)), encoding="utf-8")
-        write_html_report(paths[3], self.title, self.sections + [("Summary", [], [summary], [])])
-        for what, frame in (extra_csv or {}).items():
-            path = stem.with_name(f"{self.target}_{what}.csv")
-            frame.to_csv(path)
-            paths.append(path)
-        for suffix, text in (extra_text or {}).items():
-            path = stem.with_name(f"{self.target}{suffix}")
-            path.write_text(text, encoding="utf-8")
-            paths.append(path)
-        return paths
 
 
 def _part(progress, i, n):
@@ -481,17 +388,6 @@ def reproduce_compression(out_dir, *, quick=False, seed=0, progress=None):
 # --------------------------------------------------------------------------
 # Paper 002, section 4.4: the real-data study (with BOOMER)
 # --------------------------------------------------------------------------
-
-
-def write_real_data_report(result, out_dir):
-    """The files of the ``real-data`` target for a :class:`RealDataResult` (also the page's export)."""
-    title = "Paper 002, section 4.4: the real-data study (ours vs paper)" + (" — partial" if result.partial else "")
-    report = Report("real-data", title)
-    sections = report_sections(result)
-    report.add("study", result, "How this run was made", [], [], notes=run_notes(result))
-    report.sections.extend(sections)
-    return report.write(out_dir, result.summary_frame(), extra_csv=extra_tables(result),
-                        settings=dict(result.settings, budget=result.budget))
 
 
 def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT,

@@ -1,15 +1,22 @@
-"""What the real-data study shows: its figures and tables, beside paper 002's (shared by the
-``reproduce real-data`` target and the Benchmark page)."""
+"""What the real-data study shows: its figures, tables and report files, beside paper 002's
+(shared by the ``reproduce real-data`` target and the Benchmark page)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from engine.experiments.real_data_result import paper_method_name
+import tempfile
+from pathlib import Path
+
+from engine.experiments.published import PAPER002_FRIEDMAN, PAPER002_METHODS
+from engine.experiments.rank_statistics import nemenyi_critical_difference
+from engine.experiments.real_data_result import paper_average_ranks, paper_method_name
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, TASKS
 from engine.plotting.real_data import critical_difference_figure
+from engine.reports.writer import Report, write_html_report
 
-__all__ = ["comparisons", "per_dataset_frame", "report_sections", "extra_tables"]
+__all__ = ["comparisons", "per_dataset_frame", "report_sections", "extra_tables", "real_data_html",
+           "write_real_data_report"]
 
 TASK_TITLE = {"multilabel": "multi-label data sets (LRAP; the paper's Figure 7, Tables 8, 10-11)",
               "regression": "multi-output regression data sets (macro-r2; the paper's Figure 8, Tables 9, 12)"}
@@ -55,7 +62,7 @@ def per_dataset_frame(result, task):
 
 
 def report_sections(result):
-    """(heading, figures, tables, notes) for :func:`engine.experiments.reproduce.write_html_report`."""
+    """(heading, figures, tables, notes) for :func:`engine.reports.writer.write_html_report`."""
     sections = []
     for task, label, methods in comparisons(result):
         st = result.statistics(task, methods)
@@ -105,9 +112,6 @@ def run_notes(result):
 
 def paper_cd_figure(task):
     """The paper's own diagram (Figure 7 or 8), redrawn from the ranks of its Tables 10-12."""
-    from engine.experiments.published import PAPER002_FRIEDMAN, PAPER002_METHODS
-    from engine.experiments.rank_statistics import nemenyi_critical_difference
-    from engine.experiments.real_data_result import paper_average_ranks
     methods = list(PAPER002_METHODS[task])
     n = PAPER002_FRIEDMAN[task]["n_datasets"]
     figure = {"multilabel": "Figure 7", "regression": "Figure 8"}[task]
@@ -119,10 +123,18 @@ def paper_cd_figure(task):
 
 def real_data_html(result):
     """The study's standalone HTML page (the one ``reproduce real-data`` writes) as text."""
-    import tempfile
-    from pathlib import Path
-    from engine.experiments.reproduce import write_html_report
     with tempfile.TemporaryDirectory() as tmp:
         path = write_html_report(Path(tmp) / "real-data.html", "Paper 002, section 4.4: the real-data study",
                                  [("How this run was made", [], [], run_notes(result))] + report_sections(result))
         return path.read_text(encoding="utf-8")
+
+
+def write_real_data_report(result, out_dir):
+    """The files of the ``real-data`` target for a :class:`RealDataResult` (also the page's export)."""
+    title = "Paper 002, section 4.4: the real-data study (ours vs paper)" + (" — partial" if result.partial else "")
+    report = Report("real-data", title)
+    sections = report_sections(result)
+    report.add("study", result, "How this run was made", [], [], notes=run_notes(result))
+    report.sections.extend(sections)
+    return report.write(out_dir, result.summary_frame(), extra_csv=extra_tables(result),
+                        settings=dict(result.settings, budget=result.budget))
