@@ -58,3 +58,14 @@ def check_seed(value, name="random_state"):
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be None, an integer or a RandomState, got {value!r}") from None
     return value
+
+
+def check_n_jobs(value, name="n_jobs", allow_none=True):
+    """A number of workers as joblib and OpenMP count them: a non-zero integer (-1 = all cores,
+    -2 all but one, ...), or None (one) when ``allow_none``. The one n_jobs check of the engine."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value == 0:
+        allowed = "None or a non-zero integer" if allow_none else "a non-zero integer"
+        raise ValueError(f"{name} must be {allowed} (-1 = all cores), got {value!r}")
+    return int(value)

@@ -46,6 +46,12 @@ class AveragedEstimator:
         self.params.update(params)
         return self
 
+    def check_params(self):
+        """The checks ``fit`` makes on the parameters alone (n_models and the member's), without
+        data; returns self."""
+        self._validate_params()
+        return self
+
     def _validate_params(self):
         if isinstance(self.n_models, bool) or not isinstance(self.n_models, numbers.Integral) \
                 or self.n_models < 1:

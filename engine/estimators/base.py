@@ -167,6 +167,13 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
     ``min_samples_leaf``, ``max_features``, ``missing_targets`` and ``random_state``.
     """
 
+    def check_params(self):
+        """The checks ``fit`` makes on the parameters alone, made without data (a ValueError
+        naming the parameter); returns self. What experiments call to refuse a bad setting
+        before any work."""
+        self._validate_params()
+        return self
+
     def _validate_tree_params(self):
         """Check the parameters of the trees themselves (each family checks its own others)."""
         check_missing_targets(self.missing_targets)

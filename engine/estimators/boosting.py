@@ -51,16 +51,10 @@ from engine.estimators.early_stopping import (
     validation_split,
 )
 from engine.estimators.targets import resolve_weights
-from engine.estimators.growers import (
-    check_n_jobs,
-    check_split_params,
-    make_grower,
-    n_threads_of,
-    resolved_split_search,
-)
+from engine.estimators.growers import check_split_params, make_grower, n_threads_of
 from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
 from engine.projections import check_projection, draw_projections, to_csr
-from engine.validation import check_choice
+from engine.validation import check_choice, check_n_jobs
 
 STRATEGY_CODES = {
     "single_target": Strategy.SINGLE_TARGET,
@@ -344,18 +338,17 @@ class BoostingBase(TreeEnsemble):
 
     def _training_state(self, X, Y_enc, w, W, params, n_targets):
         """The grower (features sorted or binned once) and raw training predictions F."""
-        mode = resolved_split_search(self.split_search, X.shape[0])
         n_threads = n_threads_of(self.n_jobs)
         key = None
         if self.warm_start:     # hashing X costs a serial pass: only a warm start can reuse it
             key = (fingerprint(X, Y_enc, w) + ("" if W is None else fingerprint(W))
-                   + repr(sorted(params.items())) + str(n_targets) + mode + str(self.max_bins))
+                   + repr(sorted(params.items())) + str(n_targets) + self.split_search + str(self.max_bins))
         cache = getattr(self, "_train_cache", {})
         if key is not None and cache.get("key") == key:
             if hasattr(cache["grower"], "n_threads"):
                 cache["grower"].n_threads = n_threads
             return cache["grower"], cache["F"]
-        grower = make_grower(X, mode, self.max_bins, sample_weight=w, n_threads=n_threads,
+        grower = make_grower(X, self.split_search, self.max_bins, sample_weight=w, n_threads=n_threads,
                              random_splits=False,
                              max_targets=n_targets, leaf_impurity=False, **params)
         F = self._raw_predict_array(X)

@@ -92,7 +92,7 @@ from engine.estimators.indicators import (
     prune_forest,
 )
 from engine.metrics import lrap
-from engine.validation import check_seed
+from engine.validation import check_n_jobs, check_seed
 
 __all__ = ["CompressedForestRegressor", "CompressedForestClassifier", "StagewisePath", "FitStopped",
            "MAX_PATH_STEPS"]
@@ -236,8 +236,7 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
             raise ValueError(f"step must be a finite number > 0 (the thesis uses 0.01), got {self.step!r}")
         if self.max_steps is not None and (not is_int(self.max_steps) or self.max_steps < 1):
             raise ValueError(f"max_steps must be None or an integer >= 1, got {self.max_steps!r}")
-        if self.n_jobs is not None and (not is_int(self.n_jobs) or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        check_n_jobs(self.n_jobs)
         check_seed(self.random_state)
 
     def _check_data(self, X, y):

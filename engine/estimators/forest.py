@@ -49,9 +49,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from engine._core import RowMatrix, TreeStore, grow_tree
 from engine.estimators.base import MultiLabelMixin, TreeEnsemble, is_int, is_real
-from engine.estimators.growers import bin_for, check_split_params, make_grower
+from engine.estimators.growers import bin_for, check_split_params, grower_on
 from engine.names import PROJECTIONS
 from engine.projections import check_projection, draw_projections
+from engine.validation import check_n_jobs
 
 SPLITTERS = ("best", "random")
 SEED_MAX = 2**63 - 1
@@ -157,8 +158,7 @@ def grow_trees(X, binned, Y, sample_weight, seeds, grower_params, bootstrap, pro
     if entry_weight is not None:
         base, prior = split_targets(Y, sample_weight, entry_weight)
     n_targets = d if projection is None else n_components
-    grower = make_grower(X, "exact", 255, binned=binned, max_targets=n_targets,
-                         leaf_impurity=False, **grower_params)
+    grower = grower_on(X, binned, max_targets=n_targets, leaf_impurity=False, **grower_params)
     stores = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -216,8 +216,7 @@ class ForestBase(TreeEnsemble):
         if not ((is_int(mss) and mss >= 2) or (is_real(mss) and not is_int(mss) and 0.0 < mss <= 1.0)):
             raise ValueError(
                 f"min_samples_split must be an integer >= 2 or a fraction in (0, 1], got {mss!r}")
-        if self.n_jobs is not None and (not is_int(self.n_jobs) or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
+        check_n_jobs(self.n_jobs)
         check_split_params(self.split_search, self.max_bins)
         self._validate_tree_params()
         if self._has_projection:

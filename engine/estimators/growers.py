@@ -30,6 +30,7 @@ import numpy as np
 from scipy import sparse
 
 from engine._core import OPENMP, HistGrower, TreeGrower, bin_features, openmp_max_threads
+from engine._core.binning import MAX_BINS_LIMIT
 from engine.estimators.base import is_int
 from engine.validation import check_choice
 
@@ -46,7 +47,7 @@ AUTO_HIST_MIN_SAMPLES = 4000
 # Exact search on data with fewer non-zero values than this fraction walks the
 # non-zeros only (histogram grower with exact bins).
 EXACT_SPARSE_DENSITY = 0.25
-MAX_BINS_RANGE = (2, 255)
+MAX_BINS_RANGE = (2, MAX_BINS_LIMIT)    # uint8 bin codes: the compiled binning's limit
 
 _warned_no_openmp = False
 
@@ -57,11 +58,6 @@ def check_split_params(split_search, max_bins):
     lo, hi = MAX_BINS_RANGE
     if not is_int(max_bins) or not lo <= max_bins <= hi:
         raise ValueError(f"max_bins must be an integer in [{lo}, {hi}], got {max_bins!r}")
-
-
-def check_n_jobs(n_jobs):
-    if n_jobs is not None and (not is_int(n_jobs) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
 
 
 def n_threads_of(n_jobs):
@@ -95,16 +91,19 @@ def density(X):
     return nonzero / (n * p)
 
 
-def make_grower(X, split_search, max_bins, *, sample_weight=None, n_threads=1, binned=None,
-                **params):
+def make_grower(X, split_search, max_bins, *, sample_weight=None, n_threads=1, **params):
     """The grower for X (dense float array or CSR/CSC matrix) under these settings.
 
     params are the TreeGrower/HistGrower keyword arguments (growth limits,
-    max_targets, leaf_impurity, random_splits). ``binned`` reuses features
-    binned by ``bin_for`` (forests bin once and grow in several threads).
+    max_targets, leaf_impurity, random_splits).
     """
-    if binned is None:
-        binned = bin_for(X, split_search, max_bins, sample_weight=sample_weight, n_threads=n_threads)
+    binned = bin_for(X, split_search, max_bins, sample_weight=sample_weight, n_threads=n_threads)
+    return grower_on(X, binned, n_threads=n_threads, **params)
+
+
+def grower_on(X, binned, *, n_threads=1, **params):
+    """The grower over features ``bin_for`` already binned, or the presorted exact grower on X
+    when it returned None (forests bin once, then give each thread its own grower)."""
     if binned is None:
         X32 = X.toarray() if sparse.issparse(X) else X
         return TreeGrower(np.asarray(X32, dtype=np.float32), **params)

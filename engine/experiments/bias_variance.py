@@ -60,7 +60,6 @@ backend or the number of workers.
 from __future__ import annotations
 
 import inspect
-import numbers
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -73,6 +72,7 @@ from engine.estimators.registry import ALL_NAMES, make_estimator
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, ordered_map
 from engine.names import STRUCTURES
 from engine.validation import check_int as _check_int
+from engine.validation import check_choice, check_n_jobs, check_real
 
 __all__ = ["BiasVarianceResult", "run_bias_variance", "slice_inputs"]
 
@@ -228,8 +228,8 @@ def _check_against_data(est, n, p, d):
     """The checks ``est.fit`` makes against the data's shape, before any fit (engine estimators)."""
     if hasattr(est, "check_data_shape"):
         est.check_data_shape(n, p, d)
-    elif hasattr(est, "_validate_params"):
-        est._validate_params()
+    elif hasattr(est, "check_params"):
+        est.check_params()
 
 
 def _is_randomized(est, n, p):
@@ -240,71 +240,66 @@ def _is_randomized(est, n, p):
     return hasattr(est, "get_params") and "random_state" in est.get_params()
 
 
-def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
-                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client,
-                     progress, stop):
-    if isinstance(estimator, str):
-        if estimator not in ALL_NAMES:
-            raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, "
-                             f"got {estimator!r}")
-    elif not callable(estimator):
-        raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, "
-                         f"got {estimator!r}")
-    if structure not in STRUCTURES:
-        raise ValueError(f"structure must be one of {STRUCTURES}, got {structure!r}")
-    n_learning_sets = _check_int(n_learning_sets, "n_learning_sets", 2)
-    n_train = _check_int(n_train, "n_train", 2)
-    n_test = _check_int(n_test, "n_test", 2)
-    if n_seeds is not None:
-        n_seeds = _check_int(n_seeds, "n_seeds", 1)
-    n_outputs = _check_int(n_outputs, "n_outputs", 1)
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) \
-            or not np.isfinite(noise) or noise < 0:
-        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+def _check_estimator(estimator):
+    """A registry name or a callable factory."""
+    if not (callable(estimator) or (isinstance(estimator, str) and estimator in ALL_NAMES)):
+        raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, got {estimator!r}")
+
+
+def _check_estimator_params(estimator_params):
+    """A dict of fixed parameters (None: none) that leaves random_state to ``seed``."""
     if estimator_params is None:
-        estimator_params = {}
+        return {}
     if not isinstance(estimator_params, dict):
         raise ValueError(f"estimator_params must be a dict, got {estimator_params!r}")
     if "random_state" in estimator_params:
         raise ValueError("estimator_params must not set random_state: seeds are drawn from `seed`")
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    return estimator_params
+
+
+def _check_workers(n_jobs, backend, client):
+    """Where the learning sets run: joblib workers or a dask cluster; returns the client."""
+    check_n_jobs(n_jobs, allow_none=False)
+    check_choice(backend, "backend", BACKENDS)
     if client is not None and not callable(getattr(client, "submit", None)):
         raise ValueError(f"client must be a distributed.Client (with submit()), got {client!r}")
-    check_callbacks(progress, stop)
-    if backend == "dask" and client is None:
-        try:
-            from distributed import get_client
-            client = get_client()
-        except (ImportError, ValueError):
-            raise ValueError("backend='dask' needs a dask.distributed client: pass client= or "
-                             "create a Client first") from None
+    if backend != "dask" or client is not None:
+        return client
+    try:
+        from distributed import get_client
+        return get_client()
+    except (ImportError, ValueError):
+        raise ValueError("backend='dask' needs a dask.distributed client: pass client= or "
+                         "create a Client first") from None
+
+
+def _check_sweep(param_name, param_values, estimator_params):
+    """The swept values as a list ([None]: no sweep), distinct and not fixed elsewhere."""
     if param_name is None:
         if param_values is not None and len(list(param_values)) != 1:
             raise ValueError("param_values needs param_name (or pass param_values=None)")
-        param_values = [None]
-    else:
-        if not isinstance(param_name, str):
-            raise ValueError(f"param_name must be a string, got {param_name!r}")
-        if param_name == "random_state" or param_name in estimator_params:
-            raise ValueError(f"param_name {param_name!r} cannot be swept here "
-                             "(it is fixed by seed or by estimator_params)")
-        if param_values is None:
-            raise ValueError("param_values must be given with param_name")
-        param_values = list(param_values)
-        if not param_values:
-            raise ValueError("param_values is empty")
-        if len(set(map(repr, param_values))) != len(param_values):
-            raise ValueError(f"param_values has duplicates: {param_values}")
-        if param_name == "n_estimators":
-            for v in param_values:
-                _check_int(v, "param_values (n_estimators)", 1)
-            param_values = [int(v) for v in param_values]
-    # Build every configuration once (cheap) so that unknown or invalid
-    # parameters, and values the data's shapes rule out, fail here, before any fit.
-    n_features = 5 * n_outputs if structure == "ind" else 5
+        return [None]
+    if not isinstance(param_name, str):
+        raise ValueError(f"param_name must be a string, got {param_name!r}")
+    if param_name == "random_state" or param_name in estimator_params:
+        raise ValueError(f"param_name {param_name!r} cannot be swept here "
+                         "(it is fixed by seed or by estimator_params)")
+    if param_values is None:
+        raise ValueError("param_values must be given with param_name")
+    param_values = list(param_values)
+    if not param_values:
+        raise ValueError("param_values is empty")
+    if len(set(map(repr, param_values))) != len(param_values):
+        raise ValueError(f"param_values has duplicates: {param_values}")
+    if param_name == "n_estimators":
+        param_values = [_check_int(v, "param_values (n_estimators)", 1) for v in param_values]
+    return param_values
+
+
+def _check_configurations(estimator, param_name, param_values, estimator_params, n_train, n_features,
+                          n_outputs):
+    """Build every configuration once (cheap), so that unknown or invalid parameters, and values
+    the data's shapes rule out, fail before any fit. Returns whether any of them is randomized."""
     randomized = False
     for v in param_values:
         params = dict(estimator_params)
@@ -323,9 +318,32 @@ def _check_arguments(estimator, param_name, param_values, structure, n_learning_
         except ValueError as exc:
             raise ValueError(f"{what}: {exc}") from None
         randomized = randomized or _is_randomized(est, n_train, n_features)
+    return randomized
+
+
+def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
+                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client,
+                     progress, stop):
+    """Every argument of :func:`run_bias_variance`, checked before any work; the normalised ones."""
+    _check_estimator(estimator)
+    check_choice(structure, "structure", STRUCTURES)
+    n_learning_sets = _check_int(n_learning_sets, "n_learning_sets", 2)
+    n_train = _check_int(n_train, "n_train", 2)
+    n_test = _check_int(n_test, "n_test", 2)
+    if n_seeds is not None:
+        n_seeds = _check_int(n_seeds, "n_seeds", 1)
+    n_outputs = _check_int(n_outputs, "n_outputs", 1)
+    noise = check_real(noise, "noise", 0)
+    estimator_params = _check_estimator_params(estimator_params)
+    client = _check_workers(n_jobs, backend, client)
+    check_callbacks(progress, stop)
+    param_values = _check_sweep(param_name, param_values, estimator_params)
+    n_features = 5 * n_outputs if structure == "ind" else 5
+    randomized = _check_configurations(estimator, param_name, param_values, estimator_params, n_train,
+                                       n_features, n_outputs)
     if n_seeds is None:
         n_seeds = DEFAULT_SEEDS if randomized else 1
-    return (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, float(noise),
+    return (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, noise,
             estimator_params, client)
 
 

@@ -41,7 +41,7 @@ from engine.estimators.compression import CompressedForestClassifier, Compressed
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.experiments.problems import get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable, ordered_map
-from engine.validation import check_in_interval, check_int
+from engine.validation import check_in_interval, check_int, check_n_jobs
 
 __all__ = ["CompressionResult", "run_compression", "run_compression_sweep", "SWEEP_PARAMETERS",
            "compression_forest", "compression_cell"]
@@ -222,10 +222,9 @@ def _check(dataset, n_estimators, max_features, n_min, cv, step, max_steps, n_ru
     if max_steps is not None:
         check_int(max_steps, "max_steps", 1)
     check_int(n_runs, "n_runs", 1)
-    if n_jobs is not None and (check_int(n_jobs, "n_jobs", -1) == 0):
-        raise ValueError("n_jobs must be None, -1 or >= 1, got 0")
+    check_n_jobs(n_jobs)
     try:
-        compression_forest(task, n_estimators=n_estimators, max_features=max_features, n_min=n_min)._validate_params()
+        compression_forest(task, n_estimators=n_estimators, max_features=max_features, n_min=n_min).check_params()
     except ValueError as exc:
         raise ValueError(str(exc)) from None
     check_callbacks(progress, stop)

@@ -222,7 +222,7 @@ def check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, ma
         raise ValueError(f"loss must be None or one of {LOSSES[task]} for a {task} problem, got {loss!r}")
     # max_features: let the estimator check it (it knows the accepted forms).
     probe = make_estimator("gbmort", task=task, max_features=max_features)
-    probe._validate_params()
+    probe.check_params()
 
 
 def check_estimators(estimators, dataset, task):

@@ -183,7 +183,7 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     X_te32 = np.ascontiguousarray(X_te, dtype=np.float32)
     noise_var = (np.arange(1, d + 1) if structure == "chain" else np.ones(d)) * noise ** 2
     template = ProjectedForestRegressor(max_features=max_features)
-    template._validate_params()
+    template.check_params()
 
     kinds = ("tree", "alg1", "alg2") if include_forests else ("tree",)
     means = {k: [[] for _ in qs] for k in kinds}          # E_theta f per learning set

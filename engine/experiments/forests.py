@@ -50,6 +50,7 @@ from engine.metrics import ranking_average_precision
 from engine.names import METRICS, PROJECTIONS
 from engine.projections import check_projection
 from engine.validation import check_int as _int
+from engine.validation import check_n_jobs
 
 __all__ = [
     "ForestSweepResult",
@@ -254,12 +255,9 @@ def check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task):
     """The forest arguments shared by the forest experiments (ValueError naming them)."""
     _int(n_estimators, "n_estimators", 1)
     _int(n_repeats, "n_repeats", 1)
-    if n_jobs is not None:
-        _int(n_jobs, "n_jobs", -1)
-        if n_jobs == 0:
-            raise ValueError("n_jobs must be None, -1 or >= 1, got 0")
+    check_n_jobs(n_jobs)
     try:
-        make_forest(task, max_features=max_features)._validate_params()
+        make_forest(task, max_features=max_features).check_params()
     except ValueError as exc:
         raise ValueError(str(exc)) from None
 

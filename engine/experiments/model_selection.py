@@ -18,7 +18,7 @@ Protocol (section 4.1.2), repeated ``n_repeats`` times on random splits:
 
 Refit or not is a choice the paper leaves open ("the best hyper-parameter set
 is selected using 20% of the training samples as a validation set"). Our
-measurements of both on Table 4 are in the README; the default stays
+measurements of both on Table 4 are in engine/experiments/RESULTS.md; the default stays
 ``refit=True`` (see there for why). Methods with nothing to select (the
 forests) are always fitted on the whole training set.
 
@@ -98,6 +98,7 @@ from engine.experiments.runner import JsonResult, Runner, check_callbacks, order
 from engine.metrics import half_macro_r2, lrap, macro_r2
 from engine.names import ARTIFICIAL, LOSSES, REFERENCE_FOREST_NAMES, REFERENCE_NAMES, STRUCTURES
 from engine.validation import check_int as _check_int
+from engine.validation import check_n_jobs
 
 __all__ = [
     "BUDGETS",
@@ -478,8 +479,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
     n_repeats = _check_int(n_repeats, "n_repeats", 2)
     seed = _check_int(seed, "seed", 0)
     n_noisy_outputs = check_noisy_outputs(n_noisy_outputs, structure)
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    check_n_jobs(n_jobs, allow_none=False)
     check_callbacks(progress, stop)
     if report_partial not in (True, False):
         raise ValueError(f"report_partial must be True or False, got {report_partial!r}")

@@ -46,7 +46,6 @@ as a valid result flagged ``partial``.
 """
 from __future__ import annotations
 
-import numbers
 import tempfile
 import time
 from pathlib import Path
@@ -68,7 +67,7 @@ from engine.experiments.study_cells import (
     step_seconds,
 )
 from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS
-from engine.validation import check_int
+from engine.validation import check_int, check_n_jobs
 
 __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
            "available_study_datasets"]
@@ -171,8 +170,7 @@ def _check_out(out):
 
 
 def _check_backend(backend, client, n_jobs):
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores), got {n_jobs!r}")
+    check_n_jobs(n_jobs, allow_none=False)
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
     if client is not None or backend != "dask":
