@@ -87,7 +87,7 @@ def build_parser():
                             "training set before the test")
     refit.add_argument("--no-refit", dest="refit", action="store_false",
                        help="score the model fitted on the 80%% that chose it (the default of the reproductions: "
-                            "it matches the paper's Table 4 better, see the README)")
+                            "it matches the paper's Table 4 better, see engine/experiments/RESULTS.md)")
     study = rep.add_argument_group("real-data only")
     study.add_argument("--datasets", type=_names, help="comma-separated data sets (default: every shipped one "
                                                        "of the paper's list)")

@@ -10,7 +10,7 @@ its output folder:
 * ``<target>.html``: one standalone page (plotly's JavaScript embedded, so it
   opens offline) with the figures, the summary and the notes;
 * some targets add ``<target>_<what>.csv`` (the paired-test matrices of Table 5)
-  or ``<target>.md`` (a markdown table for the README).
+  or ``<target>.md`` (the table as Markdown, as in engine/experiments/RESULTS.md).
 
 Targets (``REPRODUCTIONS``): ``figure1``, ``schemes`` (Figures 2-4),
 ``projection-size`` (Figures 5-6), ``table4`` and ``table6`` (Tables 4-7),
