@@ -2,26 +2,7 @@
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore
 from engine._core.grower_base cimport Grower
-
-
-cdef struct SplitRecord:
-    intp_t feature            # split feature
-    intp_t n_left             # samples going left (the first n_left of the node's range)
-    float64_t threshold       # go left when x <= threshold
-    float64_t gain            # |S_left - W_left m|^2 / (W_left W_right); SSE decrease / W
-    float64_t weight_left     # sum of weights going left
-
-
-cdef struct NodeRecord:
-    intp_t node_id            # id in the TreeStore
-    intp_t start              # node samples are idx[f, start:end] for every valid f
-    intp_t end
-    intp_t depth
-    intp_t range_feature      # a feature whose idx row holds the node's samples contiguously
-    float64_t weight          # sum of weights in the node
-    float64_t sse             # weighted sum of squared errors of the split targets, -1 if unknown
-    float64_t improvement     # sse decrease of the best split (the frontier's priority)
-    SplitRecord split
+from engine._core.frontier cimport NodeRecord, SplitRecord
 
 
 cdef class TreeGrower(Grower):

@@ -21,7 +21,8 @@ on the same float32 data agree with scikit-learn's.
 
 Growth. Best-first, as in Friedman's and scikit-learn's best-first builders:
 every evaluated node waits in a max-heap keyed by the SSE decrease of its best
-split, and the best one is split until ``max_leaf_nodes`` leaves exist.
+split, and the best one is split until ``max_leaf_nodes`` leaves exist (the
+heap and the leaf list are frontier.pxd's, shared with the histogram grower).
 A child is only evaluated when the leaf budget allows it to be split later,
 so a stump costs one split search. Ties go to the lower feature index, then
 the lower threshold.
@@ -32,7 +33,7 @@ visited and at least one of them is not constant in the node.
 """
 import numpy as np
 
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.math cimport INFINITY, NAN
 
@@ -40,6 +41,7 @@ from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport draw_next, rng_uniform
+from engine._core.frontier cimport frontier_pop, frontier_push, leaves_append
 
 cdef extern from "scan_kernels.h" nogil:
     void engine_left_norms(const float64_t* centered, intp_t stride, intp_t t,
@@ -161,62 +163,16 @@ cdef class TreeGrower(Grower):
     def max_targets(self):
         return self.node_sum.shape[0]
 
-    # ------------------------------------------------------------ frontier heap
+    # ------------------------------------------------------------ frontier (frontier.pxd)
 
     cdef int _push(self, NodeRecord* rec) except -1 nogil:
-        cdef NodeRecord* grown
-        if self.frontier_size == self.frontier_capacity:
-            grown = <NodeRecord*> realloc(self.frontier, 2 * self.frontier_capacity * sizeof(NodeRecord))
-            if grown == NULL:
-                with gil:
-                    raise MemoryError()
-            self.frontier = grown
-            self.frontier_capacity *= 2
-        cdef intp_t i = self.frontier_size
-        cdef intp_t parent
-        self.frontier_size += 1
-        while i > 0:
-            parent = (i - 1) // 2
-            if self.frontier[parent].improvement >= rec.improvement:
-                break
-            self.frontier[i] = self.frontier[parent]
-            i = parent
-        self.frontier[i] = rec[0]
-        return 0
+        return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
 
     cdef NodeRecord _pop(self) noexcept nogil:
-        cdef NodeRecord top = self.frontier[0]
-        cdef NodeRecord last
-        cdef intp_t i = 0, child
-        self.frontier_size -= 1
-        if self.frontier_size > 0:
-            last = self.frontier[self.frontier_size]
-            while True:
-                child = 2 * i + 1
-                if child >= self.frontier_size:
-                    break
-                if (child + 1 < self.frontier_size and
-                        self.frontier[child + 1].improvement > self.frontier[child].improvement):
-                    child += 1
-                if last.improvement >= self.frontier[child].improvement:
-                    break
-                self.frontier[i] = self.frontier[child]
-                i = child
-            self.frontier[i] = last
-        return top
+        return frontier_pop(self.frontier, &self.frontier_size)
 
     cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil:
-        cdef NodeRecord* grown
-        if self.n_leaves == self.leaves_capacity:
-            grown = <NodeRecord*> realloc(self.leaves, 2 * self.leaves_capacity * sizeof(NodeRecord))
-            if grown == NULL:
-                with gil:
-                    raise MemoryError()
-            self.leaves = grown
-            self.leaves_capacity *= 2
-        self.leaves[self.n_leaves] = rec[0]
-        self.n_leaves += 1
-        return 0
+        return leaves_append(&self.leaves, &self.n_leaves, &self.leaves_capacity, rec)
 
     # ------------------------------------------------------------ node statistics
 

@@ -3,27 +3,7 @@ from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore
 from engine._core.grower_base cimport Grower
 from engine._core.histogram cimport BinnedView
-
-
-cdef struct HistSplit:
-    intp_t feature            # split feature
-    intp_t bin                # go left when the feature's code <= bin
-    intp_t n_left             # samples going left
-    float64_t gain            # |S_left - W_left m|^2 / (W_left W_right); SSE decrease / W
-    float64_t weight_left     # sum of weights going left
-
-
-cdef struct HistNode:
-    intp_t node_id            # id in the TreeStore
-    intp_t start              # node samples are samples[start:end]
-    intp_t end
-    intp_t depth
-    intp_t hist               # histogram: a pool slot, a scratch buffer (>= pool_limit) or -1
-    float64_t weight          # sum of weights in the node
-    float64_t sse             # weighted SSE of the split targets, -1 if unknown
-    float64_t improvement     # SSE decrease of the best split (the frontier's priority)
-    const float64_t* sums     # its totals when just built (see HistGrower._build), else NULL
-    HistSplit split
+from engine._core.frontier cimport HistNode, HistSplit
 
 
 cdef class HistGrower(Grower):

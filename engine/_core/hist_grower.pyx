@@ -56,7 +56,7 @@ from engine._core.histogram cimport (
 )
 from engine._core.rng cimport draw_next, rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
-from engine._core.hist_frontier cimport heap_pop, heap_push
+from engine._core.frontier cimport frontier_pop, frontier_push, leaves_append
 
 cdef float64_t EPSILON = 2.220446049250313e-16
 # Histogram memory a grower may keep for the nodes waiting in its frontier.
@@ -270,27 +270,18 @@ cdef class HistGrower(Grower):
             self.n_free += 1
         rec.hist = -1
 
-    # ------------------------------------------------------------ frontier heap
+    # ------------------------------------------------------------ frontier (frontier.pxd)
 
     cdef int _push(self, HistNode* rec) except -1 nogil:
-        return heap_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
+        return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
 
     cdef HistNode _pop(self) noexcept nogil:
-        return heap_pop(self.frontier, &self.frontier_size)
+        return frontier_pop(self.frontier, &self.frontier_size)
 
     cdef int _add_leaf(self, HistNode* rec) except -1 nogil:
-        cdef HistNode* grown
+        """A leaf keeps no histogram: its pool slot goes back before it joins the leaf list."""
         self._release(rec)
-        if self.n_leaves == self.leaves_capacity:
-            grown = <HistNode*> realloc(self.leaves, 2 * self.leaves_capacity * sizeof(HistNode))
-            if grown == NULL:
-                with gil:
-                    raise MemoryError()
-            self.leaves = grown
-            self.leaves_capacity *= 2
-        self.leaves[self.n_leaves] = rec[0]
-        self.n_leaves += 1
-        return 0
+        return leaves_append(&self.leaves, &self.n_leaves, &self.leaves_capacity, rec)
 
     # ------------------------------------------------------------ node statistics
 
