@@ -206,6 +206,7 @@ cdef class HistGrower(Grower):
 
     @property
     def max_targets(self):
+        """Largest number of split targets t a tree may be grown on (the buffers' width)."""
         return self.max_t
 
     @property
@@ -238,12 +239,19 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ histogram buffers
 
     cdef float64_t* _buffer(self, intp_t slot) noexcept nogil:
+        """The histogram buffer of a slot: a pool slot, or scratch buffer slot - pool_limit."""
         if slot < self.pool_limit:
             return self.pool[slot]
         return self.scratch[slot - self.pool_limit]
 
     cdef intp_t _take_slot(self, intp_t fallback) except -2 nogil:
-        """A free pool slot, or the scratch buffer ``fallback`` when the pool is full."""
+        """A free pool slot, or the scratch buffer ``fallback`` when the pool is full.
+
+        Pool slots hold the histograms of nodes waiting in the frontier (for the
+        sibling subtraction) and are allocated on first use, up to pool_limit
+        (HIST_MEMORY_BUDGET). A node given a scratch buffer keeps no histogram:
+        its children are built from their samples.
+        """
         cdef float64_t* buf
         if self.n_free > 0:
             self.n_free -= 1
@@ -265,6 +273,7 @@ cdef class HistGrower(Grower):
         return fallback
 
     cdef void _release(self, HistNode* rec) noexcept nogil:
+        """Give the node's pool slot back (scratch buffers are not pooled); rec.hist = -1."""
         if 0 <= rec.hist < self.pool_limit:
             self.free_slots[self.n_free] = rec.hist
             self.n_free += 1
@@ -273,9 +282,11 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ frontier (frontier.pxd)
 
     cdef int _push(self, HistNode* rec) except -1 nogil:
+        """Queue an evaluated node (rec.split, rec.improvement set) for splitting."""
         return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
 
     cdef HistNode _pop(self) noexcept nogil:
+        """The queued node whose split lowers the SSE most."""
         return frontier_pop(self.frontier, &self.frontier_size)
 
     cdef int _add_leaf(self, HistNode* rec) except -1 nogil:
@@ -287,7 +298,11 @@ cdef class HistGrower(Grower):
 
     cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                            const float64_t* weights, float64_t* tot) noexcept nogil:
-        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order."""
+        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order.
+
+        A cell is (S_1..S_t, W, count) with unit weights folding W and count
+        into one slot (count_slot = t): the layout of histogram.pyx's cells.
+        """
         cdef intp_t r, k, i
         cdef float64_t w
         cdef const float64_t* y
@@ -374,8 +389,10 @@ cdef class HistGrower(Grower):
                                const float64_t* weights, const float64_t* sums) noexcept nogil:
         """Fill node_mean; return the node's weighted SSE (two passes, in row blocks).
 
-        sums: the node's totals (_totals) when known, which are the first pass's
-        result exactly; NULL to sum.
+        As the exact grower's: m = S / W over the node's samples, then
+        SSE = sum_i w_i |y_i - m|^2 about that mean (no cancellation for targets
+        with a large mean). sums: the node's totals (_totals) when known, which
+        are the first pass's result exactly; NULL to sum.
         """
         cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
         cdef float64_t W = 0.0, sse = 0.0
@@ -404,6 +421,7 @@ cdef class HistGrower(Grower):
                     mean[k] += part[b * width + k]
         for k in range(t):
             mean[k] = mean[k] / W if W > 0.0 else 0.0
+        # Second pass: each block's SSE about m, added in block order.
         if parallel:
             for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
@@ -420,7 +438,11 @@ cdef class HistGrower(Grower):
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil:
         """The node's histogram from its samples, into its buffer; its totals into tot,
-        which rec.sums then points to (for _open_node)."""
+        which rec.sums then points to (for _open_node).
+
+        node = -1 tells the sparse kernels that every sample is in the node (the
+        root of a tree without sub-sampling), so they need not test node_of.
+        """
         cdef int32_t node = -1 if (root and rec.end - rec.start == self.n_samples) else <int32_t> rec.node_id
         self._totals(rec, targets, t, weights, tot)
         build_histogram(&self.B, &self.samples[rec.start], rec.end - rec.start, node,
@@ -432,7 +454,11 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ split search
 
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil:
-        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied."""
+        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied.
+
+        Occupied: a non-zero count in the histogram h. A feature constant in the
+        node has no threshold to offer; lo and hi bound the extra-trees draw.
+        """
         cdef intp_t s = self.stride
         cdef intp_t slot = self.count_slot
         cdef intp_t a = self.B.bin_start[f], b = self.B.bin_start[f + 1] - 1
@@ -463,6 +489,9 @@ cdef class HistGrower(Grower):
         cdef float64_t n_node = rec.end - rec.start
         cdef float64_t msl = self.min_samples_leaf
         cdef float64_t best_gain = -INFINITY
+        # Draw features as the exact grower does (max_features visited, at least
+        # one not constant); list the candidates, then scan them (in threads
+        # when there is enough work), each into its own cand_* slot.
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
             f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
             n_drawn += 1
@@ -506,13 +535,20 @@ cdef class HistGrower(Grower):
         rec.split.gain = best_gain
         rec.split.weight_left = self.cand_wl[best]
         rec.split.n_left = <intp_t> self.cand_nl[best]
-        rec.improvement = rec.weight * best_gain
+        rec.improvement = rec.weight * best_gain    # the SSE decrease, W * gain
         return True
 
     # ------------------------------------------------------------ partition and routing
 
     cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
-        """Stable-partition the node's samples by its split; mark their new nodes."""
+        """Stable-partition the node's samples by its split; mark their new nodes.
+
+        A sample goes left when its bin in the split feature is <= split.bin.
+        For a sparse feature every sample first takes the zero bin's side, then
+        the feature's stored entries that belong to this node correct it.
+        Left samples keep their order at the front, right ones follow (staged in
+        tmp), so each child's samples stay in index order.
+        """
         cdef intp_t f = rec.split.feature, b = rec.split.bin
         cdef intp_t col = self.B.dense_column[f]
         cdef intp_t r, e, i, n_left, n_right
@@ -625,10 +661,15 @@ cdef class HistGrower(Grower):
         return self.B.zero_bin[f]
 
     cdef int row_threads(self) noexcept nogil:
+        """The boosting loop's row loops may use the grower's threads (see Grower.row_threads)."""
         return self._n_threads
 
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
-        """In-bag samples' leaves come from the growth; the others are routed by their bins."""
+        """In-bag samples' leaves come from the growth; the others are routed by their bins.
+
+        Routing by bin (node_bin: the split bin of every node of the last tree)
+        gives the same leaf as routing by threshold, without reading X.
+        """
         cdef intp_t i, node, n = self.n_samples
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef Node* nd
@@ -675,6 +716,7 @@ cdef class HistGrower(Grower):
         return n_in
 
     cdef bint _may_split(self, HistNode* rec) noexcept nogil:
+        """Whether the growth limits allow splitting the node (min_samples_*, max_depth)."""
         cdef intp_t n_node = rec.end - rec.start
         return not (n_node < self.min_samples_split or n_node < 2 * self.min_samples_leaf
                     or (self.max_depth > 0 and rec.depth >= self.max_depth))
@@ -682,7 +724,13 @@ cdef class HistGrower(Grower):
     cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
                         const float64_t* weights, uint64_t* rng_state,
                         bint may_split) except -1 nogil:
-        """Add a node to the store, and queue it on the frontier if it can be split."""
+        """Add a node to the store, and queue it on the frontier if it can be split.
+
+        As the exact grower's _open_node (leaf when the limits forbid a split,
+        when SSE <= eps t W or when no feature offers a threshold), plus the
+        histogram's bookkeeping: a node that will be split keeps its histogram
+        in a pool slot for its children's subtraction; a leaf gives it back.
+        """
         cdef intp_t node_id = store.add_node()
         if node_id != rec.node_id:
             with gil:
@@ -719,7 +767,13 @@ cdef class HistGrower(Grower):
     cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
                   const float64_t* labels, const float64_t* weights,
                   uint64_t* rng_state) except -1 nogil:
-        """Grow one tree (see Grower.grow)."""
+        """Grow one tree (see Grower.grow), best-first as the exact grower.
+
+        Per split: partition the parent's samples, build the histogram of the
+        child with fewer samples from its samples and get the other's as the
+        parent's minus it (in the parent's buffer), then open both children.
+        Children that can never be split (leaf budget, limits) get no histogram.
+        """
         cdef intp_t t = n_targets
         cdef intp_t n_in = self._reset(weights, t)
         cdef intp_t n_leaves = 1, r, first, left_id, right_id, f
@@ -750,6 +804,7 @@ cdef class HistGrower(Grower):
                 break
             parent = self._pop()
             n_leaves += 1
+            # At the leaf budget the children will never be split: no histograms.
             children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
             left_id = store._node_count
             right_id = left_id + 1
@@ -790,6 +845,8 @@ cdef class HistGrower(Grower):
             self._release(&parent)
             self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
             self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
+            # The parent's split, in the store's node: the bin boundary's threshold in
+            # the feature's units; node_bin keeps the bin for training_leaves.
             f = parent.split.feature
             store._nodes[parent.node_id].left_child = <int32_t> left_id
             store._nodes[parent.node_id].right_child = <int32_t> right_id
@@ -806,6 +863,7 @@ cdef class HistGrower(Grower):
                 self.node_bin = grown
                 self.node_bin_capacity = 2 * (parent.node_id - first + 1)
             self.node_bin[parent.node_id - first] = <int32_t> parent.split.bin
+        # Nodes still queued (leaf budget reached) stay leaves.
         while self.frontier_size > 0:
             parent = self._pop()
             self._add_leaf(&parent)
@@ -839,7 +897,11 @@ cdef class HistGrower(Grower):
 
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
-        """Assign samples to leaves; fill node values (label means) and leaf impurities."""
+        """Assign samples to leaves; fill node values (label means) and leaf impurities.
+
+        Node values as the exact grower's: sum_i w_i L_i / W over each node's
+        in-bag samples (L = G for gbmort and Algorithm 4's relabelled trees).
+        """
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef intp_t m = store.n_values
         cdef intp_t a, node

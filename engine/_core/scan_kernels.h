@@ -1,9 +1,12 @@
-/* Hot loops of the multi-output split search (engine/_splitter.pyx).
+/* Hot loops of the exact grower's split search (grower.pyx).
  *
  * engine_left_norms: for the rows of one feature, in sorted order,
  *     sq[r] = |sum_{s <= r} w_s c_s|^2
- * where c_s is sample s's row of centred targets: the squared norm of the
- * running left sum. engine_best_row then ranks the thresholds by it.
+ * where c_s is sample s's row of centred targets (y_s - m, m the node's mean
+ * of the split targets: rows of G or of G Phi^T): the squared norm of the
+ * running left sum S_l - W_l m. engine_best_row then ranks the thresholds by
+ * gain = sq[r] / (W_l W_r), which times W is the split's SSE decrease (the
+ * criterion of grower.pyx's module docstring).
  *
  * Why C: the outputs are handled in blocks of a fixed width, so the running
  * sum of a block lives in vector registers for the whole pass over the rows
@@ -39,7 +42,9 @@
 #endif
 
 /* One block of B outputs starting at column `col`; `first` says whether sq
- * is written (first block) or added to. weights == NULL means unit weights. */
+ * is written (first block) or added to. weights == NULL means unit weights.
+ * B is a compile-time constant, so acc[] stays in registers across the rows;
+ * the macro stamps out one function per block width. */
 #define ENGINE_SCAN_BLOCK(B)                                                       \
 ENGINE_INLINE void engine_scan_block_##B(                                          \
         const double *centered, ptrdiff_t stride, ptrdiff_t col,                   \
@@ -374,6 +379,11 @@ static void engine_left_norms_pair_avx2(const double *centered, ptrdiff_t stride
     }
 }
 
+/* engine_left_norms_generic with AVX2: blocks of up to 16 outputs (four
+ * vectors of 4), the last vector masked by `tail` when the block width is not
+ * a multiple of 4. The switch picks the instance whose vector count and
+ * "last vector full" flag are compile-time constants, so the running sums stay
+ * in registers; the two halves differ only in passing the weights. */
 __attribute__((target("avx2,fma")))
 static void engine_left_norms_avx2(const double *centered, ptrdiff_t stride, ptrdiff_t t,
                                    const int32_t *samples, const double *weights,
@@ -512,6 +522,9 @@ static int engine_set_simd(int enabled)
     return engine_simd;
 }
 
+/* sq[r] = |S_l(r) - W_l(r) m|^2 for the first n_rows rows of one feature
+ * (see the top of this file): the AVX2 version where enabled, else the
+ * portable one. */
 static void engine_left_norms(const double *centered, ptrdiff_t stride, ptrdiff_t t,
                               const int32_t *samples, const double *weights,
                               ptrdiff_t n_rows, double *sq)
@@ -544,6 +557,9 @@ static void engine_left_norms_pair(const double *centered, ptrdiff_t stride, ptr
         engine_left_norms(centered, stride, t, samples_b, weights, n_rows, sq_b);
 }
 
+/* The row r in [lo, hi) whose threshold (between rows r and r + 1) has the
+ * largest gain sq[r] / (W_l W_r) above *best_gain, or -1 (see
+ * engine_best_row_generic); the four-row AVX2 version for unit weights. */
 static ptrdiff_t engine_best_row(const double *sq, const float *xv, const int32_t *samples,
                                  const double *weights, double W, const double *inv,
                                  ptrdiff_t n_node, ptrdiff_t lo, ptrdiff_t hi, double gap,
