@@ -137,6 +137,8 @@ cdef class HistGrower(Grower):
         self.block_sums = np.zeros(n_row_blocks(n) * padded_width(t + 8))
         self.block_left = np.zeros(3 * n_row_blocks(n), dtype=np.intp)
         self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
+        # Pool slots: at most one per frontier node (at most max_leaf_nodes + 1 at
+        # once) and within HIST_MEMORY_BUDGET bytes; allocated on first use.
         bound = (max_leaf_nodes + 1) if max_leaf_nodes > 0 else 2**30
         self.pool_limit = int(max(1, min(bound, HIST_MEMORY_BUDGET // (8 * self.hist_len))))
         self.pool = <float64_t**> malloc(self.pool_limit * sizeof(float64_t*))
@@ -154,6 +156,7 @@ cdef class HistGrower(Grower):
             raise MemoryError()
 
     def __dealloc__(self):
+        """Free the histogram buffers, the frontier, the leaf list and node_bin."""
         cdef intp_t k
         if self.pool != NULL:
             for k in range(self.pool_allocated):
@@ -167,7 +170,12 @@ cdef class HistGrower(Grower):
         free(self.node_bin)
 
     def _set_view(self, binned):
-        """Point the BinnedView at the binned arrays; cut the dense features into blocks."""
+        """Point the BinnedView at the binned arrays; cut the dense features into blocks.
+
+        The view B is what the nogil code reads (histogram.pxd); the arrays it
+        points into stay alive in ``binned`` and ``_unit_arrays``. The work
+        units depend on the thread count, hence the call from n_threads' setter.
+        """
         cdef const intp_t[::1] bin_start = binned.bin_start
         cdef const int32_t[::1] zero_bin = binned.zero_bin
         cdef const int32_t[::1] dense_column = binned.dense_column
@@ -186,6 +194,7 @@ cdef class HistGrower(Grower):
         sparse_rows, sparse_codes = units[3], units[4]
         if n_dense == 0 or binned.n_samples == 0:
             codes = units[5]
+        # One spare entry: a feature with no threshold still has a valid start.
         self.thresholds = np.concatenate([binned.thresholds, [0.0]])
         self.threshold_start = binned.threshold_start
         self.B.n_samples = binned.n_samples
@@ -510,6 +519,8 @@ cdef class HistGrower(Grower):
             n_cand += 1
         if n_cand == 0:
             return False
+        # Each candidate's best boundary by gain |S_l - W_l m|^2 / (W_l W_r)
+        # (hist_kernels.h, engine_hist_best; one drawn boundary for extra-trees).
         if self._n_threads > 1 and work >= PARALLEL_SCAN_WORK and not self.random_splits:
             for j in prange(n_cand, schedule="dynamic", num_threads=self._n_threads):
                 scan_feature(&self.B, h, j, self.candidates[j], False, 0, s, t, count_slot,
@@ -644,7 +655,8 @@ cdef class HistGrower(Grower):
         memcpy(&samples[rec.start], out, n_node * sizeof(int32_t))
 
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil:
-        """Bin of sample i in feature f."""
+        """Bin of sample i in feature f: its code, or for a sparse feature the stored
+        entry's code (binary search over the feature's rows) or else the zero bin."""
         cdef intp_t col = self.B.dense_column[f], lo, hi, mid
         if col >= 0:
             return self.B.codes[col * self.n_samples + i]
@@ -749,13 +761,18 @@ cdef class HistGrower(Grower):
             self._totals(rec, targets, t, weights, &self.totals[0])
             sums = &self.totals[0]
         rec.sse = self._node_stats(rec, targets, t, weights, sums)
+        # Constant targets (up to rounding): no split can lower the SSE.
         if rec.sse <= EPSILON * t * rec.weight:
             return self._add_leaf(rec)
+        # A node without a histogram yet gets a buffer (a slot, else scratch):
+        # built here from its samples, or with per_node_features filled feature
+        # by feature in _best_split.
         if rec.hist < 0:
             rec.hist = self._take_slot(self.pool_limit)
             if not self.per_node_features:
                 self._build(rec, False, targets, t, weights, &self.totals[0])
                 rec.sums = NULL
+        # Queued nodes keep their pool slot for the children's subtraction.
         if self._best_split(rec, t, targets, weights, rng_state):
             if self.per_node_features:
                 self._release(rec)  # the children build their own cells
@@ -795,6 +812,9 @@ cdef class HistGrower(Grower):
             root.weight += weights[self.samples[r]]
             self.node_of[self.samples[r]] = <int32_t> first
         root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
+        # The root's histogram is built here, with root=True: when every sample
+        # is in bag the sparse kernels take all stored entries without testing
+        # node_of. (With per_node_features each node builds its drawn cells.)
         if root_may_split and self._may_split(&root) and not self.per_node_features:
             root.hist = self._take_slot(self.pool_limit)
             self._build(&root, True, targets, t, weights, &self.built_sums[0])
@@ -821,6 +841,10 @@ cdef class HistGrower(Grower):
             left.hist = right.hist = -1
             left.sums = right.sums = NULL
             if children_may_split and not self.per_node_features:
+                # Build the smaller child from its samples; get the larger one as
+                # parent - smaller when the parent kept its histogram. A child that
+                # may not be split needs no histogram, except the small one when the
+                # large one is to be had by subtraction.
                 if left.end - left.start <= right.end - right.start:
                     small, large = &left, &right
                 else:
@@ -839,6 +863,8 @@ cdef class HistGrower(Grower):
                                            self._buffer(small.hist),
                                            self.B.total_bins * self.stride, self._n_threads)
                     else:
+                        # No parent histogram (pool full): build it from its samples too,
+                        # in the second scratch buffer if the pool has no slot.
                         large.hist = self._take_slot(self.pool_limit + 1)
                         self._build(large, False, targets, t, weights,
                                     &self.built_sums[self.max_t + 8])
