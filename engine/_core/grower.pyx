@@ -161,17 +161,21 @@ cdef class TreeGrower(Grower):
 
     @property
     def max_targets(self):
+        """Largest number of split targets t a tree may be grown on (the buffers' width)."""
         return self.node_sum.shape[0]
 
     # ------------------------------------------------------------ frontier (frontier.pxd)
 
     cdef int _push(self, NodeRecord* rec) except -1 nogil:
+        """Queue an evaluated node (rec.split, rec.improvement set) for splitting."""
         return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
 
     cdef NodeRecord _pop(self) noexcept nogil:
+        """The queued node whose split lowers the SSE most."""
         return frontier_pop(self.frontier, &self.frontier_size)
 
     cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil:
+        """Record a node that stays a leaf (labelled by _finish)."""
         return leaves_append(&self.leaves, &self.n_leaves, &self.leaves_capacity, rec)
 
     # ------------------------------------------------------------ node statistics
@@ -180,8 +184,13 @@ cdef class TreeGrower(Grower):
                                intp_t t, const float64_t* weights) noexcept nogil:
         """Fill node_sum and node_mean; return the node's weighted SSE (two passes).
 
-        With several targets and exact splits the second pass also stores the
-        centred targets the split search reads (one pass over n x t saved).
+        For the node's samples i with weights w_i and split targets y_i (rows of
+        G, G Phi^T or one column): S = sum_i w_i y_i, W = sum_i w_i, m = S / W
+        and SSE = sum_i w_i |y_i - m|^2 (W times the impurity). Two passes, mean
+        first, rather than sum |y|^2 - |S|^2 / W, which cancels badly when the
+        targets have a large mean. With several targets and exact splits the
+        second pass also stores the centred targets y_i - m the split search
+        reads (one pass over n x t saved).
         """
         cdef intp_t r, k, i
         cdef const int32_t* samples = self.rows_idx + rec.range_feature * self.n_samples
@@ -200,6 +209,7 @@ cdef class TreeGrower(Grower):
                 self.node_sum[k] += w * y[k]
         for k in range(t):
             self.node_mean[k] = self.node_sum[k] / W if W > 0.0 else 0.0
+        # Second pass: SSE about m (and, for the multi-target scans, y_i - m).
         if t > 1 and not self.random_splits:
             for r in range(rec.start, rec.end):
                 i = samples[r]
@@ -244,11 +254,14 @@ cdef class TreeGrower(Grower):
         cdef intp_t pending = -1                # pair: a feature waiting for a partner
         cdef SplitRecord best
         best.gain = -INFINITY
+        # Draw features until max_features have been visited and at least one
+        # of them was not constant in the node (scikit-learn's rule).
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
             f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
             n_drawn += 1
             n_visited += 1
             xv = self.rows_x + f * self.n_samples + rec.start
+            # The node's values of f are sorted: constant when max <= min + 1e-7.
             if xv[n_node - 1] <= xv[0] + FEATURE_THRESHOLD:
                 n_constant += 1
                 continue
@@ -265,13 +278,14 @@ cdef class TreeGrower(Grower):
                 found |= self._scan_random(rec, f, targets, t, weights, rng_state, &best)
             else:
                 found |= self._scan_single(rec, f, targets, weights, &best)
+        # An odd number of candidate features leaves one without a partner.
         if pending >= 0 and t == 1:
             found |= self._scan_single_pair(rec, pending, -1, targets, &best)
         elif pending >= 0:
             found |= self._scan_multi_pair(rec, pending, -1, t, weights, &best)
         if found:
             rec.split = best
-            rec.improvement = rec.weight * best.gain
+            rec.improvement = rec.weight * best.gain    # the SSE decrease, W * gain
         return found
 
     cdef bint _scan_single_pair(self, NodeRecord* rec, intp_t fa, intp_t fb,
@@ -302,7 +316,7 @@ cdef class TreeGrower(Grower):
         """All thresholds of features fa then fb (fb < 0: fa alone) for several
         (centred) targets.
 
-        engine_left_norms_pair (_scan.h) writes |S_l|^2 for every row of both
+        engine_left_norms_pair (scan_kernels.h) writes |S_l|^2 for every row of both
         features in one pass that keeps both running sums in registers; each
         feature's thresholds are then ranked in turn, fa first.
         """
@@ -325,7 +339,13 @@ cdef class TreeGrower(Grower):
 
     cdef bint _rank(self, NodeRecord* rec, intp_t f, const float64_t* sq,
                     const float64_t* weights, SplitRecord* best) noexcept nogil:
-        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (weights NULL: unit)."""
+        """Best threshold of feature f from its rows' |S_l - W_l m|^2 (weights NULL: unit).
+
+        sq[r] = |S_l - W_l m|^2 when the first r + 1 samples go left;
+        engine_best_row (scan_kernels.h) divides by W_l W_r, skips positions
+        between equal values and leaves closer than min_samples_leaf, and keeps
+        the first strictly better gain (ties: the lower threshold).
+        """
         cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
         cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
@@ -344,7 +364,12 @@ cdef class TreeGrower(Grower):
 
     cdef bint _scan_single(self, NodeRecord* rec, intp_t f, const float64_t* targets,
                            const float64_t* weights, SplitRecord* best) noexcept nogil:
-        """All thresholds of feature f for one target."""
+        """All thresholds of feature f for one target (weighted, or extra-trees off).
+
+        The running left sum S_l and weight W_l give, at every position between
+        two distinct values, gain = (S_l - W_l m)^2 / (W_l W_r); the first
+        strictly best gain wins, so ties go to the lower threshold.
+        """
         cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
         cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
@@ -399,7 +424,13 @@ cdef class TreeGrower(Grower):
     cdef bint _scan_random(self, NodeRecord* rec, intp_t f, const float64_t* targets, intp_t t,
                            const float64_t* weights, uint64_t* rng_state,
                            SplitRecord* best) noexcept nogil:
-        """One threshold drawn uniformly between the node's min and max of feature f."""
+        """One threshold drawn uniformly between the node's min and max of feature f.
+
+        Extremely randomized trees (Geurts et al. 2006): the drawn threshold's
+        gain |S_l - W_l m|^2 / (W_l W_r) competes with the other features' drawn
+        thresholds; a draw leaving fewer than min_samples_leaf samples on a side
+        is no candidate.
+        """
         cdef const int32_t* samples = self.rows_idx + f * self.n_samples + rec.start
         cdef const float32_t* xv = self.rows_x + f * self.n_samples + rec.start
         cdef intp_t n_node = rec.end - rec.start
@@ -440,7 +471,14 @@ cdef class TreeGrower(Grower):
     # ------------------------------------------------------------ partition
 
     cdef void _partition(self, NodeRecord* rec) noexcept nogil:
-        """Stable-partition every feature row of the node by the chosen split."""
+        """Stable-partition every feature row of the node by the chosen split.
+
+        The split feature's row is already in order (left samples first); the
+        others are walked once, left samples kept in place and right samples
+        staged in tmp_*, so both children stay sorted in every feature without
+        any sort. The first split of a tree that reads the presorted rows in
+        place copies them first (the presorted arrays are shared by all trees).
+        """
         cdef intp_t f_split = rec.split.feature
         cdef intp_t mid = rec.start + rec.split.n_left
         cdef intp_t r, g, i, n_left, n_right
@@ -475,7 +513,11 @@ cdef class TreeGrower(Grower):
     # ------------------------------------------------------------ growth
 
     cdef int _reset(self, const float64_t* weights) except -1 nogil:
-        """Copy the sorted rows of the in-bag (non-zero weight) samples."""
+        """Set up the tree's sample rows: the in-bag (non-zero weight) samples, sorted per feature.
+
+        Returns the number of in-bag samples. unit_weights records whether
+        every in-bag weight is 1, which lets the scans count instead of sum.
+        """
         cdef intp_t n = self.n_samples, p = self.n_features, f, r, i, n_in = 0
         # Feature draws start from the identity permutation in every tree, so a
         # tree depends only on the generator state (not on earlier trees).
@@ -512,7 +554,14 @@ cdef class TreeGrower(Grower):
     cdef int _open_node(self, TreeStore store, NodeRecord* rec, const float64_t* targets,
                         intp_t t, const float64_t* weights, uint64_t* rng_state,
                         bint may_split) except -1 nogil:
-        """Add a node to the store, and queue it on the frontier if it can be split."""
+        """Add a node to the store, and queue it on the frontier if it can be split.
+
+        A node stays a leaf (leaf list) when growth may not split it (leaf
+        budget, min_samples_split, 2 min_samples_leaf, max_depth), when its
+        targets are constant (SSE <= eps t W: no split can lower it) or when no
+        feature has a valid threshold; otherwise its best split is searched
+        now, so the frontier can order it by that split's SSE decrease.
+        """
         rec.node_id = store.add_node()
         cdef intp_t n_node = rec.end - rec.start
         store._nodes[rec.node_id].n_node_samples = <int32_t> n_node
@@ -557,14 +606,19 @@ cdef class TreeGrower(Grower):
             root.weight += weights[self.rows_idx[r]]
         self._open_node(store, &root, targets, t, weights, rng_state,
                         self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1)
+        # Best-first: split the queued node of largest SSE decrease; each split
+        # turns one leaf into two.
         while self.frontier_size > 0:
             if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
                 break
             parent = self._pop()
             n_leaves += 1
+            # At the leaf budget the children will never be split: they need
+            # neither a split search nor sorted rows (a stump costs one search).
             children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
             if children_may_split:
                 self._partition(&parent)
+            # Children are ranges of the parent's range: left first, then right.
             left.start = parent.start
             left.end = parent.start + parent.split.n_left
             right.start = left.end
@@ -575,12 +629,14 @@ cdef class TreeGrower(Grower):
             right.weight = parent.weight - parent.split.weight_left
             self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
             self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
+            # The parent's split, in the store's node (impurity = SSE / W).
             store._nodes[parent.node_id].left_child = <int32_t> left.node_id
             store._nodes[parent.node_id].right_child = <int32_t> right.node_id
             store._nodes[parent.node_id].feature = <int32_t> parent.split.feature
             store._nodes[parent.node_id].threshold = parent.split.threshold
             store._nodes[parent.node_id].improvement = parent.improvement
             store._nodes[parent.node_id].impurity = parent.sse / parent.weight
+        # Nodes still queued (leaf budget reached) stay leaves.
         while self.frontier_size > 0:
             parent = self._pop()
             self._add_leaf(&parent)
@@ -598,7 +654,13 @@ cdef class TreeGrower(Grower):
 
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
-        """Assign samples to leaves; fill node values (label means) and leaf impurities."""
+        """Assign samples to leaves; fill node values (label means) and leaf impurities.
+
+        Every node's value is the weighted mean of the labels of its in-bag
+        samples, sum_i w_i L_i / W (L = G for gbmort and the relabelled trees of
+        Algorithm 4, the split targets otherwise). Internal nodes get values too
+        (the mean over their subtree), for staged predictions and inspection.
+        """
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef intp_t m = store.n_values
         cdef intp_t a, r, i, k, node

@@ -137,6 +137,8 @@ cdef class HistGrower(Grower):
         self.block_sums = np.zeros(n_row_blocks(n) * padded_width(t + 8))
         self.block_left = np.zeros(3 * n_row_blocks(n), dtype=np.intp)
         self.hist_len = max(self.B.total_bins, 1) * cell_stride(t, False)
+        # Pool slots: at most one per frontier node (at most max_leaf_nodes + 1 at
+        # once) and within HIST_MEMORY_BUDGET bytes; allocated on first use.
         bound = (max_leaf_nodes + 1) if max_leaf_nodes > 0 else 2**30
         self.pool_limit = int(max(1, min(bound, HIST_MEMORY_BUDGET // (8 * self.hist_len))))
         self.pool = <float64_t**> malloc(self.pool_limit * sizeof(float64_t*))
@@ -154,6 +156,7 @@ cdef class HistGrower(Grower):
             raise MemoryError()
 
     def __dealloc__(self):
+        """Free the histogram buffers, the frontier, the leaf list and node_bin."""
         cdef intp_t k
         if self.pool != NULL:
             for k in range(self.pool_allocated):
@@ -167,7 +170,12 @@ cdef class HistGrower(Grower):
         free(self.node_bin)
 
     def _set_view(self, binned):
-        """Point the BinnedView at the binned arrays; cut the dense features into blocks."""
+        """Point the BinnedView at the binned arrays; cut the dense features into blocks.
+
+        The view B is what the nogil code reads (histogram.pxd); the arrays it
+        points into stay alive in ``binned`` and ``_unit_arrays``. The work
+        units depend on the thread count, hence the call from n_threads' setter.
+        """
         cdef const intp_t[::1] bin_start = binned.bin_start
         cdef const int32_t[::1] zero_bin = binned.zero_bin
         cdef const int32_t[::1] dense_column = binned.dense_column
@@ -186,6 +194,7 @@ cdef class HistGrower(Grower):
         sparse_rows, sparse_codes = units[3], units[4]
         if n_dense == 0 or binned.n_samples == 0:
             codes = units[5]
+        # One spare entry: a feature with no threshold still has a valid start.
         self.thresholds = np.concatenate([binned.thresholds, [0.0]])
         self.threshold_start = binned.threshold_start
         self.B.n_samples = binned.n_samples
@@ -206,6 +215,7 @@ cdef class HistGrower(Grower):
 
     @property
     def max_targets(self):
+        """Largest number of split targets t a tree may be grown on (the buffers' width)."""
         return self.max_t
 
     @property
@@ -238,12 +248,19 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ histogram buffers
 
     cdef float64_t* _buffer(self, intp_t slot) noexcept nogil:
+        """The histogram buffer of a slot: a pool slot, or scratch buffer slot - pool_limit."""
         if slot < self.pool_limit:
             return self.pool[slot]
         return self.scratch[slot - self.pool_limit]
 
     cdef intp_t _take_slot(self, intp_t fallback) except -2 nogil:
-        """A free pool slot, or the scratch buffer ``fallback`` when the pool is full."""
+        """A free pool slot, or the scratch buffer ``fallback`` when the pool is full.
+
+        Pool slots hold the histograms of nodes waiting in the frontier (for the
+        sibling subtraction) and are allocated on first use, up to pool_limit
+        (HIST_MEMORY_BUDGET). A node given a scratch buffer keeps no histogram:
+        its children are built from their samples.
+        """
         cdef float64_t* buf
         if self.n_free > 0:
             self.n_free -= 1
@@ -265,6 +282,7 @@ cdef class HistGrower(Grower):
         return fallback
 
     cdef void _release(self, HistNode* rec) noexcept nogil:
+        """Give the node's pool slot back (scratch buffers are not pooled); rec.hist = -1."""
         if 0 <= rec.hist < self.pool_limit:
             self.free_slots[self.n_free] = rec.hist
             self.n_free += 1
@@ -273,9 +291,11 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ frontier (frontier.pxd)
 
     cdef int _push(self, HistNode* rec) except -1 nogil:
+        """Queue an evaluated node (rec.split, rec.improvement set) for splitting."""
         return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
 
     cdef HistNode _pop(self) noexcept nogil:
+        """The queued node whose split lowers the SSE most."""
         return frontier_pop(self.frontier, &self.frontier_size)
 
     cdef int _add_leaf(self, HistNode* rec) except -1 nogil:
@@ -287,7 +307,11 @@ cdef class HistGrower(Grower):
 
     cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                            const float64_t* weights, float64_t* tot) noexcept nogil:
-        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order."""
+        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order.
+
+        A cell is (S_1..S_t, W, count) with unit weights folding W and count
+        into one slot (count_slot = t): the layout of histogram.pyx's cells.
+        """
         cdef intp_t r, k, i
         cdef float64_t w
         cdef const float64_t* y
@@ -374,8 +398,10 @@ cdef class HistGrower(Grower):
                                const float64_t* weights, const float64_t* sums) noexcept nogil:
         """Fill node_mean; return the node's weighted SSE (two passes, in row blocks).
 
-        sums: the node's totals (_totals) when known, which are the first pass's
-        result exactly; NULL to sum.
+        As the exact grower's: m = S / W over the node's samples, then
+        SSE = sum_i w_i |y_i - m|^2 about that mean (no cancellation for targets
+        with a large mean). sums: the node's totals (_totals) when known, which
+        are the first pass's result exactly; NULL to sum.
         """
         cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
         cdef float64_t W = 0.0, sse = 0.0
@@ -404,6 +430,7 @@ cdef class HistGrower(Grower):
                     mean[k] += part[b * width + k]
         for k in range(t):
             mean[k] = mean[k] / W if W > 0.0 else 0.0
+        # Second pass: each block's SSE about m, added in block order.
         if parallel:
             for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
                 part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
@@ -420,7 +447,11 @@ cdef class HistGrower(Grower):
     cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil:
         """The node's histogram from its samples, into its buffer; its totals into tot,
-        which rec.sums then points to (for _open_node)."""
+        which rec.sums then points to (for _open_node).
+
+        node = -1 tells the sparse kernels that every sample is in the node (the
+        root of a tree without sub-sampling), so they need not test node_of.
+        """
         cdef int32_t node = -1 if (root and rec.end - rec.start == self.n_samples) else <int32_t> rec.node_id
         self._totals(rec, targets, t, weights, tot)
         build_histogram(&self.B, &self.samples[rec.start], rec.end - rec.start, node,
@@ -432,7 +463,11 @@ cdef class HistGrower(Grower):
     # ------------------------------------------------------------ split search
 
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil:
-        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied."""
+        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied.
+
+        Occupied: a non-zero count in the histogram h. A feature constant in the
+        node has no threshold to offer; lo and hi bound the extra-trees draw.
+        """
         cdef intp_t s = self.stride
         cdef intp_t slot = self.count_slot
         cdef intp_t a = self.B.bin_start[f], b = self.B.bin_start[f + 1] - 1
@@ -463,6 +498,9 @@ cdef class HistGrower(Grower):
         cdef float64_t n_node = rec.end - rec.start
         cdef float64_t msl = self.min_samples_leaf
         cdef float64_t best_gain = -INFINITY
+        # Draw features as the exact grower does (max_features visited, at least
+        # one not constant); list the candidates, then scan them (in threads
+        # when there is enough work), each into its own cand_* slot.
         while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
             f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
             n_drawn += 1
@@ -481,6 +519,8 @@ cdef class HistGrower(Grower):
             n_cand += 1
         if n_cand == 0:
             return False
+        # Each candidate's best boundary by gain |S_l - W_l m|^2 / (W_l W_r)
+        # (hist_kernels.h, engine_hist_best; one drawn boundary for extra-trees).
         if self._n_threads > 1 and work >= PARALLEL_SCAN_WORK and not self.random_splits:
             for j in prange(n_cand, schedule="dynamic", num_threads=self._n_threads):
                 scan_feature(&self.B, h, j, self.candidates[j], False, 0, s, t, count_slot,
@@ -506,13 +546,20 @@ cdef class HistGrower(Grower):
         rec.split.gain = best_gain
         rec.split.weight_left = self.cand_wl[best]
         rec.split.n_left = <intp_t> self.cand_nl[best]
-        rec.improvement = rec.weight * best_gain
+        rec.improvement = rec.weight * best_gain    # the SSE decrease, W * gain
         return True
 
     # ------------------------------------------------------------ partition and routing
 
     cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
-        """Stable-partition the node's samples by its split; mark their new nodes."""
+        """Stable-partition the node's samples by its split; mark their new nodes.
+
+        A sample goes left when its bin in the split feature is <= split.bin.
+        For a sparse feature every sample first takes the zero bin's side, then
+        the feature's stored entries that belong to this node correct it.
+        Left samples keep their order at the front, right ones follow (staged in
+        tmp), so each child's samples stay in index order.
+        """
         cdef intp_t f = rec.split.feature, b = rec.split.bin
         cdef intp_t col = self.B.dense_column[f]
         cdef intp_t r, e, i, n_left, n_right
@@ -608,7 +655,8 @@ cdef class HistGrower(Grower):
         memcpy(&samples[rec.start], out, n_node * sizeof(int32_t))
 
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil:
-        """Bin of sample i in feature f."""
+        """Bin of sample i in feature f: its code, or for a sparse feature the stored
+        entry's code (binary search over the feature's rows) or else the zero bin."""
         cdef intp_t col = self.B.dense_column[f], lo, hi, mid
         if col >= 0:
             return self.B.codes[col * self.n_samples + i]
@@ -625,10 +673,15 @@ cdef class HistGrower(Grower):
         return self.B.zero_bin[f]
 
     cdef int row_threads(self) noexcept nogil:
+        """The boosting loop's row loops may use the grower's threads (see Grower.row_threads)."""
         return self._n_threads
 
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
-        """In-bag samples' leaves come from the growth; the others are routed by their bins."""
+        """In-bag samples' leaves come from the growth; the others are routed by their bins.
+
+        Routing by bin (node_bin: the split bin of every node of the last tree)
+        gives the same leaf as routing by threshold, without reading X.
+        """
         cdef intp_t i, node, n = self.n_samples
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef Node* nd
@@ -675,6 +728,7 @@ cdef class HistGrower(Grower):
         return n_in
 
     cdef bint _may_split(self, HistNode* rec) noexcept nogil:
+        """Whether the growth limits allow splitting the node (min_samples_*, max_depth)."""
         cdef intp_t n_node = rec.end - rec.start
         return not (n_node < self.min_samples_split or n_node < 2 * self.min_samples_leaf
                     or (self.max_depth > 0 and rec.depth >= self.max_depth))
@@ -682,7 +736,13 @@ cdef class HistGrower(Grower):
     cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
                         const float64_t* weights, uint64_t* rng_state,
                         bint may_split) except -1 nogil:
-        """Add a node to the store, and queue it on the frontier if it can be split."""
+        """Add a node to the store, and queue it on the frontier if it can be split.
+
+        As the exact grower's _open_node (leaf when the limits forbid a split,
+        when SSE <= eps t W or when no feature offers a threshold), plus the
+        histogram's bookkeeping: a node that will be split keeps its histogram
+        in a pool slot for its children's subtraction; a leaf gives it back.
+        """
         cdef intp_t node_id = store.add_node()
         if node_id != rec.node_id:
             with gil:
@@ -701,13 +761,18 @@ cdef class HistGrower(Grower):
             self._totals(rec, targets, t, weights, &self.totals[0])
             sums = &self.totals[0]
         rec.sse = self._node_stats(rec, targets, t, weights, sums)
+        # Constant targets (up to rounding): no split can lower the SSE.
         if rec.sse <= EPSILON * t * rec.weight:
             return self._add_leaf(rec)
+        # A node without a histogram yet gets a buffer (a slot, else scratch):
+        # built here from its samples, or with per_node_features filled feature
+        # by feature in _best_split.
         if rec.hist < 0:
             rec.hist = self._take_slot(self.pool_limit)
             if not self.per_node_features:
                 self._build(rec, False, targets, t, weights, &self.totals[0])
                 rec.sums = NULL
+        # Queued nodes keep their pool slot for the children's subtraction.
         if self._best_split(rec, t, targets, weights, rng_state):
             if self.per_node_features:
                 self._release(rec)  # the children build their own cells
@@ -719,7 +784,13 @@ cdef class HistGrower(Grower):
     cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
                   const float64_t* labels, const float64_t* weights,
                   uint64_t* rng_state) except -1 nogil:
-        """Grow one tree (see Grower.grow)."""
+        """Grow one tree (see Grower.grow), best-first as the exact grower.
+
+        Per split: partition the parent's samples, build the histogram of the
+        child with fewer samples from its samples and get the other's as the
+        parent's minus it (in the parent's buffer), then open both children.
+        Children that can never be split (leaf budget, limits) get no histogram.
+        """
         cdef intp_t t = n_targets
         cdef intp_t n_in = self._reset(weights, t)
         cdef intp_t n_leaves = 1, r, first, left_id, right_id, f
@@ -741,6 +812,9 @@ cdef class HistGrower(Grower):
             root.weight += weights[self.samples[r]]
             self.node_of[self.samples[r]] = <int32_t> first
         root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
+        # The root's histogram is built here, with root=True: when every sample
+        # is in bag the sparse kernels take all stored entries without testing
+        # node_of. (With per_node_features each node builds its drawn cells.)
         if root_may_split and self._may_split(&root) and not self.per_node_features:
             root.hist = self._take_slot(self.pool_limit)
             self._build(&root, True, targets, t, weights, &self.built_sums[0])
@@ -750,6 +824,7 @@ cdef class HistGrower(Grower):
                 break
             parent = self._pop()
             n_leaves += 1
+            # At the leaf budget the children will never be split: no histograms.
             children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
             left_id = store._node_count
             right_id = left_id + 1
@@ -766,6 +841,10 @@ cdef class HistGrower(Grower):
             left.hist = right.hist = -1
             left.sums = right.sums = NULL
             if children_may_split and not self.per_node_features:
+                # Build the smaller child from its samples; get the larger one as
+                # parent - smaller when the parent kept its histogram. A child that
+                # may not be split needs no histogram, except the small one when the
+                # large one is to be had by subtraction.
                 if left.end - left.start <= right.end - right.start:
                     small, large = &left, &right
                 else:
@@ -784,12 +863,16 @@ cdef class HistGrower(Grower):
                                            self._buffer(small.hist),
                                            self.B.total_bins * self.stride, self._n_threads)
                     else:
+                        # No parent histogram (pool full): build it from its samples too,
+                        # in the second scratch buffer if the pool has no slot.
                         large.hist = self._take_slot(self.pool_limit + 1)
                         self._build(large, False, targets, t, weights,
                                     &self.built_sums[self.max_t + 8])
             self._release(&parent)
             self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
             self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
+            # The parent's split, in the store's node: the bin boundary's threshold in
+            # the feature's units; node_bin keeps the bin for training_leaves.
             f = parent.split.feature
             store._nodes[parent.node_id].left_child = <int32_t> left_id
             store._nodes[parent.node_id].right_child = <int32_t> right_id
@@ -806,6 +889,7 @@ cdef class HistGrower(Grower):
                 self.node_bin = grown
                 self.node_bin_capacity = 2 * (parent.node_id - first + 1)
             self.node_bin[parent.node_id - first] = <int32_t> parent.split.bin
+        # Nodes still queued (leaf budget reached) stay leaves.
         while self.frontier_size > 0:
             parent = self._pop()
             self._add_leaf(&parent)
@@ -839,7 +923,11 @@ cdef class HistGrower(Grower):
 
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
-        """Assign samples to leaves; fill node values (label means) and leaf impurities."""
+        """Assign samples to leaves; fill node values (label means) and leaf impurities.
+
+        Node values as the exact grower's: sum_i w_i L_i / W over each node's
+        in-bag samples (L = G for gbmort and Algorithm 4's relabelled trees).
+        """
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef intp_t m = store.n_values
         cdef intp_t a, node

@@ -50,6 +50,9 @@ typedef double engine_v4d __attribute__((vector_size(32)));
 #define ENGINE_HAVE_V4D 0
 #endif
 
+/* Doubles per cell for t split targets: (S_1..S_t, W) with unit weights (the
+ * weight sum is then the count), (S_1..S_t, W, count) otherwise, padded to a
+ * multiple of four beyond two. */
 static ptrdiff_t engine_cell_stride(ptrdiff_t t, int unit_weights)
 {
     ptrdiff_t width = unit_weights ? t + 1 : t + 2;
@@ -57,6 +60,7 @@ static ptrdiff_t engine_cell_stride(ptrdiff_t t, int unit_weights)
     return (width + 3) & ~(ptrdiff_t)3;
 }
 
+/* A histogram buffer on a 64-byte (cache line) boundary; NULL when out of memory. */
 static double *engine_hist_alloc(ptrdiff_t n_doubles)
 {
     void *p = NULL;
@@ -118,6 +122,8 @@ ENGINE_DENSE_NC(7)
 ENGINE_DENSE_NC(8)
 #endif
 
+/* engine_hist_dense_NC for any stride (cells wider than 8 vectors, or no
+ * vector extension): the sample's cell in a stack array. */
 ENGINE_CLONES
 static void engine_hist_dense_any(const uint8_t *codes, ptrdiff_t code_stride, ptrdiff_t c0, ptrdiff_t c1,
                                   const int32_t *samples, ptrdiff_t n_rows,
@@ -137,6 +143,11 @@ static void engine_hist_dense_any(const uint8_t *codes, ptrdiff_t code_stride, p
     }
 }
 
+/* The cells of the dense columns [c0, c1) from the node's samples: for every
+ * sample i, its cell (w_i y_i, w_i, 1) is added to the cell of its bin
+ * codes[c * code_stride + i] in each column c (cells at col_offset[c]). The
+ * samples are visited in order, so the sums do not depend on threads; the
+ * kernel is picked by cell width so the cell stays in registers. */
 static void engine_hist_dense(const uint8_t *codes, ptrdiff_t code_stride, ptrdiff_t c0, ptrdiff_t c1,
                               const int32_t *samples, ptrdiff_t n_rows,
                               const double *targets, ptrdiff_t t, const double *weights,
@@ -173,6 +184,9 @@ static void engine_hist_dense(const uint8_t *codes, ptrdiff_t code_stride, ptrdi
                           col_offset, stride, hist);
 }
 
+/* The non-zero bins of one sparse feature: each stored entry (rows[e],
+ * codes[e]) whose row is in the node (node < 0: every row, the root) adds the
+ * row's cell to its bin. The zero bin is filled by the caller, by difference. */
 ENGINE_CLONES
 static void engine_hist_sparse(const int32_t *rows, const int32_t *codes, ptrdiff_t n_entries,
                                const int32_t *node_of, int32_t node,
@@ -222,6 +236,7 @@ static ptrdiff_t engine_hist_best(const double *h, ptrdiff_t n_bins, ptrdiff_t s
     for (b = 0; b < n_bins - 1; b++) {
         const double *cell = h + b * stride;
         const double c = cell[count_slot];
+        /* An empty bin's boundary gives the same partition as the previous one. */
         if (c == 0.0) continue;
         if (t == 1)
             l0 += cell[0];
@@ -229,6 +244,8 @@ static ptrdiff_t engine_hist_best(const double *h, ptrdiff_t n_bins, ptrdiff_t s
             for (k = 0; k < t; k++) left[k] += cell[k];
         wl += cell[t];
         cl += c;
+        /* min_samples_leaf: the left side is still too small, or from here on
+         * the right side is. */
         if (cl < msl) continue;
         if (n_node - cl < msl) break;
         const double wr = W - wl;
@@ -244,7 +261,7 @@ static ptrdiff_t engine_hist_best(const double *h, ptrdiff_t n_bins, ptrdiff_t s
             }
         }
         const double gain = sq / (wl * wr);
-        if (gain > bg) {
+        if (gain > bg) {                /* strictly better: ties keep the lower bin */
             bg = gain;
             bw = wl;
             bc = cl;

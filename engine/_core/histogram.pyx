@@ -65,10 +65,12 @@ cdef intp_t SUBTRACT_CHUNK = 1 << 15
 
 
 cdef intp_t cell_stride(intp_t t, bint unit_weights) noexcept nogil:
+    """Doubles per cell: t target sums, the weight sum, the count when weighted (padded)."""
     return engine_cell_stride(t, unit_weights)
 
 
 cdef float64_t* alloc_histogram(intp_t n_doubles) noexcept nogil:
+    """A cache-line aligned histogram buffer (free with free()); NULL when out of memory."""
     return engine_hist_alloc(n_doubles)
 
 
@@ -105,6 +107,12 @@ cdef void _build_sparse_feature(const BinnedView* B, intp_t f, int32_t node,
                                 const int32_t* node_of, const float64_t* targets, intp_t t,
                                 const float64_t* weights, const float64_t* totals, intp_t stride,
                                 float64_t* hist) noexcept nogil:
+    """Feature f's cells from its stored (row, code) entries in the node; its zero bin by difference.
+
+    Only the non-zero entries are read (their rows tested against node_of),
+    so a sparse feature costs its stored entries, not the node's samples;
+    the zero bin's cell is the node's totals minus the other cells.
+    """
     cdef intp_t b, k, z
     cdef float64_t* h = hist + B.bin_start[f] * stride
     cdef intp_t nb = B.bin_start[f + 1] - B.bin_start[f]
@@ -130,6 +138,12 @@ cdef void _build_unit(const BinnedView* B, intp_t u, const int32_t* samples, int
                       const float64_t* targets, intp_t t, const float64_t* weights,
                       const float64_t* totals, intp_t stride, const intp_t* col_offset,
                       float64_t* hist) noexcept nogil:
+    """Work unit u of a histogram build: a block of dense columns, or one sparse feature.
+
+    Dense block (last >= 0): clear the block's cells, then one pass over the
+    node's samples adds each sample's target row (S_1..S_t, w, count) to its
+    bin's cell of every feature in the block (engine_hist_dense).
+    """
     cdef intp_t c, f, first = B.unit_first[u], last = B.unit_last[u]
     if last >= 0:
         for c in range(first, last):

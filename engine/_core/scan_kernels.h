@@ -1,9 +1,12 @@
-/* Hot loops of the multi-output split search (engine/_splitter.pyx).
+/* Hot loops of the exact grower's split search (grower.pyx).
  *
  * engine_left_norms: for the rows of one feature, in sorted order,
  *     sq[r] = |sum_{s <= r} w_s c_s|^2
- * where c_s is sample s's row of centred targets: the squared norm of the
- * running left sum. engine_best_row then ranks the thresholds by it.
+ * where c_s is sample s's row of centred targets (y_s - m, m the node's mean
+ * of the split targets: rows of G or of G Phi^T): the squared norm of the
+ * running left sum S_l - W_l m. engine_best_row then ranks the thresholds by
+ * gain = sq[r] / (W_l W_r), which times W is the split's SSE decrease (the
+ * criterion of grower.pyx's module docstring).
  *
  * Why C: the outputs are handled in blocks of a fixed width, so the running
  * sum of a block lives in vector registers for the whole pass over the rows
@@ -39,7 +42,9 @@
 #endif
 
 /* One block of B outputs starting at column `col`; `first` says whether sq
- * is written (first block) or added to. weights == NULL means unit weights. */
+ * is written (first block) or added to. weights == NULL means unit weights.
+ * B is a compile-time constant, so acc[] stays in registers across the rows;
+ * the macro stamps out one function per block width. */
 #define ENGINE_SCAN_BLOCK(B)                                                       \
 ENGINE_INLINE void engine_scan_block_##B(                                          \
         const double *centered, ptrdiff_t stride, ptrdiff_t col,                   \
@@ -78,6 +83,8 @@ static void engine_left_norms_generic(const double *centered, ptrdiff_t stride, 
 {
     ptrdiff_t col = 0;
     int first = 1;
+    /* The weights == NULL branches call the same kernel with a literal NULL, so
+     * the compiler specialises the unit-weight loop (no multiply, no load). */
     while (t - col >= 16) {
         if (weights == NULL)
             engine_scan_block_16(centered, stride, col, samples, NULL, n_rows, sq, first);
@@ -192,7 +199,7 @@ static ptrdiff_t engine_best_row_generic(const double *sq, const float *xv, cons
 #if ENGINE_X86_SIMD
 #define ENGINE_AVX2 static inline __attribute__((always_inline, target("avx2,fma")))
 
-/* Squared norm of the lanes of q, a scalar. */
+/* The sum of the four lanes of q (a horizontal add). */
 ENGINE_AVX2 double engine_hsum_avx2(__m256d q)
 {
     __m128d h = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
@@ -272,7 +279,8 @@ ENGINE_AVX2_BLOCK(2)
 ENGINE_AVX2_BLOCK(1)
 
 /* Four rows of one feature: the running sums in acc, the rows' squared norms
- * stored (or added) at sq + r, exactly as engine_avx2_block_K does. */
+ * stored (or added) at sq + r, exactly as engine_avx2_block_K does (the same
+ * operations in the same order, so a pair scan equals two single scans). */
 #define ENGINE_AVX2_FOUR(K, acc, samples, sq)                                      \
     do {                                                                           \
         const int32_t i0 = samples[r], i1 = samples[r + 1];                        \
@@ -289,6 +297,7 @@ ENGINE_AVX2_BLOCK(1)
         _mm256_storeu_pd(sq + r, tot);                                             \
     } while (0)
 
+/* One row (the rows left over after the groups of four), as ENGINE_AVX2_FOUR. */
 #define ENGINE_AVX2_ONE(K, acc, samples, sq)                                       \
     do {                                                                           \
         const int32_t i = samples[r];                                              \
@@ -333,6 +342,8 @@ ENGINE_AVX2_PAIR(3)
 ENGINE_AVX2_PAIR(2)
 ENGINE_AVX2_PAIR(1)
 
+/* The pair kernel for this block: K = n_vec vectors, FULL when the last is
+ * whole (last == 4); the case label 2 n_vec + FULL names the instance. */
 #define ENGINE_PAIR_CALL(K, FULL, W)                                               \
     engine_avx2_pair_##K(centered + col, stride, tail, FULL, samples_a, samples_b, \
                          W, n_rows, sq_a, sq_b, first)
@@ -359,6 +370,7 @@ static void engine_left_norms_pair_avx2(const double *centered, ptrdiff_t stride
     int first = 1, n_vec, last;
     __m256i tail;
     while (col < t) {
+        /* Blocks of 16 outputs; the last block's final vector masked to its width. */
         width = t - col < 16 ? t - col : 16;
         n_vec = (int)((width + 3) / 4);
         last = (int)(width - 4 * (n_vec - 1));
@@ -374,6 +386,11 @@ static void engine_left_norms_pair_avx2(const double *centered, ptrdiff_t stride
     }
 }
 
+/* engine_left_norms_generic with AVX2: blocks of up to 16 outputs (four
+ * vectors of 4), the last vector masked by `tail` when the block width is not
+ * a multiple of 4. The switch picks the instance whose vector count and
+ * "last vector full" flag are compile-time constants, so the running sums stay
+ * in registers; the two halves differ only in passing the weights. */
 __attribute__((target("avx2,fma")))
 static void engine_left_norms_avx2(const double *centered, ptrdiff_t stride, ptrdiff_t t,
                                    const int32_t *samples, const double *weights,
@@ -450,18 +467,21 @@ static ptrdiff_t engine_best_row_unit_avx2(const double *sq, const float *xv, co
     double lane_gain[4], lane_row[4];
     vrow = _mm256_add_pd(vrow, _mm256_set1_pd((double)lo));
     for (; r + 4 <= hi; r += 4) {
+        /* lane j: row r + j, a candidate when xv[r + j + 1] > xv[r + j] + gap */
         x0 = _mm256_cvtps_pd(_mm_loadu_ps(xv + r));
         x1 = _mm256_cvtps_pd(_mm_loadu_ps(xv + r + 1));
         valid = _mm256_cmp_pd(x1, _mm256_add_pd(x0, vgap), _CMP_NLE_UQ);
         il = _mm256_loadu_pd(inv + r + 1);
         /* lane j needs inv[n_node - r - 1 - j]: load four and reverse them */
         ir = _mm256_permute4x64_pd(_mm256_loadu_pd(inv + n_node - r - 4), 0x1B);
+        /* gain = sq[r] / ((r + 1)(n_node - r - 1)), as in the scalar scan */
         g = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(sq + r), il), ir);
         better = _mm256_and_pd(valid, _mm256_cmp_pd(g, vbest, _CMP_GT_OQ));
         vbest = _mm256_blendv_pd(vbest, g, better);
         vbest_row = _mm256_blendv_pd(vbest_row, vrow, better);
         vrow = _mm256_add_pd(vrow, step);
     }
+    /* Merge the lanes: the largest gain, the lowest row among equal ones. */
     _mm256_storeu_pd(lane_gain, vbest);
     _mm256_storeu_pd(lane_row, vbest_row);
     for (j = 0; j < 4; j++) {
@@ -473,6 +493,7 @@ static ptrdiff_t engine_best_row_unit_avx2(const double *sq, const float *xv, co
             best_r = (ptrdiff_t)lane_row[j];
         }
     }
+    /* The last rows (fewer than four) one at a time; they come after every lane's rows. */
     for (; r < hi; r++) {
         if ((double)xv[r + 1] <= (double)xv[r] + gap)
             continue;
@@ -512,6 +533,9 @@ static int engine_set_simd(int enabled)
     return engine_simd;
 }
 
+/* sq[r] = |S_l(r) - W_l(r) m|^2 for the first n_rows rows of one feature
+ * (see the top of this file): the AVX2 version where enabled, else the
+ * portable one. */
 static void engine_left_norms(const double *centered, ptrdiff_t stride, ptrdiff_t t,
                               const int32_t *samples, const double *weights,
                               ptrdiff_t n_rows, double *sq)
@@ -544,6 +568,9 @@ static void engine_left_norms_pair(const double *centered, ptrdiff_t stride, ptr
         engine_left_norms(centered, stride, t, samples_b, weights, n_rows, sq_b);
 }
 
+/* The row r in [lo, hi) whose threshold (between rows r and r + 1) has the
+ * largest gain sq[r] / (W_l W_r) above *best_gain, or -1 (see
+ * engine_best_row_generic); the four-row AVX2 version for unit weights. */
 static ptrdiff_t engine_best_row(const double *sq, const float *xv, const int32_t *samples,
                                  const double *weights, double W, const double *inv,
                                  ptrdiff_t n_node, ptrdiff_t lo, ptrdiff_t hi, double gap,

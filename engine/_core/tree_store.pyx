@@ -145,6 +145,9 @@ cdef class TreeStore:
         free(self._starts)
 
     cdef int _reserve_nodes(self, intp_t capacity) except -1 nogil:
+        """Room for ``capacity`` nodes and their values (at least doubling, so
+        appending a node costs O(1) amortised). May move _nodes and _values:
+        pointers into them do not survive adding a node."""
         if capacity <= self.node_capacity:
             return 0
         cdef intp_t new_capacity = max(capacity, 2 * self.node_capacity, 64)
@@ -193,7 +196,7 @@ cdef class TreeStore:
         for k in range(self.n_values):
             self._values[node_id * self.n_values + k] = 0.0
         self._node_count += 1
-        self._starts[self._n_trees] = self._node_count
+        self._starts[self._n_trees] = self._node_count    # the open tree ends here for now
         return node_id
 
     cdef void sums_to_means(self, intp_t first) noexcept nogil:
@@ -204,6 +207,7 @@ cdef class TreeStore:
         cdef Node* nd
         cdef float64_t W
         cdef float64_t* value
+        # Children before parents (ids decrease): each internal node's children are done.
         for node in range(self._node_count - 1, first - 1, -1):
             nd = &self._nodes[node]
             value = self._values + node * m
@@ -218,7 +222,11 @@ cdef class TreeStore:
 
     cdef intp_t leaf_of(self, intp_t tree, const float32_t* X, intp_t row_stride,
                         intp_t col_stride, intp_t row) noexcept nogil:
-        """Id of the leaf reached by sample ``row`` of X (any memory layout)."""
+        """Id of the leaf reached by sample ``row`` of X (any memory layout).
+
+        x[feature] <= threshold goes left; float32 features against float64
+        thresholds, as the growers compared them.
+        """
         cdef intp_t node_id = self._starts[tree]
         cdef const float32_t* x = X + row * row_stride
         cdef Node* node = &self._nodes[node_id]
@@ -231,7 +239,11 @@ cdef class TreeStore:
         return node_id
 
     cdef intp_t leaf_of_row(self, intp_t tree, const Rows* X, intp_t row) noexcept nogil:
-        """Id of the leaf reached by row ``row`` of dense or CSR rows."""
+        """Id of the leaf reached by row ``row`` of dense or CSR rows.
+
+        CSR: each visited node's feature is looked up in the row (row_value: a
+        binary search, 0 when not stored), so a path costs O(depth log nnz_row).
+        """
         if not X.csr:
             return self.leaf_of(tree, X.dense, X.row_stride, X.col_stride, row)
         cdef intp_t node_id = self._starts[tree]
@@ -408,12 +420,14 @@ cdef class TreeStore:
     # ---------------------------------------------------------------- pickling
 
     def __reduce__(self):
+        """Pickle as (TreeStore(n_values), state): the nodes, values and tree starts as arrays."""
         return (TreeStore, (self.n_values,), self.__getstate__())
 
     def __getstate__(self):
         return {"nodes": self.nodes, "values": self.value, "tree_start": self.tree_start}
 
     def __setstate__(self, state):
+        """Refill an empty store from __getstate__'s arrays, after checking they agree."""
         nodes = np.ascontiguousarray(state["nodes"], dtype=NODE_DTYPE)
         values = np.ascontiguousarray(state["values"], dtype=np.float64)
         tree_start = np.asarray(state["tree_start"], dtype=np.intp)
