@@ -943,7 +943,9 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     ``gradient_ready``: the workspace's gradient is that of F already (the
     previous call on this workspace ran all its steps and left it there).
 
-    Returns (seconds spent scoring the evaluation set, steps run).
+    Returns (seconds spent scoring the evaluation set, steps run, whether early
+    stopping ended the call). The last flag cannot be read off the step count: a
+    call whose final step stalls has run all its steps.
     """
     cdef intp_t n = Y.shape[0], d = Y.shape[1]
     cdef intp_t q = n_projections
@@ -988,6 +990,7 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
                          loss, score_kind)
 
     cdef intp_t m, n_done = 0
+    cdef bint stalled = False
     cdef float64_t* rho_m
     cdef float64_t started, eval_seconds = 0.0
     cdef bint single_target = strategy == SINGLE_TARGET
@@ -1006,8 +1009,9 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
             n_done = m + 1
             if stopping and _stalled(eval_score[m], &stop_history[0], stop_history.shape[0],
                                      stop_position + m, stop_tol):
+                stalled = True
                 break
-    return eval_seconds, n_done
+    return eval_seconds, n_done, stalled
 
 
 def monotonic_now():

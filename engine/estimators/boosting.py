@@ -266,7 +266,7 @@ class BoostingBase(TreeEnsemble):
                              stop_history=stop_history, stop_position=done, stop_tol=float(self.tol),
                              **{name: values[a:b] for name, values in scores.items()})
             started = _core.monotonic_now()
-            eval_seconds, steps = _core.boost(
+            eval_seconds, steps, stalled = _core.boost(
                 grower, self.trees_, ws, Y=Y_enc, F=F, sample_weight=w, strategy=strategy,
                 loss=LOSS_CODES[self.loss], learning_rate=float(self.learning_rate),
                 subsample=float(self.subsample), proj_indptr=indptr, proj_indices=indices,
@@ -288,8 +288,8 @@ class BoostingBase(TreeEnsemble):
                 t0 += _core.monotonic_now() - callback_started   # nor is the caller's work
                 if stop:
                     break
-            if steps < c:
-                break                   # early stopping
+            if stalled:
+                break                   # early stopping (possibly at the chunk's last step)
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
         # The presorted features and raw predictions only speed up a warm start.
         self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}

@@ -86,6 +86,26 @@ def test_with_an_eval_set_early_stopping_stops_where_the_rule_says(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_early_stopping_does_not_depend_on_how_steps_are_chunked(kind, monkeypatch):
+    """A stall on the last step of a compiled call must end the fit too: with one step per call
+    (what a slow step gives, CHUNK_SECONDS tiny) the fit stops where it does with the default chunks."""
+    from engine.estimators import boosting
+
+    X, Y = _data(2, kind=kind)
+    X_eval, Y_eval = _data(3, n=60, kind=kind)
+    for strategy in STRATEGIES:
+        default = _model(kind, strategy, n_estimators=60, n_iter_no_change=3, tol=1e-4).fit(
+            X, Y, eval_set=(X_eval, Y_eval))
+        monkeypatch.setattr(boosting, "CHUNK_SECONDS", 1e-12)
+        one_by_one = _model(kind, strategy, n_estimators=60, n_iter_no_change=3, tol=1e-4).fit(
+            X, Y, eval_set=(X_eval, Y_eval))
+        monkeypatch.undo()
+        assert default.n_estimators_ < 60
+        assert one_by_one.n_estimators_ == default.n_estimators_
+        np.testing.assert_array_equal(_raw(one_by_one, X), _raw(default, X))
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_best_iteration_and_per_output_scores(kind):
     X, Y = _data(4, kind=kind)
     X_eval, Y_eval = _data(5, n=50, kind=kind)
