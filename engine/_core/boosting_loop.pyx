@@ -40,8 +40,10 @@ from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF, RowMatrix, Rows
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
-from engine._core.losses cimport (SQUARED_ERROR, RatioWeight, loss_value, negative_gradient,
-                                  line_search)
+from engine._core.losses cimport (SQUARED_ERROR, LOGISTIC, LineSearchBuffers, LineSearchWork,
+                                  loss_value, negative_gradient, logistic_loss_from_exp,
+                                  logistic_hessian_from_exp, line_search, logistic_line_search)
+from libc.math cimport exp, log
 from cython.parallel cimport prange
 
 cpdef enum Strategy:
@@ -93,7 +95,14 @@ cdef struct Fit:
     int32_t* perm               # n: scratch of the sub-sampling draw
     float64_t* scale            # d: learning_rate * rho_j of the step (also scratch before that)
     float64_t* block_sums       # per-row-block partial sums (row_blocks.pxd)
-    RatioWeight* work           # scratch of the absolute loss' line search
+    LineSearchWork* work        # scratch of the line searches
+    # Logistic loss, all but single target (else NULL): output-major (d x n)
+    # copies, so that one output's line search reads contiguous columns.
+    float64_t* E                # exp(2 y_ij F_ij), kept by the pass that computes G
+    const float64_t* YT         # Y transposed
+    # Second-order leaves (leaf_estimation="newton", see "second-order leaves").
+    bint newton
+    float64_t l2                # lambda
     uint64_t* rng               # the fit's random generator (rng.pxd)
     # The random projections Phi_m, rows m * q + r in CSR form (projected strategies only).
     const intp_t* proj_indptr
@@ -167,7 +176,11 @@ cdef void _gradient(Fit* fit) noexcept nogil:
     Row blocks go to threads; every entry is its own value, so the result does
     not depend on their number.
     """
-    cdef intp_t b, n = fit.n, d = fit.d, n_blocks = n_row_blocks(n)
+    cdef intp_t b, i, j, n = fit.n, d = fit.d, n_blocks = n_row_blocks(n)
+    if fit.E != NULL:           # exp(2 y F) for the first line searches
+        for i in range(n):
+            for j in range(d):
+                fit.E[j * n + i] = exp(2.0 * fit.Y[i * d + j] * fit.F[i * d + j])
     if fit.n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=fit.n_threads):
             _gradient_entries(fit.loss, fit.Y, fit.F, fit.ratio, fit.G, b * ROW_BLOCK * d,
@@ -315,13 +328,16 @@ cdef int _relabel_masked(TreeStore store, const int32_t* leaf, const float64_t* 
 
 
 cdef float64_t _update_masked(int loss, const float64_t* Y, float64_t* F, float64_t* G,
-                              const float64_t* values, const int32_t* leaf, intp_t nv,
+                              float64_t* E, const float64_t* values, const int32_t* leaf, intp_t nv,
                               const float64_t* scale, const float64_t* W, const float64_t* ratio,
                               const float64_t* column_total, float64_t* column_loss,
                               intp_t n, intp_t d) noexcept nogil:
-    """F += scale ⊙ tree(x); G = ratio ⊙ (negative gradient); the masked training loss."""
+    """F += scale ⊙ tree(x); G = ratio ⊙ (negative gradient); the masked training loss.
+
+    E (logistic loss, else NULL): exp(2 y F), shared by gradient and loss and kept (d x n) for the line search.
+    """
     cdef intp_t i, j, c, col
-    cdef float64_t total = 0.0
+    cdef float64_t total = 0.0, e
     for j in range(d):
         column_loss[j] = 0.0
     for i in range(n):
@@ -329,6 +345,12 @@ cdef float64_t _update_masked(int loss, const float64_t* Y, float64_t* F, float6
             col = 0 if nv == 1 else j
             c = i * d + j
             F[c] += scale[j] * values[leaf[i] * nv + col]
+            if E != NULL:
+                e = exp(2.0 * Y[c] * F[c])
+                E[j * n + i] = e
+                G[c] = ratio[c] * (2.0 * Y[c] / (1.0 + e))
+                column_loss[j] += W[c] * logistic_loss_from_exp(Y[c], F[c], e)
+                continue
             G[c] = ratio[c] * negative_gradient(loss, Y[c], F[c])
             column_loss[j] += W[c] * loss_value(loss, Y[c], F[c])
     for j in range(d):
@@ -350,6 +372,68 @@ cdef float64_t _update_column_masked(int loss, const float64_t* Y, float64_t* F,
     return total
 
 
+# ---------------------------------------------------------------- second-order leaves
+#
+# leaf_estimation="newton" (an extension beyond paper 002; paper 004's BOOMER
+# heads, SketchBoost): the tree is grown on the strategy's split targets as
+# usual, then every node holds, per output j,
+#     v_j = sum_i w_i (-g_ij) / (sum_i w_i h_ij + lambda)
+# over its in-bag samples (g, h: first and second derivatives of the loss in
+# f; with per-entry weights w_i is W_ij), and the step has rho = 1 (no line
+# search). Square loss: h = 1. Logistic: h = 4 s (1 - s), s = 1 / (1 + exp(2 y f)).
+# A node whose denominator is 0 (lambda = 0, every probability saturated) holds 0.
+
+cdef int _newton_leaves(TreeStore store, const int32_t* leaf, int loss, const float64_t* Y,
+                        const float64_t* F, const float64_t* E, const float64_t* G, intp_t g_stride,
+                        const float64_t* ratio, const float64_t* wstep, intp_t n, intp_t d,
+                        intp_t j0, float64_t lam) except -1 nogil:
+    """Newton values of the last tree's nodes, for outputs j0 .. j0 + store.n_values - 1.
+
+    G[i * g_stride + k] is the negative gradient of output j0 + k (times ratio
+    when per-entry weights are given, as the loop keeps it); E (or NULL:
+    computed here) exp(2 y F) for the logistic loss, d x n; Y, F are n x d.
+    """
+    cdef intp_t k_out = store.n_values
+    cdef intp_t first = store._starts[store._n_trees - 1]
+    cdef intp_t n_nodes = store._node_count - first
+    cdef float64_t* den = <float64_t*> calloc(n_nodes * k_out, sizeof(float64_t))
+    cdef float64_t* num = store._values + first * k_out
+    cdef intp_t i, k, c, node, a, b
+    cdef float64_t h, e, total
+    cdef Node* nd
+    if den == NULL:
+        with gil:
+            raise MemoryError()
+    for i in range(n_nodes * k_out):
+        num[i] = 0.0
+    for i in range(n):
+        if wstep[i] == 0.0:
+            continue
+        for k in range(k_out):
+            c = i * d + j0 + k
+            num[(leaf[i] - first) * k_out + k] += wstep[i] * G[i * g_stride + k]
+            if loss == SQUARED_ERROR:
+                h = 1.0
+            else:
+                e = E[(j0 + k) * n + i] if E != NULL else exp(2.0 * Y[c] * F[c])
+                h = logistic_hessian_from_exp(e)
+            den[(leaf[i] - first) * k_out + k] += wstep[i] * (ratio[c] if ratio != NULL else 1.0) * h
+    # Children have larger ids than their parent: sums flow upwards in one pass.
+    for node in range(store._node_count - 1, first - 1, -1):
+        nd = &store._nodes[node]
+        if nd.left_child != TREE_LEAF:
+            a = nd.left_child - first
+            b = nd.right_child - first
+            for k in range(k_out):
+                num[(node - first) * k_out + k] = num[a * k_out + k] + num[b * k_out + k]
+                den[(node - first) * k_out + k] = den[a * k_out + k] + den[b * k_out + k]
+    for i in range(n_nodes * k_out):
+        total = den[i] + lam
+        num[i] = num[i] / total if total > 0.0 else 0.0
+    free(den)
+    return 0
+
+
 # ---------------------------------------------------------------- leaves and rho
 
 cdef int _mean_gradient_leaves(Fit* fit, Grower grower, TreeStore store) except -1 nogil:
@@ -357,10 +441,14 @@ cdef int _mean_gradient_leaves(Fit* fit, Grower grower, TreeStore store) except 
 
     The grower already labelled every node with the weighted mean of its
     labels (G for Algorithms 2 and 4); under per-entry weights each output's
-    mean is taken over its observed entries instead (_relabel_masked).
+    mean is taken over its observed entries instead (_relabel_masked). With
+    second-order leaves every node holds its Newton step instead (_newton_leaves).
     """
     grower.training_leaves(store, fit.leaf)
-    if fit.W != NULL:
+    if fit.newton:
+        _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, fit.E, fit.G, fit.d, fit.ratio,
+                       fit.step_weight, fit.n, fit.d, 0, fit.l2)
+    elif fit.W != NULL:
         _relabel_masked(store, fit.leaf, fit.G, fit.step_weight, fit.W, fit.n, fit.d)
     return 0
 
@@ -372,11 +460,19 @@ cdef void _rho_line_search(Fit* fit, TreeStore store, float64_t* rho) noexcept n
     weights. g_m(x)_j is the leaf's value j, or its one value when the leaves
     are scalars (Algorithm 3).
     """
-    cdef intp_t j, nv = store.n_values
+    cdef intp_t j, nv = store.n_values, n = fit.n
+    cdef intp_t first = store._starts[store._n_trees - 1]
     for j in range(fit.d):
-        rho[j] = line_search(fit.loss, fit.Y + j, fit.F + j, fit.d, store._values, fit.leaf, nv,
-                             0 if nv == 1 else j, _output_weights(fit, j, fit.step_weight),
-                             fit.n, fit.work)
+        if fit.E != NULL:
+            # exp(2 y F) from the last pass over F; the leaves are the last tree's nodes
+            rho[j] = logistic_line_search(fit.YT + j * n, NULL, fit.E + j * n, 1, store._values,
+                                          fit.leaf, nv, 0 if nv == 1 else j, first,
+                                          store._node_count - first,
+                                          _output_weights(fit, j, fit.step_weight), n, fit.work)
+        else:
+            rho[j] = line_search(fit.loss, fit.Y + j, fit.F + j, fit.d, store._values, fit.leaf, nv,
+                                 0 if nv == 1 else j, _output_weights(fit, j, fit.step_weight),
+                                 n, fit.work)
 
 
 cdef void _rho_mean_gradient_leaves(Fit* fit, TreeStore store, float64_t* rho) noexcept nogil:
@@ -387,9 +483,9 @@ cdef void _rho_mean_gradient_leaves(Fit* fit, TreeStore store, float64_t* rho) n
     search per output.
     """
     cdef intp_t j
-    if fit.loss == SQUARED_ERROR:
+    if fit.loss == SQUARED_ERROR or fit.newton:
         for j in range(fit.d):
-            rho[j] = 1.0
+            rho[j] = 1.0        # a Newton leaf is the step itself: no line search
     else:
         _rho_line_search(fit, store, rho)
 
@@ -535,6 +631,68 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
     return total
 
 
+cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t* G, float64_t* E,
+                                     const float64_t* values, const int32_t* leaf, intp_t nv,
+                                     const float64_t* scale, const float64_t* w,
+                                     intp_t lo, intp_t hi, intp_t n, intp_t d) noexcept nogil:
+    """The rows [lo, hi) of _update_logistic; returns their share of the loss.
+
+    A row's loss sum_j log(1 + exp(z_j)), z = -2 y f, is sum_(z_j > 0) z_j
+    + log prod_j (1 + exp(-|z_j|)): one log per 512 entries instead of a
+    log1p per entry (each factor is in [1, 2]; the sum differs from the
+    per-entry one by rounding, about 1e-16 per entry).
+    """
+    cdef intp_t i, j, c
+    cdef float64_t e, z, acc, product, total = 0.0
+    cdef const float64_t* v
+    for i in range(lo, hi):
+        acc = 0.0
+        product = 1.0
+        v = values + leaf[i] * nv
+        for j in range(d):
+            c = i * d + j
+            F[c] += scale[j] * (v[0] if nv == 1 else v[j])
+            e = exp(2.0 * Y[c] * F[c])
+            E[j * n + i] = e
+            G[c] = 2.0 * Y[c] / (1.0 + e)
+            z = -2.0 * Y[c] * F[c]
+            if z > 0.0:
+                acc += z
+                product *= 1.0 + e
+            else:
+                product *= 1.0 + 1.0 / e
+            if j % 512 == 511:
+                acc += log(product)
+                product = 1.0
+        total += w[i] * (acc + log(product))
+    return total
+
+
+cdef float64_t _update_logistic(const float64_t* Y, float64_t* F, float64_t* G, float64_t* E,
+                                const float64_t* values, const int32_t* leaf, intp_t nv,
+                                const float64_t* scale, const float64_t* w,
+                                intp_t n, intp_t d, float64_t* block_sums,
+                                int n_threads) noexcept nogil:
+    """F += scale ⊙ tree(x); G = the negative gradient; E = exp(2 y F) (d x n); the training loss.
+
+    One exp per entry serves the gradient, the loss and (through E) the next
+    step's line searches. Row blocks in parallel, added in block order.
+    """
+    cdef intp_t b, n_blocks = n_row_blocks(n)
+    cdef float64_t total = 0.0
+    if n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
+            block_sums[b] = _update_logistic_rows(Y, F, G, E, values, leaf, nv, scale, w,
+                                                  b * ROW_BLOCK, block_end(b, 0, n), n, d)
+    else:
+        for b in range(n_blocks):
+            block_sums[b] = _update_logistic_rows(Y, F, G, E, values, leaf, nv, scale, w,
+                                                  b * ROW_BLOCK, block_end(b, 0, n), n, d)
+    for b in range(n_blocks):
+        total += block_sums[b]
+    return total
+
+
 cdef float64_t _update_any_loss(int loss, const float64_t* Y, float64_t* F, float64_t* G,
                                 const float64_t* values, const int32_t* leaf, intp_t nv,
                                 const float64_t* scale, const float64_t* w,
@@ -566,12 +724,15 @@ cdef float64_t _apply_step(Fit* fit, TreeStore store, const float64_t* rho) noex
     for j in range(fit.d):
         fit.scale[j] = fit.learning_rate * rho[j]
     if fit.W != NULL:
-        return _update_masked(fit.loss, fit.Y, fit.F, fit.G, store._values, fit.leaf, nv,
+        return _update_masked(fit.loss, fit.Y, fit.F, fit.G, fit.E, store._values, fit.leaf, nv,
                               fit.scale, fit.W, fit.ratio, fit.column_total, fit.column_loss,
                               fit.n, fit.d)
     if fit.loss == SQUARED_ERROR:
         return _update_squared(fit.Y, fit.F, fit.G, store._values, fit.leaf, nv, fit.scale,
                                fit.w, fit.n, fit.d, fit.block_sums, fit.n_threads) / fit.w_total
+    if fit.E != NULL:
+        return _update_logistic(fit.Y, fit.F, fit.G, fit.E, store._values, fit.leaf, nv, fit.scale,
+                                fit.w, fit.n, fit.d, fit.block_sums, fit.n_threads) / fit.w_total
     return _update_any_loss(fit.loss, fit.Y, fit.F, fit.G, store._values, fit.leaf, nv,
                             fit.scale, fit.w, fit.n, fit.d) / fit.w_total
 
@@ -614,7 +775,11 @@ cdef float64_t _step_single_target(Fit* fit, Grower grower, TreeStore store,
             fit.T[i] = negative_gradient(fit.loss, fit.Y[i * d + j], fit.F[i * d + j])
         grower.grow(store, fit.T, 1, fit.T, fit.step_weight, fit.rng)
         grower.training_leaves(store, fit.leaf)
-        if fit.loss == SQUARED_ERROR:
+        if fit.newton:
+            _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, NULL, fit.T, 1, NULL,
+                           fit.step_weight, n, d, j, fit.l2)
+            rho[j] = 1.0
+        elif fit.loss == SQUARED_ERROR:
             rho[j] = 1.0
         else:
             rho[j] = line_search(fit.loss, fit.Y + j, fit.F + j, d, store._values, fit.leaf, 1, 0,
@@ -791,8 +956,9 @@ cdef class Workspace:
     cdef int32_t[::1] eval_leaf         # n_eval
     cdef int32_t[::1] perm              # n: for sub-sampling without replacement
     cdef float64_t[::1] scale           # d: learning_rate * rho of the current step
-    cdef RatioWeight* work
-    cdef object work_buffer
+    cdef LineSearchBuffers line_search_buffers
+    cdef float64_t[:, ::1] expo         # d x n: exp(2 y F), output-major (logistic loss; 1 x 1 otherwise)
+    cdef float64_t[:, ::1] labels_t     # d x n: Y, output-major (logistic loss; 1 x 1 otherwise)
     cdef float64_t[::1] block_sums      # n_row_blocks(n) x padded_width(d + 1): per-block partial sums
     # Fits with per-entry weights only (1 x 1 / length 1 otherwise).
     cdef float64_t[:, ::1] ratio        # n x d: W_ij / r_i, the split targets' entry factors
@@ -803,7 +969,8 @@ cdef class Workspace:
     cdef float64_t[::1] eval_total      # d: per-output sum of held-out weights
     cdef float64_t[::1] eval_out        # d: scratch (per-output held-out loss)
 
-    def __init__(self, intp_t n, intp_t d, intp_t n_targets, intp_t n_eval, bint per_entry=False):
+    def __init__(self, intp_t n, intp_t d, intp_t n_targets, intp_t n_eval, bint per_entry=False,
+                 bint logistic=False):
         self.gradient = np.zeros((n, d))
         self.targets = np.zeros((n, max(n_targets, 1)))
         self.step_weight = np.zeros(n)
@@ -811,7 +978,9 @@ cdef class Workspace:
         self.eval_leaf = np.zeros(max(n_eval, 1), dtype=np.int32)
         self.perm = np.arange(n, dtype=np.int32)
         self.scale = np.zeros(max(d, 1))
-        self.work_buffer = np.zeros(2 * max(n, 1))
+        self.line_search_buffers = LineSearchBuffers(n)
+        self.expo = np.zeros((d, n)) if logistic else np.zeros((1, 1))
+        self.labels_t = np.zeros((d, n)) if logistic else np.zeros((1, 1))
         self.block_sums = np.zeros(n_row_blocks(n) * padded_width(max(d, 1) + 1))
         self.ratio = np.zeros((n, d)) if per_entry else np.zeros((1, 1))
         self.column_weight = np.zeros(max(n, 1) if per_entry else 1)
@@ -819,8 +988,6 @@ cdef class Workspace:
         self.column_loss = np.zeros(max(d, 1))
         self.eval_total = np.zeros(max(d, 1))
         self.eval_out = np.zeros(max(d, 1))
-        cdef float64_t[::1] buf = self.work_buffer
-        self.work = <RatioWeight*> &buf[0]
 
 cdef float64_t _step(int strategy, Fit* fit, Grower grower, TreeStore store, intp_t m,
                      float64_t* rho) except? -1 nogil:
@@ -839,7 +1006,8 @@ cdef int _set_up_fit(Fit* fit, Workspace ws, Grower grower, const float64_t[:, :
                      const float64_t[:, ::1] entry_weight, int loss, float64_t learning_rate,
                      float64_t subsample, const intp_t[::1] proj_indptr,
                      const intp_t[::1] proj_indices, const float64_t[::1] proj_data, intp_t q,
-                     uint64_t[::1] rng_state) except -1:
+                     uint64_t[::1] rng_state, bint single_target, bint newton,
+                     float64_t l2) except -1:
     """Point ``fit`` at the training buffers; under per-entry weights compute ratio and column_total."""
     cdef intp_t i, j, n = Y.shape[0], d = Y.shape[1]
     memset(fit, 0, sizeof(Fit))
@@ -854,7 +1022,18 @@ cdef int _set_up_fit(Fit* fit, Workspace ws, Grower grower, const float64_t[:, :
     for i in range(n):
         fit.w_total += sample_weight[i]
     fit.step_weight, fit.leaf, fit.perm = &ws.step_weight[0], &ws.leaf[0], &ws.perm[0]
-    fit.scale, fit.block_sums, fit.work = &ws.scale[0], &ws.block_sums[0], ws.work
+    fit.scale, fit.block_sums = &ws.scale[0], &ws.block_sums[0]
+    fit.work = &ws.line_search_buffers.work
+    fit.newton, fit.l2 = newton, l2
+    cdef float64_t* YT
+    if loss == LOGISTIC and not single_target:
+        if ws.expo.shape[0] != d or ws.expo.shape[1] != n:
+            raise ValueError("boost: the logistic loss needs a workspace made with logistic=True")
+        fit.E, YT = &ws.expo[0, 0], &ws.labels_t[0, 0]
+        for i in range(n):
+            for j in range(d):
+                YT[j * n + i] = Y[i, j]
+        fit.YT = YT
     fit.rng = &rng_state[0]
     fit.proj_indptr = &proj_indptr[0]
     fit.proj_indices = &proj_indices[0] if proj_indices.shape[0] > 0 else NULL
@@ -919,7 +1098,7 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
           const float64_t[::1] eval_sst=None, float64_t[::1] eval_score=None,
           float64_t[:, ::1] eval_score_out=None, int score_kind=SCORE_R2,
           float64_t[::1] stop_history=None, intp_t stop_position=0, float64_t stop_tol=0.0,
-          bint gradient_ready=False):
+          bint gradient_ready=False, bint newton_leaves=False, float64_t l2_regularization=0.0):
     """Run up to ``n_steps`` boosting steps, appending trees to ``store``.
 
     F (n x d raw predictions) and, with an evaluation set, F_eval are updated
@@ -942,6 +1121,9 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     ``stop_position`` counts the steps already scored in this fit.
     ``gradient_ready``: the workspace's gradient is that of F already (the
     previous call on this workspace ran all its steps and left it there).
+    ``newton_leaves``: second-order leaves with L2 penalty ``l2_regularization``
+    and rho = 1 (see "second-order leaves"; not for PROJECTED, whose leaves
+    are one value shared by all outputs, nor for the absolute loss).
 
     Returns (seconds spent scoring the evaluation set, steps run, whether early
     stopping ended the call). The last flag cannot be read off the step count: a
@@ -969,6 +1151,10 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
     if has_eval and (eval_score is None or eval_score_out is None or eval_sst is None
                      or eval_sst.shape[0] != d or n_eval == 0):
         raise ValueError("boost: an evaluation set needs eval_score, eval_score_out and eval_sst")
+    if newton_leaves and (strategy == PROJECTED or loss not in (SQUARED_ERROR, LOGISTIC)
+                          or not l2_regularization >= 0.0):
+        raise ValueError("boost: Newton leaves need a non-projected strategy, the square or "
+                         "logistic loss and l2_regularization >= 0")
     cdef bint stopping = stop_history is not None
     if stopping and (not has_eval or stop_history.shape[0] < 1):
         raise ValueError("boost: early stopping needs an evaluation set and a history")
@@ -983,7 +1169,8 @@ def boost(Grower grower, TreeStore store, Workspace ws, *,
 
     cdef Fit fit
     _set_up_fit(&fit, ws, grower, Y, F, sample_weight, entry_weight, loss, learning_rate,
-                subsample, proj_indptr, proj_indices, proj_data, q, rng_state)
+                subsample, proj_indptr, proj_indices, proj_data, q, rng_state,
+                strategy == SINGLE_TARGET, newton_leaves, l2_regularization)
     cdef HeldOut held
     if has_eval:
         _set_up_held_out(&held, ws, X_eval, Y_eval, F_eval, w_eval, eval_entry_weight, eval_sst,

@@ -37,7 +37,56 @@ cdef inline float64_t negative_gradient(int loss, float64_t y, float64_t f) noex
     return 2.0 * y / (1.0 + exp(2.0 * y * f))
 
 
+cdef inline float64_t logistic_loss_from_exp(float64_t y, float64_t f, float64_t e) noexcept nogil:
+    """log(1 + exp(-2 y f)) given e = exp(2 y f): the update pass' one exp serves gradient and loss.
+
+    Where -2 y f > 0 this is loss_value's formula with the same exp; elsewhere
+    exp(-2 y f) is 1 / e (one rounding apart, about 1e-16 of the entry's loss).
+    """
+    cdef float64_t z = -2.0 * y * f
+    if z > 0.0:
+        return z + log1p(e)
+    return log1p(1.0 / e)
+
+
+cdef inline float64_t logistic_hessian_from_exp(float64_t e) noexcept nogil:
+    """d^2/df^2 log(1 + exp(-2 y f)) = 4 s (1 - s), s = 1 / (1 + e), e = exp(2 y f), y = +-1.
+
+    Written so that e = 0 or e = inf (saturated scores) give 0, never NaN.
+    """
+    cdef float64_t r
+    if e > 1.0:
+        r = 1.0 / e
+        return 4.0 * r / ((1.0 + r) * (1.0 + r))
+    return 4.0 * e / ((1.0 + e) * (1.0 + e))
+
+
+cdef struct LineSearchWork:
+    # Scratch of the line searches for n samples (LineSearchBuffers owns it).
+    RatioWeight* ratio        # n: absolute loss
+    float64_t* e_in           # n: exp(2 y_i f_i) of the samples that count, in row order
+    float64_t* w_in           # n: their weights
+    int32_t* group_in         # n: their group (leaf, sign of y)
+    float64_t* e              # n: the same, grouped
+    float64_t* w              # n
+    intp_t* start             # max_groups + 1: group g holds entries [start[g], start[g + 1])
+    intp_t* fill              # max_groups
+    float64_t* direction      # max_groups: y_g a_g
+    intp_t max_groups
+
+
+cdef class LineSearchBuffers:
+    cdef LineSearchWork work
+    cdef object arrays
+
+
 cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, intp_t stride,
                            const float64_t* values, const int32_t* leaf, intp_t n_values,
                            intp_t col, const float64_t* w, intp_t n,
-                           RatioWeight* work) noexcept nogil
+                           LineSearchWork* work) noexcept nogil
+
+
+cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, const float64_t* e,
+                                    intp_t stride, const float64_t* values, const int32_t* leaf,
+                                    intp_t n_values, intp_t col, intp_t first, intp_t n_nodes,
+                                    const float64_t* w, intp_t n, LineSearchWork* work) noexcept nogil

@@ -54,7 +54,7 @@ from engine.estimators.targets import resolve_weights
 from engine.estimators.growers import check_split_params, make_grower, n_threads_of
 from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
 from engine.projections import check_projection, draw_projections, to_csr
-from engine.validation import check_choice, check_n_jobs
+from engine.validation import check_choice, check_n_jobs, check_real
 
 STRATEGY_CODES = {
     "single_target": Strategy.SINGLE_TARGET,
@@ -71,6 +71,7 @@ MAX_INITIAL_LOGIT = 15.0
 # Aim for a callback about every 50 ms of training.
 CHUNK_SECONDS = 0.05
 MAX_SQUARED_LOSS_Y = 1e150
+LEAF_ESTIMATIONS = ("mean", "newton")
 
 
 def weighted_median(values, weights):
@@ -99,6 +100,17 @@ class BoostingBase(TreeEnsemble):
                 "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
                 "single-output tree on one projection); use 'projected_relabel' for q > 1")
         check_choice(self.loss, "loss", self._losses)
+        check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+        check_real(self.l2_regularization, "l2_regularization", 0.0)
+        if self.leaf_estimation == "newton" and self.strategy == "projected":
+            raise ValueError(
+                "leaf_estimation='newton' gives every leaf one value per output, which is "
+                "gbrt-relabel-rpo: use strategy='projected_relabel' (with n_projections=1 for "
+                "Algorithm 3's single projection) instead of 'projected'")
+        if self.leaf_estimation == "newton" and self.loss == "absolute_error":
+            raise ValueError(
+                "leaf_estimation='newton' needs a loss with a second derivative; the absolute "
+                "loss has none (0 almost everywhere): use leaf_estimation='mean'")
         if not is_real(self.learning_rate) or not 0.0 < self.learning_rate <= 1.0:
             raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
         if not is_int(self.n_estimators) or self.n_estimators < 1:
@@ -239,7 +251,7 @@ class BoostingBase(TreeEnsemble):
         if n_new == 0:
             return
         ws = _core.Workspace(n, d, n_targets, 0 if evaluation is None else evaluation["X"].shape[0],
-                             W is not None)
+                             W is not None, logistic=self.loss == "logistic")
         old = self.n_steps_
         rho = np.concatenate([self.rho_, np.empty((n_new, d))])
         train_loss = np.concatenate([self.train_score_, np.empty(n_new)])
@@ -272,7 +284,8 @@ class BoostingBase(TreeEnsemble):
                 subsample=float(self.subsample), proj_indptr=indptr, proj_indices=indices,
                 proj_data=data, n_projections=q, n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b],
                 times=times[a:b], t0=t0, rng_state=self._rng_state, entry_weight=W,
-                gradient_ready=done > 0, **extra)
+                gradient_ready=done > 0, newton_leaves=self.leaf_estimation == "newton",
+                l2_regularization=float(self.l2_regularization), **extra)
             elapsed = _core.monotonic_now() - started - eval_seconds
             t0 += eval_seconds          # held-out scoring is not training time
             done += steps
@@ -462,6 +475,28 @@ _INIT_DOC = """
         Tree limits and feature randomisation, as in scikit-learn.
     subsample : float in (0, 1]
         Fraction of rows drawn without replacement for each tree.
+    leaf_estimation : {"mean", "newton"}, default "mean"
+        "mean": the papers' leaves (mean gradient of the leaf's samples, or
+        the shared projected mean for "projected") and the per-output line
+        search rho_j (eqs. 14, 20, 23). "newton" (an extension beyond paper
+        002, after paper 004's BOOMER label-wise heads and SketchBoost,
+        Iosipoi and Vakhrushev, NeurIPS 2022): the tree is grown on the same
+        split targets (all outputs for multi_output, the projected gradient
+        for projected_relabel, one output for single_target), then each leaf
+        holds per output j the regularised Newton step
+        ``-sum_i w_i g_ij / (sum_i w_i h_ij + l2_regularization)`` over its
+        in-bag samples (g, h: first and second derivatives of the loss in
+        f_ij; square loss h = 1, logistic h = 4 s (1 - s) with
+        s = 1 / (1 + exp(2 y f)); with per-output weights w_i is W_ij), and
+        rho = 1 (no line search; ``rho_`` is all ones). With the square loss
+        and ``l2_regularization=0`` these are the mean leaves of
+        multi_output. Refused for "projected" (a per-output leaf is
+        projected_relabel) and for the absolute loss (no second derivative).
+        A leaf whose denominator is 0 (l2_regularization=0 and saturated
+        probabilities) holds 0.
+    l2_regularization : float >= 0, default 1.0
+        lambda of the Newton leaves (XGBoost's default reg_lambda); unused
+        with leaf_estimation="mean".
     missing_targets : {"error", "ignore"}
         "ignore": a NaN entry of Y is a missing target, fitted as a zero
         weight on that entry (see engine/estimators/targets.py).
@@ -489,7 +524,7 @@ _INIT_DOC = """
     init_ : ndarray (d,)
         The constant model rho_0.
     rho_ : ndarray (n_steps, d)
-        Per-output step weights found by line search.
+        Per-output step weights found by line search (ones with Newton leaves).
     projections_ : ndarray (n_steps, q, d) or None
     train_score_ : ndarray (n_steps,)
         Training loss after each step: the weighted mean over samples of the
@@ -522,7 +557,8 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
     def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
                  loss="squared_error", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                 missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
+                 leaf_estimation="mean", l2_regularization=1.0, missing_targets="error",
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
                  split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
                  random_state=None):
         self.strategy = strategy
@@ -536,6 +572,8 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.subsample = subsample
+        self.leaf_estimation = leaf_estimation
+        self.l2_regularization = l2_regularization
         self.missing_targets = missing_targets
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -590,7 +628,8 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
     def __init__(self, *, strategy="multi_output", projection="subsample", n_projections=1,
                  loss="logistic", learning_rate=0.1, n_estimators=100, max_leaf_nodes=2,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                 missing_targets="error", validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
+                 leaf_estimation="mean", l2_regularization=1.0, missing_targets="error",
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
                  split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
                  random_state=None):
         self.strategy = strategy
@@ -604,6 +643,8 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.subsample = subsample
+        self.leaf_estimation = leaf_estimation
+        self.l2_regularization = l2_regularization
         self.missing_targets = missing_targets
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
