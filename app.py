@@ -20,6 +20,7 @@ PAGES = [
     ("pages/home.py", "Home", "🏠"),
     ("pages/data.py", "Data", "🧮"),
     ("pages/convergence.py", "Convergence", "📈"),
+    ("pages/one_step.py", "One step", "🔬"),
     ("pages/forests.py", "Forests", "🌲"),
     ("pages/bias_variance.py", "Bias–variance", "🎯"),
     ("pages/projections.py", "Projections", "🎲"),

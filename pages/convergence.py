@@ -20,6 +20,7 @@ from engine.dashboard import dataspec
 from engine.dashboard import live_convergence as live
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
+from pages._tree_strip import mark_on_curve, tree_strip
 
 route_through_app(__file__)
 
@@ -351,6 +352,7 @@ def live_panel():
                  for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
         fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
                                                early_stops=stops)
+        mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         notes = []
         if view.settings is not None and not same_model(view.settings, settings):
@@ -399,3 +401,5 @@ def live_panel():
 
 
 live_panel()
+if not running and run.finished is not None and same_model(run.finished.settings, settings):
+    tree_strip(run.finished.extra.get("models"))

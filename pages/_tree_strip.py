@@ -1,0 +1,57 @@
+"""The first trees of a run, side by side, linked to its curve (used by the Convergence page).
+
+:func:`tree_strip` draws the first trees of one kept model as small drawings, each with a
+button that marks its step on the curve; the mark lives in ``st.session_state[MARK_KEY]`` as
+``(method, step)``, and :func:`mark_on_curve` adds it to the curve figure.
+"""
+
+import streamlit as st
+
+from engine.dashboard.one_step import STRIP_TREES, first_trees
+from engine.plotting.trees import mark_step, tree_figure
+
+MARK_KEY = "conv_tree_mark"
+CONFIG = {"displaylogo": False, "displayModeBar": False}
+
+
+def _mark(method, step):
+    st.session_state[MARK_KEY] = None if st.session_state.get(MARK_KEY) == (method, step) else (method, step)
+
+
+def mark_on_curve(fig, result, x):
+    """Mark the chosen tree's step on the current run's curve (when that method is in ``result``)."""
+    mark = st.session_state.get(MARK_KEY)
+    if mark is None or result is None or mark[0] not in result.curves:
+        return
+    mark_step(fig, result.curves[mark[0]], mark[1], x)
+
+
+def tree_strip(models: dict, feature_names=None):
+    """The strip, for the models of a finished run (``{method: fitted estimator}``)."""
+    models = {name: m for name, m in (models or {}).items() if getattr(m, "trees_", None) is not None}
+    st.subheader("The first trees, side by side")
+    if not models:
+        st.caption("The first trees appear here when a run of the boosting methods has finished.")
+        return
+    c = st.columns([2, 1, 3])
+    method = c[0].selectbox("Trees of", list(models), key="conv_strip_method",
+                            help="The first trees this method grew in the current run.")
+    model = models[method]
+    output = 0
+    if model.strategy == "single_target":
+        output = c[1].selectbox("output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
+                                key="conv_strip_output", help="st-gbrt grows one tree per output and step.")
+    c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "
+                 "on the curve above (click again to clear).")
+    trees = first_trees(model, STRIP_TREES, output)
+    mark = st.session_state.get(MARK_KEY)
+    for row in range(0, len(trees), 4):
+        cols = st.columns(4)
+        for col, (step, tree) in zip(cols, trees[row:row + 4]):
+            with col:
+                st.plotly_chart(tree_figure(tree, feature_names=feature_names, compact=True, title=f"step {step}"),
+                                config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
+                chosen = mark == (method, step)
+                st.button(f"{'✓ ' if chosen else ''}step {step}", key=f"conv_strip_mark_{step}",
+                          on_click=_mark, args=(method, step), type="primary" if chosen else "secondary",
+                          use_container_width=True)

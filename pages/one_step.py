@@ -1,0 +1,196 @@
+"""One step: a boosting step taken apart, from the residuals to the update of F.
+
+The page computes nothing itself: :class:`engine.dashboard.one_step.OneStepRun` holds a model stepped
+with warm start and reads any step back from it; engine/plotting/one_step.py and trees.py draw it.
+Every setting and the step number are in the URL (widget key = query parameter), e.g.
+``/one_step?os_problem=friedman1-ind&os_method=gbmort&os_step=7``: a fresh session refits the same
+k steps (same seed, same model) and shows the same picture.
+
+Plain session_state keys: ``os_run`` (the run of the current settings, its model kept so Back and
+Step re-read steps instead of refitting), ``os_playing`` / ``os_last_tick`` (Play).
+"""
+
+import time
+
+import streamlit as st
+
+from engine.dashboard import one_step as os_
+from engine.plotting import one_step as figs
+from engine.plotting.trees import tree_figure
+from pages._deeplink import route_through_app
+
+route_through_app(__file__)
+
+BOUND = {"bind": "query-params"}
+RUN_KEY, PLAY_KEY, TICK_KEY = "os_run", "os_playing", "os_last_tick"
+N_TRAIN_OPTIONS = [40, 60, 80, 100, 150, 200]
+PLAY_SECONDS = 1.0
+CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+LOSSES = {"regression": ("squared_error", "absolute_error"), "multilabel": ("logistic", "squared_error")}
+
+st.session_state.setdefault(PLAY_KEY, False)
+load_problem = st.cache_data(os_.load_problem, show_spinner="Drawing the data…", max_entries=8)
+
+
+def _move(delta):
+    st.session_state["os_step"] = min(max(st.session_state.get("os_step", 0) + delta, 0), os_.MAX_STEPS)
+
+
+def _reset():
+    st.session_state["os_step"] = 0
+    st.session_state[PLAY_KEY] = False
+
+
+def _toggle_play():
+    st.session_state[PLAY_KEY] = not st.session_state[PLAY_KEY]
+    st.session_state[TICK_KEY] = time.monotonic()
+
+
+# Play: the ticker fragment below asks for a full rerun about once a second; the step advances
+# here, before the step widget exists (a widget's value can only be set before it is drawn).
+if st.session_state.pop("os_tick_pending", False) and st.session_state[PLAY_KEY]:
+    _move(1)
+    st.session_state[TICK_KEY] = time.monotonic()
+    if st.session_state.get("os_step", 0) >= os_.MAX_STEPS:
+        st.session_state[PLAY_KEY] = False
+
+st.title("One step")
+st.markdown(
+    "What happens inside **one boosting step**, in the order the algorithm runs it: the residuals G, the "
+    "random projection, the target the tree is grown on, the tree itself, its leaf values, the weight ρ "
+    "of every output, and what the step changed. Press **Step** and watch one more tree join the model."
+)
+
+with st.sidebar:
+    st.header("Step settings")
+    problem = st.selectbox(
+        "Problem", os_.PROBLEMS, key="os_problem", **BOUND,
+        help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "
+        "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled.",
+    )  # fmt: skip
+    n_train = st.select_slider("Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND)
+    method = st.radio(
+        "Method", ["st-gbrt", "gbmort", "gbrt-rpo"], index=2, key="os_method", horizontal=True, **BOUND,
+        help="st-gbrt: one tree per output and step. gbmort: one tree on all d residuals. gbrt-rpo: one "
+        "tree on a random projection of the residuals.",
+    )  # fmt: skip
+    projected = method == "gbrt-rpo"
+    relabel = st.toggle(
+        "Relabel leaves (gbrt-relabel-rpo)", key="os_relabel", disabled=not projected, **BOUND,
+        help="Off: each leaf keeps the mean projected residual and ρ rescales it per output (Algorithm 3). "
+        "On: each leaf is refilled with the mean of the unprojected residual rows (Algorithm 4).",
+    )  # fmt: skip
+    q = st.slider(
+        "Projections q", 1, 16, 1, key="os_q", disabled=not (projected and relabel), **BOUND,
+        help="Rows of Φ the tree is grown on (gbrt-relabel-rpo only; gbrt-rpo grows on one).",
+    )  # fmt: skip
+    scheme = st.selectbox(
+        "Projection scheme", list(os_.PROJECTIONS), index=1, key="os_scheme", disabled=not projected, **BOUND,
+        help="subsample: q random outputs; gaussian: N(0, 1) weights; achlioptas / sparse: sparse ±1 weights.",
+    )  # fmt: skip
+    fixed = st.toggle(
+        "Same projection at every step", key="os_fixed", disabled=not projected, **BOUND,
+        help="Off: a fresh Φ is drawn at every step (the papers' algorithms). On: the Φ of step 1 is reused, "
+        "so with output sub-sampling only the drawn outputs are ever fitted directly.",
+    )  # fmt: skip
+    task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
+    loss = st.selectbox("Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND)
+    leaf_estimation = None
+    if os_.has_leaf_estimation(task):
+        leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND)
+    learning_rate = st.slider("Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND)
+    max_leaf_nodes = st.slider("Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND)
+    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND)
+
+method_name = ("gbrt-relabel-rpo" if relabel else "gbrt-rpo") if projected else method
+settings = os_.OneStepSettings(
+    problem=problem, n_train=int(n_train), method=method_name, loss=loss, projection=scheme,
+    n_projections=int(q) if method_name == "gbrt-relabel-rpo" else 1, fixed_projection=bool(fixed and projected),
+    learning_rate=float(learning_rate), max_leaf_nodes=int(max_leaf_nodes), leaf_estimation=leaf_estimation,
+    seed=int(seed),
+)  # fmt: skip
+
+c = st.columns([1, 1, 1, 1, 1, 2], vertical_alignment="bottom")
+c[0].button("◀ Back", key="os_back", on_click=_move, args=(-1,), use_container_width=True)
+c[1].button("Step ▶", key="os_step_one", on_click=_move, args=(1,), type="primary", use_container_width=True)
+c[2].button("Step ×10", key="os_step_ten", on_click=_move, args=(10,), use_container_width=True)
+c[3].button("Pause" if st.session_state[PLAY_KEY] else "Play", key="os_play", on_click=_toggle_play,
+            use_container_width=True)
+c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True)
+step = int(c[5].number_input("Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND))
+
+try:
+    run = st.session_state.get(RUN_KEY)
+    if run is None or run.settings != settings:
+        run = os_.OneStepRun(settings, data=load_problem(problem, int(n_train), int(seed)))
+        st.session_state[RUN_KEY] = run
+    view = run.view(step)
+except ValueError as exc:
+    st.error(f"These settings cannot run: {exc}")
+    st.stop()
+
+info = run.info
+st.caption(f"{info['description']} · {info['split']} · {method_name}, {run.loss}, μ = {learning_rate:g}, "
+           f"{max_leaf_nodes} leaves · model fitted up to step {run.n_steps}")
+
+if view.step == 0:
+    st.info("Step 0: the model is the constant ρ₀ (the best constant per output). Press **Step** to grow the first tree.")
+    st.plotly_chart(figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
+else:
+    tree_index = 0
+    if method_name == "st-gbrt":
+        d = view.gradient.shape[1]
+        tree_index = st.selectbox("st-gbrt grows one tree per output in every step; show the tree of output",
+                                  range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND)
+    tree = view.trees[tree_index]
+    root = tree.feature[0]
+    feature_names = [f"x{i + 1}" for i in range(run.X.shape[1])]
+    gained = int(((view.train_after - view.train_before) > figs.NO_GAIN).sum())
+    d = len(view.rho)
+    if root >= 0:
+        rejected = ("" if tree.rejected_feature[0] < 0 else
+                    f"; the best split on another feature, {feature_names[tree.rejected_feature[0]]} ≤ "
+                    f"{tree.rejected_threshold[0]:.3g}, would have removed {tree.rejected_improvement[0]:.3g}")
+        split_text = (f"The root split is **{feature_names[root]} ≤ {tree.threshold[0]:.3g}**, which removes "
+                      f"{tree.improvement[0]:.3g} of the targets' squared error{rejected}.")
+    else:
+        split_text = "The tree has no split (the targets are constant)."
+    st.markdown(
+        f"**Step {view.step}.** {split_text} Mean train {view.score_name} "
+        f"{view.train_before.mean():.4f} → {view.train_after.mean():.4f}, test "
+        f"{view.test_before.mean():.4f} → {view.test_after.mean():.4f}; {gained} of {d} outputs improved on the training set."
+    )
+
+    st.subheader("1 · Residuals and what the tree is grown on")
+    st.caption("Rows are the training samples, sorted by the root split's feature "
+               f"({feature_names[view.trees[0].feature[0]] if view.trees[0].feature[0] >= 0 else 'none'}), "
+               "so the split shows as a change of colour between the top and bottom rows.")
+    left, right = st.columns([3, 2])
+    left.plotly_chart(figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
+    right.plotly_chart(figs.targets_figure(view, tree_index), config=CHART_CONFIG, key="os_targets")
+    if view.projection is not None:
+        st.plotly_chart(figs.projection_figure(view), config=CHART_CONFIG, key="os_projection")
+
+    st.subheader("2 · The tree")
+    st.caption("Read from the fitted model's tree store. Each split: feature ≤ threshold, its gain (the decrease "
+               "of the squared error of the split targets) and the best split on another feature that was rejected. "
+               "Each leaf: its training samples and its stored value.")
+    st.plotly_chart(tree_figure(tree, feature_names=feature_names), config=CHART_CONFIG, key="os_tree")
+    st.plotly_chart(figs.leaf_values_figure(view, tree_index), config=CHART_CONFIG, key="os_leaf_values")
+
+    st.subheader("3 · Weights ρ and the update")
+    left, right = st.columns(2)
+    left.plotly_chart(figs.rho_figure(view), config=CHART_CONFIG, key="os_rho")
+    right.plotly_chart(figs.score_change_figure(view), config=CHART_CONFIG, key="os_scores")
+    st.plotly_chart(figs.update_figure(view), config=CHART_CONFIG, key="os_update")
+
+
+def _ticker():
+    """While playing, ask for a full rerun about once a second (the step advances at the page's top)."""
+    if st.session_state[PLAY_KEY] and time.monotonic() - st.session_state.get(TICK_KEY, 0.0) >= 0.9 * PLAY_SECONDS:
+        st.session_state[TICK_KEY] = time.monotonic()
+        st.session_state["os_tick_pending"] = True
+        st.rerun()
+
+
+st.fragment(run_every=PLAY_SECONDS if st.session_state[PLAY_KEY] else None)(_ticker)()
