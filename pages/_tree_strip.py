@@ -49,7 +49,7 @@ def tree_strip(models: dict, feature_names=None):
         cols = st.columns(4)
         for col, (step, tree) in zip(cols, trees[row:row + 4]):
             with col:
-                st.plotly_chart(tree_figure(tree, feature_names=feature_names, compact=True, title=f"step {step}"),
+                st.plotly_chart(tree_figure(tree, feature_names=feature_names, compact=True, title=f"step {step}", height=300),
                                 config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
                 chosen = mark == (method, step)
                 st.button(f"{'✓ ' if chosen else ''}step {step}", key=f"conv_strip_mark_{step}",

@@ -50,7 +50,8 @@ def _value_text(value):
 
 
 def feature_label(f, feature_names=None):
-    return feature_names[f] if feature_names is not None and 0 <= f < len(feature_names) else f"x{f}"
+    """A feature's name; by default x1, x2, ... (numbered from 1, as the papers do)."""
+    return feature_names[f] if feature_names is not None and 0 <= f < len(feature_names) else f"x{f + 1}"
 
 
 def tree_figure(tree, *, feature_names=None, compact=False, title=None, height=None) -> go.Figure:

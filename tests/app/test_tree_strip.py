@@ -1,0 +1,85 @@
+"""The first trees of a run on the Convergence page (pages/_tree_strip.py), through AppTest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import finished, poll
+
+from engine.dashboard.one_step import first_trees
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/convergence.py"
+QUERY = {"problem": "chain", "n_steps": "20", "n_test": "200", "variants": ["st-gbrt", "gbrt-rpo-gaussian"],
+         "max_leaf_nodes": "4"}
+
+
+def finished_page():
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in QUERY.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    poll(at, "conv", 60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def strip_keys(at):
+    return sorted(c.key for c in at.get("plotly_chart") if c.key.startswith("conv_strip_"))
+
+
+def curve_spec(at):
+    chart = next(c for c in at.get("plotly_chart") if c.key.startswith("conv_chart_"))
+    return json.loads(chart.proto.spec)
+
+
+def test_strip_draws_the_first_trees_of_the_chosen_method_and_marks_a_step():
+    at = finished_page()
+    at.selectbox(key="conv_strip_method").set_value("gbrt-rpo-gaussian").run()
+    keys = strip_keys(at)
+    assert len(keys) == 8 and all(k.startswith("conv_strip_gbrt-rpo-gaussian_") for k in keys)
+    # The small drawings are the model's trees: step 3's split texts come from its TreeStore.
+    model = finished(at, "conv").extra["models"]["gbrt-rpo-gaussian"]
+    step, tree = first_trees(model)[2]
+    spec = json.loads(at.get_by_key("conv_strip_gbrt-rpo-gaussian_0_3").proto.spec)
+    splits = next(t for t in spec["data"] if t.get("name") == "split")["text"]
+    expected = [f"x{f + 1} ≤ {t:.3g}" for f, t in zip(tree.feature, tree.threshold) if f >= 0]
+    assert step == 3 and sorted(splits) == sorted(expected)
+    assert not any(t["meta"]["kind"] == "tree_mark" for t in curve_spec(at)["data"] if t.get("meta"))
+
+    at.button(key="conv_strip_mark_3").click().run()
+    marks = [t for t in curve_spec(at)["data"] if (t.get("meta") or {}).get("kind") == "tree_mark"]
+    assert len(marks) == 1 and marks[0]["meta"]["estimator"] == "gbrt-rpo-gaussian"
+    result = finished(at, "conv").result
+    curve = result.curves["gbrt-rpo-gaussian"]
+    assert marks[0]["y"][0] == pytest.approx(float(curve.test_score[2]))
+    at.button(key="conv_strip_mark_3").click().run()          # a second click clears the mark
+    assert not any((t.get("meta") or {}).get("kind") == "tree_mark" for t in curve_spec(at)["data"])
+
+
+def test_st_gbrt_strip_follows_one_output_through_the_steps():
+    at = finished_page()
+    at.selectbox(key="conv_strip_method").set_value("st-gbrt").run()
+    at.selectbox(key="conv_strip_output").set_value(2).run()
+    assert not at.exception
+    model = finished(at, "conv").extra["models"]["st-gbrt"]
+    trees = first_trees(model, output=2)
+    d = model.n_outputs_
+    for step, tree in trees:      # step m's tree of output 2 is store tree (m - 1) * d + 2
+        nodes, _ = model.trees_.tree_nodes((step - 1) * d + 2)
+        np.testing.assert_array_equal(tree.threshold, nodes["threshold"])
+    assert [s for s, _ in trees] == list(range(1, 9))
+
+
+def test_first_trees_validates_its_input():
+    with pytest.raises(ValueError, match="model"):
+        first_trees(object())
+    with pytest.raises(ValueError, match="n_trees"):
+        first_trees(object(), 0)
