@@ -2,15 +2,17 @@
 
     python -m engine.bench [--trees 2000] [--repeats 3] [--quick] [--missing-only]
     python -m engine.bench --scale [--steps 50] [--repeats 1]
+    python -m engine.bench --interactions [--repeats 3]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
-target); ``--scale`` runs :mod:`engine.bench.scale` instead.
+target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
+:mod:`engine.bench.one_step` (the teaching interactions against their 1 s target).
 """
 import argparse
 import sys
 
-from engine.bench import scale, teaching
+from engine.bench import one_step, scale, teaching
 
 
 def main(argv=None):
@@ -31,7 +33,11 @@ def main(argv=None):
     parser.add_argument("--scale", action="store_true",
                         help="the research-size benchmark (engine.bench.scale) instead")
     parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
+    parser.add_argument("--interactions", action="store_true",
+                        help="time the One step page's interactions and the tree strip (engine.bench.one_step)")
     args = parser.parse_args(argv)
+    if args.interactions:
+        return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")
