@@ -51,8 +51,10 @@ def measure(repeats=3):
     return rows
 
 
-def run(repeats=3, out=sys.stdout):
-    """Print the table; return the rows and whether every interaction met TARGET_SECONDS."""
+def run(repeats=3, out=None):
+    """Print the table (to ``out``, default stdout); return the rows and whether every interaction
+    met TARGET_SECONDS."""
+    out = sys.stdout if out is None else out
     rows = measure(repeats)
     print(f"Teaching interactions (engine side, best of {repeats}; target {TARGET_SECONDS:g} s each)", file=out)
     print(f"{'problem':<24}{'method':<20}{'interaction':<26}{'ms':>9}", file=out)
