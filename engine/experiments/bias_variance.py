@@ -553,6 +553,22 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
     if acc.n == 0:
         partial = True
 
+    return decomposition(acc, B_test, estimator=estimator, param_name=param_name, param_values=param_values,
+                         structure=structure, n_learning_sets=n_learning_sets, n_seeds=n_seeds,
+                         n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed,
+                         estimator_params=estimator_params, partial=partial,
+                         elapsed=time.perf_counter() - started)
+
+
+def decomposition(acc, B_test, *, estimator, param_name, param_values, structure, n_learning_sets, n_seeds,
+                  n_train, n_test, n_outputs, noise, seed, estimator_params, partial, elapsed):
+    """The result from the running sums ``acc`` (an :class:`_Accumulator`) over the sets done so far.
+
+    Shared by :func:`run_bias_variance` and the running decomposition of
+    :mod:`engine.dashboard.draws` (one learning set at a time), so both compute the same numbers.
+    """
+    d = n_outputs
+    P = len(param_values)
     j = np.arange(1, d + 1)
     noise_out = (j if structure == "chain" else np.ones(d)) * noise ** 2
     noise_pv = np.tile(noise_out, (P, 1))
@@ -582,7 +598,7 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
                       else np.empty((P, 0, N_SLICE_POINTS))),
         slice_mean=acc.slice_sum / acc.n if acc.n else np.full((P, N_SLICE_POINTS), np.nan),
         slice_bayes=friedman1(X5),
-        partial=partial, elapsed=time.perf_counter() - started)
+        partial=partial, elapsed=elapsed)
 
 
 class _Accumulator:
