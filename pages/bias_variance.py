@@ -23,6 +23,7 @@ from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
 from pages._deeplink import registered_pages, route_through_app
+from pages._draws import draws_section
 from pages._jobs import PageRun
 
 route_through_app(__file__)
@@ -361,6 +362,15 @@ with right:
     st.button("Resample", key="bv_resample", on_click=resample,
               help="Draw new learning sets (a new random seed) and run again.")  # fmt: skip
     st.caption(f"Current seed: {first.seed}")
+
+# --- one draw, many draws: the first run's settings at the sweep's last value (pages/_draws.py) ---
+draw_params = {**base, sweep: values[-1]}
+draws_section(
+    dict(estimator=estimator, structure=structure, n_train=int(n_train), n_test=int(n_test), n_seeds=int(n_seeds),
+         n_outputs=int(n_outputs), noise=float(noise), estimator_params=draw_params, seed=int(seed)),
+    f"{estimator}, " + ", ".join(f"{k} {v}" for k, v in draw_params.items())
+    + f" · Friedman1-{structure}, {n_train} samples per set, {n_seeds} seed(s) per set",
+)
 
 # --- exports ---------------------------------------------------------------------------------------------------------
 st.subheader("Export")

@@ -1,0 +1,63 @@
+"""One draw, many draws on the Bias–variance page (pages/_draws.py), through AppTest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import poll
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/bias_variance.py"
+QUERY = {"n_sets": "3", "n_train": "100", "n_test": "100", "values": "1, 10, 30", "compare_leaves": "none"}
+
+
+def open_page(query):
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    poll(at, "bv", 60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def draws_chart(at):
+    charts = [c for c in at.get("plotly_chart") if c.key.startswith("bv_draws_chart_")]
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def test_draw_one_then_draw_25_adds_fits_one_at_a_time():
+    at = open_page(QUERY)
+    assert at.session_state["bv_draws"][1].n_draws == 0
+    at.button(key="bv_draw_one").click().run()
+    running = at.session_state["bv_draws"][1]
+    assert running.n_draws == 1
+    spec = draws_chart(at)
+    assert sum(t.get("name") == "one draw" for t in spec["data"]) == 1
+    at.button(key="bv_draw_many").click().run()
+    assert not at.exception and running.n_draws == 26
+    spec = draws_chart(at)
+    assert sum(t.get("name") == "one draw" for t in spec["data"]) == 26
+    assert len(running.history["error"]) == 26
+    r = running.result()
+    text = next(m.value for m in at.markdown if m.value.startswith("After **26** draws"))
+    assert f"bias² **{r.bias2[0]:.3f}**" in text and f"**{r.error[0]:.3f}**" in text
+    # The draws follow the page's settings: the last value of the sweep, the sidebar's problem.
+    assert running.estimator_params["n_estimators"] == 30 and running.n_train == 100
+    at.button(key="bv_draw_reset").click().run()
+    assert at.session_state["bv_draws"][1].n_draws == 0
+
+
+def test_a_projected_forest_shows_its_algorithm_variance():
+    at = open_page({**QUERY, "estimator": "rf-gaussian-per-tree", "values": "1, 5", "n_seeds": "2"})
+    at.button(key="bv_draw_one").click().run()
+    at.button(key="bv_draw_one").click().run()
+    assert not at.exception
+    text = next(m.value for m in at.markdown if m.value.startswith("After **2** draws"))
+    assert "algorithm variance" in text

@@ -1,0 +1,29 @@
+"""Real browser: Draw 1 / Draw 25 on the Bias–variance page."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+THIN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(
+    el => (el._fullData || []).filter(t => t.name === 'one draw').length).reduce((a, b) => Math.max(a, b), 0)"""
+
+
+def test_draw_one_and_draw_25(streamlit_server, browser_page, screenshot_dir):
+    page = browser_page
+    page.goto(f"{streamlit_server}/bias_variance?n_sets=3&n_train=100&n_test=100&values=1,10,30&compare_leaves=none",
+              wait_until="domcontentloaded")
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main.get_by_role("heading", name="One draw, many draws")).to_be_visible(timeout=60_000)
+    main.get_by_role("button", name="Draw 1", exact=True).click()
+    expect(page.get_by_text(re.compile(r"After 1 draw: bias²"))).to_be_visible(timeout=30_000)
+    page.wait_for_function(f"() => ({THIN})() === 1", timeout=30_000)
+    main.get_by_role("button", name="Draw 25", exact=True).click()
+    expect(page.get_by_text(re.compile(r"After 26 draws: bias²"))).to_be_visible(timeout=60_000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)
+    page.wait_for_function(f"() => ({THIN})() === 26", timeout=30_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]').last
+    chart.scroll_into_view_if_needed()
+    chart.screenshot(path=str(screenshot_dir / "bias_variance_draws.png"))
