@@ -45,9 +45,11 @@ def draws_section(settings: dict, description: str):
         st.error(f"These settings cannot be drawn: {exc}")
         return
     c = st.columns([1, 1, 1, 4], vertical_alignment="center")
-    one = c[0].button("Draw 1", key="bv_draw_one", type="primary", disabled=running.n_draws + 1 > MAX_DRAWS)
-    many = c[1].button("Draw 25", key="bv_draw_many", disabled=running.n_draws + 25 > MAX_DRAWS)
-    c[2].button("Start over", key="bv_draw_reset", on_click=_reset)
+    one = c[0].button("Draw 1", key="bv_draw_one", type="primary", disabled=running.n_draws + 1 > MAX_DRAWS,
+                     help="Draw one new learning set, fit the model on it and add it to the running decomposition.")
+    many = c[1].button("Draw 25", key="bv_draw_many", disabled=running.n_draws + 25 > MAX_DRAWS,
+                      help="Add 25 learning sets, one at a time (the picture is redrawn every few draws).")
+    c[2].button("Start over", key="bv_draw_reset", on_click=_reset, help="Forget the draws and start from none.")
     c[3].caption(description)
     chart, text = st.empty(), st.empty()
 

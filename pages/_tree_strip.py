@@ -34,13 +34,13 @@ def tree_strip(models: dict, feature_names=None):
         st.caption("The first trees appear here when a run of the boosting methods has finished.")
         return
     c = st.columns([2, 1, 3])
-    method = c[0].selectbox("Trees of", list(models), key="conv_strip_method",
+    method = c[0].selectbox("Trees of", list(models), key="conv_strip_method", bind="query-params",
                             help="The first trees this method grew in the current run.")
     model = models[method]
     output = 0
     if model.strategy == "single_target":
         output = c[1].selectbox("output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
-                                key="conv_strip_output", help="st-gbrt grows one tree per output and step.")
+                                key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
     c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "
                  "on the curve above (click again to clear).")
     trees = first_trees(model, STRIP_TREES, output)
@@ -54,4 +54,4 @@ def tree_strip(models: dict, feature_names=None):
                 chosen = mark == (method, step)
                 st.button(f"{'✓ ' if chosen else ''}step {step}", key=f"conv_strip_mark_{step}",
                           on_click=_mark, args=(method, step), type="primary" if chosen else "secondary",
-                          use_container_width=True)
+                          use_container_width=True, help=f"Mark step {step} on the curve above (click again to clear).")

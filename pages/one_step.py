@@ -68,7 +68,8 @@ with st.sidebar:
         help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "
         "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled.",
     )  # fmt: skip
-    n_train = st.select_slider("Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND)
+    n_train = st.select_slider("Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
+                               help="Few samples, so every row of the residual matrix is visible.")
     method = st.radio(
         "Method", ["st-gbrt", "gbmort", "gbrt-rpo"], index=2, key="os_method", horizontal=True, **BOUND,
         help="st-gbrt: one tree per output and step. gbmort: one tree on all d residuals. gbrt-rpo: one "
@@ -94,13 +95,18 @@ with st.sidebar:
         "so with output sub-sampling only the drawn outputs are ever fitted directly.",
     )  # fmt: skip
     task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
-    loss = st.selectbox("Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND)
+    loss = st.selectbox("Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
+                        help="Square or absolute loss for regression; logistic or square for multi-label.")
     leaf_estimation = None
     if os_.has_leaf_estimation(task):
-        leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND)
-    learning_rate = st.slider("Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND)
-    max_leaf_nodes = st.slider("Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND)
-    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND)
+        leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
+                                   help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
+    learning_rate = st.slider("Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
+                              help="Shrinkage: the update of F is μ ρ_j times the tree.")
+    max_leaf_nodes = st.slider("Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND,
+                               help="max_leaf_nodes of each best-first tree (2 = a stump).")
+    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND,
+                           help="Draws the data, the projections and every random choice: same seed, same steps.")
 
 method_name = ("gbrt-relabel-rpo" if relabel else "gbrt-rpo") if projected else method
 settings = os_.OneStepSettings(
@@ -111,13 +117,18 @@ settings = os_.OneStepSettings(
 )  # fmt: skip
 
 c = st.columns([1, 1, 1, 1, 1, 2], vertical_alignment="bottom")
-c[0].button("◀ Back", key="os_back", on_click=_move, args=(-1,), use_container_width=True)
-c[1].button("Step ▶", key="os_step_one", on_click=_move, args=(1,), type="primary", use_container_width=True)
-c[2].button("Step ×10", key="os_step_ten", on_click=_move, args=(10,), use_container_width=True)
+c[0].button("◀ Back", key="os_back", on_click=_move, args=(-1,), use_container_width=True,
+            help="Show the previous step again (the model is kept: nothing is refitted, no new randomness).")
+c[1].button("Step ▶", key="os_step_one", on_click=_move, args=(1,), type="primary", use_container_width=True,
+            help="Show the next boosting step (fitted now with warm start if it is new).")
+c[2].button("Step ×10", key="os_step_ten", on_click=_move, args=(10,), use_container_width=True,
+            help="Jump 10 steps ahead.")
 c[3].button("Pause" if st.session_state[PLAY_KEY] else "Play", key="os_play", on_click=_toggle_play,
-            use_container_width=True)
-c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True)
-step = int(c[5].number_input("Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND))
+            use_container_width=True, help="Advance about one step a second until Pause.")
+c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True,
+            help="Back to step 0, the constant model.")
+step = int(c[5].number_input("Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND,
+                             help="The boosting step on display (in the URL: a shared link opens this step)."))
 
 try:
     run = st.session_state.get(RUN_KEY)
@@ -141,7 +152,8 @@ else:
     if method_name == "st-gbrt":
         d = view.gradient.shape[1]
         tree_index = st.selectbox("st-gbrt grows one tree per output in every step; show the tree of output",
-                                  range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND)
+                                  range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND,
+                                  help="Which of this step's d trees to draw.")
     tree = view.trees[tree_index]
     root = tree.feature[0]
     feature_names = [f"x{i + 1}" for i in range(run.X.shape[1])]

@@ -55,7 +55,7 @@ def arr(v):
 
 
 def chart(at):
-    charts = at.get("plotly_chart")
+    charts = [c for c in at.get("plotly_chart") if c.key.startswith("conv_chart_")]   # not the tree strip
     assert len(charts) == 1
     return json.loads(charts[0].proto.spec)
 
