@@ -13,6 +13,7 @@ import streamlit as st
 
 from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance
 from engine.plotting.draws import draws_figure
+from pages._challenges import challenge_banner
 
 DRAWS_KEY = "bv_draws"
 REDRAW_EVERY = 5
@@ -75,3 +76,4 @@ def draws_section(settings: dict, description: str):
             if (i + 1) % REDRAW_EVERY == 0 and i + 1 < 25:
                 show(f"{running.n_draws}_live")
     show(running.n_draws)
+    challenge_banner("pages/bias_variance.py", running)

@@ -20,6 +20,7 @@ from engine.dashboard import dataspec
 from engine.dashboard import live_convergence as live
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
+from pages._challenges import challenge_banner
 from pages._tree_strip import mark_on_curve, tree_strip
 
 route_through_app(__file__)
@@ -302,6 +303,10 @@ b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or r
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
+
+done_run = run.finished
+challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
+                 done_run.result if done_run is not None and not running and same_model(done_run.settings, settings) else None)
 
 EXPLAIN = {
     "group": "Every output is the same signal plus its own noise. Per tree per output (log axis), **gbmort and "

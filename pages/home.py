@@ -4,6 +4,7 @@ import streamlit as st
 
 from engine import plotting
 from engine.dashboard.presets import PRESETS, presets_for
+from pages._challenges import challenge_cards
 from pages._deeplink import registered_pages, route_through_app
 
 route_through_app(__file__)
@@ -92,3 +93,5 @@ if len(links) < len(PRESETS):
             f"- {p['label']} · *coming soon*: {p['description']}" for p in PRESETS if p not in available
         )
     )
+
+challenge_cards()   # pages/_challenges.py

@@ -17,6 +17,7 @@ import streamlit as st
 from engine.dashboard import one_step as os_
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
+from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
 
 route_through_app(__file__)
@@ -143,6 +144,8 @@ except ValueError as exc:
 info = run.info
 st.caption(f"{info['description']} · {info['split']} · {method_name}, {run.loss}, μ = {learning_rate:g}, "
            f"{max_leaf_nodes} leaves · model fitted up to step {run.n_steps}")
+
+challenge_banner("pages/one_step.py", view)
 
 if view.step == 0:
     st.info("Step 0: the model is the constant ρ₀ (the best constant per output). Press **Step** to grow the first tree.")

@@ -1,0 +1,42 @@
+"""Challenges in the pages: the cards on Home, and the banner a page shows while one is open.
+
+A challenge's link opens its page with ``?challenge=<key>`` plus its starting point; the page then
+calls :func:`challenge_banner` with its result object, which runs the challenge's check
+(engine/dashboard/challenges.py) and says whether it is met.
+"""
+
+import streamlit as st
+
+from engine.dashboard.challenges import CHALLENGES, challenges_for, evaluate, start_params
+from pages._deeplink import registered_pages
+
+
+def challenge_cards():
+    """Home: one card per challenge whose page is registered, with a link to its starting point."""
+    registered = registered_pages()
+    shown = [c for c in CHALLENGES if c.page in registered]
+    if not shown:
+        return
+    st.header("Challenges")
+    st.markdown("Questions you answer by playing with the pages. Each link opens the right page at a starting "
+                "point; the page checks your result and says when the challenge is met.")
+    for row in range(0, len(shown), 3):
+        for col, c in zip(st.columns(3), shown[row:row + 3]):
+            with col.container(border=True):
+                st.markdown(f"**{c.title}**")
+                st.markdown(c.question)
+                st.page_link(c.page, label="Take the challenge", icon="🎯", query_params=start_params(c),
+                             help="Opens the page at the challenge's starting point.")
+
+
+def challenge_banner(page: str, result):
+    """On ``page``: when the URL names one of its challenges, the question and whether ``result`` meets it."""
+    key = st.query_params.get("challenge")
+    challenge = next((c for c in challenges_for(page) if c.key == key), None)
+    if challenge is None:
+        return
+    met, message = evaluate(challenge.key, result)
+    if met:
+        st.success(f"🎯 **Challenge met: {challenge.title}.** {message}")
+    else:
+        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}  \n{message}")
