@@ -48,7 +48,9 @@ def projection_figure(view) -> go.Figure:
     fig = _heatmap(phi, output_labels(phi.shape[1]), f"Projection Φ drawn for this step, q × d = {phi.shape[0]} × {phi.shape[1]}",
                    "φ", height=110 + 28 * phi.shape[0], y_title="row")
     fig.update_yaxes(showticklabels=True, tickvals=list(range(phi.shape[0])),
-                     ticktext=[f"φ{r + 1}" for r in range(phi.shape[0])])
+                     ticktext=[f"φ{r + 1}" for r in range(phi.shape[0])], autorange="reversed")
+    # The weights written in the cells (a colour bar would be squeezed into the strip's height).
+    fig.update_traces(showscale=False, text=np.vectorize(lambda v: f"{v:.2g}")(phi), texttemplate="%{text}")
     return fig
 
 
