@@ -19,7 +19,7 @@ def main(page):
 
 
 def step_shown(page):
-    return main(page).get_by_label("Step shown")
+    return main(page).get_by_label("Step shown", exact=True)
 
 
 def tree_texts(page):
