@@ -55,11 +55,11 @@ def draws_section(settings: dict, description: str):
     chart, text = st.empty(), st.empty()
 
     def show(frame):
-        chart.plotly_chart(draws_figure(running), key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
         r = running.result()
-        if r is None:
+        if r is None:               # no empty chart before the first draw
             text.caption("No learning set drawn yet.")
             return
+        chart.plotly_chart(draws_figure(running), key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
         algorithm = (f", of which algorithm variance **{r.var_algorithm[0]:.3f}**" if r.n_seeds > 1 else "")
         text.markdown(
             f"After **{running.n_draws}** draw{'s' if running.n_draws != 1 else ''}: bias² **{r.bias2[0]:.3f}**, "

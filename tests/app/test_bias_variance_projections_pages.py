@@ -47,7 +47,7 @@ def test_bias_variance_default_view():
     assert [t.value for t in at.title] == ["Bias–variance"]
     at = poll(at, "bv")
     assert not at.exception
-    assert [c.key for c in at.get("plotly_chart")] == ["bv_stacked", "bv_lines", "bv_curves", "bv_draws_chart_0"]
+    assert [c.key for c in at.get("plotly_chart")] == ["bv_stacked", "bv_lines", "bv_curves"]
     # The default story: stumps against 8-leaf trees, over the number of steps.
     fig = spec(at, "bv_stacked")
     runs = {}
