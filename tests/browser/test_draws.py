@@ -17,6 +17,8 @@ def test_draw_one_and_draw_25(streamlit_server, browser_page, screenshot_dir):
               wait_until="domcontentloaded")
     main = page.get_by_test_id("stMainBlockContainer")
     expect(main.get_by_role("heading", name="One draw, many draws")).to_be_visible(timeout=60_000)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)
+    page.screenshot(path=str(screenshot_dir / "bias_variance_before_draws.png"), full_page=True)
     main.get_by_role("button", name="Draw 1", exact=True).click()
     expect(page.get_by_text(re.compile(r"After 1 draw: bias²"))).to_be_visible(timeout=30_000)
     page.wait_for_function(f"() => ({THIN})() === 1", timeout=30_000)
