@@ -9,9 +9,11 @@ The layers, bottom to top (a module may import from its own layer or any below i
    whose ``__init__`` re-exports the estimators);
 2. ``engine.experiments``: computes, draws nothing;
 3. ``engine.plotting``: draws the experiments' results;
-4. ``engine.reports``, ``engine.bench`` and the command line ``engine.__main__``: write files;
+4. ``engine.reports`` and the command line ``engine.__main__``: write files;
 5. ``engine.dashboard``: what the pages need that is not UI;
-6. the pages (``pages``) and ``app.py``.
+6. ``engine.bench``: the benchmarks, which also time the dashboard's services as a page uses
+   them (the One step page's interactions, a class on one server);
+7. the pages (``pages``) and ``app.py``.
 
 Every import counts, also one inside a function: a lazy import still ties the layers.
 """
@@ -29,9 +31,10 @@ LAYERS = (
     ("engine.metrics", 1), ("engine.validation", 1),
     ("engine.experiments", 2),
     ("engine.plotting", 3),
-    ("engine.reports", 4), ("engine.bench", 4), ("engine.__main__", 4),
+    ("engine.reports", 4), ("engine.__main__", 4),
     ("engine.dashboard", 5),
-    ("pages", 6), ("app", 6),
+    ("engine.bench", 6),
+    ("pages", 7), ("app", 7),
     ("engine", 1),      # the package's __init__ (after every engine.<sub> above: first match wins)
 )
 
