@@ -27,3 +27,32 @@ def route_through_app(page_file):
 def registered_pages() -> tuple:
     """The page files app.py registered (Home's presets link only to these)."""
     return st.session_state.get(REGISTERED_PAGES_KEY, ())
+
+
+def url_value_note(key, options):
+    """Call *before* a bound widget: when the URL asks for a value of ``key`` that is not one of
+    ``options``, Streamlit silently shows the widget's default instead. Return the sentence the page
+    shows next to the widget (kept for the session until the URL holds a valid value again), else None."""
+    notes = st.session_state.setdefault("url_value_notes", {})
+    raw = st.query_params.get_all(key)
+    bad = [v for v in raw if v not in {str(o) for o in options}]
+    if bad:
+        notes[key] = (f"The link asked for {key} = “{', '.join(bad)}”, which this page does not know: "
+                      "showing the default instead. Valid: " + ", ".join(map(str, options)) + ".")
+    elif raw:
+        notes.pop(key, None)
+    return notes.get(key)
+
+
+PRESET_GO = "go"   # a Home preset's link carries go=1: run what it promises on this one click
+
+
+def preset_go() -> bool:
+    """True once when the URL carries ``go=1`` (a Home preset's link): the page then starts its run
+    without a second click, as if its Run button had been pressed. The parameter is removed at once,
+    so a rerun, a reload or a link copied afterwards starts nothing by itself."""
+    if PRESET_GO not in st.query_params:
+        return False
+    value = st.query_params.get(PRESET_GO)
+    del st.query_params[PRESET_GO]
+    return value == "1"

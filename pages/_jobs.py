@@ -138,6 +138,22 @@ class PageRun:
             entry["polling"] = running
         return seconds if running else None
 
+    def poll_while(self, drawn_running: bool, seconds: float) -> float | None:
+        """``run_every`` for the polling fragment of a page that drew its buttons with
+        ``drawn_running``, its own earlier read of :attr:`running` in this script run.
+
+        A short run (a Step of 10 boosting steps: milliseconds) can end between that read and
+        the fragment's creation. :meth:`poll_every` would then see it ended and turn polling off,
+        while the buttons stay drawn disabled and nothing reruns the page: they stay stuck. Here
+        the fragment polls whenever either read saw the run running, so it sees the end and
+        :meth:`rerun_when_finished` redraws the page once, buttons enabled.
+        """
+        entry = self.entry
+        polling = bool(drawn_running) or self.running
+        if entry is not None:
+            entry["polling"] = polling
+        return seconds if polling else None
+
     def rerun_when_finished(self) -> None:
         """Call in the polling fragment: once the run it polls has ended, one full rerun redraws
         the page around the result (buttons enabled again, polling off)."""

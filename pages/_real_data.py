@@ -152,16 +152,17 @@ def real_data_mode():
         settings = sidebar()
     if not settings["datasets"] or not settings["methods"]:
         st.warning("Choose at least one data set and one method in the sidebar.", icon="⚠️")
+    running = run.running   # one read for the buttons and the polling (PageRun.poll_while)
     c1, c2, _ = st.columns([2, 1, 3], vertical_alignment="center")
     c1.button(f"Run the study ({settings['budget']})", type="primary", key="bench_rd_start",
-              disabled=run.running or not settings["datasets"] or not settings["methods"],
+              disabled=running or not settings["datasets"] or not settings["methods"],
               on_click=start, args=(settings,),
               help="Runs in the background; Stop keeps the finished cells, and a new start with the same "
               "settings computes only what is missing.")
-    c2.button("Stop", key="bench_rd_stop", disabled=not run.running, on_click=run.stop,
+    c2.button("Stop", key="bench_rd_stop", disabled=not running, on_click=run.stop,
               help="Stop after the current fit: finished cells are kept and shown, flagged partial.")
 
-    @st.fragment(run_every=run.poll_every(0.5))
+    @st.fragment(run_every=run.poll_while(running, 0.5))
     def results():
         if not run.started:
             show_paper()

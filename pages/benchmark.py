@@ -25,7 +25,7 @@ from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTI
 from engine import plotting
 from engine.datasets import list_datasets
 from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
-from pages._deeplink import route_through_app
+from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun
 from pages._real_data import real_data_mode
 
@@ -265,6 +265,9 @@ if estimate is not None:
         )
 else:
     label, cost = "Run quick benchmark", None
+if preset_go() and estimate is not None and not (blocked or refused or running):
+    start_run(dataset, settings, widget_values())   # a Home preset runs what it promises on its one click
+    running = run.running
 # The confirmation is not in the URL on purpose: a shared link must never start hours of work by itself.
 confirmed = st.checkbox(
     f"Yes, run for about {cost}", False, key="bench_confirm",
@@ -371,7 +374,7 @@ def show_result(result, settings):
                        help="A standalone interactive page that works offline.")
 
 
-@st.fragment(run_every=run.poll_every(0.5))
+@st.fragment(run_every=run.poll_while(running, 0.5))
 def results_panel():
     if not run.started:
         if is_friedman and settings["noisy"] in (0, 16):

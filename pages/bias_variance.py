@@ -18,12 +18,16 @@ import streamlit as st
 from engine import plotting
 from engine import plotting as pbv
 from engine.dashboard.cost import estimate_bias_variance_seconds
-from engine.dashboard.studies import FOREST_SWEEPABLE, SWEEPABLE, parse_values, run_bias_variance_study
+from engine.dashboard.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
+<<<<<<< HEAD
 from pages._deeplink import registered_pages, route_through_app
 from pages._draws import draws_section
+=======
+from pages._deeplink import registered_pages, route_through_app, url_value_note
+>>>>>>> a8119aa (wip: issue 21 — poll_while, takeaways, timing in turns for forests, page defaults on wide data, URL/clamp/separator notes, go=1 presets)
 from pages._jobs import PageRun
 
 route_through_app(__file__)
@@ -84,11 +88,14 @@ st.markdown(
 # --- controls -------------------------------------------------------------------------------------
 with st.sidebar:
     st.header("Bias–variance")
+    url_note = url_value_note("estimator", VARIANTS)
     estimator = st.selectbox(
         "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="estimator", **BOUND,
         help="The boosting variant or forest (paper names). Randomized variants (rpo, forests) also have "
         "an algorithm variance: set 'Seeds per learning set' above 1 to measure it.",
     )  # fmt: skip
+    if url_note:
+        st.warning(url_note, icon="🔗")
     forest = estimator in FOREST_NAMES
     projected_forest = forest and estimator.startswith("rf-")
     sweepable = FOREST_SWEEPABLE if forest else SWEEPABLE
@@ -106,6 +113,9 @@ with st.sidebar:
         help=f"Comma-separated values of {sweep} (at most 12, clamped to [{low}, {high}]). "
         f"Empty: {defaults[sweep]}.",
     )  # fmt: skip
+    clamped = clamp_note(values_text, low, high, sweep) if values_text else None
+    if clamped:
+        st.warning(clamped, icon="✂️")
     if forest:
         st.caption("Forests grow fully grown trees on bootstrap samples (mo-et: random thresholds, no "
                    "bootstrap); the tree size, comparison and learning rate below apply to boosting only.")
@@ -246,7 +256,7 @@ running = run.running
 
 
 # Poll fast while a run is young (the default one ends in under a second), slower after.
-@st.fragment(run_every=run.poll_every(0.2 if run.view().elapsed < 5 else 0.5))
+@st.fragment(run_every=run.poll_while(running, 0.2 if run.view().elapsed < 5 else 0.5))
 def live_status():
     view = run.view()
     if view.running:

@@ -18,6 +18,7 @@ import streamlit as st
 from engine import plotting
 from engine.dashboard import dataspec
 from engine.dashboard import live_convergence as live
+from engine.dashboard import takeaways
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
 from pages._challenges import challenge_banner
@@ -138,20 +139,28 @@ def current_spec(problem):
     return dataspec.friedman_spec(problem), None   # the paper's setting: 300 train, d = 16, uniform
 
 
+def data_label(problem):
+    """The data a run of ``problem`` trains on, in words (the Data page's choice for "data")."""
+    if problem == "data":
+        return dataspec.describe_spec(current_spec(problem)[0])
+    return PROBLEMS[problem] + ", 300 training samples, 16 outputs, uniform inputs"
+
+
 def fit_kwargs(s):
     return dict(learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"],
                 max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
 
 
 def describe(s):
-    return (f"{PROBLEMS[s['problem']]}, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
+    data = s.get("data", PROBLEMS[s["problem"]]).split(",")[0]
+    return (f"{data}, {', '.join(s['variants'])}, {s['n_steps']} steps, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
             f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
 
 
 def widget_settings():
     """The run settings as the widgets hold them now."""
     ss = st.session_state
-    return {"problem": ss["problem"], "variants": tuple(ss["variants"]), "q": int(ss["q"]),
+    return {"problem": ss["problem"], "data": data_label(ss["problem"]), "variants": tuple(ss["variants"]), "q": int(ss["q"]),
             "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
             "max_features": ss["max_features"], "loss": ss["loss"], "n_steps": int(ss["n_steps"]),
             "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
@@ -229,7 +238,7 @@ def train_more(s, spec, upload):
 
 
 def same_model(a, b):
-    keys = ("problem", "variants", "learning_rate", "max_leaf_nodes", "max_features", "loss", "q", "n_test", "seed")
+    keys = ("problem", "data", "variants", "learning_rate", "max_leaf_nodes", "max_features", "loss", "q", "n_test", "seed")
     return all(a.get(k) == b.get(k) for k in keys)
 
 
@@ -268,7 +277,7 @@ if not run.started and problem_error is None and total_cost <= WARN_SECONDS:
     train(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
 running = run.running
 
-st.caption(f"Data: {dataspec.describe_spec(spec) if problem == 'data' else PROBLEMS[problem] + ', 300 training samples, 16 outputs, uniform inputs'}"
+st.caption(f"Data: {settings['data']}"
            f"; {settings['n_test']} test samples (friedman1) · seed **{settings['seed']}**.")
 if problem_error:
     st.error(f"These settings cannot run: {problem_error}", icon="⚠️")
@@ -304,31 +313,39 @@ b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or r
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
 
+<<<<<<< HEAD
 done_run = run.finished
 challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
                  done_run.result if done_run is not None and not running and same_model(done_run.settings, settings) else None)
 
+=======
+# How to read the chart, per problem: the structure of the data and what the paper reports for it.
+# What *this* run shows is computed from its curves (engine.dashboard.takeaways), never written here.
+>>>>>>> a8119aa (wip: issue 21 — poll_while, takeaways, timing in turns for forests, page defaults on wide data, URL/clamp/separator notes, go=1 presets)
 EXPLAIN = {
-    "group": "Every output is the same signal plus its own noise. Per tree per output (log axis), **gbmort and "
-             "gbrt-rpo climb far faster than st-gbrt** and end a little higher: one shared tree averages the "
-             "noise away. Every method overfits in the end; the ★ marks each best step.",
-    "chain": "Each output adds noise to the previous one, so all outputs are strongly correlated. As on group, "
-             "**gbmort and gbrt-rpo converge much faster per output than st-gbrt** and reach a slightly "
-             "better optimum; the ★ marks each best step.",
-    "ind": "Each output depends on its own five inputs: nothing is shared. The methods climb at about the same "
-           "rate, but **st-gbrt ends best**; gbmort, which forces all outputs to share every split, is worst, "
-           "and gbrt-rpo pays a little for its flexibility.",
+    "group": "Every output is the same signal plus its own noise. The paper (Figure 1a) finds the shared-tree "
+             "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",
+    "chain": "Each output adds noise to the previous one, so all outputs are strongly correlated. The paper "
+             "(Figure 1b) finds gbmort and gbrt-rpo converging much faster per output than st-gbrt.",
+    "ind": "Each output depends on its own five inputs: nothing is shared. The paper (Figure 1c) finds st-gbrt "
+           "ending best and gbmort, which forces all outputs to share every split, worst.",
     "data": "If the outputs are correlated, methods that share trees (gbmort, gbrt-rpo) should rise faster per "
-            "output than st-gbrt; if they are independent, st-gbrt should end best. The ★ marks each best step.",
+            "output than st-gbrt; if they are independent, st-gbrt should end best.",
 }
 
 
 # --- live panel ----------------------------------------------------------------------------------
-@st.fragment(run_every=run.poll_every(POLL_SECONDS))
+@st.fragment(run_every=run.poll_while(running, POLL_SECONDS))
 def live_panel():
     pins = st.session_state[PINS_KEY]
     view = run.view()
     result, status, fraction, elapsed, message = view.result, status_of(view), view.fraction, view.elapsed, view.message
+    # A run on other data than the sidebar's is not drawn: its curves would sit under the new problem's
+    # words and estimate (the sidebar's other knobs changed: the curves stay, labelled with their settings).
+    shown = view.settings
+    other_data = shown is not None and shown.get("data") != settings["data"]
+    if other_data:
+        result, status = None, "other_data"
 
     st.session_state[FRAME_KEY] += 1
     frame = st.session_state[FRAME_KEY]
@@ -349,6 +366,9 @@ def live_panel():
         elif status == "stepped":
             st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
                        f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
+        elif status == "other_data":
+            st.info(f"Status: the last run trained on **{shown['data']}**, not on the data chosen now: its curves "
+                    "are hidden. Press Start to train on the new data.", icon="🔁")
         elif status == "failed":
             st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
@@ -359,10 +379,10 @@ def live_panel():
                                                early_stops=stops)
         mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
+        if result is not None and shown is not None and not same_model(shown, settings):
+            st.warning(f"The solid curves were trained with other settings: **{describe(shown)}**. The sidebar has "
+                       "changed since: press Start to train with the new ones.", icon="🔁")
         notes = []
-        if view.settings is not None and not same_model(view.settings, settings):
-            notes.append(f"The solid curves were trained with: {describe(view.settings)}. Settings have "
-                         "changed since: press Start to train with the new ones.")
         notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
         if PATIENCE[patience] is not None and any(v is not None for v in stops["current"].values()):
             notes.append(f"◆ where early stopping (n_iter_no_change = {patience}, tol = 1e-4) would have "
@@ -370,15 +390,20 @@ def live_panel():
         st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
     with right:
         st.markdown("**What to look for**")
-        st.markdown(EXPLAIN[settings["problem"]])
-        st.markdown("**Right panel:** the same curves against seconds of fitting. A st-gbrt step fits one "
-                    "tree per output, so per second the shared-tree methods gain even more.")
+        if result is not None and result.curves:
+            st.markdown(EXPLAIN[shown["problem"]])
+            st.markdown(takeaways.convergence_takeaway(result, X_AXES[x_axis]))
+            st.markdown("**Right panel:** the same curves against seconds of fitting (a st-gbrt step fits one "
+                        "tree per output). " + takeaways.convergence_time_takeaway(result))
+        else:
+            st.markdown(EXPLAIN[settings["problem"]] + " Press Start to see what this run finds.")
 
     table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)], stops)
     st.markdown("**Results**: best test score, the step where it is reached, fitting seconds until then, "
                 "and the score at the last step. A best step far before the last one means overfitting. "
                 "Early stop: the step (and test score) where early stopping would have ended training.")
     st.dataframe(table, hide_index=True, key=f"conv_table_{frame}", column_config={
+        "estimator": st.column_config.TextColumn("method", width="medium"),   # never cut "gbrt-rpo-subsampled"
         "best_score": st.column_config.NumberColumn("best score", format="%.4f"),
         "best_step": st.column_config.NumberColumn("best step"),
         "best_trees_per_output": st.column_config.NumberColumn("trees/output at best", format="%.0f"),

@@ -155,6 +155,9 @@ if source == "upload":
             st.info("Upload a CSV file in the sidebar: a header row, feature columns and one or more target columns.")
     else:
         raw = uploaded.getvalue()
+        hint = dataspec.separator_hint(raw, sep, SEPARATORS)
+        if hint:
+            st.sidebar.warning(hint, icon="🔣")
         try:
             columns = dataspec.csv_columns(raw, sep=sep)
         except ValueError as exc:
@@ -179,7 +182,7 @@ if source == "upload":
                 else:
                     st.session_state[UPLOAD_KEY] = payload
         if problem:
-            st.error(f"**{uploaded.name}** could not be used: {problem}", icon="⚠️")
+            st.error(f"**{uploaded.name}** could not be used: {problem}" + (f" {hint}" if hint else ""), icon="⚠️")
 else:
     try:
         ds = load_spec(spec)

@@ -26,15 +26,17 @@ import numpy as np
 import streamlit as st
 
 from engine import plotting
+from engine.dashboard import takeaways
 from engine.dashboard.cost import estimate_projection_seconds
-from engine.dashboard.studies import parse_values
+from engine.dashboard.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
+from engine.dashboard.studies import clamp_note, parse_values
 from engine.datasets import list_datasets, synthetic_catalogue
 from engine.experiments import problem_size, run_projection_schemes, run_projection_size
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
-from pages._deeplink import route_through_app
+from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun
 
 route_through_app(__file__)
@@ -93,7 +95,7 @@ with st.sidebar:
         "projections of section 2.3 compared on one problem.",
     )  # fmt: skip
     dataset = st.selectbox(
-        "Data set", datasets, key="dataset", **BOUND,
+        "Data set", datasets, index=datasets.index(PROJECTIONS_DATASET), key="dataset", **BOUND,
         help="A synthetic Friedman1 problem (300 training samples, paper section 4.2.1), a shipped "
         "benchmark (its standard split, or a seeded 50/50 split) or synthetic-delicious-shape (scikit-learn's "
         "multi-label generator at delicious's size: 16105 × 500 sparse inputs, 983 labels; not delicious). "
@@ -131,6 +133,10 @@ with st.sidebar:
             help=f"Comma-separated numbers of projections per tree, at most 8 (sub-sampling needs q ≤ d = {d}). "
             f"Empty: {default_q(d)}.",
         )  # fmt: skip
+        q_high = d if projection == "subsample" else 4 * d
+        q_note = clamp_note(q_text, 1, q_high, "q" + (" (sub-sampling draws q of the d outputs)" if projection == "subsample" else ""))
+        if q_note:
+            st.warning(q_note, icon="✂️")
     else:
         schemes = st.multiselect(
             "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="schemes", **BOUND,
@@ -144,10 +150,11 @@ with st.sidebar:
         )  # fmt: skip
     loss = st.selectbox(
         "Loss", LOSSES[task], key=f"loss_{task}", **BOUND,
+        index=LOSSES[task].index(PROJECTIONS_LOSS) if PROJECTIONS_LOSS in LOSSES[task] and task == "multilabel" else 0,
         help="The loss the boosting minimises (paper Table 1). Multi-label: logistic (the paper's figures) or "
         "the square loss on the 0/1 labels, whose line search is closed-form and much cheaper with many labels.",
     )  # fmt: skip
-    n_steps = st.slider("Boosting steps", 10, 2000, 500, step=10, key="n_steps", **BOUND,
+    n_steps = st.slider("Boosting steps", 10, 2000, PROJECTIONS_STEPS, step=10, key="n_steps", **BOUND,
                         help="Steps per model (the paper runs up to 10 000 with stumps).")  # fmt: skip
     learning_rate = st.slider("Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
                               help="Shrinkage of each step (paper: 0.1).")  # fmt: skip
@@ -191,7 +198,7 @@ cost = estimate_projection_seconds(
 )  # fmt: skip
 
 run.harvest()
-forced = st.session_state.pop(FORCE, False)
+forced = st.session_state.pop(FORCE, False) | preset_go()   # a Home preset runs on its one click
 wanted = not run.started or run.entry["settings"] != config or forced
 if wanted and cost > MAX_SECONDS:
     st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above this app's {MAX_SECONDS / 60:.0f} min limit: "
@@ -206,7 +213,7 @@ elif wanted:
 running = run.running
 
 
-@st.fragment(run_every=run.poll_every(0.5))
+@st.fragment(run_every=run.poll_while(running, 0.5))
 def live_status():
     view = run.view()
     if view.running:
@@ -255,30 +262,13 @@ if hasattr(res, "q_values"):
     with right:
         st.markdown("**What to look for**")
         st.markdown("Left: the test score for each q, with gbmort (dashed) as the q → ∞ limit and the constant "
-                    "model all methods start from (dotted grey). Right: the fit time, which grows with q. A small q "
-                    "often scores as well as gbmort for less time.")  # fmt: skip
-        match = res.cheapest_match()
-        if res.learned_little():
-            st.markdown(f"**Careful.** No model ends more than {2 * MATCH_TOLERANCE:g} above the constant model "
-                        f"(dotted grey, {res.metric} {res.baseline_score:.3f}): with these settings nothing much was "
-                        "learned, so equal scores say nothing. The fit times still compare the costs.")  # fmt: skip
-        elif match is not None and match["time_ratio"] < 1:
-            st.markdown(f"**Takeaway.** With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's "
-                        f"{res.metric} ({match['score']:.3f} against {res.gbmort_score:.3f}) in "
-                        f"**{match['time_ratio']:.0%} of its fit time** ({match['fit_time']:.3g} s against "
-                        f"{res.gbmort_fit_time:.3g} s).")  # fmt: skip
-        elif match is not None:
-            st.markdown(f"**Takeaway.** With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's "
-                        f"{res.metric} ({match['score']:.3f} against {res.gbmort_score:.3f}) but takes "
-                        f"**{match['time_ratio']:.1f} times its fit time** ({match['fit_time']:.3g} s against "
-                        f"{res.gbmort_fit_time:.3g} s): with {res.n_outputs} outputs gbmort's tree is cheap, and "
-                        "the projections save nothing. Try a wide-output data set.")  # fmt: skip
-        elif np.isfinite(res.score).any():
-            k = int(np.nanargmax(res.score))
-            gap = f" (gbmort: **{res.gbmort_score:.3f}** in {res.gbmort_fit_time:.2f} s)" if np.isfinite(res.gbmort_score) else ""
-            st.markdown(f"**Takeaway.** The best {res.metric} here is **{res.score[k]:.3f}** with q = {res.q_values[k]}, "
-                        f"fitted in {res.fit_time[k]:.2f} s{gap}. q = {res.q_values[0]} scores {res.score[0]:.3f} in "
-                        f"{res.fit_time[0]:.2f} s.")  # fmt: skip
+                    "model all methods start from (dotted grey). Right: the fit time of each q (the median of "
+                    "repeated fits; bars span the fastest and slowest).")  # fmt: skip
+        st.markdown(takeaways.projection_time_trend(res))
+        st.markdown(takeaways.projection_size_takeaway(res, MATCH_TOLERANCE))
+        if res.n_outputs < FEW_OUTPUTS:
+            st.caption(f"With {res.n_outputs} outputs a gbmort tree is cheap: the time saved by few projections "
+                       "needs many outputs (try cal500, bibtex, corel5k or synthetic-delicious-shape).")
     figures["score_vs_fit_time"] = fig = plotting.projection_size_curves_figure(res)
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="proj_curves", config=chart_config)
@@ -295,19 +285,18 @@ else:
         st.markdown("**What to look for**")
         st.markdown("One learning curve per projection scheme, against trees per output. Curves that climb faster "
                     "share more useful splits between outputs.")  # fmt: skip
-        if len(summary):
-            best = summary.sort_values("best_score", ascending=False).iloc[0]
-            worst = summary.sort_values("best_score").iloc[0]
-            st.markdown(f"**Takeaway.** The best {res.metric} is **{best['best_score']:.3f}** with {best['estimator']}, "
-                        f"the lowest **{worst['best_score']:.3f}** with {worst['estimator']}; on this problem the "
-                        "schemes differ by that much.")  # fmt: skip
+        st.markdown(takeaways.schemes_takeaway(res))
     figures["schemes_vs_fit_time"] = fig = plotting.schemes_figure(
         res, x="fit_time", title=f"{res.dataset}: test {res.metric} against fit time, per projection scheme")
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="proj_schemes_time", config=chart_config)
     with right:
         st.markdown("**What to look for**")
-        st.markdown("The same curves against fit time: a sparser projection makes each tree cheaper to grow.")
+        st.markdown("The same curves against fit time: a curve further left reached its score in less time.")
+        st.markdown(takeaways.schemes_time_takeaway(res))
+        if res.n_outputs < FEW_OUTPUTS:
+            st.caption(f"With {res.n_outputs} outputs every tree is cheap: differences in cost between the schemes "
+                       "need many outputs (try bibtex, corel5k or cal500).")
 
 st.subheader("Export")
 c = st.columns(2 + len(figures))

@@ -3,16 +3,19 @@
     python -m engine.bench [--trees 2000] [--repeats 3] [--quick] [--missing-only]
     python -m engine.bench --scale [--steps 50] [--repeats 1]
     python -m engine.bench --interactions [--repeats 3]
+    python -m engine.bench --pages
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
 target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
-:mod:`engine.bench.one_step` (the teaching interactions against their 1 s target).
+:mod:`engine.bench.one_step` (the teaching interactions against their 1 s target),
+``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
+unprojected reference, exit status 1 above 1/3).
 """
 import argparse
 import sys
 
-from engine.bench import one_step, scale, teaching
+from engine.bench import one_step, pages, scale, teaching
 
 
 def main(argv=None):
@@ -35,9 +38,13 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
     parser.add_argument("--interactions", action="store_true",
                         help="time the One step page's interactions and the tree strip (engine.bench.one_step)")
+    parser.add_argument("--pages", action="store_true",
+                        help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
     args = parser.parse_args(argv)
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
+    if args.pages:
+        return pages.run()
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

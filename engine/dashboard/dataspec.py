@@ -172,6 +172,23 @@ def csv_columns(raw: bytes, sep: str = ",") -> list[str]:
     raise ValueError("the file is empty")
 
 
+def separator_hint(raw: bytes, sep: str, names: dict) -> str | None:
+    """When the header row read with ``sep`` is one column but another separator of ``names``
+    (label -> character) splits it into several, the sentence that says so; else None."""
+    try:
+        columns = csv_columns(raw, sep=sep)
+    except ValueError:
+        return None
+    if len(columns) > 1:
+        return None
+    header = columns[0] if columns else ""
+    for label, other in names.items():
+        if other != sep and len(header.split(other)) > 1:
+            return (f"The header row has no “{sep if sep != chr(9) else 'tab'}” but {len(header.split(other))} "
+                    f"fields separated by “{other if other != chr(9) else 'tab'}”: choose the **{label}** separator.")
+    return None
+
+
 def parse_upload(raw: bytes, target_columns, *, name: str = "uploaded", **limits) -> tuple[Dataset, dict, dict]:
     """Parse an uploaded CSV: ``(dataset, spec, payload)``; every problem is a ValueError.
 

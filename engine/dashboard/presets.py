@@ -10,6 +10,10 @@ Each preset is a dict with
                   (widgets bound with ``bind="query-params"`` pick them up)
     description   one sentence saying what the user will see
 
+A preset whose page waits for a click on bigger runs carries ``go=1``
+(``pages/_deeplink.preset_go``): the page starts the run at once, so the link's one click
+runs what it promises (issue 21).
+
 The Home page renders a preset as a link only when its target page is registered in
 ``app.py``; presets of pages that are not written yet are listed without a link. The
 query-parameter names are provisional until their target page exists: whoever writes a
@@ -51,10 +55,10 @@ PRESETS: list[dict] = [
         "label": "Figure 5: projection size",
         "page": "pages/projections.py",
         # cal500 (174 labels) stands in for the paper's delicious (983 labels): q = 1 and about
-        # 10 / 20 / 50 % of d, as 1 / 98 / 196 / 491 of 983 in the paper. About 20 s: the page
-        # shows the estimate and waits for a click.
+        # 10 / 20 / 50 % of d, as 1 / 98 / 196 / 491 of 983 in the paper. About 20 s: go=1 starts it
+        # on the link's click.
         "query_params": {"experiment": "size", "dataset": "cal500", "projection": "gaussian",
-                         "q_values": "1,17,35,87", "n_steps": "100", "seed": "0"},
+                         "q_values": "1,17,35,87", "n_steps": "100", "seed": "0", "go": "1"},
         "description": "gbmort versus gbrt-relabel-rpo with q random projections: score against fit time.",
     },
     {
@@ -70,7 +74,7 @@ PRESETS: list[dict] = [
         # says so; the bibtex preset below is the one where the scores mean something.
         "query_params": {"experiment": "size", "dataset": "synthetic-delicious-shape", "projection": "gaussian",
                          "q_values": "1,20", "n_steps": "40", "learning_rate": "0.1", "max_leaf_nodes": "2",
-                         "loss_multilabel": "squared_error", "seed": "0"},
+                         "loss_multilabel": "squared_error", "seed": "0", "go": "1"},
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on 16105 samples, 500 sparse "
         "inputs and 983 labels (a synthetic set of delicious's shape): what each costs at the paper's scale.",
     },
@@ -84,7 +88,7 @@ PRESETS: list[dict] = [
         # q = 1 reaches gbmort's LRAP (0.409 against 0.405) in 17 % of its fit time.
         "query_params": {"experiment": "size", "dataset": "bibtex", "projection": "gaussian",
                          "q_values": "1,16,32,80", "n_steps": "100", "learning_rate": "0.1", "max_leaf_nodes": "2",
-                         "loss_multilabel": "squared_error", "seed": "0"},
+                         "loss_multilabel": "squared_error", "seed": "0", "go": "1"},
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on bibtex (4880 training "
         "documents, 1836 sparse word features, 159 labels): the score gbmort reaches, and what each q costs.",
     },
@@ -93,7 +97,8 @@ PRESETS: list[dict] = [
         # selectbox offers group / ind next to chain.
         "label": "Table 4: all methods on chain (then group / ind)",
         "page": "pages/benchmark.py",
-        "query_params": {"bench_dataset": "friedman1-chain", "bench_budget": "quick", "bench_repeats": "5", "bench_seed": "0"},
+        "query_params": {"bench_dataset": "friedman1-chain", "bench_budget": "quick", "bench_repeats": "5", "bench_seed": "0",
+                         "go": "1"},
         "description": "artificial-gbrt, st-gbrt, gbmort and both rpo variants, hyper-parameters chosen on "
         "validation, macro-r2 on the test set next to the paper's Table 4, with Table 5's t-tests.",
     },
@@ -119,7 +124,7 @@ PRESETS: list[dict] = [
         "label": "Table 6: 16 noisy outputs on group",
         "page": "pages/benchmark.py",
         "query_params": {"bench_dataset": "friedman1-group", "bench_noisy": "16", "bench_budget": "quick",
-                         "bench_repeats": "5", "bench_seed": "0"},
+                         "bench_repeats": "5", "bench_seed": "0", "go": "1"},
         "description": "Table 6: 16 purely noisy outputs appended; half-macro-r2 scores the 16 real ones.",
     },
     {

@@ -15,7 +15,7 @@ import math
 
 from engine.experiments.bias_variance import run_bias_variance
 
-__all__ = ["SWEEPABLE", "FOREST_SWEEPABLE", "parse_values", "run_bias_variance_study"]
+__all__ = ["SWEEPABLE", "FOREST_SWEEPABLE", "clamp_note", "parse_values", "run_bias_variance_study"]
 
 # Parameters the Bias–variance page can sweep: name -> (type, low, high).
 SWEEPABLE = {
@@ -58,6 +58,28 @@ def parse_values(text, kind=int, low=None, high=None, max_count=12):
     if len(values) > max_count:
         raise ValueError(f"at most {max_count} values, got {len(values)}")
     return values
+
+
+def clamp_note(text, low=None, high=None, name="value") -> str | None:
+    """The sentence a page shows next to its input when :func:`parse_values` clamped some of ``text``'s
+    numbers (e.g. "0, -5, 100000" with low 1, high 2000), else None. Unparsable text: None (parse_values
+    raises for it)."""
+    items = [t.strip() for t in str(text).replace(";", ",").split(",") if t.strip()]
+    changed = []
+    for item in items:
+        try:
+            v = float(item)
+        except ValueError:
+            return None
+        if not math.isfinite(v):
+            return None
+        if low is not None and v < low:
+            changed.append(f"{item} → {low:g}")
+        elif high is not None and v > high:
+            changed.append(f"{item} → {high:g}")
+    if not changed:
+        return None
+    return (f"Changed to fit the allowed range [{low:g}, {high:g}] of {name}: " + ", ".join(changed) + ".")
 
 
 def run_bias_variance_study(runs, *, progress=None, stop=None):

@@ -89,6 +89,7 @@ class Curve:
     test_score: np.ndarray
     train_loss: np.ndarray
     timed_fits: int = 1
+    time_range: Optional[tuple] = None   # (lowest, highest) total fit seconds over the timed fits
 
     ARRAYS = ("step", "n_trees", "trees_per_output", "fit_time", "train_score", "test_score", "train_loss")
 
@@ -126,18 +127,21 @@ class Curve:
 
     def to_dict(self):
         return {"name": self.name, "label": self.label, **{k: to_list(getattr(self, k)) for k in self.ARRAYS},
-                "timed_fits": int(self.timed_fits)}
+                "timed_fits": int(self.timed_fits),
+                "time_range": None if self.time_range is None else [float(v) for v in self.time_range]}
 
     @classmethod
     def from_dict(cls, d):
         arrays = {k: from_list(d[k]) for k in cls.ARRAYS}
         for k in ("step", "n_trees"):
             arrays[k] = arrays[k].astype(np.int64)
-        return cls(name=d["name"], label=d["label"], **arrays, timed_fits=int(d.get("timed_fits", 1)))
+        rng = d.get("time_range")
+        return cls(name=d["name"], label=d["label"], **arrays, timed_fits=int(d.get("timed_fits", 1)),
+                   time_range=None if rng is None else tuple(rng))
 
     def truncated(self, n):
         return Curve(self.name, self.label, **{k: getattr(self, k)[:n] for k in self.ARRAYS},
-                     timed_fits=self.timed_fits)
+                     timed_fits=self.timed_fits)   # time_range: of the whole fits, not of a prefix
 
 
 @dataclass

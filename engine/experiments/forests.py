@@ -46,6 +46,7 @@ import pandas as pd
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor, resolve_n_components
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable
+from engine.experiments.timing import repeat_in_turns, resolve_timing, spread
 from engine.metrics import ranking_average_precision
 from engine.names import METRICS, PROJECTIONS
 from engine.projections import check_projection
@@ -110,10 +111,29 @@ def fit_and_score(task, params, problem):
     return score_predictions(task, Y_te, _predict(est, task, X_te)), fit_time
 
 
-def _run_plan(plan, task, problem, progress, stop):
-    """Fit the planned forests (series, x, repeat, params) in order; (records, complete)."""
+def fit_seconds(task, params, problem, rows=None, n_estimators=None):
+    """Seconds of one fit (no scoring): a repeat for the timing, or with ``rows`` / ``n_estimators``
+    a small untimed warm-up."""
+    X_tr, Y_tr = problem[0], problem[1]
+    if rows is not None:
+        X_tr, Y_tr = X_tr[:rows], Y_tr[:rows]
+    est = make_forest(task, **{**params, **({} if n_estimators is None else {"n_estimators": n_estimators})})
+    t0 = time.perf_counter()
+    est.fit(X_tr, Y_tr)
+    return time.perf_counter() - t0
+
+
+def _run_plan(plan, task, problem, progress, stop, timing=None):
+    """Fit the planned forests (series, x, repeat, params) in order; (records, complete).
+
+    With ``timing`` (:class:`engine.experiments.timing.Timing`) the times are measured as on every
+    timed chart of the app: one small untimed warm-up fit first, then the short fits repeated in
+    turns (:func:`~engine.experiments.timing.repeat_in_turns`); each record's ``fit_time`` is the
+    median, ``fit_time_low`` / ``fit_time_high`` the range and ``timed_fits`` their number."""
     runner = Runner(progress, stop, len(plan))
     records, complete = [], True
+    if timing is not None and timing.warmup_steps and plan and not runner.stopped():
+        fit_seconds(task, plan[0][3], problem, rows=timing.warmup_rows, n_estimators=timing.warmup_steps)
     for series, x, repeat, params in plan:
         if runner.stopped():
             complete = False
@@ -123,6 +143,13 @@ def _run_plan(plan, task, problem, progress, stop):
                         "repeat": int(repeat), "score": float(score), "fit_time": float(fit_time)})
         xs = "" if x is None else f", x = {x:g}"
         runner.report(len(records), f"{series}{xs} (repeat {repeat + 1}): {len(records)}/{len(plan)} fits")
+    if timing is not None and complete and records:
+        runner.report(len(records), "repeating the short fits in turns for steady times")
+        first = {i: r["fit_time"] for i, r in enumerate(records)}
+        refits = {i: (lambda p=plan[i][3]: fit_seconds(task, p, problem)) for i in first}
+        for i, fits in repeat_in_turns(first, refits, timing, runner.stopped).items():
+            median, low, high = spread(fits)
+            records[i].update(fit_time=median, fit_time_low=low, fit_time_high=high, timed_fits=len(fits))
     runner.finish(complete)
     return records, complete
 
@@ -168,11 +195,18 @@ class ForestSweepResult(JsonResult):
         """Mean and std (over repeats) of score and fit time per series and x."""
         df = pd.DataFrame(self.records, columns=["series", "x", "repeat", "score", "fit_time"])
         if df.empty:
-            return pd.DataFrame(columns=["series", self.x_name, "score", "score_std", "fit_time", "n_repeats"])
+            return pd.DataFrame(columns=["series", self.x_name, "score", "score_std", "fit_time", "time_low",
+                                         "time_high", "n_repeats"])
         df["x"] = df["x"].fillna(-1.0)  # groupby drops NaN keys
+        full = pd.DataFrame(self.records)
+        df["time_low"] = full["fit_time_low"] if "fit_time_low" in full else df["fit_time"]
+        df["time_high"] = full["fit_time_high"] if "fit_time_high" in full else df["fit_time"]
+        df["time_low"] = df["time_low"].fillna(df["fit_time"])
+        df["time_high"] = df["time_high"].fillna(df["fit_time"])
         g = df.groupby(["series", "x"], sort=False)
         out = g.agg(score=("score", "mean"), score_std=("score", lambda s: float(np.std(s))),
-                    fit_time=("fit_time", "mean"), n_repeats=("score", "size")).reset_index()
+                    fit_time=("fit_time", "mean"), time_low=("time_low", "min"), time_high=("time_high", "max"),
+                    n_repeats=("score", "size")).reset_index()
         out["x"] = out["x"].where(out["x"] >= 0, np.nan)
         order = {s: i for i, s in enumerate(self.series)}
         out["_o"] = out["series"].map(order)
@@ -291,9 +325,13 @@ def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projec
                                n_estimators=10, max_features=None, include_single_tree=True,
                                include_shared=True, include_reference=True, n_repeats=1, seed=0,
                                n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
-                               input_distribution="uniform", n_noisy_outputs=0, progress=None,
+                               input_distribution="uniform", n_noisy_outputs=0, timing=True, progress=None,
                                stop=None) -> ForestSweepResult:
     """Score and fit time against q (paper 003, Figure 1).
+
+    ``timing`` (True, a :class:`~engine.experiments.timing.Timing` or a dict of its fields; False:
+    one plain fit each) measures the fit times after a warm-up, short fits repeated in turns
+    (median and range), as every timed chart of the app does.
 
     Series: "single projected tree" (one CART tree, no bootstrap, all
     features, grown on q projected outputs), "Algorithm 1 (shared
@@ -329,12 +367,19 @@ def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projec
                                             "projection_per_tree": False, "random_state": rs}))
             plan.append((PER_TREE, q, r, {**forest, **proj, "n_components": q, "random_state": rs}))
     series = [s for s in (SINGLE_TREE, SHARED, PER_TREE, TREE_REF, FOREST_REF) if any(p[0] == s for p in plan)]
-    records, complete = _run_plan(plan, task, problem, progress, stop)
+    timing = resolve_timing(timing)
+    records, complete = _run_plan(plan, task, problem, progress, stop, timing)
     params = dict(dataset=dataset, q_values=qs, projection=projection, n_estimators=n_estimators,
                   max_features=mf, include_single_tree=include_single_tree, include_shared=include_shared,
                   include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
         "Single trees: one fully grown CART tree (no bootstrap, all features)."]
+    if timing is not None:
+        params["timing"] = dict(timing.__dict__)
+        notes[-2] = ("Fit times: seconds of fit() (predictions not included) after one small untimed warm-up fit; "
+                     f"each fit under {timing.short_seconds:g} s was repeated in turns with the others, up to "
+                     f"{timing.max_fits} times (at most {timing.budget_seconds:g} s more each): the median is drawn, "
+                     "the bars span the fastest and slowest fit.")
     return ForestSweepResult("projection-size", dataset, task, METRICS[task], d, info["n_features"], "q",
                              series, records, params, complete, notes)
 

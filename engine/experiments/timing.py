@@ -30,7 +30,7 @@ import numpy as np
 
 from engine.validation import check_in_interval, check_int
 
-__all__ = ["Timing", "resolve_timing", "retime", "warm_up"]
+__all__ = ["Timing", "repeat_in_turns", "resolve_timing", "retime", "spread", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,47 @@ def warm_up(make, X, Y, timing: Timing):
     est.fit(X[:rows], Y[:rows])
 
 
+def repeat_in_turns(first, refits, timing: Timing, stopped=lambda: False) -> dict:
+    """The one round-robin every timed chart uses: fit the short models again, one after the other.
+
+    ``first`` : dict key -> the first timed fit (seconds: a float, or an array of cumulative times
+    whose last entry is the total). ``refits`` : dict key -> callable that fits that model again,
+    identically, and returns the same kind of value (None: cut short by a stop), or None for a model
+    that cannot be refitted. A model is repeated only when its first fit took under
+    ``timing.short_seconds``; it stops at ``timing.max_fits`` fits or after ``timing.budget_seconds``
+    of repeats. A stop ends the repeats and keeps what was measured. Returns ``{key: [fits]}`` (the
+    first fit included, for every key of ``first``)."""
+    def total(t):
+        t = np.asarray(t, dtype=np.float64)
+        return float(t.reshape(-1)[-1]) if t.size else float("nan")
+
+    runs = {key: [t] for key, t in first.items()}
+    spent = {key: 0.0 for key in first}
+    active = [key for key, t in first.items()
+              if refits.get(key) is not None and np.isfinite(total(t)) and total(t) < timing.short_seconds
+              and timing.max_fits > 1 and timing.budget_seconds > 0]
+    while active and not stopped():
+        for key in list(active):
+            if stopped():
+                break
+            started = time.perf_counter()
+            times = refits[key]()
+            spent[key] += time.perf_counter() - started
+            if times is not None and np.shape(times) == np.shape(runs[key][0]):
+                runs[key].append(times)
+            elif stopped():
+                break
+            if times is None or len(runs[key]) >= timing.max_fits or spent[key] >= timing.budget_seconds:
+                active.remove(key)
+    return runs
+
+
+def spread(fits) -> tuple[float, float, float]:
+    """(median, lowest, highest) total seconds of a model's timed fits (floats or cumulative arrays)."""
+    totals = np.array([float(np.asarray(t, dtype=np.float64).reshape(-1)[-1]) for t in fits])
+    return float(np.median(totals)), float(totals.min()), float(totals.max())
+
+
 def retime(curves, refits, timing: Timing, stopped=lambda: False):
     """Fit the short models again, round-robin, and give each the step-wise median of its fits' times.
 
@@ -85,30 +126,15 @@ def retime(curves, refits, timing: Timing, stopped=lambda: False):
     or after ``timing.budget_seconds`` spent on its repeats. A stop ends the repeats and keeps
     what was measured. Returns ``{key: number of timed fits}``.
     """
-    runs, spent = {}, {}
-    for key, curve in curves.items():
-        first = np.asarray(curve.fit_time, dtype=np.float64)
-        if (refits.get(key) is not None and first.size and np.isfinite(first[-1])
-                and first[-1] < timing.short_seconds):
-            runs[key], spent[key] = [first], 0.0
-    active = [key for key in runs if timing.max_fits > 1 and timing.budget_seconds > 0]
-    while active and not stopped():
-        for key in list(active):
-            if stopped():
-                break
-            started = time.perf_counter()
-            times = refits[key]()
-            spent[key] += time.perf_counter() - started
-            if times is not None and len(times) == runs[key][0].size:
-                runs[key].append(np.asarray(times, dtype=np.float64))
-            elif stopped():
-                break
-            if times is None or len(runs[key]) >= timing.max_fits or spent[key] >= timing.budget_seconds:
-                active.remove(key)
+    first = {key: np.asarray(curve.fit_time, dtype=np.float64) for key, curve in curves.items()
+             if np.asarray(curve.fit_time).size}
+    runs = repeat_in_turns(first, {k: v for k, v in refits.items() if k in first}, timing, stopped)
+    runs = {key: [np.asarray(f, dtype=np.float64) for f in fits] for key, fits in runs.items()}
     for key, fits in runs.items():
         if len(fits) > 1:
             curves[key].fit_time = np.median(np.vstack(fits), axis=0)
             curves[key].timed_fits = len(fits)
+            curves[key].time_range = spread(fits)[1:]
     return {key: curves[key].timed_fits for key in curves}
 
 

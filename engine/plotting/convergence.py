@@ -109,6 +109,14 @@ def convergence_panels(result, *, show_train=False, title=None) -> go.Figure:
     return label_log_axes(fig)
 
 
+def time_range(result, label):
+    """(lowest, highest) total fit seconds of the curve ``label`` of a result, when it was timed
+    several times; else None."""
+    curve = (getattr(result, "curves", None) or {}).get(label)
+    rng = getattr(curve, "time_range", None)
+    return None if rng is None else (float(rng[0]), float(rng[1]))
+
+
 def projection_size_figure(result, *, title=None) -> go.Figure:
     """Figure 6: test score (left) and fit time (right) against the number of projections q.
 
@@ -136,10 +144,24 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
                                  name="constant model (step 0)", line={"color": "#888888", "dash": "dot"},
                                  hovertemplate=f"predicting the training means: {baseline:.3f}<extra></extra>"),
                       row=1, col=1)
+    # Time ranges of the repeated timed fits (engine.experiments.timing): a gap inside them is noise.
+    ranges = [time_range(result, f"q={int(v)}") for v in result.q_values]
+    err = None
+    if any(r is not None for r in ranges):
+        mid = np.asarray(result.fit_time, dtype=float)
+        hi = np.array([r[1] if r else m for r, m in zip(ranges, mid)]) - mid
+        lo = mid - np.array([r[0] if r else m for r, m in zip(ranges, mid)])
+        err = {"type": "data", "symmetric": False, "array": np.clip(hi, 0, None).tolist(),
+               "arrayminus": np.clip(lo, 0, None).tolist(), "visible": True}
     fig.add_trace(go.Scatter(x=q, y=result.fit_time, mode="lines+markers", name="relabel-rpo fit time",
-                             line={"color": _COLORS[0]}, showlegend=False,
+                             line={"color": _COLORS[0]}, showlegend=False, error_y=err,
                              hovertemplate="q = %{x}<br>%{y:.3g} s<extra></extra>"), row=1, col=2)
     if np.isfinite(result.gbmort_score):
+        g_range = time_range(result, "gbmort")
+        if g_range is not None and g_range[1] > g_range[0]:
+            fig.add_trace(go.Scatter(x=[q.min(), q.max(), q.max(), q.min()], y=[g_range[0], g_range[0], g_range[1], g_range[1]],
+                                     fill="toself", mode="none", fillcolor=_COLORS[1], opacity=0.15, showlegend=False,
+                                     hoverinfo="skip"), row=1, col=2)
         for col, value, text in ((1, result.gbmort_score, f"gbmort {result.gbmort_score:.3f}"),
                                  (2, result.gbmort_fit_time, f"gbmort {result.gbmort_fit_time:.3g} s")):
             fig.add_trace(go.Scatter(x=[q.min(), q.max()], y=[value, value], mode="lines", name="gbmort (q → ∞)",
@@ -249,11 +271,23 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
                         ), row=1, col=col)
             if np.isfinite(curve.best_score):
                 highs.append(curve.best_score)
-                lows.append(curve.best_score)
+                finite = curve.test_score[np.isfinite(curve.test_score)]
+                lows.append(float(finite.min()))
+    # Every drawn point inside the axes: from the lowest score drawn (the constant-model start, which
+    # can be a little below 0) to above the best, and x from the first to the last point drawn (no
+    # empty decades on the log axes).
     y_range = None
     if highs:
         hi, lo = max(highs), min(lows)
-        y_range = [max(lo - 0.25 * max(hi - lo, 0.05) - 0.2, -0.05), min(1.0, hi + 0.03)]
+        pad = 0.04 * max(hi - lo, 0.05)
+        y_range = [lo - pad, hi + pad]
+    for col in (1, 2):
+        xs = [v for t in fig.data if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None
+              for v in np.asarray(t.x, dtype=float) if np.isfinite(v) and v > 0]
+        if xs:
+            lo_x, hi_x = np.log10(min(xs)), np.log10(max(xs))
+            margin = 0.04 * max(hi_x - lo_x, 0.5)
+            fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
     fig.update_xaxes(type="log", title_text=_LIVE_X[x], row=1, col=1)
     fig.update_xaxes(type="log", title_text="fit time in seconds (log scale)", row=1, col=2)
     fig.update_yaxes(title_text=f"test {metric}", range=y_range, row=1, col=1)

@@ -14,14 +14,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.experiments.forests import FOREST_REF, PER_TREE, SHARED, SINGLE_TREE, TREE_REF
-from engine.plotting.common import label_log_axes, log_ticks
+from engine.plotting.common import COLORS, label_log_axes
 
 __all__ = ["forest_projection_size_figure", "forest_randomization_figure", "forest_schemes_figure",
            "forest_bias_variance_figure"]
 
-_COLORS = {SINGLE_TREE: "#7f7f7f", SHARED: "#1f77b4", PER_TREE: "#ff7f0e", TREE_REF: "#7f7f7f",
-           FOREST_REF: "#2ca02c"}
-_PALETTE = ["#d62728", "#1f77b4", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+# The app's one palette (engine.plotting.common.COLORS): grey for the single trees.
+_COLORS = {SINGLE_TREE: COLORS[7], SHARED: COLORS[0], PER_TREE: COLORS[4], TREE_REF: COLORS[7],
+           FOREST_REF: COLORS[2]}
+_PALETTE = [COLORS[i] for i in (1, 0, 3, 4, 5, 6, 9)]
 _X_TITLES = {"q": "projected dimension q (log scale)",
              "max_features": "features drawn per node k (log scale)"}
 
@@ -44,7 +45,13 @@ def _add_series(fig, result, value, *, row=None, col=None, showlegend=True):
         y = part[value].to_numpy(float).tolist()
         color = _color(name, i)
         kw = dict(row=row, col=col) if row else {}
-        if part[xname].isna().all():  # reference: horizontal line
+        if part[xname].isna().all():  # reference: horizontal line (its timed range shaded)
+            if value == "fit_time" and "time_low" in part and float(part["time_high"].iloc[0]) > float(part["time_low"].iloc[0]):
+                lo_t, hi_t = float(part["time_low"].iloc[0]), float(part["time_high"].iloc[0])
+                fig.add_trace(go.Scatter(
+                    x=[x_lo, x_hi, x_hi, x_lo], y=[lo_t, lo_t, hi_t, hi_t], fill="toself", mode="none",
+                    fillcolor=color, opacity=0.15, name=f"{name} range", legendgroup=name, showlegend=False,
+                    hoverinfo="skip"), **kw)
             fig.add_trace(go.Scatter(
                 x=[x_lo, x_hi], y=[y[0], y[0]], mode="lines", name=name, legendgroup=name,
                 showlegend=showlegend, line={"color": color, "dash": "dash"},
@@ -53,6 +60,12 @@ def _add_series(fig, result, value, *, row=None, col=None, showlegend=True):
         err = None
         if value == "score" and (part["n_repeats"] > 1).any():
             err = {"type": "data", "array": part["score_std"].to_numpy(float).tolist(), "visible": True}
+        elif value == "fit_time" and "time_low" in part and (part["time_high"] > part["time_low"]).any():
+            # the range of the repeated timed fits: a difference inside it is noise
+            mid = part["fit_time"].to_numpy(float)
+            err = {"type": "data", "symmetric": False, "visible": True,
+                   "array": (part["time_high"].to_numpy(float) - mid).clip(0).tolist(),
+                   "arrayminus": (mid - part["time_low"].to_numpy(float)).clip(0).tolist()}
         fig.add_trace(go.Scatter(
             x=part[xname].to_numpy(float).tolist(), y=y, mode="lines+markers", name=name, legendgroup=name,
             showlegend=showlegend, error_y=err, line={"color": color},
@@ -113,9 +126,9 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
                          marker_color="#9467bd", offsetgroup="projection"))
     fig.add_trace(go.Bar(x=q, y=t["var_tree_corrected"], name="single tree: tree-randomization term",
                          marker_color="#8c564b", offsetgroup="tree"))
-    # A log axis cannot draw a non-positive bar: the unbiased projection term of a projection
-    # that changes nothing (sub-sampling with q = d) is 0 up to Monte-Carlo noise, either sign.
-    # Say so where the bar would be, at the bottom of the plotted range.
+    # Bars on a linear axis (their lengths compare). The unbiased projection term of a projection
+    # that changes nothing (sub-sampling with q = d) is 0 up to Monte-Carlo noise, either sign:
+    # say so where the bar would be.
     plotted = np.concatenate([np.asarray(t[k], dtype=float) for k in (
         "var_projection_corrected", "var_tree_corrected", "alg1_var_algorithm", "alg2_var_algorithm")])
     positive = plotted[np.isfinite(plotted) & (plotted > 0)]
@@ -124,7 +137,7 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
         low = [i for i, v in enumerate(vals) if np.isfinite(v) and v <= 0]
         if low and positive.size:
             fig.add_trace(go.Scatter(
-                x=[q[i] for i in low], y=[positive.min() / 2] * len(low), mode="text", text=["≈ 0"] * len(low),
+                x=[q[i] for i in low], y=[0.0] * len(low), mode="text", text=["≈ 0"] * len(low),
                 textposition="top center", offsetgroup=group, showlegend=False,
                 customdata=[vals[i] for i in low],
                 hovertemplate="estimate %{customdata:.3g}: 0 up to Monte-Carlo noise<extra></extra>"))
@@ -136,8 +149,7 @@ def forest_bias_variance_figure(result, *, title=None) -> go.Figure:
                                      name="predicted from the single tree (Appendix C.2)", legendgroup="predicted",
                                      showlegend=alg == "alg1", offsetgroup=alg,
                                      marker=dict(symbol="diamond", size=11, color="black")))
-    fig.update_yaxes(title_text="algorithm variance (log scale)", type="log",
-                     **(log_ticks(np.append(positive, positive.min() / 2)) if positive.size else {}))
+    fig.update_yaxes(title_text="algorithm variance", rangemode="tozero")
     fig.update_layout(barmode="group", scattermode="group", title={"text": title or (
         f"friedman1-{result.structure}: where the algorithm variance comes from")},
         legend={"orientation": "h", "y": -0.12, "traceorder": "normal"}, margin={"l": 60, "r": 20, "t": 80, "b": 70}, height=460,

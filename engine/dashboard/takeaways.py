@@ -1,0 +1,248 @@
+"""Sentences that state a result, computed from the result object they describe.
+
+A page's fixed prose only says how to read a chart; every sentence that says what a run
+*found* (which method ends best, which q is cheapest, which scheme is slowest, whether a
+time difference is real) comes from here, so it flips with the numbers and can never
+describe a chart that is not on screen. Each function takes a result object (see
+``engine.experiments``) and returns markdown.
+
+Noise rule (:func:`time_gap_is_noise`): two measured times differ "beyond the noise" only
+when their ratio exceeds ``NOISE_RATIO`` (1.25) *and* their spreads (the range of the repeated
+timed fits, when known) do not overlap. Fits of a few hundredths of a second on a shared
+machine move by that much from run to run (issue 21: the same forest took 12-37 ms over 4 seeds).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["NOISE_RATIO", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
+           "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
+
+NOISE_RATIO = 1.25     # a time ratio below this is treated as noise on a shared machine
+REACH_FRACTION = 0.9   # "reaches" = 90 % of the way from the first evaluated score to the best of all
+
+
+def _finite(x) -> bool:
+    return x is not None and isinstance(x, (int, float, np.floating)) and math.isfinite(float(x))
+
+
+def time_gap_is_noise(a: float, b: float, spread_a=None, spread_b=None) -> bool:
+    """Whether times ``a`` and ``b`` (seconds) are within the noise: ratio under NOISE_RATIO, or
+    overlapping spreads ``(low, high)`` of their repeated fits."""
+    if not (_finite(a) and _finite(b)) or min(a, b) <= 0:
+        return True
+    if max(a, b) / min(a, b) < NOISE_RATIO:
+        return True
+    if spread_a is not None and spread_b is not None:
+        (la, ha), (lb, hb) = spread_a, spread_b
+        if max(la, lb) <= min(ha, hb):
+            return True
+    return False
+
+
+def _fmt_s(t: float) -> str:
+    return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.1f} s"
+
+
+# --- Convergence (Figure 1) ----------------------------------------------------------------------
+
+
+def _reach_target(curves) -> float | None:
+    """A score every method is compared on: REACH_FRACTION of the way from the lowest first score to
+    the highest best score of all curves."""
+    firsts = [c.test_score[np.isfinite(c.test_score)][0] for c in curves if np.isfinite(c.test_score).any()]
+    bests = [c.best_score for c in curves if _finite(c.best_score)]
+    if not firsts or not bests:
+        return None
+    low, high = min(firsts), max(bests)
+    return low + REACH_FRACTION * (high - low)
+
+
+def convergence_takeaway(result, x="trees_per_output") -> str:
+    """Which method ends best, which climbs fastest (per tree per output, or per step), and which
+    were still rising when the run ended (their plateau not shown)."""
+    curves = [c for c in (result.curves or {}).values() if np.isfinite(c.test_score).any()]
+    if not curves:
+        return "No curve evaluated yet."
+    metric = result.metric
+    ranked = sorted(curves, key=lambda c: -c.best_score)
+    best, worst = ranked[0], ranked[-1]
+    parts = []
+    if len(ranked) == 1:
+        parts.append(f"**{best.name}** reaches a best test {metric} of **{best.best_score:.3f}** (step {best.best_step}).")
+    else:
+        gap = best.best_score - ranked[1].best_score
+        close = " — a close call" if gap < 0.005 else ""
+        parts.append(f"On this run **{best.name} ends best** (best test {metric} **{best.best_score:.3f}**, "
+                     f"{ranked[1].name} {ranked[1].best_score:.3f}{close}); **{worst.name}** is lowest "
+                     f"({worst.best_score:.3f}).")
+    target = _reach_target(curves)
+    unit = "trees per output" if x == "trees_per_output" else "steps"
+    if target is not None and len(curves) > 1:
+        reach = {c.name: c.steps_to_reach(target, x) for c in curves}
+        hit = sorted((v, k) for k, v in reach.items() if v is not None)
+        if hit:
+            fastest = hit[0]
+            others = ", ".join(f"{k} {v:g}" for v, k in hit[1:])
+            never = [k for k, v in reach.items() if v is None]
+            parts.append(f"Fastest to {metric} {target:.3f} ({REACH_FRACTION:.0%} of the way up): **{fastest[1]}** "
+                         f"after {fastest[0]:g} {unit}" + (f" ({others})" if others else "")
+                         + (f"; never reached by {', '.join(never)}" if never else "") + ".")
+    rising = [c.name for c in curves if c.best_index is not None and c.best_index >= c.n_steps - 1 and c.n_steps > 1]
+    if rising:
+        parts.append(f"⚠ Still rising at the last step: **{', '.join(rising)}** (best step = last step): the run "
+                     "stopped before their plateau, so their final order may change with more steps.")
+    return " ".join(parts)
+
+
+def convergence_time_takeaway(result) -> str:
+    """The same comparison against fitting seconds: who reaches the common score first, and whether
+    the gap is beyond the noise."""
+    curves = [c for c in (result.curves or {}).values() if np.isfinite(c.test_score).any()]
+    target = _reach_target(curves)
+    if target is None or len(curves) < 2:
+        return ""
+    secs = {}
+    for c in curves:
+        hit = np.flatnonzero(np.nan_to_num(c.test_score, nan=-np.inf) >= target)
+        if hit.size:
+            secs[c.name] = float(c.fit_time[hit[0]])
+    if len(secs) < 2:
+        return ""
+    order = sorted(secs.items(), key=lambda kv: kv[1])
+    (first, t1), (second, t2) = order[0], order[1]
+    listing = ", ".join(f"{k} {_fmt_s(v)}" for k, v in order)
+    if time_gap_is_noise(t1, t2):
+        return (f"Seconds to {result.metric} {target:.3f}: {listing}. The first two differ by less than "
+                f"{NOISE_RATIO:.2g}×: **within the noise** of a shared machine, no winner.")
+    return f"Seconds to {result.metric} {target:.3f}: {listing}: **{first}** gets there first."
+
+
+# --- Projections (Figures 5-6 and 2-4) -----------------------------------------------------------------
+
+
+def _range(res, label):
+    curve = (getattr(res, "curves", None) or {}).get(label)
+    rng = getattr(curve, "time_range", None)
+    return None if rng is None else (float(rng[0]), float(rng[1]))
+
+
+def projection_size_takeaway(res, match_tolerance: float) -> str:
+    """The q-sweep's takeaway: the cheapest q that matches gbmort, and whether it saves time beyond
+    the noise; or a warning when nothing was learned."""
+    if res.learned_little():
+        return (f"**Careful.** No model ends more than {2 * match_tolerance:g} above the constant model "
+                f"(dotted grey, {res.metric} {res.baseline_score:.3f}): with these settings nothing much was "
+                "learned, so equal scores say nothing. The fit times still compare the costs.")
+    match = res.cheapest_match()
+    if match is not None:
+        noise = time_gap_is_noise(match["fit_time"], res.gbmort_fit_time, _range(res, f"q={match['q']}"),
+                                  _range(res, "gbmort"))
+        head = (f"**Takeaway.** With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's "
+                f"{res.metric} ({match['score']:.3f} against {res.gbmort_score:.3f})")
+        times = f"({_fmt_s(match['fit_time'])} against {_fmt_s(res.gbmort_fit_time)})"
+        if noise:
+            return (f"{head} in about the same fit time {times}: the difference is within the noise. With "
+                    f"{res.n_outputs} outputs gbmort's tree is cheap; the saving needs many outputs.")
+        if match["time_ratio"] < 1:
+            return f"{head} in **{match['time_ratio']:.0%} of its fit time** {times}."
+        return (f"{head} but takes **{match['time_ratio']:.1f} times its fit time** {times}: with "
+                f"{res.n_outputs} outputs gbmort's tree is cheap, and the projections save nothing. "
+                "Try a wide-output data set.")
+    if np.isfinite(res.score).any():
+        k = int(np.nanargmax(res.score))
+        gap = (f" (gbmort: **{res.gbmort_score:.3f}** in {_fmt_s(res.gbmort_fit_time)})"
+               if np.isfinite(res.gbmort_score) else "")
+        return (f"**Takeaway.** No q matches gbmort's score here. The best {res.metric} is **{res.score[k]:.3f}** "
+                f"with q = {res.q_values[k]}, fitted in {_fmt_s(res.fit_time[k])}{gap}. q = {res.q_values[0]} scores "
+                f"{res.score[0]:.3f} in {_fmt_s(res.fit_time[0])}.")
+    return ""
+
+
+def projection_time_trend(res) -> str:
+    """Does the fit time grow with q on this run? Said from the numbers (within the noise or not)."""
+    t = np.asarray(res.fit_time, dtype=float)
+    q = list(res.q_values)
+    if t.size < 2 or not np.isfinite(t).all():
+        return ""
+    lo, hi = t[0], t[-1]
+    gm = res.gbmort_fit_time
+    vs = ""
+    if _finite(gm):
+        if time_gap_is_noise(lo, gm, _range(res, f"q={q[0]}"), _range(res, "gbmort")):
+            vs = f" q = {q[0]} and gbmort ({_fmt_s(gm)}) take about the same time (within the noise)."
+        else:
+            vs = f" q = {q[0]} takes **{lo / gm:.2g}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."
+    if time_gap_is_noise(lo, hi):
+        return f"Fit time from q = {q[0]} to q = {q[-1]}: {_fmt_s(lo)} → {_fmt_s(hi)}, within the noise.{vs}"
+    word = "grows" if hi > lo else "falls"
+    return f"Fit time {word} with q: {_fmt_s(lo)} at q = {q[0]}, {_fmt_s(hi)} at q = {q[-1]}.{vs}"
+
+
+def schemes_takeaway(res) -> str:
+    """Best and lowest scheme by best test score."""
+    summary = res.summary_frame()
+    if not len(summary):
+        return ""
+    best = summary.sort_values("best_score", ascending=False).iloc[0]
+    worst = summary.sort_values("best_score").iloc[0]
+    return (f"**Takeaway.** The best {res.metric} is **{best['best_score']:.3f}** with {best['estimator']}, "
+            f"the lowest **{worst['best_score']:.3f}** with {worst['estimator']}; on this problem the "
+            "schemes differ by that much.")
+
+
+def schemes_time_takeaway(res) -> str:
+    """Which scheme's trees were cheapest, and whether the gap is beyond the noise."""
+    times = {c.name: float(c.fit_time[-1]) for c in res.curves.values() if c.fit_time.size and np.isfinite(c.fit_time[-1])}
+    if len(times) < 2:
+        return ""
+    order = sorted(times.items(), key=lambda kv: kv[1])
+    (fast, tf), (slow, ts) = order[0], order[-1]
+    listing = ", ".join(f"{k} {_fmt_s(v)}" for k, v in order)
+    if time_gap_is_noise(tf, ts):
+        return f"Total fit times: {listing}: **within the noise**, no scheme is cheaper here."
+    return f"Total fit times: {listing}: **{fast}** is cheapest, {ts / tf:.2g}× faster than {slow}."
+
+
+# --- Forests (paper 003, Figure 1) ---------------------------------------------------------------------
+
+
+def forest_size_takeaway(result, shared: str, per_tree: str, reference: str) -> str:
+    """Algorithm 1 against 2 at the smallest common q, and the cheapest projected forest's time against
+    the unprojected one (beyond the noise or not), from the summary of this run."""
+    s = result.summary_frame()
+    if s.empty:
+        return ""
+    parts = []
+    a1 = s[s["series"] == shared].set_index("q")
+    a2 = s[s["series"] == per_tree].set_index("q")
+    common = sorted(set(a1.index) & set(a2.index))
+    if common:
+        q0 = common[0]
+        v1, v2 = float(a1.loc[q0, "score"]), float(a2.loc[q0, "score"])
+        who = ("Algorithm 2 (a projection per tree) scores higher" if v2 > v1 + 1e-3 else
+               "Algorithm 1 (one shared projection) scores higher" if v1 > v2 + 1e-3 else "the two algorithms tie")
+        parts.append(f"At q = {int(q0)}: Algorithm 1 {v1:.3f}, Algorithm 2 {v2:.3f} ({result.metric}): {who} on this run.")
+    ref = s[s["series"] == reference]
+    if len(ref):
+        parts.append(f"The unprojected forest scores **{float(ref['score'].iloc[0]):.3f}**.")
+        t_ref = float(ref["fit_time"].iloc[0])
+        projected = s[s["series"].isin([shared, per_tree])]
+        if len(projected) and _finite(t_ref):
+            row = projected.loc[projected["fit_time"].idxmin()]
+            t = float(row["fit_time"])
+            spread = lambda r: (float(r["time_low"]), float(r["time_high"])) if "time_low" in r and "time_high" in r else None
+            if time_gap_is_noise(t, t_ref, spread(row), spread(ref.iloc[0])):
+                parts.append(f"Fit times: the cheapest projected forest ({_fmt_s(t)}, q = {int(row['q'])}) and the "
+                             f"unprojected one ({_fmt_s(t_ref)}) are **within the noise** of each other.")
+            elif t < t_ref:
+                parts.append(f"Fit times: the forest on q = {int(row['q'])} projections takes **{t / t_ref:.0%}** of the "
+                             f"unprojected forest's time ({_fmt_s(t)} against {_fmt_s(t_ref)}).")
+            else:
+                parts.append(f"Fit times: even the cheapest projected forest (q = {int(row['q'])}, {_fmt_s(t)}) is slower "
+                             f"than the unprojected one ({_fmt_s(t_ref)}): with {result.n_outputs} outputs the "
+                             "projection saves nothing.")
+    return " ".join(parts)

@@ -1,0 +1,147 @@
+"""Every result-stating sentence of the pages is computed from the result object (issue 21).
+
+Each test feeds two results with opposite outcomes and checks that the sentence flips: a
+sentence written as fixed prose could not pass both."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.dashboard import takeaways
+from engine.dashboard.studies import clamp_note
+from engine.dashboard.dataspec import separator_hint
+from engine.experiments.convergence import ConvergenceResult, Curve
+from engine.experiments.forests import FOREST_REF, PER_TREE, SHARED, ForestSweepResult
+from engine.experiments.projection_size import MATCH_TOLERANCE, ProjectionSizeResult
+
+
+def curve(name, scores, seconds_per_step=0.01, d=16, trees_per_step=1):
+    scores = np.asarray(scores, dtype=float)
+    n = scores.size
+    step = np.arange(1, n + 1)
+    return Curve(name, name, step, step * trees_per_step, step * trees_per_step / d,
+                 np.cumsum(np.full(n, seconds_per_step)), scores, scores, scores)
+
+
+def conv(curves):
+    return ConvergenceResult("convergence", "friedman1-ind", "regression", "macro-r2", 16,
+                             {c.name: c for c in curves}, {})
+
+
+RISE_FAST = np.r_[np.linspace(0, 0.8, 20), np.full(80, 0.8)]
+RISE_SLOW = np.r_[np.linspace(0, 0.7, 80), np.full(20, 0.7)]
+
+
+def test_convergence_takeaway_names_the_winner_of_this_run():
+    a_wins = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_SLOW)]))
+    b_wins = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_SLOW), curve("gbmort", RISE_FAST)]))
+    assert "**st-gbrt ends best**" in a_wins and "**gbmort** is lowest" in a_wins
+    assert "**gbmort ends best**" in b_wins and "**st-gbrt** is lowest" in b_wins
+    assert "Fastest to" in a_wins and "**st-gbrt**" in a_wins.split("Fastest to")[1]
+    assert "**gbmort**" in b_wins.split("Fastest to")[1]
+
+
+def test_convergence_takeaway_says_when_a_curve_stopped_before_its_plateau():
+    still_rising = np.linspace(0, 0.9, 100)          # best step = last step
+    text = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", still_rising)]))
+    assert "Still rising at the last step: **gbmort**" in text
+    plateau = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_SLOW)]))
+    assert "Still rising" not in plateau
+
+
+def test_convergence_time_takeaway_says_noise_or_a_winner():
+    slow = takeaways.convergence_time_takeaway(conv([curve("st-gbrt", RISE_FAST, 0.01), curve("gbmort", RISE_FAST, 0.05)]))
+    assert "**st-gbrt** gets there first" in slow
+    same = takeaways.convergence_time_takeaway(conv([curve("st-gbrt", RISE_FAST, 0.010), curve("gbmort", RISE_FAST, 0.011)]))
+    assert "within the noise" in same and "gets there first" not in same
+
+
+def size_result(q1_time, gbmort_time, q1_range=None, g_range=None, scores=(0.40, 0.41), gbmort_score=0.405,
+                baseline=0.14, d=159):
+    curves = {"q=1": curve("q=1", [0.3, scores[0]]), "q=16": curve("q=16", [0.3, scores[1]]),
+              "gbmort": curve("gbmort", [0.3, gbmort_score])}
+    curves["q=1"].time_range, curves["gbmort"].time_range = q1_range, g_range
+    return ProjectionSizeResult(
+        dataset="bibtex", task="multilabel", metric="LRAP", n_outputs=d, projection="gaussian", n_steps=2,
+        q_values=np.array([1, 16]), score=np.array(scores), best_score=np.array(scores),
+        fit_time=np.array([q1_time, 2 * q1_time]), budget_score=np.array(scores), gbmort_score=gbmort_score,
+        gbmort_best_score=gbmort_score, gbmort_fit_time=gbmort_time, gbmort_budget_score=gbmort_score,
+        time_budget=q1_time, curves=curves, params={}, complete=True, notes=[], baseline_score=baseline)
+
+
+def test_projection_size_takeaway_flips_with_the_times():
+    cheap = takeaways.projection_size_takeaway(size_result(0.4, 2.7), MATCH_TOLERANCE)
+    dear = takeaways.projection_size_takeaway(size_result(2.7, 0.4), MATCH_TOLERANCE)
+    assert "**15% of its fit time**" in cheap
+    assert "times its fit time" in dear and "save nothing" in dear
+    # within the noise: ratio under 1.25, or overlapping ranges of the repeated fits
+    close = takeaways.projection_size_takeaway(size_result(0.40, 0.45), MATCH_TOLERANCE)
+    assert "within the noise" in close
+    overlap = takeaways.projection_size_takeaway(size_result(0.2, 0.5, (0.1, 0.6), (0.3, 0.7)), MATCH_TOLERANCE)
+    assert "within the noise" in overlap
+
+
+def test_projection_time_trend_says_grows_or_noise():
+    grows = takeaways.projection_time_trend(size_result(0.4, 2.7))
+    assert "Fit time grows with q" in grows and "q = 1 takes **0.15×** gbmort's time" in grows
+    flat = size_result(0.4, 0.42)
+    flat.fit_time = np.array([0.40, 0.41])
+    assert "within the noise" in takeaways.projection_time_trend(flat)
+
+
+def test_projection_takeaway_warns_when_nothing_was_learned():
+    text = takeaways.projection_size_takeaway(size_result(0.4, 2.7, scores=(0.141, 0.141), gbmort_score=0.141),
+                                              MATCH_TOLERANCE)
+    assert text.startswith("**Careful.**")
+
+
+def schemes(times):
+    return conv([curve(name, RISE_FAST, t) for name, t in times.items()])
+
+
+def test_schemes_time_takeaway_names_the_cheapest_or_says_noise():
+    a = takeaways.schemes_time_takeaway(schemes({"sparse": 0.001, "gaussian": 0.01}))
+    b = takeaways.schemes_time_takeaway(schemes({"sparse": 0.01, "gaussian": 0.001}))
+    assert "**sparse** is cheapest" in a and "**gaussian** is cheapest" in b
+    assert "within the noise" in takeaways.schemes_time_takeaway(schemes({"sparse": 0.0100, "gaussian": 0.0101}))
+
+
+def forest_result(a1, a2, t_q1, t_ref, rng=None):
+    recs = [{"series": SHARED, "x": 1.0, "repeat": 0, "score": a1, "fit_time": t_q1},
+            {"series": PER_TREE, "x": 1.0, "repeat": 0, "score": a2, "fit_time": t_q1},
+            {"series": FOREST_REF, "x": float("nan"), "repeat": 0, "score": 0.2, "fit_time": t_ref}]
+    if rng is not None:
+        for r in recs:
+            r.update(fit_time_low=r["fit_time"] * rng[0], fit_time_high=r["fit_time"] * rng[1])
+    return ForestSweepResult("projection-size", "corel5k", "multilabel", "LRAP", 374, 499, "q",
+                             [SHARED, PER_TREE, FOREST_REF], recs, {})
+
+
+def test_forest_size_takeaway_flips_with_the_scores_and_times():
+    two = takeaways.forest_size_takeaway(forest_result(0.18, 0.21, 1.4, 5.0), SHARED, PER_TREE, FOREST_REF)
+    one = takeaways.forest_size_takeaway(forest_result(0.21, 0.18, 5.0, 1.4), SHARED, PER_TREE, FOREST_REF)
+    assert "Algorithm 2 (a projection per tree) scores higher" in two and "**28%**" in two
+    assert "Algorithm 1 (one shared projection) scores higher" in one and "slower" in one
+    noisy = takeaways.forest_size_takeaway(forest_result(0.2, 0.2, 1.0, 1.5, rng=(0.5, 2.0)), SHARED, PER_TREE, FOREST_REF)
+    assert "within the noise" in noisy and "tie" in noisy
+
+
+@pytest.mark.parametrize("a, b, ranges, noise", [
+    (1.0, 1.2, None, True), (1.0, 2.0, None, False), (1.0, 2.0, ((0.5, 2.5), (1.5, 3.0)), True),
+    (1.0, 2.0, ((0.9, 1.1), (1.9, 2.1)), False), (float("nan"), 1.0, None, True)])
+def test_time_gap_is_noise(a, b, ranges, noise):
+    assert takeaways.time_gap_is_noise(a, b, *(ranges or (None, None))) is noise
+
+
+def test_clamp_note_names_each_changed_value():
+    assert clamp_note("0, -5, 100000", 1, 2000, "n_estimators") == (
+        "Changed to fit the allowed range [1, 2000] of n_estimators: 0 → 1, -5 → 1, 100000 → 2000.")
+    assert clamp_note("1, 10, 100", 1, 2000) is None
+
+
+def test_separator_hint_for_a_semicolon_file_read_with_commas():
+    raw = b"x1;x2;y\n1;2;3\n"
+    hint = separator_hint(raw, ",", {"comma": ",", "semicolon": ";", "tab": "\t"})
+    assert hint is not None and "**semicolon**" in hint
+    assert separator_hint(raw, ";", {"comma": ",", "semicolon": ";"}) is None
+    assert separator_hint(b"x1,x2,y\n1,2,3\n", ",", {"comma": ",", "semicolon": ";"}) is None
