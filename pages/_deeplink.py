@@ -37,8 +37,9 @@ def url_value_note(key, options):
     raw = st.query_params.get_all(key)
     bad = [v for v in raw if v not in {str(o) for o in options}]
     if bad:
+        valid = f" Valid: {', '.join(map(str, options))}." if len(options) <= 8 else " Pick one in the list below."
         notes[key] = (f"The link asked for {key} = “{', '.join(bad)}”, which this page does not know: "
-                      "showing the default instead. Valid: " + ", ".join(map(str, options)) + ".")
+                      f"showing the default instead.{valid}")
     elif raw:
         notes.pop(key, None)
     return notes.get(key)

@@ -354,7 +354,8 @@ def live_panel():
         # The same elements in the same order in every frame (progress, status, chart, caption):
         # a frame with fewer elements would leave a stale chart of an earlier frame on the page.
         steps_done = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
-        bar_text = {"running": f"Training… {message} · {elapsed:.1f} s"}.get(status, f"{status} · {steps_done} steps")
+        bar_text = {"running": f"Training… {message} · {elapsed:.1f} s",
+                    "other_data": "no run on this data yet"}.get(status, f"{status} · {steps_done} steps")
         st.progress(fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
         if status == "running":
             st.info(f"Status: **running** · {steps_done} steps on the current method.", icon="⏳")

@@ -288,6 +288,11 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
             lo_x, hi_x = np.log10(min(xs)), np.log10(max(xs))
             margin = 0.04 * max(hi_x - lo_x, 0.5)
             fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
+    if not fig.data:   # nothing to draw: say so instead of empty axes with made-up ranges
+        fig.add_annotation(text="No curves yet for these settings: press Start.", x=0.5, y=0.5, xref="paper",
+                           yref="paper", showarrow=False, font={"size": 15, "color": "#666666"})
+        fig.update_xaxes(visible=False)
+        fig.update_yaxes(visible=False)
     fig.update_xaxes(type="log", title_text=_LIVE_X[x], row=1, col=1)
     fig.update_xaxes(type="log", title_text="fit time in seconds (log scale)", row=1, col=2)
     fig.update_yaxes(title_text=f"test {metric}", range=y_range, row=1, col=1)
