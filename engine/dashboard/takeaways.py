@@ -44,7 +44,8 @@ def time_gap_is_noise(a: float, b: float, spread_a=None, spread_b=None) -> bool:
 
 
 def _fmt_s(t: float) -> str:
-    return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.1f} s"
+    """Seconds for reading: three significant digits, milliseconds under 0.1 s."""
+    return f"{t * 1000:.3g} ms" if t < 0.1 else f"{t:.3g} s"
 
 
 # --- Convergence (Figure 1) ----------------------------------------------------------------------
@@ -124,10 +125,17 @@ def convergence_time_takeaway(result) -> str:
 # --- Projections (Figures 5-6 and 2-4) -----------------------------------------------------------------
 
 
-def _range(res, label):
+def _range(res, label, seconds=None):
+    """(lowest, highest) seconds of the timed fits of curve ``label``; None when unknown or when it does
+    not hold ``seconds`` (the time the sentence compares: then the range belongs to other numbers)."""
     curve = (getattr(res, "curves", None) or {}).get(label)
     rng = getattr(curve, "time_range", None)
-    return None if rng is None else (float(rng[0]), float(rng[1]))
+    if rng is None:
+        return None
+    low, high = float(rng[0]), float(rng[1])
+    if seconds is not None and not (low * 0.999 <= seconds <= high * 1.001):
+        return None
+    return low, high
 
 
 def projection_size_takeaway(res, match_tolerance: float) -> str:
@@ -139,8 +147,9 @@ def projection_size_takeaway(res, match_tolerance: float) -> str:
                 "learned, so equal scores say nothing. The fit times still compare the costs.")
     match = res.cheapest_match()
     if match is not None:
-        noise = time_gap_is_noise(match["fit_time"], res.gbmort_fit_time, _range(res, f"q={match['q']}"),
-                                  _range(res, "gbmort"))
+        noise = time_gap_is_noise(match["fit_time"], res.gbmort_fit_time,
+                                  _range(res, f"q={match['q']}", match["fit_time"]),
+                                  _range(res, "gbmort", res.gbmort_fit_time))
         head = (f"**Takeaway.** With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's "
                 f"{res.metric} ({match['score']:.3f} against {res.gbmort_score:.3f})")
         times = f"({_fmt_s(match['fit_time'])} against {_fmt_s(res.gbmort_fit_time)})"
@@ -172,7 +181,7 @@ def projection_time_trend(res) -> str:
     gm = res.gbmort_fit_time
     vs = ""
     if _finite(gm):
-        if time_gap_is_noise(lo, gm, _range(res, f"q={q[0]}"), _range(res, "gbmort")):
+        if time_gap_is_noise(lo, gm, _range(res, f"q={q[0]}", lo), _range(res, "gbmort", gm)):
             vs = f" q = {q[0]} and gbmort ({_fmt_s(gm)}) take about the same time (within the noise)."
         else:
             vs = f" q = {q[0]} takes **{lo / gm:.2g}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."

@@ -38,17 +38,22 @@ def chart_spec(at):
 
 
 def test_default_view_runs_and_draws():
+    # The default is a wide-output set (corel5k, 374 labels: where the projection saves time), about
+    # 10 s alone on 2 cores; under a loaded test machine it can take several times that.
     at = open_page()
     assert not at.exception
     assert at.title[0].value == "Forests"
-    job = run_until_done(at)
-    assert job.status == "done" and job.elapsed < 10
+    assert at.selectbox(key="fx_data").value == "corel5k" and at.text_input(key="fx_q").value == "1, 4, 16"
+    job = run_until_done(at, timeout=180)
+    assert job.status == "done"
     assert not at.exception
     spec = chart_spec(at)
     names = {t["name"] for t in spec["data"]}
     assert {"Algorithm 1 (shared projection)", "Algorithm 2 (projection per tree)", "mo-rf (original outputs)"} <= names
     per_tree = next(t for t in spec["data"] if t["name"] == "Algorithm 2 (projection per tree)")
-    assert per_tree["x"] == [1.0, 2.0, 4.0] and all(0.3 < y <= 1 for y in per_tree["y"])
+    assert per_tree["x"] == [1.0, 4.0, 16.0] and all(0.1 < y <= 1 for y in per_tree["y"])
+    # the fit-time sentence is computed from this run's times (cheaper, or within the noise)
+    assert any("Fit times:" in m.value for m in at.markdown)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["CSV", "JSON", "Standalone HTML"]
     assert "Seed **0**" in at.caption[0].value
