@@ -113,13 +113,18 @@ def show_result(result):
             st.info(f"{n_datasets} complete data set(s) of this kind: the critical-difference diagram needs at "
                     f"least {MIN_DATASETS} (add data sets, or wait for the run).", icon="ℹ️")
         left, right = st.columns([3, 2])
-        left.dataframe(result.ranks_frame(task, methods), key=f"bench_rd_ranks_{task}_{shown}", hide_index=True)
+        left.dataframe(result.ranks_frame(task, methods).round(2), key=f"bench_rd_ranks_{task}_{shown}",
+                       hide_index=True)   # average ranks to two decimals (5.3125 -> 5.31)
         right.markdown("**What to look for**: methods joined by a thick bar are not significantly different "
                        "(Nemenyi, alpha = 0.05). The paper's columns: its average ranks over all its data "
                        "sets, and re-ranked over the data sets of this run.")
         if label == "the paper's methods":
             st.markdown("Wilcoxon signed-rank p-values, **ours | the paper's** (Tables 8-9; '(>)': the row "
                         "method is better, shown where p < 0.05)")
+            if n_datasets < 6:   # exact two-sided signed-rank test: p >= 2 / 2**n
+                st.caption(f"With {n_datasets} data set(s) the Wilcoxon test cannot go below p = "
+                           f"{min(1.0, 2 / 2 ** n_datasets):.2g}: no pair can differ at 0.05 before 6 data sets, "
+                           "so these p-values say nothing yet.")
             st.dataframe(result.wilcoxon_frame(task, methods), key=f"bench_rd_wilcoxon_{task}")
         shown += 1
     for task in ("multilabel", "regression"):

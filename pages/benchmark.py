@@ -18,7 +18,7 @@ import json
 
 import streamlit as st
 
-from engine.dashboard import dataspec
+from engine.dashboard import dataspec, takeaways
 from engine.dashboard.cost import estimate_model_selection_cost
 from engine.experiments import model_selection as ms
 from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
@@ -298,7 +298,8 @@ def show_paper_table():
                 for e, (m, s, r) in PAPER_TABLE4[choice].items()]
         st.markdown(f"**The paper's Table 4 on {choice}** (macro-r2 on the test set, 5 repeats, full grid):")
     st.dataframe(sorted(rows, key=lambda r: r["paper rank"]), key="bench_paper_table", hide_index=True)
-    st.caption("Press **Run quick benchmark** to put our numbers next to these (a few seconds).")
+    cost_text = f"estimated {fmt_seconds(estimate['seconds'])}" if estimate is not None else "no estimate"
+    st.caption(f"Press **Run quick benchmark** to put our numbers next to these ({cost_text}).")
 
 
 def show_result(result, settings):
@@ -326,8 +327,8 @@ def show_result(result, settings):
         st.markdown(
             "Rank 1 has the best mean test score. Differences smaller than the std rarely mean much: "
             "check the p-values below before calling a winner."
-            + (" The paper's columns used the full grid and 5 repeats; with a small budget our "
-               "scores are lower but the order should be similar." if paper else "")
+            + (" The paper's columns used the full grid and 5 repeats. " + takeaways.benchmark_order_sentence(result, paper)
+               if paper else "")
             + (f" With {result.n_noisy_outputs} purely noisy outputs, macro-r2 counts them too (nobody "
                "can score above 0 on them); half-macro-r2 scores the real outputs only: methods that share "
                "trees across outputs must now avoid fitting the noise." if result.half_mean is not None else "")
@@ -351,8 +352,8 @@ def show_result(result, settings):
         st.markdown("**What to look for**")
         st.markdown(
             "Read a row: '>' means that row's method has the better mean than the column's, '<' the "
-            "worse. Dark cells with * (p < 0.05) are differences unlikely to be chance; with 2 repeats "
-            "almost nothing is significant, as in Table 5 with 5."
+            "worse. Dark cells with * (p < 0.05) are differences unlikely to be chance. "
+            + takeaways.benchmark_significance_sentence(result)
         )
     with st.expander("Chosen hyper-parameters per repeat"):
         st.caption(

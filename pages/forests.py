@@ -251,7 +251,8 @@ c1.button("Run", type="primary", key="fx_run", on_click=run_experiment, disabled
 c2.button("Stop", key="fx_stop", on_click=run.stop, disabled=not running,
           help="Stop after the current fit and keep what is done.")
 if run.entry["settings"] != settings and not running:
-    c3.info("The settings changed: press **Run** to update the chart.", icon="🔁")
+    c3.info("The chart below was made with other settings than the sidebar's (its data set and notes are under it): "
+            "press **Run** to update it.", icon="🔁")
 
 
 def explain_variance(result):

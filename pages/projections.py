@@ -241,7 +241,9 @@ if done is None or done.result is None:
 res = done.result
 params = res.params
 if done.settings != config:
-    st.caption("Showing the last finished run (its settings differ from the sidebar's).")
+    st.warning(f"The charts below are the last finished run, made with other settings than the sidebar's "
+               f"(**{res.dataset}**, {params['n_steps']} steps, seed {params['seed']}); every sentence beside them "
+               "describes that run.", icon="🔁")
 if not res.complete:
     st.warning("**Stopped: partial result.** Only the models finished before Stop are drawn; the others are missing "
                "(or end early).", icon="✋")  # fmt: skip

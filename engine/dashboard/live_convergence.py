@@ -32,6 +32,7 @@ from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
 from engine.experiments import convergence as ex
 from engine.experiments.problems import get_problem
 from engine.experiments.runner import Runner, check_callbacks
+from engine.experiments.timing import resolve_timing, retime
 from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS
 from engine.validation import check_int
 
@@ -152,14 +153,19 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
 
 
 def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
-                 loss=None, n_projections=1, seed=0, progress=None, stop=None, models=None) -> ex.ConvergenceResult:
+                 loss=None, n_projections=1, seed=0, timing=None, progress=None, stop=None,
+                 models=None) -> ex.ConvergenceResult:
     """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple).
 
     ``progress(fraction, message, partial=result_so_far)`` is called after every compiled
     chunk (about every 50 ms); ``partial`` is a :class:`ConvergenceResult` holding the
     finished curves and the one growing. ``stop.is_set()`` ends the run early with what is
     done (``complete=False``). ``models``: a dict that receives each live-fitted estimator
-    (fitted with ``warm_start=True``), for :func:`continue_curves`.
+    (fitted with ``warm_start=True``), for :func:`continue_curves`. ``timing`` (None: the live
+    fit's own times; True, a :class:`~engine.experiments.timing.Timing` or a dict): once every
+    curve is drawn, the short fits are repeated in turns and the fit-time axis is their step-wise
+    median (:func:`engine.experiments.timing.retime`, as every timed chart of the app), so a stall
+    of the machine during one fit no longer draws a step in the time panel.
     """
     if models is not None and not isinstance(models, dict):
         raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
@@ -214,6 +220,14 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
             curves[name] = curve
         report((i + 1) / n if not stopped() else None, f"{name}: done", result())
     complete = not stopped() and len(curves) == n and all(c.n_steps == n_steps for c in curves.values())
+    timing = resolve_timing(timing)
+    if timing is not None and complete:
+        runner = Runner(lambda f, m: report(None, m), stop, n)
+        retime(curves, {name: ex.refit_function(name, problem, kw, n_steps, seed, runner, name) for name in curves},
+               timing, stopped)
+        params["timing"] = dict(timing.__dict__)
+        notes.append(timing.describe())
+        complete = not stopped()
     final = result(complete=complete)
     report(1.0 if complete else None, "done" if complete else "stopped", final)
     return final
@@ -241,6 +255,7 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     d = Y_tr.shape[1]
     params = dict(params or {})
+    params.pop("timing", None)   # a warm continuation's times are the live fit's own, not medians
     names = list(estimators)
     curves: dict = {}
     stopped = (lambda: stop is not None and stop.is_set())

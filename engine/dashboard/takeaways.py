@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["NOISE_RATIO", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
+__all__ = ["NOISE_RATIO", "benchmark_order_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
            "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
 
 NOISE_RATIO = 1.25     # a time ratio below this is treated as noise on a shared machine
@@ -255,3 +255,38 @@ def forest_size_takeaway(result, shared: str, per_tree: str, reference: str) -> 
                              f"than the unprojected one ({_fmt_s(t_ref)}): with {result.n_outputs} outputs the "
                              "projection saves nothing.")
     return " ".join(parts)
+
+
+# --- Benchmark (Tables 4-6) ------------------------------------------------------------------------------
+
+
+def benchmark_order_sentence(result, paper) -> str:
+    """Our ranking against the paper's: the pairs of methods both rank in the same order."""
+    if not paper:
+        return ""
+    ours = {e: float(m) for e, m in zip(result.estimators, result.mean) if e in paper and np.isfinite(m)}
+    names = sorted(ours, key=lambda e: -ours[e])
+    if len(names) < 2:
+        return ""
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    same = sum((paper[a][0] >= paper[b][0]) for a, b in pairs)
+    theirs = sorted(names, key=lambda e: -paper[e][0])
+    order = " > ".join(names)
+    if same == len(pairs):
+        return f"Our order ({order}) is the paper's."
+    return (f"Our order: {order}; the paper's: {' > '.join(theirs)}. {same} of {len(pairs)} pairs are in the "
+            "paper's order (a smaller budget and fewer repeats than the paper's full grid).")
+
+
+def benchmark_significance_sentence(result, alpha: float = 0.05) -> str:
+    """How many pairs the paired t-tests separate after the repeats done."""
+    P = np.asarray(result.pvalues, dtype=float)
+    n = P.shape[0]
+    cells = [(i, j) for i in range(n) for j in range(i + 1, n) if np.isfinite(P[i, j])]
+    if not cells:
+        return "No p-value yet: the paired t-test needs at least 2 finished repeats."
+    k = sum(P[i, j] < alpha for i, j in cells)
+    r = result.n_repeats_done
+    if k == 0:
+        return f"After {r} repeats **no pair** differs at p < {alpha:g}: none of these differences is beyond chance yet."
+    return f"After {r} repeats **{k} of {len(cells)} pairs** differ at p < {alpha:g} (the cells with *)."

@@ -208,8 +208,11 @@ class RealDataResult(JsonResult):
         cd = f"{st['critical_difference']:.2f}"
         paper_cd = f"; the paper's CD for {len(PAPER002_METHODS[task])} methods and {paper['n_datasets']} " \
                    f"data sets: {paper['critical_difference']}" if paper["critical_difference"] else ""
+        fp = st["friedman_pvalue"]
+        friedman = (f"Friedman p = {fp:.3g}" if np.isfinite(fp) else
+                    "no Friedman p-value (it needs at least 2 data sets with differing ranks)")
         return [f"{task}: {len(st['methods'])} methods over {st['n_datasets']} data sets "
-                f"({', '.join(st['datasets'])}): Friedman p = {st['friedman_pvalue']:.3g} (the paper: "
+                f"({', '.join(st['datasets'])}): {friedman} (the paper: "
                 f"{paper['pvalue']:g} over its {paper['n_datasets']}); Nemenyi critical difference "
                 f"(alpha = 0.05) {cd}{paper_cd}."]
 

@@ -29,10 +29,11 @@ def pvalue_heatmap(names, pvalues, signs=None, title=None, alpha=0.05):
         text.append(row)
     z = np.where(np.isfinite(P), np.log10(np.clip(P, 1e-12, 1)), np.nan)
     fig = go.Figure(go.Heatmap(z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}",
-                               colorscale="RdBu", zmin=-4, zmax=0, reversescale=False,
+                               textfont={"size": 13}, colorscale="RdBu", zmin=-4, zmax=0, reversescale=False,
                                colorbar=dict(title="log10 p")))
+    # cells tall enough for 13 px text (plotly shrinks cell text to fit: ~7 px in a 300 px figure)
     fig.update_layout(title=title or "Paired t-test p-values ('>': row better than column)",
-                      yaxis_autorange="reversed", template="plotly_white")
+                      yaxis_autorange="reversed", height=max(320, 70 * len(names) + 140))
     return fig
 
 
@@ -135,11 +136,11 @@ def benchmark_pvalue_figure(names, pvalues, signs, alpha=0.05, title=None):
     z = np.where(np.isfinite(P), np.log10(np.clip(P, 1e-6, 1)), np.nan)
     fig = go.Figure(go.Heatmap(
         z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}", customdata=P,
-        colorscale="Blues", reversescale=True, zmin=-4, zmax=0,
+        textfont={"size": 13}, colorscale="Blues", reversescale=True, zmin=-4, zmax=0,
         colorbar=dict(title="log10 p", tickvals=[-4, -3, -2, np.log10(0.05), 0],
                       ticktext=["1e-4", "0.001", "0.01", "0.05", "1"]),
         hovertemplate="%{y} vs %{x}: p = %{customdata:.3g}<extra></extra>", xgap=2, ygap=2))
     fig.update_layout(title=title or f"Paired t-test p-values ('>': row better; * p < {alpha:g})",
                       yaxis=dict(autorange="reversed", type="category"), xaxis=dict(type="category", side="bottom"),
-                      template="plotly_white", height=160 + 55 * n, margin=dict(l=10, r=10, t=50, b=10))
+                      template="plotly_white", height=160 + 70 * n, margin=dict(l=10, r=10, t=50, b=10))
     return fig

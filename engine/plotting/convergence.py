@@ -53,7 +53,8 @@ def _add_curves(fig, result, x, *, row=None, col=None, show_train=False, showleg
 
 
 def _y_range(result, show_train=False):
-    """Zoom on the interesting part: from a bit under the best scores' spread, never below -0.05."""
+    """Zoom on the interesting part: from a bit under the best scores' spread, never below -0.05
+    (never below 0 for LRAP, which lives in [0, 1])."""
     best = [c.best_score for c in result.curves.values() if np.isfinite(c.best_score)]
     if not best:
         return None
@@ -61,7 +62,7 @@ def _y_range(result, show_train=False):
     if show_train:
         hi = max([hi] + [float(np.nanmax(c.train_score)) for c in result.curves.values()
                          if np.isfinite(c.train_score).any()])
-    lo = max(min(best) - 0.25 * max(hi - min(best), 0.05) - 0.2, -0.05)
+    lo = max(min(best) - 0.25 * max(hi - min(best), 0.05) - 0.2, 0.0 if result.metric == "LRAP" else -0.05)
     return [lo, min(1.0, hi + 0.03)]
 
 
@@ -168,7 +169,9 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
                                      showlegend=col == 1, line={"color": _COLORS[1], "dash": "dash"},
                                      hovertemplate=f"{text}<extra></extra>"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="number of projections q (log scale)")
-    fig.update_yaxes(title_text=f"test {result.metric}", row=1, col=1)
+    # LRAP lives in [0, 1]: never an axis below 0 (a flat near-baseline run drew -0.04..0.06)
+    fig.update_yaxes(title_text=f"test {result.metric}", row=1, col=1,
+                     rangemode="nonnegative" if result.metric == "LRAP" else "normal")
     fig.update_yaxes(title_text="fit time in seconds", rangemode="tozero", row=1, col=2)
     fig.update_layout(
         title={"text": title or f"{result.dataset}: gbrt-relabel-rpo with {scheme}, effect of q"},
@@ -280,7 +283,7 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     if highs:
         hi, lo = max(highs), min(lows)
         pad = 0.04 * max(hi - lo, 0.05)
-        y_range = [lo - pad, hi + pad]
+        y_range = [max(lo - pad, 0.0) if metric == "LRAP" else lo - pad, hi + pad]
     for col in (1, 2):
         xs = [v for t in fig.data if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None
               for v in np.asarray(t.x, dtype=float) if np.isfinite(v) and v > 0]
@@ -288,6 +291,12 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
             lo_x, hi_x = np.log10(min(xs)), np.log10(max(xs))
             margin = 0.04 * max(hi_x - lo_x, 0.5)
             fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
+    rising = [c.label for c in (result.curves.values() if result is not None else [])
+              if c.best_index is not None and c.n_steps > 1 and c.best_index >= c.n_steps - 1]
+    if rising:   # said on the chart: the run ended before these curves' plateau (issue 21, item 5)
+        fig.add_annotation(text=f"still rising at the last step: {', '.join(rising)} (stopped before the plateau)",
+                           x=0.0, y=1.0, xref="x domain", yref="y domain", xanchor="left", yanchor="top",
+                           showarrow=False, font={"size": 11, "color": "#b45309"}, bgcolor="rgba(255,255,255,0.8)")
     if not fig.data:   # nothing to draw: say so instead of empty axes with made-up ranges
         fig.add_annotation(text="No curves yet for these settings: press Start.", x=0.5, y=0.5, xref="paper",
                            yref="paper", showarrow=False, font={"size": 15, "color": "#666666"})

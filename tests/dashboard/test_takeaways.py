@@ -145,3 +145,27 @@ def test_separator_hint_for_a_semicolon_file_read_with_commas():
     assert hint is not None and "**semicolon**" in hint
     assert separator_hint(raw, ";", {"comma": ",", "semicolon": ";"}) is None
     assert separator_hint(b"x1,x2,y\n1,2,3\n", ",", {"comma": ",", "semicolon": ";"}) is None
+
+
+class FakeBench:
+    def __init__(self, means, pvalues, repeats=5):
+        self.estimators = list(means)
+        self.mean = np.array(list(means.values()))
+        self.pvalues = np.array(pvalues, dtype=float)
+        self.n_repeats_done = repeats
+
+
+def test_benchmark_order_sentence_compares_with_the_paper():
+    paper = {"st-gbrt": (0.8, 0, 1), "gbmort": (0.7, 0, 2)}
+    same = takeaways.benchmark_order_sentence(FakeBench({"st-gbrt": 0.6, "gbmort": 0.5}, np.eye(2)), paper)
+    other = takeaways.benchmark_order_sentence(FakeBench({"st-gbrt": 0.5, "gbmort": 0.6}, np.eye(2)), paper)
+    assert same == "Our order (st-gbrt > gbmort) is the paper's."
+    assert "0 of 1 pairs are in the paper's order" in other and "the paper's: st-gbrt > gbmort" in other
+
+
+def test_benchmark_significance_sentence_counts_the_significant_pairs():
+    nan = float("nan")
+    some = FakeBench({"a": 1, "b": 2, "c": 3}, [[nan, 0.01, 0.5], [0.01, nan, 0.02], [0.5, 0.02, nan]])
+    none = FakeBench({"a": 1, "b": 2}, [[nan, 0.4], [0.4, nan]], repeats=2)
+    assert "**2 of 3 pairs** differ" in takeaways.benchmark_significance_sentence(some)
+    assert "After 2 repeats **no pair** differs" in takeaways.benchmark_significance_sentence(none)
