@@ -95,7 +95,9 @@ def test_takeaway_reads_figure6_only_when_something_was_learned(learning_rate):
     elif match is not None:
         assert len(takeaway) == 1 and not careful
         assert f"With q = **{match['q']}** projections, gbrt-relabel-rpo reaches gbmort's LRAP" in takeaway[0]
-        if takeaways.time_gap_is_noise(match["fit_time"], res.gbmort_fit_time):
+        if takeaways.time_gap_is_noise(match["fit_time"], res.gbmort_fit_time,
+                                       takeaways._range(res, f"q={match['q']}", match["fit_time"]),
+                                       takeaways._range(res, "gbmort", res.gbmort_fit_time)):
             assert "within the noise" in takeaway[0]
         elif match["time_ratio"] < 1:
             assert f"**{match['time_ratio']:.0%} of its fit time**" in takeaway[0]
