@@ -26,9 +26,8 @@ def run_preset(page, server, label, dataset):
     page.get_by_role("link", name=label).click()
     page.wait_for_url(re.compile(f"projections.*dataset={dataset}"), timeout=30_000)
     expect(page.locator("h1", has_text="Projections")).to_be_visible(timeout=30_000)
-    run = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name=re.compile(r"^Run \(≈"))
-    expect(run).to_be_visible(timeout=60_000)
-    run.click()
+    # go=1: the preset's click starts the run (issue 21), no Run button to press
+    page.wait_for_url(lambda url: "go=1" not in url, timeout=60_000)
     charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
     expect(charts).to_have_count(2, timeout=180_000)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)

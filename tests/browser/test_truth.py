@@ -88,7 +88,9 @@ def test_a_chart_is_never_explained_by_other_settings(streamlit_server, browser_
     expect(page.get_by_role("heading", name="bibtex")).to_be_visible(timeout=60_000)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Convergence").click()
     expect(page.get_by_role("heading", name="Convergence", exact=True)).to_be_visible(timeout=30_000)
+    wait_until_idle(page, timeout=120_000)
     choose_radio(page.get_by_test_id("stSidebar"), "data")
+    expect(page.get_by_test_id("stSidebar").get_by_role("radio", name="data")).to_be_checked(timeout=30_000)
     expect(page.get_by_text(re.compile(r"the last run trained on friedman1-ind"))).to_be_visible(timeout=120_000)
     wait_until_idle(page, timeout=120_000)
     assert wait_for_chart(page, CURRENT, "v => v.length === 0") == []
