@@ -28,6 +28,12 @@ through the same routines: the per-entry differences live in the small
 helpers of the section "per-entry weights", which read the weights from the
 :c:type:`Fit` struct that every routine receives. The held-out set, when
 there is one, is scored after each step (:func:`_evaluate`).
+
+Under the logistic loss the pass over F keeps exp(2 y F) output-major, so the
+next step's line searches (losses.pyx) need no exp per sample and read each
+output contiguously. With second-order leaves (``newton_leaves``, an
+extension beyond paper 002) every strategy but Algorithm 3 labels its leaves
+with regularised Newton steps and takes rho = 1 (section "second-order leaves").
 """
 import numpy as np
 

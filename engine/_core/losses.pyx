@@ -11,9 +11,11 @@ their negative gradients are inline in losses.pxd):
   weights w_i |a_i|.
 * logistic loss: the root of the derivative by Newton steps safeguarded with
   bisection inside a bracket (a convex 1-D problem, so it cannot diverge on
-  imbalanced labels as plain Newton can). When the loss keeps decreasing
-  (separable data) rho stops where the step changes the raw score by
-  MAX_LOGIT_STEP, where the loss' slope is below 1e-13.
+  imbalanced labels as plain Newton can), on the samples grouped by leaf and
+  sign of y so that an iteration needs one exp per group (see "The logistic
+  line search" below). When the loss keeps decreasing (separable data) rho
+  stops where the step changes the raw score by MAX_LOGIT_STEP, where the
+  loss' slope is below 1e-13.
 
 Because every line search is exact and the losses are convex, the training
 loss cannot increase for any learning rate in (0, 1] (Appendix A).
@@ -184,13 +186,14 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     like y and f) holds exp(2 y_i f_i), or NULL to compute it here.
     """
     cdef intp_t i, g, k, m = 0, it, n_groups = 2 * n_nodes
-    cdef float64_t a, yi, amax = 0.0, rho_max, d1, d2, sign, lo, hi, rho, nxt
+    cdef float64_t a, yi, ei, s, amax = 0.0, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
     cdef bint hi_known = False
     if n_groups > work.max_groups:
         return 0.0      # cannot happen: a tree has fewer than 2n nodes
     for g in range(n_groups + 1):
         work.start[g] = 0
-    # The samples that count, in row order, and the size of every group.
+    # The samples that count, in row order, the size of every group, and the
+    # slope at rho = 0 (where every c_g is 1).
     for i in range(n):
         if w[i] == 0.0:
             continue
@@ -199,8 +202,12 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
             continue
         yi = y[i * stride]
         g = 2 * (leaf[i] - first) + (yi > 0.0)
+        ei = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
+        s = 1.0 / (1.0 + ei)
+        d1 -= 2.0 * w[i] * yi * a * s
+        d2 += 4.0 * w[i] * a * a * s * (1.0 - s)
         work.group_in[m] = <int32_t> g
-        work.e_in[m] = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
+        work.e_in[m] = ei
         work.w_in[m] = w[i]
         work.start[g + 1] += 1
         if fabs(a) > amax:
@@ -220,7 +227,6 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     # When the loss keeps decreasing (separable data) stop where the step
     # changes some raw score by MAX_LOGIT_STEP.
     rho_max = MAX_LOGIT_STEP / amax
-    _logistic_slope(work, n_groups, 0.0, &d1, &d2)
     if d1 == 0.0:
         return 0.0
     # The minimiser lies on the side where the slope points downhill: lo is

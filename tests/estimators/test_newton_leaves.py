@@ -169,3 +169,11 @@ def test_newton_leaves_refuse_the_absolute_loss():
     X, _, Z = _data(7)
     with pytest.raises(ValueError, match="absolute"):
         MultiOutputBoostingRegressor(loss="absolute_error", leaf_estimation="newton").fit(X, Z)
+
+
+def test_make_estimator_passes_the_leaf_estimation_through():
+    from engine.estimators.registry import make_estimator
+    X, Y, _ = _data(8)
+    model = make_estimator("gbrt-relabel-rpo-gaussian", task="multilabel", leaf_estimation="newton",
+                           l2_regularization=0.5, n_estimators=3).fit(X, Y)
+    assert model.leaf_estimation == "newton" and np.all(model.rho_ == 1.0)
