@@ -77,8 +77,10 @@ def leaf_values_figure(view, tree_index=0) -> go.Figure:
     after = np.asarray(tree.value[leaves])
     relabel = view.settings.method == "gbrt-relabel-rpo"
     from plotly.subplots import make_subplots
-    titles = (("before relabelling: mean G Φᵀ per leaf (q values)", "after relabelling: mean G per leaf (d values)")
-              if relabel else ("mean split target per leaf", "stored leaf value"))
+    newton = view.settings.leaf_estimation == "newton"
+    after_title = "Newton step per leaf (d values)" if newton else "mean G per leaf (d values)"
+    titles = (("before relabelling: mean G Φᵀ per leaf (q values)", f"after relabelling: {after_title}")
+              if relabel else ("mean split target per leaf", "stored leaf value" + (" (Newton step)" if newton else "")))
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, column_widths=[0.3, 0.7] if relabel else [0.5, 0.5],
                         horizontal_spacing=0.12)
     m = _symmetric(np.concatenate([before.ravel(), after.ravel()]))

@@ -213,3 +213,20 @@ def test_every_figure_builds_from_a_view(method):
     figs.rho_figure(view), figs.score_change_figure(view), figs.update_figure(view)
     if view.projection is not None:
         assert figs.projection_figure(view).data[0].z.shape == view.projection.shape
+
+
+@pytest.mark.parametrize("method", ["gbmort", "gbrt-relabel-rpo"])
+def test_newton_leaves_are_drawn_as_stored(method):
+    s = os_.OneStepSettings(problem="emotions", n_train=60, method=method, n_projections=2 if method != "gbmort" else 1,
+                            leaf_estimation="newton", seed=1)
+    run = os_.OneStepRun(s)
+    view = run.view(2)
+    nodes, values = run.model.trees_.tree_nodes(1)
+    np.testing.assert_array_equal(view.trees[0].value, values)
+    tree = view.trees[0]
+    G = numpy_gradient(run, 1)
+    local = run.model.trees_.apply(run.X.astype(np.float32))[:, 1] - run.model.trees_.tree_start[1]
+    leaf = tree.leaves[0]
+    # Newton leaves are not the mean gradient of the leaf (the logistic loss' curvature weighs them).
+    assert not np.allclose(tree.value[leaf], G[local == leaf].mean(axis=0))
+    figs.leaf_values_figure(view)
