@@ -22,12 +22,8 @@ from engine.dashboard.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, pa
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
-<<<<<<< HEAD
-from pages._deeplink import registered_pages, route_through_app
-from pages._draws import draws_section
-=======
 from pages._deeplink import registered_pages, route_through_app, url_value_note
->>>>>>> a8119aa (wip: issue 21 — poll_while, takeaways, timing in turns for forests, page defaults on wide data, URL/clamp/separator notes, go=1 presets)
+from pages._draws import draws_section
 from pages._jobs import PageRun
 
 route_through_app(__file__)

@@ -318,15 +318,12 @@ b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or r
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
 
-<<<<<<< HEAD
 done_run = run.finished
 challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
                  done_run.result if done_run is not None and not running and same_model(done_run.settings, settings) else None)
 
-=======
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.dashboard.takeaways), never written here.
->>>>>>> a8119aa (wip: issue 21 — poll_while, takeaways, timing in turns for forests, page defaults on wide data, URL/clamp/separator notes, go=1 presets)
 EXPLAIN = {
     "group": "Every output is the same signal plus its own noise. The paper (Figure 1a) finds the shared-tree "
              "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",
