@@ -2,15 +2,18 @@
 
     python -m engine.bench [--trees 2000] [--repeats 3] [--quick] [--missing-only]
     python -m engine.bench --scale [--steps 50] [--repeats 1]
+    python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
-target); ``--scale`` runs :mod:`engine.bench.scale` instead.
+target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--multilabel``
+:mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
+then fits a small slice, ``--out DIR`` writes its figure).
 """
 import argparse
 import sys
 
-from engine.bench import scale, teaching
+from engine.bench import multilabel, scale, teaching
 
 
 def main(argv=None):
@@ -31,7 +34,19 @@ def main(argv=None):
     parser.add_argument("--scale", action="store_true",
                         help="the research-size benchmark (engine.bench.scale) instead")
     parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
+    parser.add_argument("--multilabel", action="store_true",
+                        help="time to accuracy on bibtex, corel5k and scm20d next to XGBoost "
+                             "(engine.bench.multilabel) instead")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
+    parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
+                        choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all three)")
     args = parser.parse_args(argv)
+    if args.scale and args.multilabel:
+        parser.error("--scale and --multilabel are two benchmarks: choose one")
+    if args.multilabel:
+        multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
+        return 0
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

@@ -523,19 +523,27 @@ def print_table(problem, result, out):
               f"{'; '.join(c.notes)} |", file=out)
     for peer in result["missing"]:
         print(f"\n{peer}: {MISSING}", file=out)
+    for (system, loss, leaf, tree, lr), message in result.get("refused", []):
+        print(f"\n{system} ({loss}, {leaf} leaves, {tree}, lr {lr:g}): refused by the estimator: {message}",
+              file=out)
     print(f"\n{target_text(result)}", file=out)
 
 
 def run_problem(problem, plan, progress=None, leaf_estimations=None):
     """Every curve of one data set; returns dict(curves, level, target, missing)."""
     curves, missing = peer_curves(problem, plan, progress)
+    refused = []
     for name, loss, leaf, leaves, lr, steps in engine_settings(problem, plan, leaf_estimations):
-        curves.append(engine_curve(problem, name, loss, leaf, leaves, lr, steps, plan.budget))
+        try:
+            curves.append(engine_curve(problem, name, loss, leaf, leaves, lr, steps, plan.budget))
+        except ValueError as exc:       # a combination the estimator refuses (its message says why)
+            refused.append(((f"engine {name}", loss, leaf, f"{leaves} leaves", lr), str(exc)))
+            continue
         _say(progress, f"  {problem.name}: {curves[-1].system} {_setting(curves[-1])}: "
                        f"{curves[-1].seconds[-1]:.1f} s, best {curves[-1].best:.4f}")
     reference = [c for c in curves if _is_reference(c)]
     level = reference[0].best - TOLERANCE if reference else None
-    return dict(curves=curves, level=level, missing=missing,
+    return dict(curves=curves, level=level, missing=missing, refused=refused,
                 target=None if level is None else target(curves, level))
 
 
