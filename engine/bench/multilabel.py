@@ -66,7 +66,7 @@ LOSSES = {"multilabel": ("logistic", "squared_error"), "regression": ("squared_e
 LEAF_ESTIMATIONS = ("mean", "newton")
 FIT_BUDGET_SECONDS = 10.0
 PER_LABEL_BUDGET_SECONDS = 60.0
-SKLEARN_LABEL_SAMPLE = 8
+SKLEARN_LABEL_SAMPLE = 4
 PEER_ROUNDS = 100
 XGBOOST_DEPTHS = (6, 3)
 XGBOOST_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
@@ -396,9 +396,9 @@ class Plan:
 
     @classmethod
     def quick(cls):
-        """A slice that runs in seconds: 500 training rows, 300 test rows, 20 labels, a few steps."""
-        return cls(learning_rates=(0.3,), step_caps={0.3: 8}, peer_rounds=8, sklearn_labels=4,
-                   max_rows=500, max_test_rows=300, max_outputs=20)
+        """A slice that runs in seconds: 300 training rows, 200 test rows, 20 labels, a few steps."""
+        return cls(learning_rates=(0.3,), step_caps={0.3: 5}, peer_rounds=5, sklearn_labels=2,
+                   max_rows=300, max_test_rows=200, max_outputs=20)
 
     def caps_text(self):
         caps = ", ".join(f"{self.step_caps[lr]} at learning rate {lr:g}" for lr in self.learning_rates)
