@@ -77,6 +77,8 @@ XGBOOST_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 TOLERANCE = 0.005
 TARGET_RATIO = 0.5
 REFERENCE = ("XGBoost", "one_output_per_tree", 6)
+STRATEGY_COLOURS = {"st-gbrt": "#1f77b4", "gbmort": "#2ca02c", "gbrt-rpo-gaussian": "#ff7f0e",
+                    "gbrt-relabel-rpo-gaussian": "#d62728"}
 MISSING = "not installed (pip install -e '.[bench]')"
 
 
@@ -557,12 +559,19 @@ def figure(problem, result):
     """Plotly figure: test score against fit seconds, one line per curve."""
     import plotly.graph_objects as go
     fig = go.Figure()
+    first_loss = LOSSES[problem.task][0]
     for c in result["curves"]:
-        engine = _is_engine(c)
+        if _is_engine(c):       # a colour per strategy; solid: the first loss, dotted: the other
+            line = dict(width=1.5, color=STRATEGY_COLOURS.get(c.system[len("engine "):], "grey"),
+                        dash="solid" if c.loss == first_loss else "dot")
+        else:
+            line = dict(width=3 if _is_reference(c) else 2, dash="dash",
+                        color="black" if c.system.startswith("XGBoost") else "#8c564b")
+            if c.system.startswith("XGBoost") and not _is_reference(c):
+                line["color"] = "#7f7f7f"
         fig.add_trace(go.Scatter(
             x=c.seconds, y=c.scores, mode="lines", name=f"{c.system}: {_setting(c)}",
-            legendgroup=c.system, line=dict(width=1 if engine else 2.5, dash=None if engine else "dash"),
-            visible=True if c.comparable else "legendonly"))
+            legendgroup=c.system, line=line, visible=True if c.comparable else "legendonly"))
     if result["level"] is not None:
         fig.add_hline(y=result["level"], line_dash="dot",
                       annotation_text=f"L - {TOLERANCE} = {result['level']:.4f} (L: XGBoost's defaults)")
