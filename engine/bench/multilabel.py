@@ -287,6 +287,9 @@ def xgboost_curve(problem, strategy, depth, learning_rate=0.3, rounds=PEER_ROUND
     for k in range(n_rounds):
         F = F + booster.predict(zero, output_margin=True, iteration_range=(k, k + 1)).reshape(n_test, d)
         scores.append(problem.score(F))
+    full = booster.predict(plain, output_margin=True).reshape(n_test, d)
+    if not np.allclose(F, full, rtol=1e-4, atol=1e-4):      # float32 sums in another order
+        raise RuntimeError("XGBoost's per-round margins do not add up to its prediction")
     loss = "logistic" if multilabel else "squared_error"
     notes = [] if n_rounds == rounds else [f"stopped at {n_rounds} rounds: {budget:g} s passed"]
     return Curve(f"XGBoost {strategy}", loss, "newton", f"depth {depth}", learning_rate,
