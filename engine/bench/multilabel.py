@@ -364,14 +364,22 @@ def sklearn_label(problem, j, learning_rate=0.1, rounds=PEER_ROUNDS):
     return wall * np.arange(1, model.n_iter_ + 1) / model.n_iter_, raw
 
 
+def _pad(values, rounds):
+    """values (k, ...) with k <= rounds, its last entry repeated up to ``rounds`` entries."""
+    values = np.asarray(values)
+    return np.concatenate([values, np.repeat(values[-1:], rounds - len(values), axis=0)])
+
+
 def per_label_curve(problem, system, fit_label, labels, learning_rate=0.1, rounds=PEER_ROUNDS):
     """One model per label over ``labels`` (all, or a sample: time scaled to all, score over the sample)."""
     d = problem.Y.shape[1]
     seconds, raw = 0.0, []
     for j in labels:
         s, r = fit_label(problem, j, learning_rate, rounds)
-        seconds = seconds + s
-        raw.append(r)
+        # LightGBM stops early on a label no split helps any more (a rare label): its
+        # model, and so its scores and its time, stay as they are for the remaining rounds
+        seconds = seconds + _pad(s, rounds)
+        raw.append(_pad(r, rounds))
     raw = np.stack(raw, axis=2)                 # (rounds, n_test, labels)
     sub = Problem(problem.name, problem.task, problem.X, problem.Y[:, labels], problem.X_test,
                   problem.Y_test[:, labels], problem.split)

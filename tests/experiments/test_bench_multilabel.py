@@ -121,3 +121,19 @@ def test_the_command_line_runs_the_multilabel_benchmark(monkeypatch, tmp_path):
         main(["--multilabel", "--scale"])
     with pytest.raises(SystemExit):
         main(["--multilabel", "--datasets", "delicious"])
+
+
+def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_rounds():
+    # LightGBM stops when no split helps: here after one round on the label of constant inputs
+    rng = np.random.default_rng(0)
+    X = np.zeros((60, 3))
+    X[:30] = rng.random((30, 3))
+    Y = np.zeros((60, 2))
+    Y[:30, 0] = rng.random(30) < 0.5
+    Y[30:, 1] = rng.random(30) < 0.5          # label 1 only varies where X is constant
+    Y[30, 1], Y[31, 1] = 0.0, 1.0
+    problem = bm.Problem("toy", "multilabel", X[30:], Y[30:], X, Y, "toy")
+    seconds, raw = bm.lightgbm_label(problem, 1, 0.1, 10)
+    assert len(raw) < 10                      # it did stop early
+    curve = bm.per_label_curve(problem, "LightGBM, a model per label", bm.lightgbm_label, [0, 1], 0.1, 10)
+    assert curve.steps == 10 and np.isfinite(curve.scores).all() and np.all(np.diff(curve.seconds) >= 0)
