@@ -4,6 +4,8 @@
   forests, compression and missing targets next to scikit-learn (the default run);
 * :mod:`engine.bench.scale` — research size (n up to 100k, sparse data sets,
   threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
+* :mod:`engine.bench.multilabel` — time to accuracy on many outputs (bibtex, corel5k,
+  scm20d) next to XGBoost, LightGBM and scikit-learn, one thread (``--multilabel``);
 * :mod:`engine.bench.timing` — the one timing helper both use (best of repeats).
 
 The command line is in ``engine/bench/__main__.py``; measured tables and their

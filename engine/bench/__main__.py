@@ -4,18 +4,21 @@
     python -m engine.bench --scale [--steps 50] [--repeats 1]
     python -m engine.bench --interactions [--repeats 3]
     python -m engine.bench --pages
+    python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
 target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 :mod:`engine.bench.one_step` (the teaching interactions against their 1 s target),
 ``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
-unprojected reference, exit status 1 above 1/3).
+unprojected reference, exit status 1 above 1/3), ``--multilabel``
+:mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
+then fits a small slice, ``--out DIR`` writes its figure).
 """
 import argparse
 import sys
 
-from engine.bench import one_step, pages, scale, teaching
+from engine.bench import multilabel, one_step, pages, scale, teaching
 
 
 def main(argv=None):
@@ -40,11 +43,23 @@ def main(argv=None):
                         help="time the One step page's interactions and the tree strip (engine.bench.one_step)")
     parser.add_argument("--pages", action="store_true",
                         help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
+    parser.add_argument("--multilabel", action="store_true",
+                        help="time to accuracy on bibtex, corel5k and scm20d next to XGBoost "
+                             "(engine.bench.multilabel) instead")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
+    parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
+                        choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all three)")
     args = parser.parse_args(argv)
+    if sum((args.scale, args.multilabel, args.interactions, args.pages)) > 1:
+        parser.error("--scale, --multilabel, --interactions and --pages are separate benchmarks: choose one")
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.pages:
         return pages.run()
+    if args.multilabel:
+        multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
+        return 0
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

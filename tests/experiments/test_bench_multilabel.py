@@ -1,0 +1,139 @@
+"""python -m engine.bench --multilabel on a small slice: its table, its scores, its targets.
+
+No timing is asserted (speed is what the benchmark reports): the tests hold
+the bookkeeping (every system and setting has a row with a finite score), the
+fast staged LRAP against the project's LRAP, and the target's arithmetic.
+"""
+import io
+
+import numpy as np
+import pytest
+from sklearn.metrics import label_ranking_average_precision_score
+
+from engine.bench import multilabel as bm
+from engine.bench.__main__ import main
+from engine.metrics import lrap
+
+PEERS = {"multilabel": [("XGBoost one_output_per_tree", "depth 6"), ("XGBoost one_output_per_tree", "depth 3"),
+                        ("XGBoost multi_output_tree", "depth 6"), ("XGBoost multi_output_tree", "depth 3"),
+                        ("LightGBM, a model per label", "31 leaves"),
+                        ("sklearn HistGradientBoostingClassifier, a model per label", "31 leaves")],
+         "regression": [("XGBoost one_output_per_tree", "depth 6"), ("XGBoost one_output_per_tree", "depth 3"),
+                        ("XGBoost multi_output_tree", "depth 6"), ("XGBoost multi_output_tree", "depth 3"),
+                        ("LightGBM, a model per label", "31 leaves"),
+                        ("sklearn HistGradientBoostingRegressor, a model per label", "31 leaves")]}
+
+
+def expected_engine_rows(task):
+    losses = ("logistic", "squared_error") if task == "multilabel" else ("squared_error", "absolute_error")
+    leaf_values = ("mean", "newton") if bm.supports_leaf_estimation() else ("mean",)
+    return {(f"engine {name}", loss, leaf, f"{leaves} leaves", 0.3)
+            for name in ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
+            for loss in losses for leaf in leaf_values for leaves in (8, 32)}
+
+
+def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path):
+    out = io.StringIO()
+    results = bm.run(datasets=("bibtex", "scm20d"), quick=True, out=out, html_dir=tmp_path, progress=None)
+    text = out.getvalue()
+    assert list(results) == ["bibtex", "scm20d"]
+    for name, task in (("bibtex", "multilabel"), ("scm20d", "regression")):
+        curves = results[name]["curves"]
+        engine = {c.key for c in curves if c.system.startswith("engine ")}
+        peers = [(c.system, c.tree) for c in curves if not c.system.startswith("engine ")]
+        # only the second-order leaves may be refused for a strategy (issue 24 allows gbrt-rpo to refuse them)
+        refused = {key for key, _ in results[name]["refused"]}
+        assert all(key[2] == "newton" for key in refused)
+        assert engine == expected_engine_rows(task) - refused
+        assert peers == PEERS[task]
+        assert len(curves) == len(engine) + len(peers)
+        for c in curves:
+            assert 1 <= c.steps == len(c.seconds) <= 5
+            assert np.isfinite(c.scores).all() and np.isfinite(c.best)
+            assert np.all(np.diff(c.seconds) >= 0)
+        # L is the best score of XGBoost's defaults; the table prints it and a target line
+        reference = curves[0]
+        assert results[name]["level"] == pytest.approx(reference.best - bm.TOLERANCE)
+        assert results[name]["target"] is not None
+    # one table row per curve (the header row and the separator aside), each with its score
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| system")]
+    assert len(rows) == sum(len(r["curves"]) for r in results.values())
+    for r in results.values():
+        for c in r["curves"]:
+            assert f"| {c.learning_rate:g} | {c.steps} | {c.ms_per_step:.1f} | {c.best:.4f} ({c.best_step}) |" in text
+    assert text.count("target (the fastest engine setting reaches L - 0.005") == 2
+    assert "at most 5 at learning rate 0.3" in text
+    # the scikit-learn rows of the multi-label set are fitted on 2 of the 20 labels: scaled, not comparable
+    sk = results["bibtex"]["curves"][5]
+    assert not sk.comparable and sk.seconds_to(-np.inf) is None
+    assert "timed on 2 of 20 labels, x 10.0" in sk.notes[0]
+    html = (tmp_path / "multilabel.html").read_text()
+    assert "plotly" in html.lower() and "scm20d" in html and "bibtex" in html
+
+
+def test_staged_lrap_equals_the_projects_lrap_and_scikit_learns():
+    rng = np.random.default_rng(0)
+    Y = (rng.random((200, 12)) < 0.2).astype(float)
+    Y[0] = 0.0          # no true label: scores 1
+    Y[1] = 1.0          # every label true: scores 1
+    for scores in (rng.normal(size=Y.shape), np.round(rng.normal(size=Y.shape)), np.zeros(Y.shape)):
+        fast = bm.StagedLRAP(Y)(scores)
+        assert fast == pytest.approx(lrap(Y, scores), abs=1e-12)
+        assert fast == pytest.approx(label_ranking_average_precision_score(Y, scores), abs=1e-12)
+
+
+def _curve(system, seconds, scores, tree="depth 6"):
+    return bm.Curve(system, "logistic", "newton", tree, 0.3, np.asarray(seconds, float), np.asarray(scores, float))
+
+
+@pytest.mark.parametrize("engine_seconds, met", [(1.4, True), (1.5, True), (1.6, False)])
+def test_target_compares_the_fastest_engine_curve_with_half_of_xgboosts_time(engine_seconds, met):
+    reference = _curve("XGBoost one_output_per_tree", [1.0, 2.0, 3.0], [0.5, 0.6, 0.7])
+    slow = _curve("engine gbmort", [1.0, 5.0], [0.5, 0.7], tree="8 leaves")
+    fast = _curve("engine gbrt-rpo-gaussian", [engine_seconds / 2, engine_seconds], [0.69, 0.698],
+                  tree="32 leaves")
+    level = reference.best - bm.TOLERANCE
+    assert reference.seconds_to(level) == 3.0 and slow.seconds_to(level) == 5.0
+    t = bm.target([reference, slow, fast], level)
+    assert t["met"] is met and t["fastest"] is fast and t["engine_seconds"] == engine_seconds
+    text = bm.target_text(dict(target=t, level=level))
+    assert ("met:" if met else "MISSED:") in text and f"{engine_seconds:.2f} s" in text
+
+
+def test_a_target_no_engine_setting_reaches_is_missed_with_the_best_score():
+    reference = _curve("XGBoost one_output_per_tree", [1.0, 2.0], [0.5, 0.6])
+    engine = _curve("engine gbmort", [0.1, 0.2], [0.55, 0.58], tree="8 leaves")
+    level = reference.best - bm.TOLERANCE
+    t = bm.target([reference, engine], level)
+    assert t["met"] is False and t["fastest"] is None
+    assert "MISSED: no engine setting reaches 0.5950 (the best: 0.5800, engine gbmort" in bm.target_text(
+        dict(target=t, level=level))
+
+
+def test_the_command_line_runs_the_multilabel_benchmark(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(bm, "run", lambda **kwargs: calls.append(kwargs) or {})
+    assert main(["--multilabel", "--quick", "--out", str(tmp_path), "--datasets", "scm20d"]) == 0
+    assert calls == [dict(datasets=("scm20d",), quick=True, html_dir=str(tmp_path))]
+    assert main(["--multilabel"]) == 0
+    assert calls[-1] == dict(datasets=bm.DATASETS, quick=False, html_dir=None)
+    with pytest.raises(SystemExit):
+        main(["--multilabel", "--scale"])
+    with pytest.raises(SystemExit):
+        main(["--multilabel", "--datasets", "delicious"])
+
+
+def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_rounds():
+    # LightGBM stops when no split helps: here after one round on the label of constant inputs
+    rng = np.random.default_rng(0)
+    X = np.zeros((60, 3))
+    X[:30] = rng.random((30, 3))
+    Y = np.zeros((60, 2))
+    Y[:30, 0] = rng.random(30) < 0.5
+    Y[30:, 1] = rng.random(30) < 0.5          # label 1 only varies where X is constant
+    Y[30, 1], Y[31, 1] = 0.0, 1.0
+    problem = bm.Problem("toy", "multilabel", X[30:], Y[30:], X, Y, "toy")
+    seconds, raw = bm.lightgbm_label(problem, 1, 0.1, 10)
+    assert len(raw) < 10                      # it did stop early
+    curve = bm.per_label_curve(problem, "LightGBM, a model per label", bm.lightgbm_label, [0, 1], 0.1, 10)
+    assert curve.steps == 10 and np.isfinite(curve.scores).all() and np.all(np.diff(curve.seconds) >= 0)
