@@ -51,3 +51,19 @@ def test_without_xgboost_the_page_says_so(monkeypatch):
     at = open_page()
     assert any("XGBoost is not installed" in i.value for i in at.info)
     assert at.slider(key="proj_race_rounds").disabled
+
+
+def test_the_benchmark_real_data_mode_offers_second_order_rows_only_where_the_engine_has_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/benchmark.py")
+    at.query_params["bench_mode"] = "real-data study"
+    at.run()
+    assert not at.exception
+    assert ("bench_rd_newton" in {w.key for w in at.checkbox}) == has_leaf_estimation()
+    if has_leaf_estimation():
+        at.checkbox(key="bench_rd_newton").check().run()
+        assert not at.exception and at.checkbox(key="bench_rd_newton").value
+    monkeypatch.setattr("pages._real_data.has_leaf_estimation", lambda: False)
+    at.run()
+    assert "bench_rd_newton" not in {w.key for w in at.checkbox}
