@@ -2,8 +2,8 @@
 
     python -m engine reproduce TARGET --out results/TARGET [--quick] [--seed 0] [--budget moderate]
     python -m engine reproduce real-data --out results/real-data --budget quick|moderate|paper
-        [--datasets emotions,yeast] [--methods gbmort,mo-rf] [--backend joblib|dask [--scheduler ADDRESS]]
-        [--n-jobs N] [--refit | --no-refit]
+        [--datasets emotions,yeast] [--data-dir DIR] [--methods gbmort,mo-rf] [--no-second-order]
+        [--backend joblib|dask [--scheduler ADDRESS]] [--n-jobs N] [--refit | --no-refit]
 
 The targets and what each writes are in :mod:`engine.reports.reproduce`
 (every target: ``TARGET.csv``, ``TARGET_summary.csv``, ``TARGET.json`` and one
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS
 
-REAL_DATA_OPTIONS = ("datasets", "methods", "backend", "scheduler", "n_jobs")
+REAL_DATA_OPTIONS = ("datasets", "data_dir", "methods", "second_order", "backend", "scheduler", "n_jobs")
 
 
 # --------------------------------------------------------------------------
@@ -89,8 +89,13 @@ def build_parser():
                        help="score the model fitted on the 80%% that chose it (the default of the reproductions: "
                             "it matches the paper's Table 4 better, see engine/experiments/RESULTS.md)")
     study = rep.add_argument_group("real-data only")
-    study.add_argument("--datasets", type=_names, help="comma-separated data sets (default: every shipped one "
-                                                       "of the paper's list)")
+    study.add_argument("--datasets", type=_names, help="comma-separated data sets: folders of sample_data/ or of "
+                                                       "--data-dir (default: every shipped one of the paper's list, "
+                                                       "or every one of --data-dir)")
+    study.add_argument("--data-dir", type=Path, help="a folder of your own data sets laid out as sample_data/ "
+                                                     "(one sub-folder per data set with its meta.json)")
+    study.add_argument("--no-second-order", dest="second_order", action="store_false", default=None,
+                       help="leave out the extra rows with Newton leaves (outside the paper's eight methods)")
     study.add_argument("--methods", type=_names, help="comma-separated methods (default: the paper's eight, "
                                                       "and BOOMER's two rows when it is installed)")
     study.add_argument("--backend", help="where the cells run: joblib (default) or dask")
@@ -166,8 +171,10 @@ def _real_data_options(args, extra):
     n_jobs = -1 if args.n_jobs is None else args.n_jobs
     if args.scheduler is not None and backend != "dask":
         raise ValueError("--scheduler needs --backend dask")
+    second_order = args.second_order is not False
     check_real_data_arguments(args.datasets, args.methods, budget=budget, seed=args.seed, out=args.out,
-                              n_jobs=n_jobs, backend=backend if backend != "dask" else "joblib")
+                              n_jobs=n_jobs, backend=backend if backend != "dask" else "joblib",
+                              data_dir=args.data_dir, second_order=second_order)
     client = cluster = None
     if backend == "dask":
         from distributed import Client, LocalCluster
@@ -186,7 +193,7 @@ def _real_data_options(args, extra):
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, first_interrupt)
     return dict(extra, datasets=args.datasets, methods=args.methods, backend=backend, n_jobs=n_jobs,
-                client=client, stop=stop), cluster
+                client=client, stop=stop, data_dir=args.data_dir, second_order=second_order), cluster
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.estimators.boomer import boomer_status
+from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.published import REPRODUCTION_REFIT
 from engine.experiments.real_data import available_study_datasets, run_real_data
 from engine.reports.real_data import (
@@ -23,7 +24,7 @@ from engine.reports.real_data import (
     real_data_html,
     run_notes,
 )
-from engine.names import BOOMER_NAMES, REAL_DATA_METHODS
+from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 from pages._jobs import PageRun
 
 run = PageRun("benchrd")      # its own slot: the one-data-set mode keeps its run
@@ -72,6 +73,11 @@ def sidebar():
         "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
     if not installed:
         st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
+    newton = has_leaf_estimation() and st.checkbox(     # absent when the estimators have no leaf_estimation
+        "Second-order rows (Newton leaves)", False, key="bench_rd_newton", **BOUND,
+        help="Extra rows, an extension beyond the paper: " + ", ".join(SECOND_ORDER_METHODS) + " (each leaf "
+        "holds −Σg/(Σh+λ) per output, λ = 1, no line search). Ranked apart from the paper's eight methods, "
+        "whose ranks stay comparable to the paper's.")
     budget = st.radio("Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
                       help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
     refit = st.checkbox("Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
@@ -80,8 +86,8 @@ def sidebar():
                         "training + validation before the test. Both scores are computed; this picks the one ranked.")
     seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,
                            help="Seeds the splits and the models: the same seed gives the same tables.")
-    return dict(datasets=list(datasets), methods=list(methods) + (list(BOOMER_NAMES) if boomer and installed else []),
-                budget=budget, refit=bool(refit), seed=int(seed))
+    return dict(datasets=list(datasets), methods=list(methods) + (list(BOOMER_NAMES) if boomer and installed else [])
+                + (list(SECOND_ORDER_METHODS) if newton else []), budget=budget, refit=bool(refit), seed=int(seed))
 
 
 def start(settings):

@@ -38,6 +38,7 @@ from engine.experiments.timing import Timing
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun
+from pages._race import leaf_widget, race_section
 
 route_through_app(__file__)
 
@@ -84,6 +85,7 @@ st.markdown(
     "a tree need, and does the kind of projection matter? With **q** projections per tree "
     "(gbrt-relabel-rpo), accuracy approaches gbmort (all outputs, q → ∞) while each tree gets cheaper to grow."
 )
+race_section()
 
 shipped = catalogue()
 datasets = list(FRIEDMAN_PROBLEMS) + list(shipped)
@@ -137,6 +139,7 @@ with st.sidebar:
         q_note = clamp_note(q_text, 1, q_high, "q" + (" (sub-sampling draws q of the d outputs)" if projection == "subsample" else ""))
         if q_note:
             st.warning(q_note, icon="✂️")
+        leaf_estimation = leaf_widget(loss_key=f"loss_{task}")   # None when the engine has no such parameter
     else:
         schemes = st.multiselect(
             "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="schemes", **BOUND,
@@ -179,6 +182,8 @@ if experiment == "size":
         st.error(f"Values of q: {exc}. Example: {default_q(d)}", icon="⚠️")
         st.stop()
     kwargs = dict(q_values=q_values, projection=projection, **common)
+    if leaf_estimation is not None:
+        kwargs["leaf_estimation"] = leaf_estimation
     target = run_projection_size
     models = [("projected_relabel", q) for q in q_values] + [("multi_output", None)]
 else:

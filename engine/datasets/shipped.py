@@ -12,9 +12,13 @@ from scipy import sparse
 from engine.datasets.dataset import Dataset, impute_median
 
 SAMPLE_DATA_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+# What a data set's meta.json must give (the other keys are descriptive).
+META_KEYS = ("task", "n_samples", "n_features", "n_targets", "compact_file")
 
 
-def _available_names():
+def _available_names(root=None):
+    if root is not None:
+        return _folder_names(root)
     # An empty list would read as "no data sets" and hide a broken install:
     # sample_data/ sits next to the package in the source tree, so a
     # non-editable install (or a moved package) cannot see it.
@@ -29,12 +33,36 @@ def _available_names():
     return names
 
 
-def _read_meta(name):
-    names = _available_names()
+def _folder_names(root):
+    """The data sets of a user's folder laid out as sample_data/ (one sub-folder per data set with
+    its meta.json and compact file); a missing or empty folder is bad input (ValueError naming root)."""
+    path = Path(root)
+    if not path.is_dir():
+        raise ValueError(f"root: {str(root)!r} is not a folder")
+    names = sorted(p.parent.name for p in path.glob("*/meta.json"))
+    if not names:
+        raise ValueError(f"root: no data set in {str(root)!r} (expected sub-folders with a meta.json, "
+                         "laid out as sample_data/)")
+    return names
+
+
+def _root(root):
+    return SAMPLE_DATA_DIR if root is None else Path(root)
+
+
+def _read_meta(name, root=None):
+    names = _available_names(root)
     if not isinstance(name, str) or name not in names:
         raise ValueError(f"unknown data set {name!r}; valid names are: {', '.join(names)}")
-    with open(SAMPLE_DATA_DIR / name / "meta.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    try:
+        with open(_root(root) / name / "meta.json", encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except ValueError as exc:
+        raise ValueError(f"{name}/meta.json is not valid JSON ({exc})") from None
+    missing = [k for k in META_KEYS if not isinstance(meta, dict) or k not in meta]
+    if missing:
+        raise ValueError(f"{name}/meta.json lacks {', '.join(missing)} (see sample_data/emotions/meta.json)")
+    return meta
 
 
 def _task_of(meta):
@@ -46,8 +74,9 @@ def _full_citation(meta):
     return "\n".join(p for p in parts if p)
 
 
-def list_datasets():
-    """Describe the shipped data sets from their meta.json files (no array is loaded).
+def list_datasets(root=None):
+    """Describe the shipped data sets (or those of a folder ``root`` laid out as sample_data/)
+    from their meta.json files (no array is loaded).
 
     Returns a list of dicts with keys name, task ("regression" or
     "multilabel"), n_samples, n_features, n_outputs, has_standard_split,
@@ -57,8 +86,8 @@ def list_datasets():
     is missing (e.g. a non-editable install), rather than listing nothing.
     """
     out = []
-    for name in _available_names():
-        meta = _read_meta(name)
+    for name in _available_names(root):
+        meta = _read_meta(name, root)
         out.append(
             {
                 "name": name,
@@ -66,7 +95,7 @@ def list_datasets():
                 "n_samples": int(meta["n_samples"]),
                 "n_features": int(meta["n_features"]),
                 "n_outputs": int(meta["n_targets"]),
-                "has_standard_split": (SAMPLE_DATA_DIR / name / "standard_split.json").is_file(),
+                "has_standard_split": (_root(root) / name / "standard_split.json").is_file(),
                 "n_test": int(meta["standard_split"]["n_test"]) if meta.get("standard_split") else None,
                 "sparse": _is_sparse(meta),
                 "nnz": int(meta["x_nnz"]) if _is_sparse(meta) else None,
@@ -100,8 +129,9 @@ def _read_npz(path):
     return X, Y, feature_names, target_names
 
 
-def load_dataset(name) -> Dataset:
-    """Load one of the shipped benchmark data sets (see :func:`list_datasets`).
+def load_dataset(name, root=None) -> Dataset:
+    """Load one of the shipped benchmark data sets (see :func:`list_datasets`), or with
+    ``root`` one of a user's folder laid out as sample_data/.
 
     Reads ``sample_data/<name>/`` next to the package: the compact file (CSV,
     CSV.gz, or NPZ read with ``allow_pickle=False``), ``meta.json`` and, where
@@ -121,9 +151,11 @@ def load_dataset(name) -> Dataset:
     number of imputed values is given in ``description``. Targets never
     contain NaN (checked; a ValueError is raised otherwise).
     """
-    meta = _read_meta(name)
-    folder = SAMPLE_DATA_DIR / name
+    meta = _read_meta(name, root)
+    folder = _root(root) / name
     path = folder / meta["compact_file"]
+    if not path.is_file():
+        raise ValueError(f"{name}: meta.json names the file {meta['compact_file']!r}, which is not in {folder}")
     p = int(meta["n_features"])
     d = int(meta["n_targets"])
     if path.suffix == ".npz":

@@ -7,8 +7,10 @@ A line that does not parse, lacks a field or whose checksum does not match
 (a crash mid-write, an edited file) is not trusted: it is counted in
 ``n_corrupt`` and its cell is computed again. Keys are plain JSON values
 compared in canonical form (sorted keys), so a cell is found again only when
-every input that defines it (data set, method, split, setting, number of
-steps, seed, budget, protocol version) is the same.
+every input that defines it (data set and a hash of its files, method, split,
+setting, number of steps, seed, budget, protocol version, engine version:
+:mod:`engine.experiments.engine_version`) is the same, so a user who keeps the
+folder across an upgrade of the engine or an edit of the data is not served old cells.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.convergence import (
     ConvergenceResult,
     Curve,
@@ -28,7 +29,7 @@ from engine.experiments.timing import resolve_timing, retime
 from engine.metrics import macro_r2, ranking_average_precision
 from engine.names import METRICS, PROJECTIONS, boosting_name
 from engine.projections import check_projection
-from engine.validation import check_in_interval
+from engine.validation import check_choice, check_in_interval
 from engine.validation import check_int as _int
 
 __all__ = ["MATCH_TOLERANCE", "ProjectionSizeResult", "run_projection_size"]
@@ -167,7 +168,7 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
                         include_gbmort=True, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
                         loss=None, seed=0, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
                         input_distribution="uniform", n_noisy_outputs=0, timing=True, train_curve=True,
-                        n_eval_points=None, progress=None, stop=None) -> ProjectionSizeResult:
+                        n_eval_points=None, leaf_estimation=None, progress=None, stop=None) -> ProjectionSizeResult:
     """gbrt-relabel-rpo (Algorithm 4) with each q in ``q_values`` random
     projections of the given scheme, and gbmort (Algorithm 2, the q -> infinity
     limit) as the reference (paper Figures 5-6).
@@ -187,8 +188,16 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     default :func:`~engine.experiments.convergence.auto_eval_points` of the
     test set's size (60 on small problems, 8 on the delicious-shaped set).
 
+    ``leaf_estimation`` (None: the estimators' default, the papers' "mean"): "newton" gives
+    every model second-order leaves (an extension beyond paper 002), where the engine's boosting
+    estimators take that parameter (ValueError otherwise).
+
     Returns a :class:`ProjectionSizeResult`.
     """
+    if leaf_estimation is not None:
+        check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
+        if not has_leaf_estimation():
+            raise ValueError("leaf_estimation: this engine's boosting estimators have no leaf_estimation parameter")
     data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
     task, d = problem_shape(dataset, seed=seed, **data_kw)
     if projection not in PROJECTIONS:
@@ -217,6 +226,8 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     base = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features)
     if loss is not None:
         base["loss"] = loss
+    if leaf_estimation is not None:
+        base["leaf_estimation"] = leaf_estimation
     params = dict(q_values=q_values, projection=projection, n_steps=n_steps, time_budget=time_budget,
                   include_gbmort=include_gbmort, seed=seed, loss=loss,
                   timing=None if timing is None else asdict(timing), train_curve=bool(train_curve), **data_kw,

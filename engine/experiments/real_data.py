@@ -1,7 +1,11 @@
 """Paper 002's real-data study (section 4.4; Tables 8-12, Figures 7-8), with BOOMER beside it.
 
 :func:`run_real_data` runs the protocol of section 4.1 on the shipped data sets
-of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`):
+of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`),
+or on any data set folder: another of sample_data/, or one of a researcher's
+own folder (``data_dir``, laid out as sample_data/). The paper's train/test
+sizes where its Tables 2-3 give them (by the data set's name), 50/50
+otherwise; the paper's scores beside ours only where the paper has them.
 
 * the eight methods of section 4.4 (``REAL_DATA_METHODS``): st-gbrt (br-gbrt
   in multi-label), gbmort, gbrt-rpo-{gaussian,subsampled} and
@@ -23,6 +27,12 @@ of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`):
   training set;
 * ``n_splits`` random splits (5 in the paper) preserving the paper's
   train/test ratio.
+* second-order rows (``SECOND_ORDER_METHODS``, with ``second_order`` and an
+  engine whose boosting estimators take ``leaf_estimation``): gbmort and
+  gbrt-relabel-rpo-gaussian with Newton leaves, the same grid without the
+  absolute loss, an extension beyond the paper; they are left out of the
+  paper's rank statistics (which stay over its eight methods) and ranked with
+  them apart (:func:`engine.reports.real_data.comparisons`).
 
 Budgets (:data:`STUDY_BUDGETS`): ``"quick"`` (CI and a first look: 2 splits, 4
 settings, 10-tree forests, BOOMER with at most 50 rules, 20 with its
@@ -46,33 +56,40 @@ as a valid result flagged ``partial``.
 """
 from __future__ import annotations
 
+import hashlib
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from engine.datasets import list_datasets
+from engine.datasets import SAMPLE_DATA_DIR, list_datasets, load_dataset
 from engine.estimators.boomer import boomer_status
 from engine.experiments import model_selection as ms
 from engine.experiments.cell_cache import CellCache
+from engine.experiments.engine_version import engine_version
 from engine.experiments.real_data_result import RealDataResult
 from engine.experiments.runner import Runner, check_callbacks, ordered_map
+from engine.estimators.second_order import has_leaf_estimation, split_leaf_variant
 from engine.experiments.study_cells import (
     PAPER_NAME,
     STUDY_DATASETS,
+    dataset_id,
     final_cell,
     grid_cell,
+    paper_dataset,
     split_sizes,
     step_seconds,
 )
-from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS
+from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 from engine.validation import check_int, check_n_jobs
 
 __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
            "available_study_datasets"]
 
-# Bump when a change makes cached cells of earlier versions wrong.
+# Bump when a change of the protocol or of the estimators' Python code makes cached cells of
+# earlier versions wrong (the compiled core and the package version are in every key already:
+# engine.experiments.engine_version).
 PROTOCOL_VERSION = 1
 # Section 4.1.2: the training time of every boosting setting, in units of T.
 TIME_FACTOR = {"multilabel": 100, "regression": 500}
@@ -116,40 +133,71 @@ def _names(value, what):
     return list(values)
 
 
-def _check_datasets(datasets):
-    shipped = available_study_datasets()
+def _check_datasets(datasets, data_dir):
+    """The data sets' names: any folder of sample_data/ (default: the paper's 15), or with
+    ``data_dir`` any folder of it laid out as sample_data/ (default: all of them)."""
+    if data_dir is not None:
+        if not isinstance(data_dir, (str, Path)) or not Path(data_dir).is_dir():
+            raise ValueError(f"data_dir: {str(data_dir)!r} is not a folder")
+        try:
+            available = [d["name"] for d in list_datasets(data_dir)]
+        except ValueError as exc:
+            raise ValueError(f"data_dir: {str(exc).removeprefix('root: ')}") from None
+        where = f"data_dir {str(data_dir)!r}"
+    else:
+        available = [d["name"] for d in list_datasets()]
+        where = "sample_data/"
     if datasets is None:
-        return shipped
+        return available if data_dir is not None else available_study_datasets()
     out = []
     for name in _names(datasets, "datasets"):
         ours = {paper: mine for mine, paper in PAPER_NAME.items()}.get(name, name)
-        if ours not in STUDY_DATASETS:
-            raise ValueError(f"datasets: {name!r} is not one of the paper's data sets that this project ships; "
-                             f"valid names are {list(STUDY_DATASETS)}")
-        if ours not in shipped:
-            raise ValueError(f"datasets: {name!r} is in the paper's list but not in sample_data/ yet; "
-                             f"shipped now: {shipped}")
+        if ours not in available and name in available:
+            ours = name
+        if ours not in available:
+            raise ValueError(f"datasets: {name!r} is not a data set of {where} (a folder with a meta.json); "
+                             f"valid names are {available}")
         out.append(ours)
     if len(set(out)) != len(out):
         raise ValueError(f"datasets has duplicates: {list(datasets)}")
     return out
 
 
-def _check_methods(methods, notes):
+def _check_own_data(names, data_dir):
+    """Load each data set of a user's folder once, so that a bad file is named before any work."""
+    for name in names:
+        try:
+            load_dataset(name, root=data_dir)
+        except (ValueError, OSError, KeyError) as exc:
+            raise ValueError(f"datasets: {name!r} in data_dir {str(data_dir)!r} cannot be read: {exc}") from None
+
+
+def _check_methods(methods, notes, second_order):
     python, _, message = boomer_status()
+    newton = has_leaf_estimation()
     if methods is None:
+        out = list(REAL_DATA_METHODS)
         if python is None:
             notes.append(f"BOOMER rows left out: {message}")
-            return list(REAL_DATA_METHODS)
-        return list(REAL_DATA_METHODS) + list(BOOMER_NAMES)
+        else:
+            out += list(BOOMER_NAMES)
+        if second_order and newton:
+            out += list(SECOND_ORDER_METHODS)
+        elif second_order:
+            notes.append("Second-order rows left out: this engine's boosting estimators have no "
+                         "leaf_estimation parameter.")
+        return out
     out = []
+    known = REAL_DATA_METHODS + BOOMER_NAMES + SECOND_ORDER_METHODS
     for name in _names(methods, "methods"):
         ours = ALIASES.get(name, name)
-        if ours not in REAL_DATA_METHODS + BOOMER_NAMES:
-            raise ValueError(f"methods: unknown name {name!r}; valid names are "
-                             f"{list(REAL_DATA_METHODS + BOOMER_NAMES)} (or br-gbrt / br-rf)")
+        if ours not in known:
+            raise ValueError(f"methods: unknown name {name!r}; valid names are {list(known)} (or br-gbrt / br-rf)")
         if ours in BOOMER_NAMES and python is None:
             raise ValueError(f"methods: {name!r} asked for, but {message}")
+        if ours in SECOND_ORDER_METHODS and not newton:
+            raise ValueError(f"methods: {name!r} asked for, but this engine's boosting estimators have no "
+                             "leaf_estimation parameter")
         out.append(ours)
     if len(set(out)) != len(out):
         raise ValueError(f"methods has duplicates: {list(methods)}")
@@ -184,7 +232,8 @@ def _check_backend(backend, client, n_jobs):
 
 
 def check_real_data_arguments(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None,
-                              n_jobs=1, backend="joblib", client=None, progress=None, stop=None):
+                              n_jobs=1, backend="joblib", client=None, progress=None, stop=None, data_dir=None,
+                              second_order=True):
     """Every argument of :func:`run_real_data` checked (ValueError naming the bad one); the plan."""
     if not isinstance(budget, str) or BUDGET_ALIASES.get(budget, budget) not in STUDY_BUDGETS:
         raise ValueError(f"budget must be one of {list(STUDY_BUDGETS)}, got {budget!r}")
@@ -193,13 +242,18 @@ def check_real_data_arguments(datasets=None, methods=None, *, budget="quick", se
     if refit not in (True, False):
         raise ValueError(f"refit must be True or False, got {refit!r}")
     check_callbacks(progress, stop)
+    if second_order not in (True, False):
+        raise ValueError(f"second_order must be True or False, got {second_order!r}")
     notes = []
-    datasets = _check_datasets(datasets)
-    methods = _check_methods(methods, notes)
+    datasets = _check_datasets(datasets, data_dir)
+    if data_dir is not None:
+        _check_own_data(datasets, data_dir)
+    methods = _check_methods(methods, notes, second_order)
     client = _check_backend(backend, client, n_jobs)
     out = _check_out(out)
     return dict(datasets=datasets, methods=methods, budget=budget, seed=seed, refit=refit, out=out,
-                n_jobs=n_jobs, client=client, notes=notes)
+                n_jobs=n_jobs, client=client, notes=notes,
+                data_dir=None if data_dir is None else str(Path(data_dir).resolve()))
 
 
 # --------------------------------------------------------------------------
@@ -207,15 +261,31 @@ def check_real_data_arguments(datasets=None, methods=None, *, budget="quick", se
 # --------------------------------------------------------------------------
 
 
-def _dataset_plan(name, budget):
-    meta = next(d for d in list_datasets() if d["name"] == name)
+def _dataset_plan(name, budget, data_dir):
+    meta = next(d for d in list_datasets(data_dir) if d["name"] == name)
     task, p = meta["task"], meta["n_features"]
     n_train, n_test = split_sizes(name, meta["n_samples"])
     grid = ms.resolve_budget(dict(STUDY_BUDGETS[budget]["grid"], n_steps=1), task)
-    return dict(name=name, paper_name=PAPER_NAME.get(name, name), task=task, n_samples=meta["n_samples"],
-                n_features=p, n_outputs=meta["n_outputs"], n_train=n_train, n_test=n_test,
-                n_validation=int(round(ms.VALIDATION_FRACTION * n_train)),
-                configs=ms.grid_configurations(grid, p))
+    return dict(name=name, id=dataset_id(name, data_dir), paper_name=paper_dataset(name), task=task,
+                n_samples=meta["n_samples"], n_features=p, n_outputs=meta["n_outputs"], n_train=n_train,
+                n_test=n_test, n_validation=int(round(ms.VALIDATION_FRACTION * n_train)),
+                configs=ms.grid_configurations(grid, p), data=_fingerprint(name, data_dir))
+
+
+def _fingerprint(name, data_dir):
+    """sha256 (12 hex) of a data set's files: cells of a changed or another same-named data set miss."""
+    folder = Path(dataset_id(name, data_dir)) if data_dir is not None else SAMPLE_DATA_DIR / name
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def _configs(info, method):
+    """The grid of one method: Newton leaves have no absolute loss (no second derivative)."""
+    if split_leaf_variant(method)[1]:
+        return [c for c in info["configs"] if c["loss"] != "absolute_error"]
+    return info["configs"]
 
 
 def _setting_text(config):
@@ -231,7 +301,7 @@ class _Study:
     def __init__(self, plan, progress, stop, report_partial):
         self.plan, self.settings = plan, STUDY_BUDGETS[plan["budget"]]
         self.cache = CellCache(None if plan["out"] is None else plan["out"] / "cache")
-        self.datasets = [_dataset_plan(name, plan["budget"]) for name in plan["datasets"]]
+        self.datasets = [_dataset_plan(name, plan["budget"], plan["data_dir"]) for name in plan["datasets"]]
         self.cells, self.notes = [], list(plan["notes"])     # notes known before any work
         self.n_computed = self.n_cached = 0
         self.started = time.perf_counter()
@@ -240,6 +310,7 @@ class _Study:
         self.runner = Runner(progress, stop, n_units)
         self.done = 0.0
         self.local = plan["n_jobs"] == 1 and plan["client"] is None
+        self.engine = engine_version()      # in every key: an upgraded engine never reads old cells
 
     def _methods(self, info):
         if info["task"] == "multilabel":
@@ -251,13 +322,13 @@ class _Study:
 
     def _n_units(self, info):
         boosting, n = self._boosting(info), self.settings["n_splits"]
-        probes = 1 + len(boosting) * len(self._probe_settings(info))
+        probes = 1 + sum(len(self._probe_settings(info, m)) for m in boosting)
         finals = n * (2 * len(boosting) + len(self._methods(info)) - len(boosting))
-        return probes + n * len(boosting) * len(info["configs"]) + finals
+        return probes + n * sum(len(_configs(info, m)) for m in boosting) + finals
 
     def _key(self, info, method, kind, **extra):
         return dict(dataset=info["name"], method=method, kind=kind, seed=self.plan["seed"],
-                    version=PROTOCOL_VERSION, **extra)
+                    version=PROTOCOL_VERSION, engine=self.engine, data=info["data"], **extra)
 
     def _tick(self, message):
         self.done += 1
@@ -266,15 +337,15 @@ class _Study:
     # ------------------------------------------------------------ time budget
 
     @staticmethod
-    def _probe_settings(info):
-        return list(dict.fromkeys((c["max_leaf_nodes"], c["max_features"], c["loss"]) for c in info["configs"]))
+    def _probe_settings(info, method):
+        return list(dict.fromkeys((c["max_leaf_nodes"], c["max_features"], c["loss"]) for c in _configs(info, method)))
 
     def _seconds(self, info, method, leaves, k, loss):
         key = self._key(info, method, "step-seconds", setting=dict(max_leaf_nodes=leaves, max_features=k, loss=loss))
         cached = self.cache.get(key)
         if cached is None:
             config = dict(learning_rate=0.1, max_leaf_nodes=leaves, max_features=k, loss=loss)
-            cached = dict(seconds=step_seconds(info["name"], method, config, self.plan["seed"]))
+            cached = dict(seconds=step_seconds(info["id"], method, config, self.plan["seed"]))
             self.cache.put(key, cached)
         self._tick(f"{info['name']}: timing {method} (leaves {leaves}, k {k}, {loss})")
         return cached["seconds"]
@@ -286,7 +357,7 @@ class _Study:
         budget = TIME_FACTOR[info["task"]] * T
         out = {}
         for method in self._boosting(info):
-            for leaves, k, loss in self._probe_settings(info):
+            for leaves, k, loss in self._probe_settings(info, method):
                 if self.runner.stopped():
                     return None
                 t = self._seconds(info, method, leaves, k, loss)
@@ -337,11 +408,11 @@ class _Study:
         jobs = []
         for method in self._boosting(info):
             for split in range(self.settings["n_splits"]):
-                for config in info["configs"]:
+                for config in _configs(info, method):
                     n = steps[method, config["max_leaf_nodes"], config["max_features"], config["loss"]]
                     key = self._key(info, method, "validation", split=split, setting=config, n_steps=n)
                     jobs.append((key, (method, split, "validation", config, n),
-                                 (info["name"], method, split, config, n, self.plan["seed"])))
+                                 (info["id"], method, split, config, n, self.plan["seed"])))
         return self._run(info, jobs, grid_cell)
 
     def _chosen(self, info, method, split):
@@ -352,7 +423,7 @@ class _Study:
                                                                                    "validation"):
                 if best is None or cell["score"] > best["score"]:
                     best = cell
-        config = next(c for c in info["configs"] if _setting_text(c) == best["setting"])
+        config = next(c for c in _configs(info, method) if _setting_text(c) == best["setting"])
         n_best = self.cache.get(self._key(info, method, "validation", split=split, setting=config,
                                           n_steps=best["n_steps"]))["n_best"]
         return config, n_best
@@ -369,16 +440,16 @@ class _Study:
                         config, n = dict(max_rules=rules or "default"), None
                     key = self._key(info, method, "test", split=split, setting=config, n_steps=n)
                     jobs.append((key, (method, split, "test", config, n),
-                                 (info["name"], method, split, {}, n, seed, "train", rules)))
+                                 (info["id"], method, split, {}, n, seed, "train", rules)))
                     continue
                 config, n = self._chosen(info, method, split)
                 for kind, on in (("test-refit", "train"), ("test-no-refit", "fit")):
                     key = self._key(info, method, kind, split=split, setting=config, n_steps=n)
-                    jobs.append((key, (method, split, kind, config, n), (info["name"], method, split, config, n, seed, on)))
+                    jobs.append((key, (method, split, kind, config, n), (info["id"], method, split, config, n, seed, on)))
         return self._run(info, jobs, final_cell)
 
     def result(self, partial):
-        datasets = [{k: v for k, v in info.items() if k != "configs"} for info in self.datasets]
+        datasets = [{k: v for k, v in info.items() if k not in ("configs", "id")} for info in self.datasets]
         notes = list(self.notes)
         for info in self.datasets:
             if info["task"] == "regression" and any(m in BOOMER_NAMES for m in self.plan["methods"]):
@@ -390,7 +461,7 @@ class _Study:
         settings = dict(self.settings, grid={k: list(v) if isinstance(v, tuple) else v
                                              for k, v in self.settings["grid"].items()},
                         time_factor=TIME_FACTOR, seed=self.plan["seed"], refit=self.plan["refit"],
-                        protocol_version=PROTOCOL_VERSION, n_jobs=self.plan["n_jobs"],
+                        protocol_version=PROTOCOL_VERSION, engine_version=self.engine, n_jobs=self.plan["n_jobs"],
                         backend="dask" if self.plan["client"] is not None else "joblib")
         return RealDataResult(budget=self.plan["budget"], settings=settings, datasets=datasets,
                               methods=list(self.plan["methods"]), cells=list(self.cells), notes=notes,
@@ -400,16 +471,27 @@ class _Study:
 
 
 def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None, n_jobs=1,
-                  backend="joblib", client=None, progress=None, stop=None, report_partial=False) -> RealDataResult:
+                  backend="joblib", client=None, progress=None, stop=None, report_partial=False, data_dir=None,
+                  second_order=True) -> RealDataResult:
     """Run the real-data study of paper 002 (section 4.4); see the module doc.
 
     Parameters
     ----------
-    datasets : names from ``available_study_datasets()`` (the paper's CAL500 and
-        water-quality are accepted for cal500 and wq); None = all of them.
-    methods : names from ``REAL_DATA_METHODS`` (br-gbrt / br-rf accepted) and
-        ``BOOMER_NAMES``; None = the eight methods, and BOOMER's two rows when
-        it is installed (else a note says why not).
+    datasets : names of data set folders: of sample_data/ (the paper's CAL500 and
+        water-quality are accepted for cal500 and wq; None = the paper's sets
+        it ships, ``available_study_datasets()``), or with ``data_dir`` of that
+        folder (None = all of its data sets). A data set the paper's Tables 2-3
+        list (by name) is split with the paper's train/test ratio and shown
+        beside the paper's scores; any other is split 50/50, with no paper column.
+    data_dir : a folder of the researcher's own data sets, laid out as
+        sample_data/ (one sub-folder per data set: meta.json with task,
+        n_samples, n_features, n_targets, compact_file, and that file).
+    methods : names from ``REAL_DATA_METHODS`` (br-gbrt / br-rf accepted),
+        ``BOOMER_NAMES`` and ``SECOND_ORDER_METHODS``; None = the eight methods,
+        BOOMER's two rows when it is installed (else a note says why not) and,
+        with ``second_order`` and an engine whose boosting estimators take
+        ``leaf_estimation``, the second-order rows: extra rows with Newton
+        leaves, outside the paper's ranks (which stay over its eight methods).
     budget : "quick", "moderate" or "paper" (``STUDY_BUDGETS``; "full" = "paper").
     seed : int >= 0 (splits and models). refit : see the module doc.
     out : folder for the cache of finished cells (None: nothing kept on disk).
@@ -419,7 +501,8 @@ def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=
         (``report_partial``: the result so far after every data set).
     """
     plan = check_real_data_arguments(datasets, methods, budget=budget, seed=seed, refit=refit, out=out,
-                                     n_jobs=n_jobs, backend=backend, client=client, progress=progress, stop=stop)
+                                     n_jobs=n_jobs, backend=backend, client=client, progress=progress, stop=stop,
+                                     data_dir=data_dir, second_order=second_order)
     if report_partial not in (True, False):
         raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
     study = _Study(plan, progress, stop, report_partial)

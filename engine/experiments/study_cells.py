@@ -5,14 +5,18 @@ of plain arguments (names and numbers): it loads its data set and makes its
 split itself (cached per process), so the same call gives the same numbers in
 this process, on joblib's workers or on a ``dask.distributed`` cluster.
 
-* Data (paper 002, section 4.1.3): the shipped copy of each data set; the
-  regression outputs are standardized (zero mean, unit variance over the data
-  set: "All outputs in these datasets were normalized").
+* Data (paper 002, section 4.1.3): the shipped copy of each data set, or a
+  data set of a researcher's folder laid out as sample_data/ (its cells name
+  it by :func:`dataset_id`: the folder's path, a plain string a worker can
+  load from); the regression outputs are standardized (zero mean, unit
+  variance over the data set: "All outputs in these datasets were normalized").
 * Splits (section 4.1.2): random train/test splits "preserving the
-  training-testing set size ratio" of the paper's Tables 2-3 (n_LS : n_TS);
-  where the paper gives no test size, 50% of the samples test (its 40% / 10% /
-  50%). So yeast, for which the paper gives none, is split 50/50 although
-  Mulan ships a 1500/917 split. 20% of the training set validates.
+  training-testing set size ratio" of the paper's Tables 2-3 (n_LS : n_TS),
+  found by the data set's name (so a paper set such as enron in a user's
+  folder gets the paper's ratio); where the paper gives no test size, or does
+  not know the data set, 50% of the samples test (its 40% / 10% / 50%). So
+  yeast, for which the paper gives none, is split 50/50 although Mulan ships a
+  1500/917 split. 20% of the training set validates.
 * Time budget (section 4.1.2): T is the time of one gbmort step with stumps
   and the square loss (k = p) on the data set; every boosting setting gets
   ``factor * T`` seconds of training (factor 100 in classification, 500 in
@@ -27,18 +31,20 @@ from __future__ import annotations
 import functools
 import time
 import zlib
+from pathlib import Path
 
 import numpy as np
 
 from engine.datasets import load_dataset
 from engine.estimators.boomer import boomer_fit_score
+from engine.estimators.second_order import split_leaf_variant
 from engine.experiments import model_selection as ms
 from engine.experiments.published import PAPER002_DATASETS, PAPER002_SHIPPED_NAMES
 from engine.metrics import lrap
 from engine.names import BOOMER_NAMES
 
-__all__ = ["PAPER_NAME", "STUDY_DATASETS", "final_cell", "grid_cell", "split_sizes", "step_seconds",
-           "study_data", "study_split"]
+__all__ = ["PAPER_NAME", "STUDY_DATASETS", "dataset_id", "dataset_name", "final_cell", "grid_cell",
+           "paper_dataset", "split_sizes", "step_seconds", "study_data", "study_split"]
 
 # Our name -> the paper's name, for the shipped data sets of the paper's list.
 PAPER_NAME = {PAPER002_SHIPPED_NAMES.get(name, name): name for name in PAPER002_DATASETS}
@@ -52,10 +58,27 @@ PROBE_SECONDS = 0.03
 MAX_PROBE_STEPS = 5000
 
 
+def dataset_id(name, data_dir=None):
+    """How cells name a data set: its name when shipped, else the path of its folder in ``data_dir``."""
+    return name if data_dir is None else str(Path(data_dir).resolve() / name)
+
+
+def dataset_name(ident):
+    """The data set's name (the last part of a :func:`dataset_id`)."""
+    return Path(ident).name
+
+
+def paper_dataset(name):
+    """The paper's name of a data set of its Tables 2-3 (CAL500 for cal500), or None."""
+    paper = PAPER_NAME.get(name, name)
+    return paper if paper in PAPER002_DATASETS else None
+
+
 @functools.lru_cache(maxsize=4)
-def study_data(name):
-    """(X, Y, task) of a shipped data set; regression outputs standardized."""
-    data = load_dataset(name)
+def study_data(ident):
+    """(X, Y, task) of a data set (a :func:`dataset_id`); regression outputs standardized."""
+    path = Path(ident)
+    data = load_dataset(ident) if path.name == ident else load_dataset(path.name, root=path.parent)
     Y = data.Y
     if data.task == "regression":
         std = Y.std(axis=0)
@@ -64,8 +87,10 @@ def study_data(name):
 
 
 def split_sizes(name, n_samples):
-    """(n_train, n_test) with the paper's train/test ratio for this data set."""
-    n_ls, n_ts, _, _ = PAPER002_DATASETS[PAPER_NAME.get(name, name)]
+    """(n_train, n_test) with the paper's train/test ratio for this data set (by name), 50/50
+    where the paper gives no test size or does not have the data set."""
+    paper = paper_dataset(name)
+    n_ls, n_ts = (None, None) if paper is None else PAPER002_DATASETS[paper][:2]
     if n_ts is None:
         n_test = int(round(TEST_FRACTION * n_samples))
     else:
@@ -74,13 +99,14 @@ def split_sizes(name, n_samples):
 
 
 @functools.lru_cache(maxsize=64)
-def study_split(name, seed, split):
+def study_split(ident, seed, split):
     """Row indices of split ``split`` (train, test, fit, validation) and its model seed.
 
     Drawn from (seed, split, the data set's name), so a data set's splits do not
-    depend on which other data sets or methods a run includes.
+    depend on which other data sets or methods a run includes, nor on its folder.
     """
-    X, _, _ = study_data(name)
+    X, _, _ = study_data(ident)
+    name = dataset_name(ident)
     n = X.shape[0]
     n_train, _ = split_sizes(name, n)
     rng = np.random.default_rng([int(seed), int(split), zlib.crc32(name.encode())])
@@ -105,9 +131,10 @@ def step_seconds(name, method, config, seed):
     is not counted: ``fit_times_`` is the loop's own clock).
     """
     X, Y, task = _rows(name, seed, 0, "fit")
+    method, leaves = split_leaf_variant(method)
     n = 8
     while True:
-        est = ms.make_method(method, task, None, Y.shape[1], dict(config, n_estimators=n, random_state=1))
+        est = ms.make_method(method, task, None, Y.shape[1], dict(config, **leaves, n_estimators=n, random_state=1))
         est.fit(X, Y)
         seconds = float(est.fit_times_[-1])
         if seconds >= PROBE_SECONDS or n >= MAX_PROBE_STEPS:
@@ -116,13 +143,17 @@ def step_seconds(name, method, config, seed):
 
 
 def grid_cell(name, method, split, config, n_steps, seed, callback=None):
-    """Fit one setting on the fit part (80%), read its validation curve: the best score and step."""
+    """Fit one setting on the fit part (80%), read its validation curve: the best score and step.
+
+    ``name`` is a :func:`dataset_id`; ``method`` may be a "<method> (newton)" row (Newton leaves).
+    """
     X_fit, Y_fit, task = _rows(name, seed, split, "fit")
     X_val, Y_val, _ = _rows(name, seed, split, "validation")
     random_state = study_split(name, seed, split)["random_state"]
+    method, leaves = split_leaf_variant(method)
     started = time.perf_counter()
-    score, n_best = ms.evaluate_configuration(method, task, None, Y_fit.shape[1], config, n_steps, random_state,
-                                              X_fit, Y_fit, X_val, Y_val, callback=callback)
+    score, n_best = ms.evaluate_configuration(method, task, None, Y_fit.shape[1], dict(config, **leaves), n_steps,
+                                              random_state, X_fit, Y_fit, X_val, Y_val, callback=callback)
     return dict(score=float(score), n_best=int(n_best), seconds=time.perf_counter() - started)
 
 
@@ -145,6 +176,7 @@ def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=
         # per-label sigmoid), with the non-decomposable one BOOMER's marginal probabilities, which
         # rank the labels better than its raw joint scores (emotions, 50 rules: 0.733 vs 0.705).
         return dict(score=float(lrap(Y_test, out.proba)), seconds=out.fit_seconds)
-    score, _ = ms.refit_and_score(method, task, None, Y_tr.shape[1], config, n_steps, random_state,
+    method, leaves = split_leaf_variant(method)
+    score, _ = ms.refit_and_score(method, task, None, Y_tr.shape[1], dict(config, **leaves), n_steps, random_state,
                                   X_tr, Y_tr, X_test, Y_test, 0, callback=callback)
     return dict(score=float(score), seconds=time.perf_counter() - started)

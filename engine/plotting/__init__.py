@@ -56,6 +56,7 @@ from engine.plotting.benchmark import (
 )
 from engine.plotting.compression import compression_path_figure, compression_sweep_figure
 from engine.plotting.real_data import critical_difference_figure, nemenyi_groups
+from engine.plotting.time_to_accuracy import time_to_accuracy_figure
 from engine.plotting.forests import (
     forest_bias_variance_figure,
     forest_projection_size_figure,
@@ -66,6 +67,7 @@ from engine.plotting.forests import (
 __all__ = [
     "critical_difference_figure",
     "nemenyi_groups",
+    "time_to_accuracy_figure",
     "log_ticks",
     "label_log_axes",
     "standalone_html",

@@ -11,7 +11,7 @@ from pathlib import Path
 from engine.experiments.published import PAPER002_FRIEDMAN, PAPER002_METHODS
 from engine.experiments.rank_statistics import nemenyi_critical_difference
 from engine.experiments.real_data_result import paper_average_ranks, paper_method_name
-from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, TASKS
+from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS, TASKS
 from engine.plotting.real_data import critical_difference_figure
 from engine.reports.writer import Report, write_html_report
 
@@ -24,7 +24,8 @@ TASK_TITLE = {"multilabel": "multi-label data sets (LRAP; the paper's Figure 7, 
 
 def comparisons(result):
     """(task, label, methods) of every rank comparison the result can make: the paper's methods per
-    task, and for multi-label with BOOMER also all methods together."""
+    task, for multi-label with BOOMER also those together, and with the second-order rows (Newton
+    leaves, an extension) ranked with the paper's methods apart, so the paper's ranks stay comparable."""
     out = []
     paper = [m for m in result.methods if m in REAL_DATA_METHODS]
     for task in TASKS:
@@ -35,6 +36,9 @@ def comparisons(result):
         boomer = [m for m in result.methods if m in BOOMER_NAMES]
         if task == "multilabel" and boomer and len(paper) + len(boomer) >= 2:
             out.append((task, "with BOOMER", paper + boomer))
+        newton = [m for m in result.methods if m in SECOND_ORDER_METHODS]
+        if newton and len(paper) + len(newton) >= 2:
+            out.append((task, "with second-order leaves", paper + newton))
     return out
 
 
@@ -88,7 +92,7 @@ def extra_tables(result):
     """{name: DataFrame} for ``<target>_<name>.csv``: ranks and Wilcoxon matrices per comparison."""
     out = {}
     for task, label, methods in comparisons(result):
-        suffix = task if label == "the paper's methods" else f"{task}_with_boomer"
+        suffix = task if label == "the paper's methods" else f"{task}_{label.lower().replace(' ', '_').replace('-', '_')}"
         out[f"ranks_{suffix}"] = result.ranks_frame(task, methods).set_index("method")
         if label == "the paper's methods":
             out[f"wilcoxon_{suffix}"] = result.wilcoxon_frame(task, methods)

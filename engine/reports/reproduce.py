@@ -392,8 +392,10 @@ def reproduce_compression(out_dir, *, quick=False, seed=0, progress=None):
 
 def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT,
                         datasets=None,
-                        methods=None, backend="joblib", n_jobs=N_JOBS, client=None, stop=None):
-    """Paper 002's real-data study on the shipped data sets of its list, BOOMER beside it.
+                        methods=None, backend="joblib", n_jobs=N_JOBS, client=None, stop=None, data_dir=None,
+                        second_order=True):
+    """Paper 002's real-data study on the shipped data sets of its list (or ``datasets`` of
+    sample_data/ or of ``data_dir``), BOOMER and the second-order rows beside it.
 
     Budget: "quick" if ``quick`` else "paper" unless given. Finished cells are kept
     in ``out_dir/cache``: running the same command again resumes (a stop, through
@@ -402,7 +404,7 @@ def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=N
     budget = budget or ("quick" if quick else "paper")
     result = run_real_data(datasets, methods, budget="paper" if budget == "full" else budget, seed=seed,
                            refit=refit, out=out_dir, n_jobs=n_jobs, backend=backend, client=client,
-                           progress=progress, stop=stop)
+                           progress=progress, stop=stop, data_dir=data_dir, second_order=second_order)
     return write_real_data_report(result, out_dir)
 
 

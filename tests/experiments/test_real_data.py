@@ -12,7 +12,8 @@ from engine.experiments import real_data as rd
 from engine.experiments.real_data import run_real_data
 from engine.experiments.real_data_result import RealDataResult
 from engine.experiments.study_cells import split_sizes, study_split
-from engine.names import BOOMER_NAMES, REAL_DATA_METHODS
+from engine.estimators.second_order import has_leaf_estimation
+from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 
 SMALL = ["edm", "emotions"]        # the smallest regression and multi-label sets of the paper's list
 FAST = ["gbmort", "gbrt-rpo-subsampled", "mo-rf"]
@@ -44,9 +45,12 @@ def test_quick_end_to_end_writes_readable_files(quick_run):
     payload = json.loads((out / "real-data.json").read_text())
     result = RealDataResult.from_dict(payload["results"]["study"])
     assert not result.partial and result.n_cached == 0 and result.n_computed > 0
-    # Every method on every data set it fits, both splits; BOOMER on emotions only.
+    # Every method on every data set it fits, both splits; BOOMER on emotions only; the second-order
+    # rows where the estimators take leaf_estimation.
     tests = cells[cells["kind"].isin(["test", "test-refit"])]
-    for dataset, task_methods in (("edm", REAL_DATA_METHODS), ("emotions", REAL_DATA_METHODS + BOOMER_NAMES)):
+    extra = SECOND_ORDER_METHODS if has_leaf_estimation() else ()
+    for dataset, task_methods in (("edm", REAL_DATA_METHODS + extra),
+                                  ("emotions", REAL_DATA_METHODS + BOOMER_NAMES + extra)):
         got = tests[tests["dataset"] == dataset].groupby("method")["split"].nunique()
         assert dict(got) == {m: 2 for m in task_methods}, dataset
     assert any("BOOMER skipped on edm" in n for n in result.notes)
@@ -180,6 +184,6 @@ def test_boomer_missing_is_said_clearly(monkeypatch, tmp_path):
     monkeypatch.setenv("RPO_BOOMER_PYTHON", str(tmp_path / "no-python"))
     with pytest.raises(ValueError, match="install_boomer.sh"):
         run_real_data(["emotions"], ["gbmort", "boomer"], budget="quick")
-    plan = rd.check_real_data_arguments(["emotions"], None)
+    plan = rd.check_real_data_arguments(["emotions"], None, second_order=False)
     assert plan["methods"] == list(REAL_DATA_METHODS)
     assert "BOOMER rows left out" in plan["notes"][0] and "install_boomer.sh" in plan["notes"][0]

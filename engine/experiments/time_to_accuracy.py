@@ -1,0 +1,151 @@
+"""Time to accuracy on a wide multi-label set: the engine against XGBoost, test LRAP against fit seconds.
+
+:func:`run_time_to_accuracy` fits, on the standard split of bibtex or corel5k (CSR inputs,
+one thread), gbrt-relabel-rpo-gaussian (q Gaussian projections of the gradient per tree;
+with ``leaf_estimation="newton"`` second-order leaves where the engine has them) and, where it
+is installed, XGBoost with its defaults (one tree per label, depth 6, learning rate 0.3, hist,
+Newton leaves). Each curve is the test LRAP at a few log-spaced steps against the fit seconds
+spent up to that step: the engine's own clock per step (``fit_times_``), XGBoost's from a
+per-round callback; XGBoost's scores are its predictions cut at round r (``iteration_range``).
+Scoring is not counted as fit time.
+"""
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from engine.datasets import load_dataset
+from engine.estimators import MultiLabelBoostingClassifier
+from engine.estimators.second_order import has_leaf_estimation
+from engine.experiments.runner import JsonResult
+from engine.metrics import lrap
+from engine.validation import check_choice, check_int
+
+__all__ = ["RACE_DATASETS", "TimeToAccuracyResult", "run_time_to_accuracy", "xgboost_installed"]
+
+RACE_DATASETS = ("bibtex", "corel5k")
+N_CHECKPOINTS = 12
+
+
+def xgboost_installed():
+    return importlib.util.find_spec("xgboost") is not None
+
+
+@dataclass
+class TimeToAccuracyResult(JsonResult):
+    dataset: str
+    params: dict
+    curves: dict                    # label -> {"seconds": [...], "score": [...], "steps": [...]}
+    notes: list = field(default_factory=list)
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([dict(method=label, step=s, seconds=t, lrap=v) for label, c in self.curves.items()
+                             for s, t, v in zip(c["steps"], c["seconds"], c["score"])])
+
+    def best(self):
+        """{label: (best test LRAP, fit seconds to reach it)}."""
+        out = {}
+        for label, c in self.curves.items():
+            k = int(np.argmax(c["score"]))
+            out[label] = (c["score"][k], c["seconds"][k])
+        return out
+
+
+def _checkpoints(n):
+    return np.unique(np.round(np.logspace(0, np.log10(n), N_CHECKPOINTS)).astype(int)).tolist()
+
+
+def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections, leaf_estimation,
+                  seed, stop):
+    params = dict(strategy="projected_relabel", projection="gaussian", n_projections=n_projections,
+                  loss="logistic", learning_rate=learning_rate, n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
+                  n_jobs=1, random_state=seed)
+    if leaf_estimation != "mean":
+        params["leaf_estimation"] = leaf_estimation
+    est = MultiLabelBoostingClassifier(**params)
+    est.fit(X, Y, callback=None if stop is None else (lambda n, model: stop.is_set()))
+    wanted = set(_checkpoints(est.n_steps_))
+    steps, seconds, scores = [], [], []
+    for m, F in enumerate(est.staged_decision_function(X_test), start=1):
+        if m in wanted:
+            steps.append(m)
+            seconds.append(float(est.fit_times_[m - 1]))
+            scores.append(float(lrap(Y_test, F)))
+    return dict(steps=steps, seconds=seconds, score=scores)
+
+
+def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed):
+    import xgboost
+
+    stamps = []
+
+    class Clock(xgboost.callback.TrainingCallback):
+        def after_iteration(self, model, epoch, evals_log):
+            stamps.append(time.perf_counter())
+            return False
+
+    model = xgboost.XGBClassifier(n_estimators=rounds, tree_method="hist", multi_strategy="one_output_per_tree",
+                                  n_jobs=1, random_state=seed, callbacks=[Clock()])
+    started = time.perf_counter()
+    model.fit(X, Y)
+    steps = [r for r in _checkpoints(len(stamps))]
+    scores = [float(lrap(Y_test, model.predict_proba(X_test, iteration_range=(0, r)))) for r in steps]
+    return dict(steps=steps, seconds=[stamps[r - 1] - started for r in steps], score=scores)
+
+
+def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
+                         n_projections=5, leaf_estimation="mean", seed=0, progress=None,
+                         stop=None) -> TimeToAccuracyResult:
+    """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
+
+    ``leaf_estimation`` "newton" needs an engine whose boosting estimators take it (ValueError
+    otherwise). Without XGBoost installed, only the engine's curve, and a note that says so.
+    ``stop`` (a threading.Event) ends the engine's fit early and skips XGBoost (a note says so).
+    """
+    check_choice(dataset, "dataset", RACE_DATASETS)
+    n_steps = check_int(n_steps, "n_steps", 1)
+    xgboost_rounds = check_int(xgboost_rounds, "xgboost_rounds", 1)
+    max_leaf_nodes = check_int(max_leaf_nodes, "max_leaf_nodes", 2)
+    n_projections = check_int(n_projections, "n_projections", 1)
+    seed = check_int(seed, "seed", 0)
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
+        raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
+    check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
+    if leaf_estimation == "newton" and not has_leaf_estimation():
+        raise ValueError("leaf_estimation: 'newton' needs boosting estimators with a leaf_estimation parameter; "
+                         "this engine has none")
+    data = load_dataset(dataset)
+    test = np.zeros(data.X.shape[0], dtype=bool)
+    test[data.test_indices] = True
+    X, Y, X_test, Y_test = data.X[~test], data.Y[~test], data.X[test], data.Y[test]
+    label = f"engine: gbrt-relabel-rpo-gaussian, q = {n_projections}, {max_leaf_nodes} leaves, {leaf_estimation} leaves"
+    if progress is not None:
+        progress(0.0, f"{dataset}: fitting the engine")
+    curves = {label: _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections,
+                                   leaf_estimation, seed, stop)}
+    notes = [f"{dataset}: standard split, {X.shape[0]} training / {X_test.shape[0]} test rows, "
+             f"{Y.shape[1]} labels; one thread; fit seconds exclude scoring."]
+    if stop is not None and stop.is_set():
+        notes.append("Stopped: the engine's curve ends where it was stopped, XGBoost was not fitted.")
+    elif xgboost_installed():
+        if progress is not None:
+            progress(0.5, f"{dataset}: fitting XGBoost")
+        curves["XGBoost: defaults (one tree per label, depth 6, learning rate 0.3)"] = _xgboost_curve(
+            X, Y, X_test, Y_test, xgboost_rounds, seed)
+    else:
+        notes.append("XGBoost is not installed here (pip install xgboost): only the engine's curve is drawn.")
+    params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
+                  max_leaf_nodes=max_leaf_nodes, n_projections=n_projections, leaf_estimation=leaf_estimation,
+                  seed=seed)
+    return TimeToAccuracyResult(dataset=dataset, params=params, curves=curves, notes=notes)

@@ -1,0 +1,88 @@
+"""The Projections page's race: the engine against XGBoost on bibtex or corel5k, test LRAP against
+fit seconds (engine.experiments.time_to_accuracy), in its own background run with a Stop button.
+
+The second-order leaves are offered only when the engine's boosting estimators take
+``leaf_estimation``; XGBoost's curve only where it is installed (the section says so otherwise).
+"""
+import streamlit as st
+
+from engine import plotting
+from engine.estimators.second_order import has_leaf_estimation
+from engine.experiments.time_to_accuracy import RACE_DATASETS, run_time_to_accuracy, xgboost_installed
+from pages._jobs import PageRun
+
+run = PageRun("projrace")
+LEAVES = {"mean": "mean (the papers: mean gradient and line search)",
+          "newton": "newton (second-order: −Σg / (Σh + λ), λ = 1)"}
+CHART_CONFIG = {"displaylogo": False}
+
+
+def _settings():
+    c1, c2, c3, c4 = st.columns(4)
+    dataset = c1.radio("Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True,
+                       help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
+                            "their standard split.")
+    settings = dict(dataset=dataset)
+    if has_leaf_estimation():
+        settings["leaf_estimation"] = c2.selectbox(
+            "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves",
+            help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
+                 "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
+    settings["n_steps"] = c3.slider("Engine steps", 10, 300, 60, step=10, key="proj_race_steps",
+                                    help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
+    settings["xgboost_rounds"] = c4.slider("XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds",
+                                           disabled=not xgboost_installed(),
+                                           help="XGBoost with its defaults: one tree per label, depth 6.")
+    return settings
+
+
+def leaf_widget(loss_key):
+    """The Projections sidebar's leaf estimation for the q sweep, or None when the engine has none
+    (the widget is then absent). Newton leaves need a second derivative: not with the absolute loss."""
+    if not has_leaf_estimation() or st.session_state.get(loss_key) == "absolute_error":
+        return None
+    return st.selectbox("Leaves", list(LEAVES), format_func=LEAVES.get, key="leaf_estimation",
+                        bind="query-params", persist_state="page",
+                        help="mean: the papers' leaves and line search. newton: every model (each q and gbmort) "
+                             "gets second-order leaves, −Σg/(Σh+λ) per output with λ = 1 — an extension beyond "
+                             "paper 002, after BOOMER and SketchBoost.")
+
+
+def _start(settings):
+    run.start(run_time_to_accuracy, settings["dataset"], settings=settings,
+              **{k: v for k, v in settings.items() if k != "dataset"})
+
+
+def race_section():
+    """An expander with the race's controls, its run and its chart."""
+    with st.expander("Against XGBoost: test LRAP against fit seconds on bibtex or corel5k"):
+        if not xgboost_installed():
+            st.info("XGBoost is not installed here (`pip install xgboost`): the chart shows the engine's "
+                    "curve alone.", icon="ℹ️")
+        settings = _settings()
+        c1, c2, _ = st.columns([2, 1, 3])
+        c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running, on_click=_start,
+                  args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
+        c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop)
+
+        @st.fragment(run_every=run.poll_every(0.5))
+        def status():
+            view = run.view()
+            if view.running:
+                st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
+            run.rerun_when_finished()
+
+        status()
+        done = run.finished
+        if done is None:
+            return
+        if done.result is None:
+            st.error(f"The race failed: {(done.error or 'stopped').strip().splitlines()[-1]}", icon="⚠️")
+            return
+        res = done.result
+        if done.settings != settings:
+            st.caption("Showing the last race; its settings differ from the controls above.")
+        st.plotly_chart(plotting.time_to_accuracy_figure(res), key="proj_race_chart", config=CHART_CONFIG)
+        best = "; ".join(f"{label}: best LRAP {score:.3f} at {seconds:.1f} s"
+                         for label, (score, seconds) in res.best().items())
+        st.caption(f"{best}. " + " ".join(res.notes))

@@ -1,0 +1,69 @@
+"""AppTest: the Projections page's race against XGBoost (pages/_race.py): its controls and its chart."""
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import finished, poll
+from engine.estimators.second_order import has_leaf_estimation
+from engine.experiments.time_to_accuracy import xgboost_installed
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PROJ = "pages/projections.py"
+
+
+def open_page():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(PROJ)
+    return at.run()
+
+
+def test_the_leaf_widget_follows_the_engine(monkeypatch):
+    at = open_page()
+    assert not at.exception
+    keys = {w.key for w in at.selectbox}
+    assert ("proj_race_leaves" in keys) == has_leaf_estimation()
+    monkeypatch.setattr("pages._race.has_leaf_estimation", lambda: False)
+    at = open_page()
+    assert "proj_race_leaves" not in {w.key for w in at.selectbox}
+
+
+def test_the_race_draws_lrap_against_seconds():
+    at = open_page()
+    at.radio(key="proj_race_dataset").set_value("bibtex")
+    at.slider(key="proj_race_steps").set_value(10)
+    at.slider(key="proj_race_rounds").set_value(5)
+    at.run()
+    at.button(key="proj_race_run").click().run()
+    at = poll(at, "projrace", timeout=300)
+    assert not at.exception
+    assert finished(at, "projrace").status == "done"
+    fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
+    curves = [t["meta"]["curve"] for t in fig["data"] if "curve" in t.get("meta", {})]
+    assert curves[0].startswith("engine") and len(curves) == (2 if xgboost_installed() else 1)
+    assert "test LRAP" in fig["layout"]["yaxis"]["title"]["text"]
+    assert any("best LRAP" in c.value for c in at.caption)
+
+
+def test_without_xgboost_the_page_says_so(monkeypatch):
+    monkeypatch.setattr("pages._race.xgboost_installed", lambda: False)
+    at = open_page()
+    assert any("XGBoost is not installed" in i.value for i in at.info)
+    assert at.slider(key="proj_race_rounds").disabled
+
+
+def test_the_benchmark_real_data_mode_offers_second_order_rows_only_where_the_engine_has_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/benchmark.py")
+    at.query_params["bench_mode"] = "real-data study"
+    at.run()
+    assert not at.exception
+    assert ("bench_rd_newton" in {w.key for w in at.checkbox}) == has_leaf_estimation()
+    if has_leaf_estimation():
+        at.checkbox(key="bench_rd_newton").check().run()
+        assert not at.exception and at.checkbox(key="bench_rd_newton").value
+    monkeypatch.setattr("pages._real_data.has_leaf_estimation", lambda: False)
+    at.run()
+    assert "bench_rd_newton" not in {w.key for w in at.checkbox}
