@@ -10,6 +10,7 @@ import streamlit as st
 # The registered page files go in this plain session_state key, so a page (Home's presets)
 # can link only to pages that exist (st.page_link to an unregistered file raises an error).
 from pages._deeplink import REGISTERED_PAGES_KEY
+from pages._session import check_settings
 
 PAGE_TITLE = "rpo-explorer"
 PAPER_URL = "https://arxiv.org/abs/1905.07558"
@@ -29,6 +30,9 @@ PAGES = [
 
 
 st.set_page_config(page_title=PAGE_TITLE, page_icon="🌳", layout="wide")
+if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
+    st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
+    st.stop()
 
 navigation = st.navigation(
     [st.Page(path, title=title, icon=icon, default=(i == 0)) for i, (path, title, icon) in enumerate(PAGES)]
