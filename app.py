@@ -10,7 +10,6 @@ import streamlit as st
 # The registered page files go in this plain session_state key, so a page (Home's presets)
 # can link only to pages that exist (st.page_link to an unregistered file raises an error).
 from pages._deeplink import REGISTERED_PAGES_KEY
-from pages._session import check_settings
 
 PAGE_TITLE = "rpo-explorer"
 PAPER_URL = "https://arxiv.org/abs/1905.07558"
@@ -30,9 +29,6 @@ PAGES = [
 
 
 st.set_page_config(page_title=PAGE_TITLE, page_icon="🌳", layout="wide")
-if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
-    st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
-    st.stop()
 
 navigation = st.navigation(
     [st.Page(path, title=title, icon=icon, default=(i == 0)) for i, (path, title, icon) in enumerate(PAGES)]
@@ -44,4 +40,9 @@ with st.sidebar:
     st.caption("Multi-output tree ensembles with random projections of the output space.")
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
 
+from pages._session import check_settings  # noqa: E402 - imports the engine: after the navigation is set up
+
+if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
+    st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
+    st.stop()
 navigation.run()

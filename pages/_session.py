@@ -50,8 +50,10 @@ class SessionRuns:
         self.entries.clear()
 
     def release(self) -> None:
-        self.store.leave(self.owner)
-        self.entries.clear()
+        """The session disconnected. Streamlit keeps a disconnected session (its session_state) for
+        a while in case it reconnects: its results are dropped now all the same (a reconnect gets
+        them back from the store's cache)."""
+        self.expire()
 
 
 _sessions: "weakref.WeakSet[SessionRuns]" = weakref.WeakSet()
