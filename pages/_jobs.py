@@ -61,12 +61,16 @@ class RunView:
         return self.status == "running"
 
     @property
-    def busy_note(self) -> str:
-        """"" on an idle server, else a note for timings: measured while other runs computed."""
-        if self.busy <= 1:
-            return ""
-        return (f" (measured while {self.busy} runs shared the server: {self.cpu:.1f} s of CPU; "
-                "times of an idle server are shorter)")
+    def timing_note(self) -> str:
+        """What a page says beside a measured time: "" for a run alone on an idle server, else
+        that it came from the cache or was measured while other runs shared the server."""
+        note = ""
+        if self.busy > 1:
+            note = (f" (measured while {self.busy} runs shared the server: {self.cpu:.1f} s of CPU; "
+                    "an idle server is faster)")
+        if self.cached:
+            note += " · computed earlier, served from the server's cache"
+        return note
 
 
 def _view(snap: dict, **kw) -> RunView:

@@ -370,7 +370,7 @@ def live_panel():
             st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
                        f"(longest {steps_done} steps). Pin them, or press Start for a full run.", icon="⏹️")
         elif status == "done":
-            st.success(f"Status: **done** in {elapsed:.1f} s{view.busy_note} ({steps_done} steps per method).", icon="✅")
+            st.success(f"Status: **done** in {elapsed:.1f} s{view.timing_note} ({steps_done} steps per method).", icon="✅")
         elif status == "stepped":
             st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
                        f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")

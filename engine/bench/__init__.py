@@ -4,7 +4,9 @@
   forests, compression and missing targets next to scikit-learn (the default run);
 * :mod:`engine.bench.scale` — research size (n up to 100k, sparse data sets,
   threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
-* :mod:`engine.bench.timing` — the one timing helper both use (best of repeats).
+* :mod:`engine.bench.timing` — the one timing helper both use (best of repeats);
+* :mod:`engine.bench.classroom` — a class of real browser sessions on one app server:
+  time to result, health probes, memory (``--classroom``).
 
 The command line is in ``engine/bench/__main__.py``; measured tables and their
 readings are in ``engine/bench/RESULTS.md``.

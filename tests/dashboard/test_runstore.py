@@ -269,3 +269,16 @@ def test_extra_of_the_first_session_is_the_one_every_session_sees():
 def test_ordinals():
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+
+
+def test_estimate_range_is_the_estimate_on_an_idle_server_and_wider_when_busy():
+    store = RunStore(Limits(max_jobs=1))
+    assert store.estimate_range(12.0) == (12.0, 12.0, "")
+    gate = Gate()
+    store.request("a", "page", gate, 1, estimate=30.0)
+    wait_for(lambda: gate.calls == 1)
+    low, high, why = store.estimate_range(12.0)
+    # every slot is taken: the run waits for the one computing (about 30 s left) before its 12 s
+    assert low == 12.0 and 12.0 + 25.0 <= high <= 12.0 * 1.5 + 30.0 and "1 run computing now" in why
+    gate.release.set()
+    store.drain()
