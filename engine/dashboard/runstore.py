@@ -27,23 +27,25 @@ never imports streamlit (``pages/_session.py`` keeps the one store of the server
 
 Running it for a class
 ----------------------
-Start one server for the room, e.g. ``RPO_MAX_JOBS=2 RPO_CACHE_ENTRIES=64 RPO_CACHE_MB=512
+Start one server for the room, e.g. ``RPO_MAX_JOBS=2 RPO_CACHE_ENTRIES=64 RPO_CACHE_MB=256
 streamlit run app.py --server.address 0.0.0.0``. The settings (environment variables, read at
 start-up; a value that is not a positive integer stops the app with a message naming it):
 
 * ``RPO_MAX_JOBS``: training runs computed at once (default: the server's cores). More than
   the cores only makes every run slower.
 * ``RPO_CACHE_ENTRIES`` / ``RPO_CACHE_MB``: finished runs kept for every session (default 64
-  runs, 512 MB), least recently used out. When the whole class opens the same preset, it is
+  runs, 256 MB), least recently used out. When the whole class opens the same preset, it is
   computed once and every later visitor gets it at once.
 * ``RPO_IDLE_MINUTES``: a session's results are dropped after this long without a visit
   (default 30), and always when its tab closes.
 
 What a student sees when the server is busy: the page's progress bar says "waiting: 3rd in line,
 about 20 s" until a slot frees, then the usual progress; a run that someone else already
-started shows its progress at once ("shared with 12 sessions"); estimates are shown as a range
-("about 2 s, up to 6 s while 4 runs share 2 cores") and measured times say when the server was
-busy. Stop detaches only this student; the run stops when the last student watching it leaves.
+started shows its progress at once ("shared with 12 other sessions"), and one already finished
+appears at once ("served from the server's cache"); estimates are shown as a range ("≈ 6 s, up
+to 20 s now (2 runs computing now on 2 slots)") and a time measured while other runs shared the
+server says so. Stop detaches only this student; the run stops when the last student watching it
+leaves.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ __all__ = ["run_key", "engine_version", "Limits", "limits_from_env", "ResultCach
 
 MB = 1 << 20
 DEFAULT_ENTRIES = 64
-DEFAULT_CACHE_MB = 512
+DEFAULT_CACHE_MB = 256
 DEFAULT_IDLE_MINUTES = 30
 UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long in a wait estimate
 SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts for estimates
@@ -192,7 +194,7 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
 
 def limits_from_env(environ: Mapping[str, str] | None = None) -> Limits:
     """The limits from ``RPO_MAX_JOBS``, ``RPO_CACHE_ENTRIES``, ``RPO_CACHE_MB`` and
-    ``RPO_IDLE_MINUTES`` (defaults: the core count, 64, 512, 30). A value that is not a positive
+    ``RPO_IDLE_MINUTES`` (defaults: the core count, 64, 256, 30). A value that is not a positive
     integer raises a ValueError naming the variable."""
     env = os.environ if environ is None else environ
     return Limits(max_jobs=_positive_int(env, "RPO_MAX_JOBS", os.cpu_count() or 1),
