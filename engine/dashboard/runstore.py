@@ -360,8 +360,6 @@ class Ticket:
 
         With ``timeout``, wait that long for a run this session was the last to watch. True once
         this ticket is done (it then shows the run as stopped, with what was computed so far)."""
-        if self._frozen is not None:
-            return True
         job = self._store._detach(self)
         if job is not None and timeout is not None:
             job.wait(timeout)
@@ -479,7 +477,8 @@ class RunStore:
             self._pump()
 
     def _detach(self, ticket: Ticket) -> Job | None:
-        """Detach a ticket; return the run's job when this session was the last watching it."""
+        """Detach a ticket (the store forgets it); return the run's job when this session was the
+        last watching it."""
         with self._lock:
             self._tickets.get(ticket.owner, set()).discard(ticket)
             run = ticket._run

@@ -282,3 +282,18 @@ def test_estimate_range_is_the_estimate_on_an_idle_server_and_wider_when_busy():
     assert low == 12.0 and 12.0 + 25.0 <= high <= 12.0 * 1.5 + 30.0 and "1 run computing now" in why
     gate.release.set()
     store.drain()
+
+
+def test_a_session_that_starts_again_and_again_holds_only_its_current_tickets():
+    store = RunStore(Limits(max_jobs=2))
+    gate = Gate()
+    gate.release.set()
+    ticket = None
+    for i in range(20):
+        if ticket is not None:
+            ticket.stop()                  # what a page does before its next run
+        ticket = store.request("s", "page", gate, i % 3)   # cache hits after the first three
+        ticket.wait(5)
+    assert len(store._tickets["s"]) == 1   # the replaced tickets (and their results) are let go
+    store.leave("s")
+    assert store.status()["sessions"] == 0
