@@ -26,6 +26,9 @@ run (result, status, settings) is kept while a new one runs, so a page can go on
 """
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -35,6 +38,7 @@ from pages._session import session_runs, shared_store
 
 STOP_TIMEOUT = 5.0      # seconds a Stop waits for the run to end (a fit ends at its next chunk)
 MIN_POLL_SECONDS = 1.0  # a live page redraws at most about once a second (the server's Python is shared)
+SHARED_FIGURES = 32     # figures of shared results kept for every session (dropped with their result)
 
 
 @dataclass
@@ -212,7 +216,7 @@ class PageRun:
         polling = bool(drawn_running) or self.running
         if entry is not None:
             entry["polling"] = polling
-        return seconds if polling else None
+        return max(float(seconds), MIN_POLL_SECONDS) if polling else None
 
     def rerun_when_finished(self) -> None:
         """Call in the polling fragment: once the run it polls has ended, one full rerun redraws
@@ -270,3 +274,37 @@ def gate(run: PageRun, settings: Any, cost: float, start: Callable[[], None], *,
               on_click=st.session_state.__setitem__, args=(force_key, True),
               help="Start this bigger run in the background.")
     return False
+
+
+# --- one figure per shared result -----------------------------------------------------------------
+_figures: "OrderedDict[tuple, Any]" = OrderedDict()
+_figures_lock = threading.Lock()
+
+
+def shared_figure(build: Callable[..., Any], result: Any, *args: Any, **kwargs: Any) -> Any:
+    """``build(result, *args, **kwargs)``, built once for every session watching the same result.
+
+    Sessions attached to one run poll the same result object (the run store shares it): with
+    30 of them, building its Plotly figure (about 50 ms of Python each) once a second per session
+    would take more than a core away from the training. The figure is kept while its result
+    lives (at most SHARED_FIGURES of them). ``args``/``kwargs`` must be small (their repr is the key).
+    """
+    if result is None:
+        return build(result, *args, **kwargs)
+    key = (id(result), getattr(build, "__qualname__", repr(build)), repr(args), repr(sorted(kwargs.items())))
+    with _figures_lock:
+        hit = _figures.get(key)
+        if hit is not None and hit[0]() is result:
+            _figures.move_to_end(key)
+            return hit[1]
+    figure = build(result, *args, **kwargs)
+
+    def forget(_ref, key=key):
+        with _figures_lock:
+            _figures.pop(key, None)
+
+    with _figures_lock:
+        _figures[key] = (weakref.ref(result, forget), figure)
+        while len(_figures) > SHARED_FIGURES:
+            _figures.popitem(last=False)
+    return figure

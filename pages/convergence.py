@@ -380,7 +380,8 @@ def live_panel():
         elif status == "failed":
             st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
-            st.info("Status: **idle**. Press Start to train.", icon="▶️")
+            st.info("Status: **idle**. Press Start to train." if can_run else
+                    "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
         stops = {name: live.early_stop_steps(res, PATIENCE[patience])
                  for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
         fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],

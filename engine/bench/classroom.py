@@ -117,6 +117,19 @@ class Monitor:
                 self.failures += not ok
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+FAILURES: dict[str, int] = {}
+
+
 async def student(browser, url: str, started: float, delay: float) -> float | None:
     """Open ``url`` after ``delay`` seconds; seconds from the scenario's start to the result, or None."""
     await asyncio.sleep(delay)
@@ -126,7 +139,9 @@ async def student(browser, url: str, started: float, delay: float) -> float | No
         await page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
         return time.perf_counter() - started
-    except Exception:  # noqa: BLE001 - a session that did not get its result counts as missing
+    except Exception as exc:  # noqa: BLE001 - a session that did not get its result counts as missing
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+        FAILURES[reason] = FAILURES.get(reason, 0) + 1
         return None
     finally:
         await context.close()
@@ -139,7 +154,8 @@ async def scenario(browser, base: str, urls: list[str], spread: float) -> list[f
                                   for i, u in enumerate(urls)))
 
 
-def report(name: str, times: list[float | None], mon: Monitor, idle: float, after: float, reference: float | None):
+def report(name: str, times: list[float | None], mon: Monitor, idle: float, after: float, reference: float | None,
+           cpu: float = float("nan")):
     got = [t for t in times if t is not None]
     line = f"{name:>12}: {len(got)}/{len(times)} got their result"
     if got:
@@ -147,8 +163,12 @@ def report(name: str, times: list[float | None], mon: Monitor, idle: float, afte
     if reference and got:
         line += f" ({max(got) / reference:.1f}x alone)"
     line += (f"; health probes {mon.failures} of {mon.probes} failed (slowest {mon.worst_probe:.2f} s)"
-             f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB")
+             f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB"
+             f"; server CPU {cpu:.0f} s")
     print(line, flush=True)
+    for reason, count in FAILURES.items():
+        print(f"{'':>14}{count} without a result: {reason}", flush=True)
+    FAILURES.clear()
     return got
 
 
@@ -179,12 +199,14 @@ async def main_async(args) -> int:
             for name, n, distinct in plan:
                 seed += 100
                 idle = rss_mb(proc.pid)
+                cpu0 = cpu_seconds(proc.pid)
                 urls = [f"{PRESET}&seed={seed + (i if distinct else 0)}" for i in range(n)]
                 with Monitor(base, proc.pid) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread)
+                cpu = cpu_seconds(proc.pid) - cpu0
                 await asyncio.sleep(60)
                 after = rss_mb(proc.pid)
-                got = report(name, times, mon, idle, after, reference)
+                got = report(name, times, mon, idle, after, reference, cpu)
                 if name == "alone" and got:
                     reference = got[0]
                 if name.startswith("same-") and reference and n == max(args.sessions):
