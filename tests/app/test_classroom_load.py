@@ -111,3 +111,28 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
     assert all(ref() is None for ref in refs), "a result outlived its sessions and the cache"
     release_memory()
     assert resident_mb() - rss_before < 100
+
+
+def test_a_shared_result_has_one_figure_for_every_session():
+    from pages import _jobs
+
+    builds = []
+
+    class Result:       # stands for a ConvergenceResult (weak-referenceable)
+        pass
+
+    def build(result, axis, early_stops=None):
+        builds.append(axis)
+        return {"axis": axis}
+
+    a, b = Result(), Result()
+    first = _jobs.shared_figure(build, a, "step", early_stops={"current": {}})
+    assert _jobs.shared_figure(build, a, "step", early_stops={"current": {}}) is first   # a second session
+    assert builds == ["step"]
+    _jobs.shared_figure(build, a, "trees", early_stops={"current": {}})                  # other arguments
+    _jobs.shared_figure(build, b, "step", early_stops={"current": {}})                   # another result
+    assert builds == ["step", "trees", "step"]
+    n = len(_jobs._figures)
+    del a
+    gc.collect()
+    assert len(_jobs._figures) == n - 2        # the figures go with their result
