@@ -239,10 +239,10 @@ def fmt_seconds(s: float) -> str:
 
 
 def estimate_text(seconds: float) -> str:
-    """"≈ 12 s", or "≈ 12 s, up to 30 s now (3 runs computing now on 2 slots)" on a busy server:
-    the estimate (one core, an idle server) and what the current load makes of it."""
+    """The estimate (one core, an idle server) and what the current load makes of it: "≈ 12 s" (or
+    "under a second"); on a busy server "≈ 12 s, up to 30 s now (3 runs computing now on 2 slots)"."""
     low, high, why = shared_store().estimate_range(seconds)
-    text = f"≈ {fmt_seconds(low)}"
+    text = fmt_seconds(low) if low < 1 else f"≈ {fmt_seconds(low)}"
     if high > 1.25 * low and high - low >= 1:
         text += f", up to {fmt_seconds(high)} now ({why})" if why else f", up to {fmt_seconds(high)} now"
     return text
