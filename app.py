@@ -40,4 +40,9 @@ with st.sidebar:
     st.caption("Multi-output tree ensembles with random projections of the output space.")
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
 
+from pages._session import check_settings  # noqa: E402 - imports the engine: after the navigation is set up
+
+if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
+    st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
+    st.stop()
 navigation.run()

@@ -1,21 +1,103 @@
-"""The background jobs of this browser session (engine.dashboard.jobs.JobGroup), stopped when it ends.
+"""The server's one run store, and this browser session's place in it (left when the session ends).
 
-``st.cache_resource(scope="session")`` keeps one JobGroup per session; Streamlit drops it
-when the session disconnects and then calls ``on_release``, which asks every job of that
-session to stop. So a closed tab does not leave a run computing for nobody. (A dropped
-network connection counts as a disconnect too: the run is then stopped and keeps its
-partial result, as with the Stop button.) Each page uses its own slot, so a new Start on a
-page stops that page's previous run.
+``shared_store()`` is the :class:`~engine.dashboard.runstore.RunStore` of the whole server (one
+``st.cache_resource``): identical runs of every session computed once, at most ``RPO_MAX_JOBS``
+at once, the others in a first-in-first-out queue, finished runs cached (see that module's
+"Running it for a class"). Its limits are read from the environment at start-up; a bad value
+stops the app with a message (:func:`check_settings`, called by ``app.py``).
+
+``session_runs()`` is this session's :class:`SessionRuns` (``st.cache_resource(scope="session")``):
+Streamlit drops it when the session disconnects and then calls ``on_release``, which detaches the
+session from every run (a run nobody watches any more stops, a queued one leaves the queue) and
+gives the freed memory back. A session idle for ``RPO_IDLE_MINUTES`` loses its results too:
+its page runs are emptied by a sweeper thread, and the next visit starts afresh.
 """
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import weakref
+
 import streamlit as st
 
-from engine.dashboard.jobs import JobGroup
+from engine.dashboard.memory import Debounced, release_memory
+from engine.dashboard.runstore import RunStore, limits_from_env
+
+SWEEP_SECONDS = 30.0
+_ids = itertools.count(1)
+_release_memory = Debounced(release_memory, delay=2.0)
 
 
-def _release(group: JobGroup) -> None:
-    group.stop_all()   # no waiting: this may run on the server's thread
+class SessionRuns:
+    """One browser session: its owner id in the store, its pages' run entries, its last visit."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self.owner = f"session-{next(_ids)}"
+        self.entries: dict[str, dict] = {}     # page name -> its run entry (also in session_state)
+        self.last_seen = time.monotonic()
+
+    def touch(self) -> None:
+        self.last_seen = time.monotonic()
+
+    def expire(self) -> None:
+        """Drop this session's results (the tab stays open but idle): runs left, entries emptied."""
+        self.store.leave(self.owner)
+        for entry in list(self.entries.values()):
+            entry.clear()
+            entry["expired"] = True
+        self.entries.clear()
+
+    def release(self) -> None:
+        """The session disconnected. Streamlit keeps a disconnected session (its session_state) for
+        a while in case it reconnects: its results are dropped now all the same (a reconnect gets
+        them back from the store's cache)."""
+        self.expire()
+
+
+_sessions: "weakref.WeakSet[SessionRuns]" = weakref.WeakSet()
+
+
+def _sweep(store: RunStore) -> None:
+    """Every SWEEP_SECONDS: expire the sessions idle for longer than the store's idle limit."""
+    while not store.closed.wait(SWEEP_SECONDS):
+        now, dropped = time.monotonic(), False
+        for session in list(_sessions):
+            if session.store is store and session.entries and now - session.last_seen > store.limits.idle_seconds:
+                session.expire()
+                dropped = True
+        if dropped:
+            _release_memory()
+
+
+def check_settings() -> str | None:
+    """None when the server's settings are valid, else the message saying which is not."""
+    try:
+        limits_from_env()
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _drain(store: RunStore) -> None:
+    store.close()
+
+
+@st.cache_resource(show_spinner=False, on_release=_drain)
+def shared_store() -> RunStore:
+    store = RunStore(limits_from_env())
+    threading.Thread(target=_sweep, args=(store,), name="idle-sessions", daemon=True).start()
+    return store
+
+
+def _release(session: SessionRuns) -> None:
+    session.release()      # no waiting: this may run on the server's thread
+    _release_memory()
 
 
 @st.cache_resource(scope="session", on_release=_release, show_spinner=False)
-def session_jobs() -> JobGroup:
-    return JobGroup()
+def session_runs() -> SessionRuns:
+    session = SessionRuns(shared_store())
+    _sessions.add(session)
+    return session

@@ -26,7 +26,7 @@ from engine import plotting
 from engine.datasets import list_datasets
 from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text
 from pages._real_data import real_data_mode
 
 route_through_app(__file__)
@@ -284,7 +284,7 @@ c1.button(
 c2.button("Stop", key="bench_stop", disabled=not running, on_click=run.stop,
           help="Finish after the current fit: the repeats already done are kept and shown, flagged partial.")
 if estimate is not None:
-    c3.caption(f"{estimate['n_fits']:,} fits · estimated {cost} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
+    c3.caption(f"{estimate['n_fits']:,} fits · estimated {estimate_text(estimate['seconds'])} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
 
 
 # --- results (one top-level polling fragment) ------------------------------------------------------

@@ -24,7 +24,7 @@ from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
 from pages._deeplink import registered_pages, route_through_app, url_value_note
 from pages._draws import draws_section
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text, gate
 
 route_through_app(__file__)
 
@@ -66,10 +66,6 @@ def tree_label(leaves):
 
 def resample():
     st.session_state["seed"] = secrets.randbelow(100_000)
-    st.session_state[FORCE] = True
-
-
-def force_run():
     st.session_state[FORCE] = True
 
 
@@ -231,22 +227,10 @@ cost = sum(
 )  # fmt: skip
 
 # --- job: start small runs by themselves, big ones on request ---------------------------------------
-run.harvest()
-forced = st.session_state.pop(FORCE, False)
-wanted = not run.started or run.entry["settings"] != config or forced
-if wanted and cost > MAX_SECONDS:
-    st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above the {MAX_SECONDS / 60:.0f} min limit of this "
-             "app: use fewer learning sets, smaller sets or fewer steps (or the command line).", icon="⛔")  # fmt: skip
-elif wanted and (cost <= AUTO_SECONDS or forced):
-    run.start(run_bias_variance_study, runs, settings=config)
-elif wanted:
-    st.warning(
-        f"This run is estimated at **≈ {cost:.0f} s** on one core ({len(runs)} run(s) × {n_sets} learning sets "
-        f"× {n_seeds} seed(s)). It runs in the background: you can stop it and keep what is done.",
-        icon="⏱️",
-    )
-    st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="bv_run_big", on_click=force_run,
-              help="Start this bigger run in the background.")  # fmt: skip
+gate(run, config, cost, lambda: run.start(run_bias_variance_study, runs, settings=config, estimate=cost),
+     auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS, button_key="bv_run_big", force_key=FORCE,
+     too_costly="use fewer learning sets, smaller sets or fewer steps (or the command line).",
+     detail=f"{len(runs)} run(s) × {n_sets} learning sets × {n_seeds} seed(s), on one core")
 
 running = run.running
 
@@ -257,7 +241,7 @@ def live_status():
     view = run.view()
     if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated ≈ {cost:.0f} s)")
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost)})")
         c2.button("Stop", key="bv_stop", on_click=run.stop, help="Stop after the current learning set and "
                   "show the decomposition over the sets done so far (flagged as partial).")  # fmt: skip
     run.rerun_when_finished()  # one full rerun draws the finished result and switches polling off

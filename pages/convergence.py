@@ -10,6 +10,7 @@ dashed) and ``conv_frame`` (a redraw counter for unique chart keys). It reads th
 page" is chosen as the problem.
 """
 
+import copy
 import secrets
 import string
 
@@ -21,7 +22,7 @@ from engine.dashboard import live_convergence as live
 from engine.dashboard import takeaways
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text
 from pages._challenges import challenge_banner
 from pages._tree_strip import mark_on_curve, tree_strip
 
@@ -50,7 +51,7 @@ CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", 
 st.session_state.setdefault(PINS_KEY, [])
 st.session_state.setdefault(FRAME_KEY, 0)
 load_problem = st.cache_data(live.problem_from_spec, show_spinner="Drawing the data…", max_entries=8)
-estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32,
+estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32, ttl=600,
                          hash_funcs=dataspec.CACHE_HASH_FUNCS)   # a sparse X (bibtex) as its arrays
 
 
@@ -234,8 +235,8 @@ def train_more(s, spec, upload):
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
     if can_warm_step(s, problem):
         done = run.finished
-        models = done.extra["models"]
-        run.start(live.continue_curves, problem, list(s["variants"]), models, n_more=STEP_SIZE,
+        models = copy.deepcopy(done.extra["models"])   # the kept models may be shared with other sessions
+        run.start(live.continue_curves, problem, list(s["variants"]), models, n_more=STEP_SIZE, share=False,
                   params=done.result.params, settings=done.settings, extra={"models": models, "kind": "step"})
         return
     train(s, spec, upload, steps_done(s) + STEP_SIZE, kind="step")
@@ -291,7 +292,7 @@ elif too_costly:
              "Use fewer steps, fewer methods, smaller trees or fewer test samples.", icon="⏱️")
 else:
     detail = ", ".join(f"{k} {v:.1f} s" for k, v in costs.items())
-    msg = f"Estimated training time: about **{total_cost:.1f} s** ({detail}), from a tiny probe fit on this machine."
+    msg = f"Estimated training time: **{estimate_text(total_cost)}** ({detail}), from the CPU time of a tiny probe fit."
     (st.warning if total_cost > WARN_SECONDS else st.caption)(msg)
 
 if NOTICE_KEY in st.session_state:
@@ -349,7 +350,8 @@ def live_panel():
     if other_data:
         result, status = None, "other_data"
 
-    st.session_state[FRAME_KEY] += 1
+    if run.changed(view):    # a new chart key only for a new picture: the browser keeps an unchanged one
+        st.session_state[FRAME_KEY] += 1
     frame = st.session_state[FRAME_KEY]
     left, right = st.columns([3, 1])
     with left:
@@ -365,7 +367,7 @@ def live_panel():
             st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
                        f"(longest {steps_done} steps). Pin them, or press Start for a full run.", icon="⏹️")
         elif status == "done":
-            st.success(f"Status: **done** in {elapsed:.1f} s ({steps_done} steps per method).", icon="✅")
+            st.success(f"Status: **done** in {elapsed:.1f} s{view.timing_note} ({steps_done} steps per method).", icon="✅")
         elif status == "stepped":
             st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
                        f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
@@ -375,7 +377,8 @@ def live_panel():
         elif status == "failed":
             st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
         else:
-            st.info("Status: **idle**. Press Start to train.", icon="▶️")
+            st.info("Status: **idle**. Press Start to train." if can_run else
+                    "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
         stops = {name: live.early_stop_steps(res, PATIENCE[patience])
                  for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
         fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],

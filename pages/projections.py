@@ -37,7 +37,7 @@ from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text, gate
 from pages._race import leaf_widget, race_section
 
 route_through_app(__file__)
@@ -65,10 +65,6 @@ def default_q(d):
     if d <= 32:
         return ", ".join(str(2**i) for i in range(d.bit_length()) if 2**i <= d)
     return ", ".join(str(q) for q in sorted({1, *(max(1, round(f * d)) for f in (0.1, 0.2, 0.5))}))
-
-
-def force_run():
-    st.session_state[FORCE] = True
 
 
 def new_seed():
@@ -202,19 +198,10 @@ cost = estimate_projection_seconds(
     **{k: size[k] for k in ("task", "n_train", "n_test", "n_features", "n_outputs", "nnz_per_row")},
 )  # fmt: skip
 
-run.harvest()
-forced = st.session_state.pop(FORCE, False) | preset_go()   # a Home preset runs on its one click
-wanted = not run.started or run.entry["settings"] != config or forced
-if wanted and cost > MAX_SECONDS:
-    st.error(f"This run is estimated at ≈ {cost / 60:.0f} min, above this app's {MAX_SECONDS / 60:.0f} min limit: "
-             "use fewer steps or fewer values of q.", icon="⛔")  # fmt: skip
-elif wanted and (cost <= AUTO_SECONDS or forced):
-    run.start(target, dataset, settings=config, **kwargs)
-elif wanted:
-    st.warning(f"This run is estimated at **≈ {cost:.0f} s** ({n_runs} models × {n_steps} steps on {dataset}). "
-               "It runs in the background: you can stop it and keep the models finished so far.", icon="⏱️")  # fmt: skip
-    st.button(f"Run (≈ {cost:.0f} s)", type="primary", key="proj_run_big", on_click=force_run,
-              help="Start this bigger run in the background.")  # fmt: skip
+gate(run, config, cost, lambda: run.start(target, dataset, settings=config, estimate=cost, **kwargs),
+     auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS, button_key="proj_run_big", force_key=FORCE,
+     force=preset_go(),   # a Home preset runs on its one click
+     too_costly="use fewer steps or fewer values of q.", detail=f"{n_runs} models × {n_steps} steps on {dataset}")
 running = run.running
 
 
@@ -223,7 +210,7 @@ def live_status():
     view = run.view()
     if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated ≈ {cost:.0f} s)")
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost)})")
         c2.button("Stop", key="proj_stop", on_click=run.stop,
                   help="Stop now and show the models finished so far (flagged as partial).")  # fmt: skip
     run.rerun_when_finished()

@@ -6,7 +6,12 @@
   threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
 * :mod:`engine.bench.multilabel` — time to accuracy on many outputs (bibtex, corel5k,
   scm20d) next to XGBoost, LightGBM and scikit-learn, one thread (``--multilabel``);
-* :mod:`engine.bench.timing` — the one timing helper both use (best of repeats).
+* :mod:`engine.bench.one_step` — the teaching interactions against their 1 s target
+  (``--interactions``);
+* :mod:`engine.bench.pages` — the cost pages' default views (``--pages``);
+* :mod:`engine.bench.classroom` — a class of real browser sessions on one app server:
+  time to result, health probes, memory (``--classroom``);
+* :mod:`engine.bench.timing` — the one timing helper they share (best of repeats).
 
 The command line is in ``engine/bench/__main__.py``; measured tables and their
 readings are in ``engine/bench/RESULTS.md``.

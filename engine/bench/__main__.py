@@ -5,6 +5,7 @@
     python -m engine.bench --interactions [--repeats 3]
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
+    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -13,7 +14,8 @@ target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 ``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
 unprojected reference, exit status 1 above 1/3), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
-then fits a small slice, ``--out DIR`` writes its figure).
+then fits a small slice, ``--out DIR`` writes its figure), ``--classroom``
+:mod:`engine.bench.classroom` (a class of browser sessions on one server).
 """
 import argparse
 import sys
@@ -50,9 +52,18 @@ def main(argv=None):
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all three)")
+    parser.add_argument("--classroom", action="store_true",
+                        help="browser sessions of a class on one server (engine.bench.classroom) instead")
+    parser.add_argument("--sessions", type=int, nargs="+", default=[20, 30],
+                        help="--classroom: class sizes to try (default 20 30)")
+    parser.add_argument("--max-jobs", type=int, default=0,
+                        help="--classroom: RPO_MAX_JOBS of the server (default: its own, the core count)")
+    parser.add_argument("--distinct", action="store_true",
+                        help="--classroom: also a scenario of one seed per student (the queue's wait)")
     args = parser.parse_args(argv)
-    if sum((args.scale, args.multilabel, args.interactions, args.pages)) > 1:
-        parser.error("--scale, --multilabel, --interactions and --pages are separate benchmarks: choose one")
+    if sum((args.scale, args.multilabel, args.interactions, args.pages, args.classroom)) > 1:
+        parser.error("--scale, --multilabel, --interactions, --pages and --classroom are separate benchmarks: "
+                     "choose one")
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.pages:
@@ -60,6 +71,12 @@ def main(argv=None):
     if args.multilabel:
         multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
         return 0
+    if args.classroom:
+        from engine.bench import classroom   # Playwright: only for this run
+
+        if any(n < 1 for n in args.sessions) or args.max_jobs < 0:
+            parser.error("--sessions must be >= 1 and --max-jobs >= 0")
+        return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

@@ -47,7 +47,9 @@ def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repe
                   probe_steps=10):
     """Predict the work and the running time of ``run_model_selection`` before starting it.
 
-    The time comes from a short probe on this machine: every estimator is fitted
+    The time comes from a short probe on this machine, measured as CPU time of this thread
+    (``time.thread_time``: a probe on a busy server is not slower, so an estimate made while a
+    class trains does not refuse the run for everyone after it): every estimator is fitted
     once with ``probe_steps`` boosting steps (forests: ``probe_steps`` trees) on
     the first repeat's data with the largest trees of the grid, and the measured
     time per step is multiplied by the steps the real call will grow (every grid
@@ -79,16 +81,16 @@ def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repe
     X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
     per_estimator, n_fits = {}, 0
     for e in estimators:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         if e in NO_GRID:
             make_method(e, task, structure, n_real, dict(random_state=0, n_estimators=probe_steps)).fit(
                 rep["X_train"], rep["Y_train"])
-            per_estimator[e] = n_repeats * (time.perf_counter() - t0) * (100 / probe_steps)
+            per_estimator[e] = n_repeats * (time.thread_time() - t0) * (100 / probe_steps)
             n_fits += n_repeats
             continue
         steps = min(probe_steps, n_steps)
         evaluate_configuration(e, task, structure, n_real, heavy, steps, 0, X_fit, Y_fit, X_val, Y_val)
-        per_step = (time.perf_counter() - t0) / steps
+        per_step = (time.thread_time() - t0) / steps
         per_estimator[e] = n_repeats * per_step * n_steps * (len(configs) + 1)
         n_fits += n_repeats * (len(configs) + 1)
     return dict(n_fits=n_fits, n_configs=len(configs), n_steps=n_steps,

@@ -42,6 +42,7 @@ __all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_cur
 # Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
 VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
 PROBE_STEPS = 8
+PARTIAL_SECONDS = 0.5          # a partial result (copies of the curves) at most this often
 EARLY_STOPPING_TOL = 1e-4      # scikit-learn's default tol
 
 
@@ -142,14 +143,29 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
         seconds = []
         for k in (k1, k2):
             est = _make(est_name, task, kw, seed, k)
-            t0 = time.perf_counter()
+            t0 = time.thread_time()       # CPU time: a probe on a busy server is not slower
             est.fit(X_tr, Y_tr, eval_set=eval_set)
-            seconds.append(time.perf_counter() - t0)
+            seconds.append(time.thread_time() - t0)
         per_step = max((seconds[1] - seconds[0]) / (k2 - k1), seconds[1] / k2 / 10)
         setup = max(seconds[0] - k1 * per_step, 0.0)
         factor = 1.0 if _live(name, problem, kw, n_steps, seed) else 2.5
         out[name] = (setup + per_step * n_steps) * factor
     return out
+
+
+def _partial_timer(every=PARTIAL_SECONDS):
+    """A function that says True at most every ``every`` seconds (and the first time): a partial
+    result copies every curve, and after every compiled chunk (~50 ms) that copy would hold the
+    GIL in the training loop's way while a page redraws only about once a second."""
+    last = [-float("inf")]
+
+    def due():
+        now = time.perf_counter()
+        if now - last[0] < every:
+            return False
+        last[0] = now
+        return True
+    return due
 
 
 def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
@@ -185,6 +201,7 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
     curves: dict = {}
     n = len(estimators)
     stopped = (lambda: stop is not None and stop.is_set())
+    partial_due = _partial_timer()
 
     def result(extra=None, complete=False):
         cs = dict(curves)
@@ -208,7 +225,7 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
 
             def cb(n_done, e, i=i, name=name, single=single):
                 report((i + n_done / n_steps) / n, f"{name}: step {n_done}/{n_steps}",
-                       result(_curve_of(name, e, d, single)))
+                       result(_curve_of(name, e, d, single)) if partial_due() else None)
                 return stopped()
 
             est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
@@ -259,6 +276,7 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
     names = list(estimators)
     curves: dict = {}
     stopped = (lambda: stop is not None and stop.is_set())
+    partial_due = _partial_timer()
 
     def result(extra=None, complete=False):
         cs = dict(curves)
@@ -286,7 +304,7 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
         def cb(n_done, e, i=i, name=name, single=single, target=target):
             if progress is not None:
                 progress((i + 1 - (target - n_done) / n_more) / len(names), f"{name}: step {n_done}/{target}",
-                         partial=result(_curve_of(name, e, d, single)))
+                         partial=result(_curve_of(name, e, d, single)) if partial_due() else None)
             return stopped()
 
         est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
