@@ -15,22 +15,23 @@ run = PageRun("projrace")
 LEAVES = {"mean": "mean (the papers: mean gradient and line search)",
           "newton": "newton (second-order: −Σg / (Σh + λ), λ = 1)"}
 CHART_CONFIG = {"displaylogo": False}
+BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link restores the race
 
 
 def _settings():
     c1, c2, c3, c4 = st.columns(4)
-    dataset = c1.radio("Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True,
+    dataset = c1.radio("Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True, **BOUND,
                        help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
                             "their standard split.")
     settings = dict(dataset=dataset)
     if has_leaf_estimation():
         settings["leaf_estimation"] = c2.selectbox(
-            "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves",
+            "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
             help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
                  "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
-    settings["n_steps"] = c3.slider("Engine steps", 10, 300, 60, step=10, key="proj_race_steps",
+    settings["n_steps"] = c3.slider("Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
                                     help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
-    settings["xgboost_rounds"] = c4.slider("XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds",
+    settings["xgboost_rounds"] = c4.slider("XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
                                            disabled=not xgboost_installed(),
                                            help="XGBoost with its defaults: one tree per label, depth 6.")
     return settings
@@ -63,7 +64,8 @@ def race_section():
         c1, c2, _ = st.columns([2, 1, 3])
         c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running, on_click=_start,
                   args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
-        c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop)
+        c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop,
+                  help="Stop the race: the engine's curve ends where it stopped, XGBoost is then not fitted.")
 
         @st.fragment(run_every=run.poll_every(0.5))
         def status():

@@ -63,8 +63,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from engine.dashboard.jobs import Job
+from engine.experiments.engine_version import engine_version   # version + the core's sources' hash
 
-__all__ = ["run_key", "engine_version", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
+__all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
            "approx_bytes", "ordinal"]
 
 MB = 1 << 20
@@ -76,21 +77,6 @@ SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts
 
 
 # --- the run key ------------------------------------------------------------------------------------
-
-def engine_version() -> str:
-    """The installed engine's version (package metadata), part of every run key."""
-    import engine
-
-    version = getattr(engine, "__version__", None)
-    if version is None:
-        try:
-            from importlib.metadata import version as _version
-
-            version = _version("rpo-explorer")
-        except Exception:  # noqa: BLE001 - not installed as a package: the source tree
-            version = "source"
-    return str(version)
-
 
 def _feed(h, obj: Any) -> None:
     """Feed a canonical encoding of ``obj`` to the hash ``h`` (type-tagged, so 1 != 1.0 != "1")."""
