@@ -22,7 +22,7 @@ loss cannot increase for any learning rate in (0, 1] (Appendix A).
 """
 import numpy as np
 
-from libc.math cimport exp, fabs
+from libc.math cimport exp, fabs, isinf
 from libc.stdlib cimport qsort
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
@@ -100,6 +100,11 @@ cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, int
             if w[i] == 0.0 or a == 0.0:
                 continue
             ratios[m].ratio = (y[i * stride] - f[i * stride]) / a
+            if isinf(ratios[m].ratio):
+                # |r / a| beyond float64 (residuals near 1e300 over a leaf value that
+                # cancelled to ~1e-17): the row's weight w|a| is then negligible beside
+                # |r|, and keeping it would make rho, and every prediction, infinite.
+                continue
             ratios[m].weight = w[i] * fabs(a)
             total += ratios[m].weight
             m += 1

@@ -449,3 +449,15 @@ def test_fuzz_fit_predict_finite_or_value_error(problem):
     stages = list(model.staged_predict(X))
     assert len(stages) == model.n_steps_
     np.testing.assert_array_equal(stages[-1], P)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_absolute_loss_line_search_skips_ratios_beyond_float64(seed):
+    # Found by the fuzz test: residuals near 1e300 over a projected leaf value that
+    # cancelled to ~1e-17 gave a ratio r / a of inf, so rho and every prediction were inf.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 1)) * 1e-300
+    Y = rng.normal(size=(40, 2)) * 1e300
+    model = MultiOutputBoostingRegressor(learning_rate=0.05, loss="absolute_error", n_estimators=2,
+                                         projection="achlioptas", random_state=seed, strategy="projected")
+    assert np.isfinite(model.fit(X, Y).predict(X)).all()
