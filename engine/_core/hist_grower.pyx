@@ -44,7 +44,7 @@ from libc.math cimport INFINITY, NAN
 from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
 from engine._core.grower_base cimport Grower
-from engine._core.histogram import work_units
+from engine._core.histogram import sparse_by_row, work_units
 from engine._core.histogram cimport (
     BinnedView,
     alloc_histogram,
@@ -173,7 +173,8 @@ cdef class HistGrower(Grower):
         """Point the BinnedView at the binned arrays; cut the dense features into blocks.
 
         The view B is what the nogil code reads (histogram.pxd); the arrays it
-        points into stay alive in ``binned`` and ``_unit_arrays``. The work
+        points into stay alive in ``binned`` and ``_unit_arrays`` (which also
+        holds the sparse entries regrouped by row, for the one-thread build). The work
         units depend on the thread count, hence the call from n_threads' setter.
         """
         cdef const intp_t[::1] bin_start = binned.bin_start
@@ -186,10 +187,15 @@ cdef class HistGrower(Grower):
         cdef const int32_t[::1] dense_feature
         cdef const intp_t[::1] unit_first
         cdef const intp_t[::1] unit_last
+        cdef const int32_t[::1] sparse_feature
+        cdef const intp_t[::1] row_start
+        cdef const int32_t[::1] row_bins
         p = binned.n_features
         units = work_units(binned, self.max_t, self._n_threads)
+        by_row = sparse_by_row(binned)
         n_dense = len(units[2]) - 1
-        self._unit_arrays = units
+        self._unit_arrays = units + by_row
+        sparse_feature, row_start, row_bins = by_row
         unit_first, unit_last, dense_feature = units[0], units[1], units[2]
         sparse_rows, sparse_codes = units[3], units[4]
         if n_dense == 0 or binned.n_samples == 0:
@@ -212,6 +218,10 @@ cdef class HistGrower(Grower):
         self.B.n_units = len(units[0]) - 1
         self.B.unit_first = &unit_first[0]
         self.B.unit_last = &unit_last[0]
+        self.B.n_sparse = len(by_row[0]) - 1
+        self.B.sparse_feature = &sparse_feature[0]
+        self.B.row_start = &row_start[0]
+        self.B.row_bins = &row_bins[0]
 
     @property
     def max_targets(self):

@@ -204,6 +204,46 @@ static void engine_hist_sparse(const int32_t *rows, const int32_t *codes, ptrdif
     }
 }
 
+/* The non-zero bins of every sparse feature at once, row by row: each of the
+ * node's samples (in index order) adds its cell to the bins of its stored
+ * entries (row_bins[row_start[i] .. row_start[i + 1]): absolute bin numbers).
+ * Every bin receives its samples in index order, as from engine_hist_sparse,
+ * so the sums are the same to the bit; but a sample's cell is built once for
+ * all its entries, only the node's own entries are read, and neighbouring
+ * entries add to different cells (engine_hist_sparse on a binary feature adds
+ * every entry to one cell: a chain of dependent additions through memory). */
+ENGINE_CLONES
+static void engine_hist_sparse_rows(const ptrdiff_t *row_start, const int32_t *row_bins,
+                                    const int32_t *samples, ptrdiff_t n_rows,
+                                    const double *targets, ptrdiff_t t, const double *weights,
+                                    ptrdiff_t stride, double *hist)
+{
+    ptrdiff_t r, e, k;
+    if (stride == 2) {              /* one target, unit weights: (g, 1) per sample */
+        for (r = 0; r < n_rows; r++) {
+            const ptrdiff_t i = samples[r];
+            const double g = targets[i];
+            const ptrdiff_t end = row_start[i + 1];
+            for (e = row_start[i]; e < end; e++) {
+                double *h = hist + 2 * (ptrdiff_t)row_bins[e];
+                h[0] += g;
+                h[1] += 1.0;
+            }
+        }
+        return;
+    }
+    double v[stride];
+    for (r = 0; r < n_rows; r++) {
+        const ptrdiff_t i = samples[r];
+        const ptrdiff_t end = row_start[i + 1];
+        engine_sample_cell(v, targets, i, t, weights, stride);
+        for (e = row_start[i]; e < end; e++) {
+            double *h = hist + (ptrdiff_t)row_bins[e] * stride;
+            for (k = 0; k < stride; k++) h[k] += v[k];
+        }
+    }
+}
+
 /* out = a - b over n doubles (out may be a). */
 ENGINE_CLONES
 static void engine_hist_subtract(double *out, const double *a, const double *b, ptrdiff_t n)

@@ -20,6 +20,10 @@ cdef struct BinnedView:
     intp_t n_units                    # work units of a histogram build
     const intp_t* unit_first          # dense block: columns [first, last); sparse: feature first
     const intp_t* unit_last           # -1 for a sparse feature
+    intp_t n_sparse                   # sparse features, and their entries by row:
+    const int32_t* sparse_feature     # the sparse features, in increasing order
+    const intp_t* row_start           # row i's entries: [row_start[i], row_start[i + 1])
+    const int32_t* row_bins           # absolute bin (bin_start[f] + code) of each entry
 
 
 cdef void build_histogram(const BinnedView* B, const int32_t* samples, intp_t n_rows,

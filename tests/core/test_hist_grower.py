@@ -158,6 +158,35 @@ def test_thread_counts_grow_identical_trees(sparse_frac, params):
         assert store.value.tobytes() == stores[0].value.tobytes()
 
 
+@pytest.mark.parametrize("t, weighted", [(1, False), (1, True), (3, False)])
+def test_one_thread_row_by_row_sparse_build_equals_the_feature_by_feature_build(t, weighted):
+    # One thread builds the sparse features row by row (histogram.pyx,
+    # _build_sparse_rows); threads build them feature by feature. Every bin
+    # adds its samples in index order either way: the histograms and trees
+    # must agree to the bit (binary features as in bibtex, and a wider one).
+    rng = np.random.default_rng(11)
+    X = (rng.uniform(size=(900, 30)) < 0.1).astype(float)
+    X[:, 0] *= rng.integers(1, 5, size=900)
+    T = rng.normal(size=(900, t)) + X[:, [0]]
+    w = rng.uniform(0.2, 3.0, size=900) if weighted else np.ones(900)
+    w[rng.uniform(size=900) < 0.3] = 0.0             # out of bag: not in the tree
+    binned = bin_features(X, 16)
+    assert np.all(binned.dense_column < 0)
+    rows = np.flatnonzero(rng.uniform(size=900) < 0.4)
+    hists, stores = [], []
+    for threads in (1, 2):
+        grower = HistGrower(binned, max_targets=t, n_threads=threads, max_leaf_nodes=8)
+        hists.append(grower.node_histogram(T, w if weighted else None, samples=rows))
+        store = TreeStore(t)
+        for seed in range(2):
+            grow_tree(grower, store, T, None, w, seed=seed)
+        stores.append(store)
+    assert hists[0].tobytes() == hists[1].tobytes()
+    assert stores[0].nodes.tobytes() == stores[1].nodes.tobytes()
+    assert stores[0].value.tobytes() == stores[1].value.tobytes()
+    assert len(stores[0].nodes) > 4                  # the trees did split
+
+
 def test_out_of_bag_samples_are_routed_by_their_bins():
     from engine.estimators.registry import make_estimator
     X, T, _ = _data(8, n=600, p=6, d=3, sparse_frac=0.5)
