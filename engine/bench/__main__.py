@@ -5,6 +5,7 @@
     python -m engine.bench --interactions [--repeats 3]
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
+    python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
@@ -14,13 +15,15 @@ target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 ``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
 unprojected reference, exit status 1 above 1/3), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
-then fits a small slice, ``--out DIR`` writes its figure), ``--classroom``
+then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
+:mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
+above 1.5), ``--classroom``
 :mod:`engine.bench.classroom` (a class of browser sessions on one server).
 """
 import argparse
 import sys
 
-from engine.bench import multilabel, one_step, pages, scale, teaching
+from engine.bench import logistic_step, multilabel, one_step, pages, scale, teaching
 
 
 def main(argv=None):
@@ -48,6 +51,9 @@ def main(argv=None):
     parser.add_argument("--multilabel", action="store_true",
                         help="time to accuracy on bibtex, corel5k and scm20d next to XGBoost "
                              "(engine.bench.multilabel) instead")
+    parser.add_argument("--logistic-step", action="store_true",
+                        help="a logistic-loss step against a square-loss step on bibtex and corel5k "
+                             "(engine.bench.logistic_step) instead")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
@@ -61,13 +67,17 @@ def main(argv=None):
     parser.add_argument("--distinct", action="store_true",
                         help="--classroom: also a scenario of one seed per student (the queue's wait)")
     args = parser.parse_args(argv)
-    if sum((args.scale, args.multilabel, args.interactions, args.pages, args.classroom)) > 1:
-        parser.error("--scale, --multilabel, --interactions, --pages and --classroom are separate benchmarks: "
-                     "choose one")
+    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.classroom)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages and --classroom are "
+                     "separate benchmarks: choose one")
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.pages:
         return pages.run()
+    if args.logistic_step:
+        if args.repeats is not None and args.repeats < 1:
+            parser.error("--repeats must be >= 1")
+        return 0 if logistic_step.run(repeats=args.repeats or 3)[1] else 1
     if args.multilabel:
         multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
         return 0

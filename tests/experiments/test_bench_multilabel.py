@@ -137,3 +137,22 @@ def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_
     assert len(raw) < 10                      # it did stop early
     curve = bm.per_label_curve(problem, "LightGBM, a model per label", bm.lightgbm_label, [0, 1], 0.1, 10)
     assert curve.steps == 10 and np.isfinite(curve.scores).all() and np.all(np.diff(curve.seconds) >= 0)
+
+
+def test_logistic_step_bench_times_both_losses_of_every_setting():
+    # python -m engine.bench --logistic-step on a slice of bibtex: a row per strategy and tree
+    # size with two positive times and their ratio (not the timings themselves).
+    from engine.bench import logistic_step
+    from engine.datasets import load_dataset
+
+    X, Y, _, _ = load_dataset("bibtex").train_test_split()
+    rows = logistic_step.step_ratios(X[:200], Y[:200, :12], steps=3, repeats=1)
+    assert [(name, leaves) for name, leaves, *_ in rows] == [
+        (name, leaves) for name in logistic_step.STRATEGIES for leaves in logistic_step.LEAVES]
+    for _, _, logistic, square, ratio in rows:
+        assert logistic > 0 and square > 0 and ratio == pytest.approx(logistic / square)
+
+
+def test_logistic_step_is_its_own_benchmark():
+    with pytest.raises(SystemExit):
+        main(["--logistic-step", "--multilabel"])
