@@ -58,15 +58,20 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
 
 
 def test_home_preset_opens_benchmark(streamlit_server, browser_page, screenshot_dir):
+    # A Home preset is one click: it opens the page set up for Table 4 and runs it (go=1).
     page = browser_page
     page.goto(streamlit_server, wait_until="domcontentloaded")
     page.get_by_role("link", name="Table 4: all methods on chain (then group / ind)").click()
     expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=30_000)
-    wait_until_idle(page)
-    expect(page.get_by_text("The paper's Table 4 on friedman1-chain")).to_be_visible()
     slider = page.get_by_role("slider", name="Repeats (random splits)")
     expect(slider).to_have_attribute("aria-valuetext", "5")
     assert "bench_dataset=friedman1-chain" in page.url
+    expect(page.get_by_text("friedman1-chain: test macro-r2")).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=240_000)
+    wait_until_idle(page)
+    # the finished run is read against the paper's Table 4 (computed sentence, not a fixed one)
+    expect(page.get_by_text("the paper's: ", exact=False)).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
 def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
@@ -74,15 +79,19 @@ def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
     page.goto(streamlit_server, wait_until="domcontentloaded")
     page.get_by_role("link", name="Table 6: 16 noisy outputs on group").click()
     expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=30_000)
-    wait_until_idle(page)
-    expect(page.get_by_text("The paper's Table 6 on friedman1-group")).to_be_visible()
     expect(page.get_by_role("slider", name="Extra noisy outputs (Table 6)")).to_have_attribute("aria-valuetext", "16")
+    # the preset started its five-repeat run at once; stop it and run a cheaper one
+    stop = page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)
+    expect(stop).to_be_enabled(timeout=60_000)
+    stop.click()
+    expect(stop).to_be_disabled(timeout=60_000)
+    wait_until_idle(page)
     page.get_by_test_id("stSidebar").get_by_text("scikit-learn reference rows", exact=True).click()   # sklearn-gb on 32 outputs: slow
     expect(page.get_by_role("checkbox", name="scikit-learn reference rows")).not_to_be_checked()
     wait_until_idle(page)
     page.get_by_role("slider", name="Repeats (random splits)").focus()
     page.keyboard.press("Home")            # 2 repeats: a few seconds
-    expect(page.get_by_text("Seed 0 ·")).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_text("Seed 0 ·")).to_be_visible()
     wait_until_idle(page)
     expect(page.get_by_text(" fits · estimated", exact=False)).to_contain_text("50 fits")
     page.get_by_role("button", name="Run quick benchmark").click()
