@@ -525,8 +525,8 @@ def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf
                         max_features=max_features, n_projections=n_projections)
     if loss is not None:
         model_kwargs["loss"] = loss
-    params = dict(estimators=estimators, n_steps=n_steps, seed=seed, loss=loss, **data_kw,
-                  **{k: v for k, v in model_kwargs.items()})
+    params = dict(estimators=estimators, n_steps=n_steps, seed=seed, **data_kw, **model_kwargs)
+    params["loss"] = loss           # None (the task's default) too: model_kwargs holds it only when given
     problem = get_problem(dataset, seed=seed, **data_kw)
     return _run_curves("convergence", dataset, [(e, e) for e in estimators], problem, model_kwargs,
                        n_steps, seed, params, progress, stop)
@@ -585,9 +585,10 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
                         max_features=max_features, n_projections=q)
     if loss is not None:
         model_kwargs["loss"] = loss
-    params = dict(schemes=schemes, strategy=strategy, n_steps=n_steps, seed=seed, loss=loss,
+    params = dict(schemes=schemes, strategy=strategy, n_steps=n_steps, seed=seed,
                   timing=None if timing is None else asdict(timing), train_curve=bool(train_curve),
                   **data_kw, **model_kwargs)
+    params["loss"] = loss           # None (the task's default) too: model_kwargs holds it only when given
     problem = get_problem(dataset, seed=seed, **data_kw)
     if n_eval_points is None:
         n_eval_points = auto_eval_points(problem[3].shape[0], d)

@@ -36,7 +36,7 @@ def test_forests_default_view(streamlit_server, browser_page, screenshot_dir):
     # Algorithm 1, Algorithm 2, mo-rf (and its timed range), no single trees: off by default on wide data
     assert {"Algorithm 1 (shared projection)", "Algorithm 2 (projection per tree)", "mo-rf (original outputs)"} <= set(names)
     assert not any("single" in (n or "") for n in names)
-    expect(page.get_by_text("Fit times:", exact=False)).to_be_visible()
+    expect(page.get_by_text("Finished in", exact=False)).to_contain_text("Fit times:")
     expect(page.get_by_role("button", name="Run")).to_be_enabled()
     page.screenshot(path=str(screenshot_dir / "forests_default.png"), full_page=True)
 

@@ -49,7 +49,8 @@ def test_second_session_is_served_and_separate_while_the_first_trains(streamlit_
         # A is still training: B was served during A's run, not after it.
         expect(a.get_by_text(re.compile(r"Status: running"))).to_be_visible()
         expect(a.get_by_test_id("stSidebar").get_by_role("radio", name="ind")).to_be_checked()
-        expect(b.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')).to_have_count(1, timeout=30_000)
+        # one convergence chart (no stale one beside it), then the strip of the run's first trees
+        expect(b.locator('[class*="st-key-conv_chart_"] .js-plotly-plot')).to_have_count(1, timeout=30_000)
         b.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)
         names = wait_for_chart(b, condition="v => ['st-gbrt', 'gbmort', 'gbrt-rpo-subsampled'].every(n => v.includes(n))")
         assert {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"} <= set(names)

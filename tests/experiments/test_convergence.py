@@ -311,3 +311,18 @@ def test_convergence_figures(group):
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
     with pytest.raises(ValueError, match="x must be"):
         plotting.convergence_figure(group, x="bogus")
+
+
+@pytest.mark.parametrize("loss", [None, "absolute_error"])
+def test_an_explicit_loss_reaches_the_models_and_the_result(loss):
+    # run_convergence and run_projection_schemes put the loss once in their result's settings
+    # (it was passed twice to dict() when given: the Projections page's schemes view failed on it).
+    conv = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
+                                       loss=loss, seed=0)
+    schemes = convergence.run_projection_schemes("friedman1-group", schemes=["gaussian"], n_steps=3, n_train=60,
+                                                 n_test=40, loss=loss, seed=0, timing=False)
+    for result in (conv, schemes):
+        assert result.params["loss"] == loss
+    other = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
+                                        loss="absolute_error" if loss is None else None, seed=0)
+    assert not np.allclose(conv.curves["gbmort"].test_score, other.curves["gbmort"].test_score)
