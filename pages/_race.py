@@ -1,13 +1,12 @@
 """The Projections page's race: the engine against XGBoost on bibtex or corel5k, test LRAP against
 fit seconds (engine.experiments.time_to_accuracy), in its own background run with a Stop button.
 
-The second-order leaves are offered only when the engine's boosting estimators take
-``leaf_estimation``; XGBoost's curve only where it is installed (the section says so otherwise).
+It offers the papers' leaves and the second-order ones; XGBoost's curve is drawn only where
+XGBoost is installed (the section says so otherwise).
 """
 import streamlit as st
 
 from engine import plotting
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.time_to_accuracy import RACE_DATASETS, run_time_to_accuracy, xgboost_installed
 from pages._jobs import PageRun
 
@@ -24,11 +23,10 @@ def _settings():
                        help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
                             "their standard split.")
     settings = dict(dataset=dataset)
-    if has_leaf_estimation():
-        settings["leaf_estimation"] = c2.selectbox(
-            "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
-            help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
-                 "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
+    settings["leaf_estimation"] = c2.selectbox(
+        "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
+        help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
+             "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
     settings["n_steps"] = c3.slider("Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
                                     help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
     settings["xgboost_rounds"] = c4.slider("XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
@@ -38,9 +36,9 @@ def _settings():
 
 
 def leaf_widget(loss_key):
-    """The Projections sidebar's leaf estimation for the q sweep, or None when the engine has none
-    (the widget is then absent). Newton leaves need a second derivative: not with the absolute loss."""
-    if not has_leaf_estimation() or st.session_state.get(loss_key) == "absolute_error":
+    """The Projections sidebar's leaf estimation for the q sweep, or None (no widget) with the
+    absolute loss: Newton leaves need a second derivative."""
+    if st.session_state.get(loss_key) == "absolute_error":
         return None
     return st.selectbox("Leaves", list(LEAVES), format_func=LEAVES.get, key="leaf_estimation",
                         bind="query-params", persist_state="page",

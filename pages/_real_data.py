@@ -12,7 +12,6 @@ from pathlib import Path
 import streamlit as st
 
 from engine.estimators.boomer import boomer_status
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.published import REPRODUCTION_REFIT
 from engine.experiments.real_data import available_study_datasets, run_real_data
 from engine.reports.real_data import (
@@ -73,7 +72,7 @@ def sidebar():
         "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
     if not installed:
         st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
-    newton = has_leaf_estimation() and st.checkbox(     # absent when the estimators have no leaf_estimation
+    newton = st.checkbox(
         "Second-order rows (Newton leaves)", False, key="bench_rd_newton", **BOUND,
         help="Extra rows, an extension beyond the paper: " + ", ".join(SECOND_ORDER_METHODS) + " (each leaf "
         "holds −Σg/(Σh+λ) per output, λ = 1, no line search). Ranked apart from the paper's eight methods, "

@@ -98,10 +98,8 @@ with st.sidebar:
     task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
     loss = st.selectbox("Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
                         help="Square or absolute loss for regression; logistic or square for multi-label.")
-    leaf_estimation = None
-    if os_.has_leaf_estimation(task):
-        leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
-                                   help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
+    leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
+                               help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
     learning_rate = st.slider("Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
                               help="Shrinkage: the update of F is μ ρ_j times the tree.")
     max_leaf_nodes = st.slider("Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND,

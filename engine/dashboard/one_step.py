@@ -39,7 +39,7 @@ from engine.names import CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, PROJECTIONS, 
 from engine.validation import check_choice, check_int
 
 __all__ = ["METHODS", "PROBLEMS", "OneStepSettings", "OneStepRun", "StepView", "TreeDrawing",
-           "best_splits", "has_leaf_estimation", "load_problem"]
+           "best_splits", "load_problem"]
 
 # Page name -> estimator strategy.
 METHODS = {"st-gbrt": "single_target", "gbmort": "multi_output", "gbrt-rpo": "projected",
@@ -54,12 +54,6 @@ MAX_STEPS = 500
 FEATURE_THRESHOLD = 1e-7
 LOSS_CODES = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,
               "logistic": Loss.LOGISTIC}
-
-
-def has_leaf_estimation(task="regression") -> bool:
-    """Whether the boosting estimators have a ``leaf_estimation`` parameter (mean / Newton leaves)."""
-    cls = MultiOutputBoostingRegressor if task == "regression" else MultiLabelBoostingClassifier
-    return "leaf_estimation" in cls().get_params()
 
 
 def load_problem(problem: str, n_train: int, seed: int):
@@ -98,7 +92,7 @@ class OneStepSettings:
     fixed_projection: bool = False
     learning_rate: float = 0.1
     max_leaf_nodes: int = 4
-    leaf_estimation: str | None = None  # only where the estimator has the parameter
+    leaf_estimation: str | None = None  # None: the estimators' default, "mean"
     seed: int = 0
 
     def check(self, task):
@@ -110,8 +104,8 @@ class OneStepSettings:
             check_choice(self.loss, "loss", REGRESSION_LOSSES if task == "regression" else CLASSIFICATION_LOSSES)
         if self.method == "gbrt-rpo" and self.n_projections != 1:
             raise ValueError("n_projections must be 1 for gbrt-rpo (Algorithm 3 grows its tree on one projection)")
-        if self.leaf_estimation is not None and not has_leaf_estimation(task):
-            raise ValueError("leaf_estimation is not a parameter of the boosting estimators in this engine")
+        if self.leaf_estimation is not None:
+            check_choice(self.leaf_estimation, "leaf_estimation", ("mean", "newton"))
 
 
 @dataclass

@@ -1,21 +1,10 @@
-"""Whether the installed boosting estimators offer second-order leaves, and the parameters of a
-"<method> (newton)" row: callers detect the ``leaf_estimation`` parameter instead of assuming it,
-so the study and the pages work with an engine that has it and with one that has not."""
+"""The parameters of a "<method> (newton)" row: the real-data study and its page name a
+second-order variant by a suffix (``engine.names.NEWTON_SUFFIX``) beside the paper's methods."""
 from __future__ import annotations
 
-import functools
-
-from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.names import NEWTON_SUFFIX
 
-__all__ = ["has_leaf_estimation", "split_leaf_variant"]
-
-
-@functools.lru_cache(maxsize=1)
-def has_leaf_estimation():
-    """True when both boosting estimators take ``leaf_estimation`` (read from get_params)."""
-    return all("leaf_estimation" in cls().get_params()
-               for cls in (MultiOutputBoostingRegressor, MultiLabelBoostingClassifier))
+__all__ = ["split_leaf_variant"]
 
 
 def split_leaf_variant(method):

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.convergence import (
     ConvergenceResult,
     Curve,
@@ -189,15 +188,12 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     test set's size (60 on small problems, 8 on the delicious-shaped set).
 
     ``leaf_estimation`` (None: the estimators' default, the papers' "mean"): "newton" gives
-    every model second-order leaves (an extension beyond paper 002), where the engine's boosting
-    estimators take that parameter (ValueError otherwise).
+    every model second-order leaves (an extension beyond paper 002).
 
     Returns a :class:`ProjectionSizeResult`.
     """
     if leaf_estimation is not None:
         check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
-        if not has_leaf_estimation():
-            raise ValueError("leaf_estimation: this engine's boosting estimators have no leaf_estimation parameter")
     data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
     task, d = problem_shape(dataset, seed=seed, **data_kw)
     if projection not in PROJECTIONS:

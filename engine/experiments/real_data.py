@@ -70,7 +70,7 @@ from engine.experiments.cell_cache import CellCache
 from engine.experiments.engine_version import engine_version
 from engine.experiments.real_data_result import RealDataResult
 from engine.experiments.runner import Runner, check_callbacks, ordered_map
-from engine.estimators.second_order import has_leaf_estimation, split_leaf_variant
+from engine.estimators.second_order import split_leaf_variant
 from engine.experiments.study_cells import (
     PAPER_NAME,
     STUDY_DATASETS,
@@ -174,18 +174,14 @@ def _check_own_data(names, data_dir):
 
 def _check_methods(methods, notes, second_order):
     python, _, message = boomer_status()
-    newton = has_leaf_estimation()
     if methods is None:
         out = list(REAL_DATA_METHODS)
         if python is None:
             notes.append(f"BOOMER rows left out: {message}")
         else:
             out += list(BOOMER_NAMES)
-        if second_order and newton:
+        if second_order:
             out += list(SECOND_ORDER_METHODS)
-        elif second_order:
-            notes.append("Second-order rows left out: this engine's boosting estimators have no "
-                         "leaf_estimation parameter.")
         return out
     out = []
     known = REAL_DATA_METHODS + BOOMER_NAMES + SECOND_ORDER_METHODS
@@ -195,9 +191,6 @@ def _check_methods(methods, notes, second_order):
             raise ValueError(f"methods: unknown name {name!r}; valid names are {list(known)} (or br-gbrt / br-rf)")
         if ours in BOOMER_NAMES and python is None:
             raise ValueError(f"methods: {name!r} asked for, but {message}")
-        if ours in SECOND_ORDER_METHODS and not newton:
-            raise ValueError(f"methods: {name!r} asked for, but this engine's boosting estimators have no "
-                             "leaf_estimation parameter")
         out.append(ours)
     if len(set(out)) != len(out):
         raise ValueError(f"methods has duplicates: {list(methods)}")

@@ -2,7 +2,7 @@
 
 :func:`run_time_to_accuracy` fits, on the standard split of bibtex or corel5k (CSR inputs,
 one thread), gbrt-relabel-rpo-gaussian (q Gaussian projections of the gradient per tree;
-with ``leaf_estimation="newton"`` second-order leaves where the engine has them) and, where it
+with ``leaf_estimation="newton"`` second-order leaves) and, where it
 is installed, XGBoost with its defaults (one tree per label, depth 6, learning rate 0.3, hist,
 Newton leaves). Each curve is the test LRAP at a few log-spaced steps against the fit seconds
 spent up to that step: the engine's own clock per step (``fit_times_``), XGBoost's from a
@@ -20,7 +20,6 @@ import pandas as pd
 
 from engine.datasets import load_dataset
 from engine.estimators import MultiLabelBoostingClassifier
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.runner import JsonResult
 from engine.metrics import lrap
 from engine.validation import check_choice, check_int
@@ -109,8 +108,7 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
                          stop=None) -> TimeToAccuracyResult:
     """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
 
-    ``leaf_estimation`` "newton" needs an engine whose boosting estimators take it (ValueError
-    otherwise). Without XGBoost installed, only the engine's curve, and a note that says so.
+    ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves). Without XGBoost installed, only the engine's curve, and a note that says so.
     ``stop`` (a threading.Event) ends the engine's fit early and skips XGBoost (a note says so).
     """
     check_choice(dataset, "dataset", RACE_DATASETS)
@@ -122,9 +120,6 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
     check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
-    if leaf_estimation == "newton" and not has_leaf_estimation():
-        raise ValueError("leaf_estimation: 'newton' needs boosting estimators with a leaf_estimation parameter; "
-                         "this engine has none")
     data = load_dataset(dataset)
     test = np.zeros(data.X.shape[0], dtype=bool)
     test[data.test_indices] = True

@@ -6,7 +6,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, poll
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments.time_to_accuracy import xgboost_installed
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -19,14 +18,11 @@ def open_page():
     return at.run()
 
 
-def test_the_leaf_widget_follows_the_engine(monkeypatch):
+def test_the_race_and_the_q_sweep_offer_both_leaf_estimations():
     at = open_page()
     assert not at.exception
-    keys = {w.key for w in at.selectbox}
-    assert ("proj_race_leaves" in keys) == has_leaf_estimation()
-    monkeypatch.setattr("pages._race.has_leaf_estimation", lambda: False)
-    at = open_page()
-    assert "proj_race_leaves" not in {w.key for w in at.selectbox}
+    for key in ("proj_race_leaves", "leaf_estimation"):
+        assert len(at.selectbox(key=key).options) == 2
 
 
 def test_the_race_draws_lrap_against_seconds():
@@ -53,17 +49,13 @@ def test_without_xgboost_the_page_says_so(monkeypatch):
     assert at.slider(key="proj_race_rounds").disabled
 
 
-def test_the_benchmark_real_data_mode_offers_second_order_rows_only_where_the_engine_has_them(monkeypatch, tmp_path):
+def test_the_benchmark_real_data_mode_offers_second_order_rows(monkeypatch, tmp_path):
     monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("pages/benchmark.py")
     at.query_params["bench_mode"] = "real-data study"
     at.run()
     assert not at.exception
-    assert ("bench_rd_newton" in {w.key for w in at.checkbox}) == has_leaf_estimation()
-    if has_leaf_estimation():
-        at.checkbox(key="bench_rd_newton").check().run()
-        assert not at.exception and at.checkbox(key="bench_rd_newton").value
-    monkeypatch.setattr("pages._real_data.has_leaf_estimation", lambda: False)
-    at.run()
-    assert "bench_rd_newton" not in {w.key for w in at.checkbox}
+    assert not at.checkbox(key="bench_rd_newton").value       # the paper's eight methods by default
+    at.checkbox(key="bench_rd_newton").check().run()
+    assert not at.exception and at.checkbox(key="bench_rd_newton").value

@@ -26,7 +26,7 @@ PEERS = {"multilabel": [("XGBoost one_output_per_tree", "depth 6"), ("XGBoost on
 
 def expected_engine_rows(task):
     losses = ("logistic", "squared_error") if task == "multilabel" else ("squared_error", "absolute_error")
-    leaf_values = ("mean", "newton") if bm.supports_leaf_estimation() else ("mean",)
+    leaf_values = ("mean", "newton")
     return {(f"engine {name}", loss, leaf, f"{leaves} leaves", 0.3)
             for name in ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
             for loss in losses for leaf in leaf_values for leaves in (8, 32)}

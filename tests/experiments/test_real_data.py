@@ -12,7 +12,6 @@ from engine.experiments import real_data as rd
 from engine.experiments.real_data import run_real_data
 from engine.experiments.real_data_result import RealDataResult
 from engine.experiments.study_cells import split_sizes, study_split
-from engine.estimators.second_order import has_leaf_estimation
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 
 SMALL = ["edm", "emotions"]        # the smallest regression and multi-label sets of the paper's list
@@ -46,9 +45,9 @@ def test_quick_end_to_end_writes_readable_files(quick_run):
     result = RealDataResult.from_dict(payload["results"]["study"])
     assert not result.partial and result.n_cached == 0 and result.n_computed > 0
     # Every method on every data set it fits, both splits; BOOMER on emotions only; the second-order
-    # rows where the estimators take leaf_estimation.
+    # rows (Newton leaves).
     tests = cells[cells["kind"].isin(["test", "test-refit"])]
-    extra = SECOND_ORDER_METHODS if has_leaf_estimation() else ()
+    extra = SECOND_ORDER_METHODS
     for dataset, task_methods in (("edm", REAL_DATA_METHODS + extra),
                                   ("emotions", REAL_DATA_METHODS + BOOMER_NAMES + extra)):
         got = tests[tests["dataset"] == dataset].groupby("method")["split"].nunique()

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from engine import __main__ as cli
-from engine.estimators.second_order import has_leaf_estimation
 from engine.experiments import engine_version as ev
 from engine.experiments import real_data as rd
 from engine.experiments.real_data import run_real_data
@@ -130,20 +129,14 @@ def test_a_changed_engine_version_misses_the_cache_and_the_same_one_hits(tmp_pat
 # ------------------------------------------------------------ second-order rows
 
 
-def test_second_order_rows_follow_the_engine(tmp_path, monkeypatch):
+def test_second_order_rows_by_default_and_left_out_on_request():
     plan = rd.check_real_data_arguments(["edm"], None)
-    assert all((m in plan["methods"]) == has_leaf_estimation() for m in SECOND_ORDER_METHODS)
+    assert set(SECOND_ORDER_METHODS) <= set(plan["methods"])
     off = rd.check_real_data_arguments(["edm"], None, second_order=False)
     assert not set(SECOND_ORDER_METHODS) & set(off["methods"])
-    monkeypatch.setattr(rd, "has_leaf_estimation", lambda: False)
-    plan = rd.check_real_data_arguments(["edm"], None)
-    assert not set(SECOND_ORDER_METHODS) & set(plan["methods"])
-    assert any("Second-order rows left out" in n for n in plan["notes"])
-    with pytest.raises(ValueError, match="methods: 'gbmort \\(newton\\)' asked for"):
-        rd.check_real_data_arguments(["edm"], ["gbmort (newton)"])
+    assert rd.check_real_data_arguments(["edm"], ["gbmort (newton)"])["methods"] == ["gbmort (newton)"]
 
 
-@pytest.mark.skipif(not has_leaf_estimation(), reason="the boosting estimators have no leaf_estimation yet")
 def test_second_order_rows_stay_out_of_the_papers_ranks(tmp_path):
     write_dataset(tmp_path / "data", "mine", n=40)
     write_dataset(tmp_path / "data", "other", n=40, seed=3)
