@@ -37,6 +37,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from engine.dashboard.memory import resident_mb
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -46,18 +48,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 PRESET = "/convergence?problem=ind&n_steps=2000"
 DONE_TEXT = "Status: done"
 RESULT_TIMEOUT = 300.0
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process in MB (Linux /proc), NaN where unknown."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 def free_port() -> int:
@@ -103,7 +93,7 @@ class Monitor:
     def _loop(self):
         next_probe = 0.0
         while not self._stop.wait(0.5):
-            self.peak = max(self.peak, rss_mb(self.pid))
+            self.peak = max(self.peak, resident_mb(self.pid))
             if time.perf_counter() >= next_probe:
                 next_probe = time.perf_counter() + 2.0
                 t0 = time.perf_counter()
@@ -198,14 +188,14 @@ async def main_async(args) -> int:
                    ([(f"distinct-{args.sessions[0]}", args.sessions[0], True)] if args.distinct else [])
             for name, n, distinct in plan:
                 seed += 100
-                idle = rss_mb(proc.pid)
+                idle = resident_mb(proc.pid)
                 cpu0 = cpu_seconds(proc.pid)
                 urls = [f"{PRESET}&seed={seed + (i if distinct else 0)}" for i in range(n)]
                 with Monitor(base, proc.pid) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread)
                 cpu = cpu_seconds(proc.pid) - cpu0
                 await asyncio.sleep(60)
-                after = rss_mb(proc.pid)
+                after = resident_mb(proc.pid)
                 got = report(name, times, mon, idle, after, reference, cpu)
                 if name == "alone" and got:
                     reference = got[0]
