@@ -25,7 +25,8 @@ from engine.projections import draw_projections
 from engine.validation import check_in_interval
 from engine.validation import check_int as _int
 
-__all__ = ["ForestBiasVarianceResult", "run_forest_bias_variance"]
+__all__ = ["ForestBiasVarianceResult", "ForestSums", "TestProblem", "algorithm_variance_split", "check_settings",
+           "learning_set_statistics", "run_forest_bias_variance"]
 
 BV_TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "var_projection", "var_tree",
             "var_projection_corrected", "var_tree_corrected", "error",
@@ -155,7 +156,39 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     (``include_forests=False`` skips them). Trees: best splits over ``max_features``,
     on a bootstrap sample if ``bootstrap`` (with ``bootstrap=False`` and
     ``max_features=1.0`` a tree is deterministic given its projection: var_tree = 0). See :class:`ForestBiasVarianceResult`.
+
+    The work of one learning set is :func:`learning_set_statistics` and the terms are
+    :meth:`ForestSums.terms`: :class:`engine.dashboard.draws.RunningForestBiasVariance`
+    draws the same learning sets one at a time with the same two.
     """
+    _int(n_learning_sets, "n_learning_sets", 2)
+    settings = check_settings(structure, q_values=q_values, projection=projection, n_estimators=n_estimators,
+                              n_projections=n_projections, n_tree_seeds=n_tree_seeds,
+                              n_forest_seeds=n_forest_seeds, include_forests=include_forests,
+                              max_features=max_features, bootstrap=bootstrap, n_train=n_train, n_test=n_test,
+                              n_outputs=n_outputs, noise=noise, seed=seed, n_jobs=n_jobs)
+    check_callbacks(progress, stop)
+    qs = settings["q_values"]
+    test_seq, *set_seqs = np.random.SeedSequence(seed).spawn(n_learning_sets + 1)
+    problem = TestProblem(structure, n_test, n_outputs, noise, test_seq)
+    sums = ForestSums(len(qs), include_forests)
+    runner, done, complete = Runner(progress, stop, n_learning_sets * len(qs)), 0, True
+    for i, seq in enumerate(set_seqs):
+        if runner.stopped():
+            complete = False
+            break
+        for a, q, stats in learning_set_statistics(seq, problem, settings):
+            sums.add(a, stats)
+            done += 1
+            runner.report(done, f"learning set {i + 1}/{n_learning_sets}, q = {q}")
+    runner.finish(complete)
+    return sums.result(problem, {**settings, "n_learning_sets": n_learning_sets}, complete)
+
+
+def check_settings(structure, *, q_values, projection, n_estimators, n_projections, n_tree_seeds, n_forest_seeds,
+                   include_forests, max_features, bootstrap, n_train, n_test, n_outputs, noise, seed, n_jobs):
+    """Every setting of :func:`run_forest_bias_variance` but the number of learning sets, checked
+    (``ValueError`` naming it); returns them as a dict with ``q_values`` resolved to integers."""
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}, got {structure!r}")
     if projection not in PROJECTIONS:
@@ -163,7 +196,6 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     _int(n_outputs, "n_outputs", 1)
     qs = resolve_q_values(q_values, projection, n_outputs)
     _int(n_estimators, "n_estimators", 1)
-    _int(n_learning_sets, "n_learning_sets", 2)
     _int(n_projections, "n_projections", 2)
     _int(n_tree_seeds, "n_tree_seeds", 2)
     _int(n_forest_seeds, "n_forest_seeds", 2)
@@ -174,106 +206,161 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     check_forest_settings(n_estimators, 1, max_features, n_jobs, "regression")
     if not isinstance(bootstrap, (bool, np.bool_)):
         raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
-    check_callbacks(progress, stop)
+    if not isinstance(include_forests, (bool, np.bool_)):
+        raise ValueError(f"include_forests must be True or False, got {include_forests!r}")
+    return dict(structure=structure, q_values=qs, projection=projection, n_estimators=n_estimators,
+                n_projections=n_projections, n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds,
+                include_forests=bool(include_forests), max_features=max_features, bootstrap=bool(bootstrap),
+                n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed, n_jobs=n_jobs)
 
-    d, nq = n_outputs, len(qs)
-    test_seq, *set_seqs = np.random.SeedSequence(seed).spawn(n_learning_sets + 1)
-    X_te, _, bayes = make_friedman1_multioutput(structure, n_samples=n_test, n_outputs=d, noise=noise,
-                                                random_state=np.random.default_rng(test_seq))
-    X_te32 = np.ascontiguousarray(X_te, dtype=np.float32)
-    noise_var = (np.arange(1, d + 1) if structure == "chain" else np.ones(d)) * noise ** 2
-    template = ProjectedForestRegressor(max_features=max_features)
+
+class TestProblem:
+    """The fixed test set (from ``test_seq``), its Bayes model and the exact noise variance per output."""
+
+    __test__ = False        # not a pytest class
+
+    def __init__(self, structure, n_test, n_outputs, noise, test_seq):
+        self.X, _, self.bayes = make_friedman1_multioutput(structure, n_samples=n_test, n_outputs=n_outputs,
+                                                           noise=noise, random_state=np.random.default_rng(test_seq))
+        self.X32 = np.ascontiguousarray(self.X, dtype=np.float32)
+        self.noise_var = (np.arange(1, n_outputs + 1) if structure == "chain" else np.ones(n_outputs)) * noise ** 2
+
+
+def learning_set_statistics(seq, problem, settings, X_extra=None):
+    """Grow the models of one learning set (drawn from ``seq``); yield ``(a, q, stats)`` per q.
+
+    ``stats`` are what :meth:`ForestSums.add` sums. With ``X_extra`` (more inputs, e.g. a slice
+    to draw), ``stats["extra"][kind]`` holds the first forest's predictions there (kinds alg1 and
+    alg2); the random draws, hence the other statistics, are the same with or without it.
+    """
+    s = settings
+    template = ProjectedForestRegressor(max_features=s["max_features"])
     template.check_params()
+    data_seq, algo_seq = seq.spawn(2)
+    X_tr, Y_tr, _ = make_friedman1_multioutput(s["structure"], n_samples=s["n_train"], n_outputs=s["n_outputs"],
+                                               noise=s["noise"], random_state=np.random.default_rng(data_seq))
+    rng = np.random.default_rng(algo_seq)
+    P, T = s["n_projections"], s["n_tree_seeds"]
+    for a, q in enumerate(s["q_values"]):
+        phis = draw_projections(s["projection"], P, q, s["n_outputs"], rng)
+        F = np.stack([_trees_on_projection(X_tr, Y_tr, problem.X32, phi, s["projection"],
+                                           rng.integers(0, 2**63 - 1, size=T), template, s["bootstrap"])
+                      for phi in phis])                               # (P, T, n_test, d)
+        group = F.mean(axis=1)                                        # E_theta[f | Phi]
+        vt = F.var(axis=1).mean()
+        vp = group.var(axis=0).mean()
+        vt_c = vt * T / (T - 1)
+        stats = {"means": {"tree": F.mean(axis=(0, 1))},
+                 "var_alg": {"tree": F.reshape(-1, *F.shape[2:]).var(axis=0).mean()},
+                 "leak": {"tree": vp / (P - 1)},                      # mean of P i.i.d. group means
+                 "var_tree": vt, "var_projection": vp, "var_tree_corrected": vt_c,
+                 "var_projection_corrected": vp * P / (P - 1) - vt_c / T, "extra": {}}
+        if s["include_forests"]:
+            for kind, per_tree in (("alg1", False), ("alg2", True)):
+                forests = [ProjectedForestRegressor(
+                    n_estimators=s["n_estimators"], max_features=s["max_features"], projection=s["projection"],
+                    n_components=q, projection_per_tree=per_tree, n_jobs=s["n_jobs"], bootstrap=s["bootstrap"],
+                    random_state=int(rng.integers(0, 2**31 - 1))).fit(X_tr, Y_tr)
+                    for _ in range(s["n_forest_seeds"])]
+                G = np.stack([f.predict(problem.X) for f in forests])
+                stats["means"][kind] = G.mean(axis=0)
+                stats["var_alg"][kind] = G.var(axis=0, ddof=1).mean()
+                stats["leak"][kind] = stats["var_alg"][kind] / s["n_forest_seeds"]
+                if X_extra is not None:
+                    stats["extra"][kind] = np.stack([f.predict(X_extra) for f in forests])
+        yield a, q, stats
 
-    kinds = ("tree", "alg1", "alg2") if include_forests else ("tree",)
-    means = {k: [[] for _ in qs] for k in kinds}          # E_theta f per learning set
-    # Per learning set, an unbiased estimate of the variance of that set's mean model
-    # around E_theta f (it leaks into the spread of the means over learning sets).
-    leak = {k: [[] for _ in qs] for k in kinds}
-    var_alg = {k: [[] for _ in qs] for k in kinds}        # Var_theta f per learning set (mean over x, j)
-    var_proj, var_tree, var_proj_c, var_tree_c = (np.zeros(nq) for _ in range(4))
-    runner, done, complete = Runner(progress, stop, n_learning_sets * nq), 0, True
-    for i, seq in enumerate(set_seqs):
-        if runner.stopped():
-            complete = False
-            break
-        data_seq, algo_seq = seq.spawn(2)
-        X_tr, Y_tr, _ = make_friedman1_multioutput(structure, n_samples=n_train, n_outputs=d, noise=noise,
-                                                   random_state=np.random.default_rng(data_seq))
-        rng = np.random.default_rng(algo_seq)
-        for a, q in enumerate(qs):
-            phis = draw_projections(projection, n_projections, q, d, rng)
-            F = np.stack([_trees_on_projection(X_tr, Y_tr, X_te32, phi, projection,
-                                               rng.integers(0, 2**63 - 1, size=n_tree_seeds), template,
-                                               bootstrap)
-                          for phi in phis])                               # (P, T, n_test, d)
-            group = F.mean(axis=1)                                        # E_theta[f | Phi]
-            means["tree"][a].append(F.mean(axis=(0, 1)))
-            var_alg["tree"][a].append(F.reshape(-1, *F.shape[2:]).var(axis=0).mean())
-            vt = F.var(axis=1).mean()
-            vp = group.var(axis=0).mean()
-            leak["tree"][a].append(vp / (n_projections - 1))      # mean of P i.i.d. group means
-            var_tree[a] += vt
-            var_proj[a] += vp
-            vt_c = vt * n_tree_seeds / (n_tree_seeds - 1)
-            var_tree_c[a] += vt_c
-            var_proj_c[a] += vp * n_projections / (n_projections - 1) - vt_c / n_tree_seeds
-            if include_forests:
-                for kind, per_tree in (("alg1", False), ("alg2", True)):
-                    G = np.stack([ProjectedForestRegressor(
-                        n_estimators=n_estimators, max_features=max_features, projection=projection,
-                        n_components=q, projection_per_tree=per_tree, n_jobs=n_jobs, bootstrap=bootstrap,
-                        random_state=int(rng.integers(0, 2**31 - 1))).fit(X_tr, Y_tr).predict(X_te)
-                        for _ in range(n_forest_seeds)])
-                    means[kind][a].append(G.mean(axis=0))
-                    var_alg[kind][a].append(G.var(axis=0, ddof=1).mean())
-                    leak[kind][a].append(var_alg[kind][a][-1] / n_forest_seeds)
-            done += 1
-            runner.report(done, f"learning set {i + 1}/{n_learning_sets}, q = {q}")
-    n_done = len(means["tree"][0]) if qs else 0
-    runner.finish(complete)
 
-    nan = np.full(nq, np.nan)
-    terms = {k: nan.copy() for k in BV_TERMS}
-    terms["noise"][:] = noise_var.mean()
-    # Only learning sets where every q was done (a stop may cut one mid-way).
-    n_full = min((len(m) for m in means["tree"]), default=0)
-    if n_full >= 1:
+def algorithm_variance_split(terms, n_estimators, per_tree):
+    """Appendix C.2: a forest's algorithm variance as (projection part, tree part), from the
+    single-tree terms (the finite-grid corrected ones). Algorithm 1 (one shared projection) keeps
+    the whole projection term and divides the tree term by M; Algorithm 2 divides both by M."""
+    M = n_estimators
+    return terms["var_projection_corrected"] / (M if per_tree else 1), terms["var_tree_corrected"] / M
+
+
+class ForestSums:
+    """The per-learning-set statistics in set order, and the terms they give (population variances
+    over the sets done). Shared by the batch run and the one-at-a-time draws."""
+
+    def __init__(self, n_q, include_forests):
+        self.kinds = ("tree", "alg1", "alg2") if include_forests else ("tree",)
+        self.means = {k: [[] for _ in range(n_q)] for k in self.kinds}     # E_theta f per learning set
+        # Per learning set, an unbiased estimate of the variance of that set's mean model
+        # around E_theta f (it leaks into the spread of the means over learning sets).
+        self.leak = {k: [[] for _ in range(n_q)] for k in self.kinds}
+        self.var_alg = {k: [[] for _ in range(n_q)] for k in self.kinds}   # Var_theta f per set (mean over x, j)
+        self.single = {k: np.zeros(n_q) for k in
+                       ("var_projection", "var_tree", "var_projection_corrected", "var_tree_corrected")}
+
+    @property
+    def n_done(self) -> int:
+        """Learning sets where every q was done."""
+        return min((len(m) for m in self.means["tree"]), default=0)
+
+    def add(self, a, stats):
+        for kind in self.kinds:
+            self.means[kind][a].append(stats["means"][kind])
+            self.leak[kind][a].append(stats["leak"][kind])
+            self.var_alg[kind][a].append(stats["var_alg"][kind])
+        for key in self.single:
+            self.single[key][a] += stats[key]
+
+    def terms(self, bayes, noise_var, n_estimators) -> dict:
+        """Every term of :data:`BV_TERMS` (arrays over q). One learning set gives a learning-set
+        variance of 0 (population variance; the corrected one needs two)."""
+        nq = len(self.means["tree"])
+        nan = np.full(nq, np.nan)
+        terms = {k: nan.copy() for k in BV_TERMS}
+        terms["noise"][:] = noise_var.mean()
+        # Only learning sets where every q was done (a stop may cut one mid-way).
+        n_full = self.n_done
+        if n_full < 1:
+            return terms
         for kind, prefix in (("tree", ""), ("alg1", "alg1_"), ("alg2", "alg2_")):
-            if kind not in means:
+            if kind not in self.kinds:
                 continue
             for a in range(nq):
-                M = np.stack(means[kind][a][:n_full])                     # (L, n_test, d)
+                M = np.stack(self.means[kind][a][:n_full])                     # (L, n_test, d)
                 terms[f"{prefix}bias2"][a] = ((M.mean(axis=0) - bayes) ** 2).mean()
-                terms[f"{prefix}var_learning_set"][a] = M.var(axis=0).mean() if n_full > 1 else np.nan
+                terms[f"{prefix}var_learning_set"][a] = M.var(axis=0).mean()
                 terms[f"{prefix}var_learning_set_corrected"][a] = (
-                    M.var(axis=0, ddof=1).mean() - np.mean(leak[kind][a][:n_full]) if n_full > 1 else np.nan)
-                terms[f"{prefix}var_algorithm"][a] = np.mean(var_alg[kind][a][:n_full])
+                    M.var(axis=0, ddof=1).mean() - np.mean(self.leak[kind][a][:n_full]) if n_full > 1 else np.nan)
+                terms[f"{prefix}var_algorithm"][a] = np.mean(self.var_alg[kind][a][:n_full])
                 terms[f"{prefix}error"][a] = (terms["noise"][a] + terms[f"{prefix}bias2"][a]
                                               + terms[f"{prefix}var_learning_set"][a]
                                               + terms[f"{prefix}var_algorithm"][a])
-        counts = np.array([len(m) for m in means["tree"]], dtype=float)
+        counts = np.array([len(m) for m in self.means["tree"]], dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            terms["var_projection"] = var_proj / counts
-            terms["var_tree"] = var_tree / counts
-            terms["var_projection_corrected"] = var_proj_c / counts
-            terms["var_tree_corrected"] = var_tree_c / counts
+            for key, total in self.single.items():
+                terms[key] = total / counts
         # The exact identity uses the same learning sets on both sides.
         for a in range(nq):
-            terms["var_algorithm"][a] = np.mean(var_alg["tree"][a])
-        M_ = n_estimators
-        terms["alg1_var_algorithm_predicted"] = terms["var_projection_corrected"] + terms["var_tree_corrected"] / M_
-        terms["alg2_var_algorithm_predicted"] = (terms["var_projection_corrected"] + terms["var_tree_corrected"]) / M_
-    params = dict(structure=structure, q_values=qs, projection=projection, n_estimators=n_estimators,
-                  n_learning_sets=n_learning_sets, n_projections=n_projections, n_tree_seeds=n_tree_seeds,
-                  n_forest_seeds=n_forest_seeds, include_forests=include_forests, max_features=max_features,
-                  bootstrap=bootstrap,
-                  n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed)
-    notes = [f"friedman1-{structure}, d = {d}: {n_done} learning set(s) of {n_train} samples, one test set "
-             f"of {n_test} points with its Bayes model; noise variance known exactly.",
-             f"Single trees: {n_projections} projections x {n_tree_seeds} bootstrap trees per learning set "
-             "(nested seeds); forests: "
-             + (f"{n_forest_seeds} random states per learning set and algorithm." if include_forests else "not run."),
-             "Averages over test points and outputs."]
-    return ForestBiasVarianceResult(structure, projection, d, n_estimators, np.array(qs, dtype=np.int64),
-                                    terms, params, complete, n_done, notes)
+            terms["var_algorithm"][a] = np.mean(self.var_alg["tree"][a])
+        for per_tree, name in ((False, "alg1_var_algorithm_predicted"), (True, "alg2_var_algorithm_predicted")):
+            projection_part, tree_part = algorithm_variance_split(terms, n_estimators, per_tree)
+            terms[name] = projection_part + tree_part
+        return terms
+
+    def result(self, problem, settings, complete) -> ForestBiasVarianceResult:
+        """The result over the sets done; ``settings`` as :func:`check_settings` returns them,
+        with ``n_learning_sets``."""
+        s = settings
+        qs, d = s["q_values"], s["n_outputs"]
+        terms = self.terms(problem.bayes, problem.noise_var, s["n_estimators"])
+        params = dict(structure=s["structure"], q_values=qs, projection=s["projection"],
+                      n_estimators=s["n_estimators"], n_learning_sets=s["n_learning_sets"],
+                      n_projections=s["n_projections"], n_tree_seeds=s["n_tree_seeds"],
+                      n_forest_seeds=s["n_forest_seeds"], include_forests=s["include_forests"],
+                      max_features=s["max_features"], bootstrap=s["bootstrap"], n_train=s["n_train"],
+                      n_test=s["n_test"], n_outputs=d, noise=s["noise"], seed=s["seed"])
+        n_done = len(self.means["tree"][0]) if qs else 0
+        notes = [f"friedman1-{s['structure']}, d = {d}: {n_done} learning set(s) of {s['n_train']} samples, one "
+                 f"test set of {s['n_test']} points with its Bayes model; noise variance known exactly.",
+                 f"Single trees: {s['n_projections']} projections x {s['n_tree_seeds']} bootstrap trees per "
+                 "learning set (nested seeds); forests: "
+                 + (f"{s['n_forest_seeds']} random states per learning set and algorithm."
+                    if s["include_forests"] else "not run."),
+                 "Averages over test points and outputs."]
+        return ForestBiasVarianceResult(s["structure"], s["projection"], d, s["n_estimators"],
+                                        np.array(qs, dtype=np.int64), terms, params, complete, n_done, notes)
