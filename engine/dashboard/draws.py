@@ -8,15 +8,25 @@ same function (:func:`~engine.experiments.bias_variance.decomposition`). So afte
 result equals ``run_bias_variance(..., n_learning_sets=k)`` (tested), and the page can show the
 estimate converging as draws are added: each draw's model as a thin curve on the x1 slice, and
 the components after every draw.
+
+:class:`RunningForestBiasVariance` does the same for projected trees and forests (paper 003,
+Appendix C): it draws learning sets exactly as
+:func:`engine.experiments.forest_variance.run_forest_bias_variance` does and sums them with the
+same :class:`~engine.experiments.forest_variance.ForestSums`, so after k draws its result equals
+the batch run over k learning sets (tested), including the split of a projected tree's algorithm
+variance into the projection term and the tree term.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from engine.datasets import friedman1
 from engine.experiments import bias_variance as bv
+from engine.experiments import forest_variance as fv
+from engine.experiments.forests import resolve_q_values
 
-__all__ = ["RunningBiasVariance", "MAX_DRAWS"]
+__all__ = ["RunningBiasVariance", "RunningForestBiasVariance", "MAX_DRAWS"]
 
 MAX_DRAWS = 200
 HISTORY_TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error")
@@ -53,9 +63,7 @@ class RunningBiasVariance:
 
     def draw(self, n: int = 1) -> "RunningBiasVariance":
         """Draw ``n`` more learning sets (fitting ``n_seeds`` models on each)."""
-        bv._check_int(n, "n", 1)
-        if self.n_draws + n > MAX_DRAWS:
-            raise ValueError(f"n: at most {MAX_DRAWS} draws in all, {self.n_draws} done, {n} asked")
+        _check_draws(n, self.n_draws)
         for _ in range(n):
             res = bv._run_set(self._root.spawn(1)[0], self._test_seq, self.estimator, None, self.param_values,
                               self.structure, self.n_train, self.n_test, self.n_seeds, self.n_outputs,
@@ -75,3 +83,100 @@ class RunningBiasVariance:
             structure=self.structure, n_learning_sets=max(self.n_draws, 1), n_seeds=self.n_seeds,
             n_train=self.n_train, n_test=self.n_test, n_outputs=self.n_outputs, noise=self.noise, seed=self.seed,
             estimator_params=self.estimator_params, partial=False, elapsed=0.0)
+
+
+def _check_draws(n, n_draws):
+    bv._check_int(n, "n", 1)
+    if n_draws + n > MAX_DRAWS:
+        raise ValueError(f"n: at most {MAX_DRAWS} draws in all, {n_draws} done, {n} asked")
+
+
+class RunningForestBiasVariance:
+    """Projected trees and forests, learning sets drawn one at a time (paper 003, Appendix C).
+
+    Arguments as :func:`~engine.experiments.forest_variance.run_forest_bias_variance` with one
+    projected dimension ``q`` (its ``q_values=[q]``). ``result()`` after k draws is that run's
+    result with ``n_learning_sets=k``: the single projected tree's terms (``var_algorithm =
+    var_projection + var_tree``) and, with ``include_forests``, the forests of Algorithm 1
+    (``alg1_*``, one shared projection) and Algorithm 2 (``alg2_*``, a projection per tree).
+
+    ``history[term]`` holds every term after each draw, and for ``prefix`` in "", "alg1_",
+    "alg2_" also ``{prefix}variance`` (learning set + algorithm), and for the forests
+    ``{prefix}projection_part`` / ``{prefix}tree_part``, the split of their algorithm variance
+    predicted by Appendix C.2 from the single-tree terms
+    (:func:`~engine.experiments.forest_variance.algorithm_variance_split`). The x1 slice
+    (``slice_x``, ``slice_bayes``): per forest kind, ``slice_curves[kind]`` the first forest of
+    each draw (output 1) and ``slice_mean(kind)`` the mean over all forests drawn.
+    """
+
+    def __init__(self, structure="group", *, q=1, projection="gaussian", n_estimators=10, n_projections=4,
+                 n_tree_seeds=4, n_forest_seeds=4, include_forests=True, max_features=1.0, bootstrap=True,
+                 n_train=300, n_test=500, n_outputs=16, noise=1.0, seed=0):
+        if structure not in bv.STRUCTURES:
+            raise ValueError(f"structure must be one of {bv.STRUCTURES}, got {structure!r}")
+        if projection not in fv.PROJECTIONS:
+            raise ValueError(f"projection must be one of {fv.PROJECTIONS}, got {projection!r}")
+        bv._check_int(n_outputs, "n_outputs", 1)
+        if not (isinstance(q, str) or np.isscalar(q)):
+            raise ValueError(f"q must be one integer (or 'log'), got {q!r}")
+        (q,) = resolve_q_values(q, projection, n_outputs, name="q")
+        self.settings = fv.check_settings(
+            structure, q_values=[q], projection=projection, n_estimators=n_estimators, n_projections=n_projections,
+            n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds, include_forests=include_forests,
+            max_features=max_features, bootstrap=bootstrap, n_train=n_train, n_test=n_test, n_outputs=n_outputs,
+            noise=noise, seed=seed, n_jobs=1)
+        self.q = q
+        # run_forest_bias_variance spawns 1 + L children of SeedSequence(seed): the test set's, then
+        # one per learning set. Spawning them one by one from the same root gives the same children.
+        self._root = np.random.SeedSequence(seed)
+        self._problem = fv.TestProblem(structure, n_test, n_outputs, noise, self._root.spawn(1)[0])
+        self._sums = fv.ForestSums(1, self.settings["include_forests"])
+        X_slice = bv.slice_inputs(structure, n_outputs)
+        self._X_slice = X_slice
+        self.slice_x = X_slice[:, 0]
+        self.slice_bayes = friedman1(bv.slice_inputs(structure, 1)[:, :5])
+        self.kinds = [k for k in self._sums.kinds if k != "tree"]
+        self.slice_curves = {k: [] for k in self.kinds}
+        self._slice_sum = {k: np.zeros(len(self.slice_x)) for k in self.kinds}
+        self._n_forests = 0
+        self.history = {}
+
+    @property
+    def n_draws(self) -> int:
+        return self._sums.n_done
+
+    def draw(self, n: int = 1) -> "RunningForestBiasVariance":
+        """Draw ``n`` more learning sets (growing the nested grid of trees and the forests on each)."""
+        _check_draws(n, self.n_draws)
+        for _ in range(n):
+            for a, _q, stats in fv.learning_set_statistics(self._root.spawn(1)[0], self._problem, self.settings,
+                                                           X_extra=self._X_slice):
+                self._sums.add(a, stats)
+                for kind, extra in stats["extra"].items():      # (forest seeds, slice points, d)
+                    self.slice_curves[kind].append(extra[0, :, 0])
+                    self._slice_sum[kind] += extra[:, :, 0].sum(axis=0)
+                self._n_forests += self.settings["n_forest_seeds"]
+            for term, value in self.terms().items():
+                self.history.setdefault(term, []).append(value)
+        return self
+
+    def slice_mean(self, kind):
+        """The mean prediction of output 1 on the slice over every forest of ``kind`` drawn so far."""
+        return self._slice_sum[kind] / max(self._n_forests, 1)
+
+    def terms(self) -> dict:
+        """Every term now (floats): the result's, and the sums and splits described above."""
+        t = {k: float(v[0]) for k, v in self._sums.terms(self._problem.bayes, self._problem.noise_var,
+                                                        self.settings["n_estimators"]).items()}
+        for prefix in ("", "alg1_", "alg2_"):
+            t[f"{prefix}variance"] = t[f"{prefix}var_learning_set"] + t[f"{prefix}var_algorithm"]
+        for prefix, per_tree in (("alg1_", False), ("alg2_", True)):
+            parts = fv.algorithm_variance_split(t, self.settings["n_estimators"], per_tree)
+            t[f"{prefix}projection_part"], t[f"{prefix}tree_part"] = (float(p) for p in parts)
+        return t
+
+    def result(self) -> fv.ForestBiasVarianceResult | None:
+        """The decomposition over the draws so far (None before the first draw)."""
+        if self.n_draws == 0:
+            return None
+        return self._sums.result(self._problem, {**self.settings, "n_learning_sets": self.n_draws}, True)

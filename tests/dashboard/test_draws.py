@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from engine.dashboard.draws import RunningBiasVariance
+from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance
 from engine.experiments.bias_variance import run_bias_variance
+from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_variance
 
 TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error", "error_noisy_test")
 
@@ -43,3 +44,85 @@ def test_draws_validate_their_input():
     with pytest.raises(ValueError, match="n"):
         running.draw(0)
     assert running.n_draws == 0 and running.result() is None
+
+
+# --- projected trees and forests (paper 003, Appendix C) ----------------------------------------------
+
+FOREST_KW = dict(projection="gaussian", n_estimators=4, n_projections=3, n_tree_seeds=2, n_forest_seeds=2,
+                 n_train=60, n_test=30, n_outputs=5, seed=7)
+
+
+@pytest.mark.parametrize("structure,q,include_forests", [("chain", 2, True), ("ind", 1, False)])
+def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(structure, q, include_forests):
+    running = RunningForestBiasVariance(structure, q=q, include_forests=include_forests, **FOREST_KW)
+    assert running.result() is None and running.n_draws == 0
+    running.draw(1)
+    after_one = running.terms()
+    running.draw(2)                                   # 1 + 2 draws, in two clicks
+    for k, n_drawn in ((3, 3),):
+        batch = run_forest_bias_variance(structure, q_values=[q], n_learning_sets=k,
+                                         include_forests=include_forests, **FOREST_KW)
+        mine = running.result()
+        assert mine.n_learning_sets_done == batch.n_learning_sets_done == n_drawn
+        assert set(mine.terms) == set(batch.terms) == set(BV_TERMS)
+        for term in BV_TERMS:
+            np.testing.assert_allclose(mine.terms[term], batch.terms[term], rtol=1e-12, atol=0, equal_nan=True,
+                                       err_msg=term)
+        assert mine.params == batch.params and mine.notes == batch.notes
+    # The split is measured, and it adds up (the nested grid's exact identity).
+    t = running.terms()
+    assert t["var_projection"] > 0 and t["var_tree"] > 0
+    assert abs(t["var_algorithm"] - t["var_projection"] - t["var_tree"]) < 1e-10
+    # The history: one entry per draw, the last is now, the second equals the batch over 2 sets.
+    assert all(len(v) == 3 for v in running.history.values())
+    assert running.history["var_tree"][-1] == t["var_tree"] and running.history["bias2"][0] == after_one["bias2"]
+    two = run_forest_bias_variance(structure, q_values=[q], n_learning_sets=2, include_forests=include_forests,
+                                   **FOREST_KW)
+    for term in ("bias2", "var_learning_set", "var_projection", "var_tree", "error"):
+        assert running.history[term][1] == pytest.approx(float(two.terms[term][0]), rel=1e-12)
+    # One draw: no spread over learning sets yet (0), and the error is still the sum of its terms.
+    assert after_one["var_learning_set"] == 0 and after_one["error"] == pytest.approx(
+        after_one["noise"] + after_one["bias2"] + after_one["var_algorithm"])
+    if include_forests:
+        M = FOREST_KW["n_estimators"]
+        # Appendix C.2's split of each forest's algorithm variance, from the corrected single-tree terms
+        assert t["alg1_projection_part"] == pytest.approx(t["var_projection_corrected"])
+        assert t["alg2_projection_part"] == pytest.approx(t["var_projection_corrected"] / M)
+        assert t["alg1_tree_part"] == t["alg2_tree_part"] == pytest.approx(t["var_tree_corrected"] / M)
+        assert t["alg1_projection_part"] + t["alg1_tree_part"] == pytest.approx(t["alg1_var_algorithm_predicted"])
+        assert t["alg2_variance"] == t["alg2_var_learning_set"] + t["alg2_var_algorithm"]
+        # One slice curve per draw and kind, and the Bayes model along x1.
+        assert [len(running.slice_curves[k]) for k in ("alg1", "alg2")] == [3, 3]
+        assert running.slice_mean("alg2").shape == running.slice_x.shape == running.slice_bayes.shape
+    else:
+        assert running.slice_curves == {} and np.isnan(t["alg1_var_algorithm"])
+
+
+@pytest.mark.parametrize("kwargs,word", [
+    (dict(structure="tree"), "structure"),
+    (dict(projection="haar"), "projection"),
+    (dict(q=[1, 2]), "q"),
+    (dict(q=0), "q"),
+    (dict(projection="subsample", q=9, n_outputs=4), "q"),
+    (dict(n_estimators=0), "n_estimators"),
+    (dict(n_projections=1), "n_projections"),
+    (dict(n_tree_seeds=1), "n_tree_seeds"),
+    (dict(n_forest_seeds=1), "n_forest_seeds"),
+    (dict(bootstrap="yes"), "bootstrap"),
+    (dict(include_forests="no"), "include_forests"),
+    (dict(n_train=1), "n_train"),
+    (dict(noise=-1.0), "noise"),
+    (dict(seed=-1), "seed"),
+])
+def test_running_forest_rejects_bad_input_naming_the_argument(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        RunningForestBiasVariance(**{"n_train": 30, "n_test": 10, **kwargs})
+
+
+def test_running_forest_draw_count_is_checked():
+    running = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3)
+    with pytest.raises(ValueError, match="n"):
+        running.draw(0)
+    with pytest.raises(ValueError, match="at most"):
+        running.draw(MAX_DRAWS + 1)
+    assert running.n_draws == 0 and running.result() is None and running.history == {}
