@@ -5,25 +5,30 @@ current settings in ``st.session_state[DRAWS_KEY]`` (a new one when the settings
 adds one learning set; "Draw 25" adds 25 one at a time, redrawing the picture every few draws so
 the estimate is seen converging. The numbers after k draws are those of the batch run over the
 same k learning sets (tests/dashboard/test_draws.py).
+
+A projected forest (rf-<scheme>-shared / -per-tree) is drawn with
+:class:`engine.dashboard.draws.RunningForestBiasVariance` (:func:`~engine.dashboard.draws.running_for`
+chooses): its chart and sentence add the split of the forest's algorithm variance into the
+projection term and the tree term (paper 003, Appendix C), converging with the draws.
 """
 
 import json
 
 import streamlit as st
 
-from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance
-from engine.plotting.draws import draws_figure
+from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
+from engine.plotting.draws import FOREST_KINDS, draws_figure, forest_draws_figure
 from pages._challenges import challenge_banner
 
 DRAWS_KEY = "bv_draws"
 REDRAW_EVERY = 5
 
 
-def _running(settings: dict) -> RunningBiasVariance:
+def _running(settings: dict) -> RunningBiasVariance | RunningForestBiasVariance:
     config = json.dumps(settings, sort_keys=True)
     held = st.session_state.get(DRAWS_KEY)
     if held is None or held[0] != config:
-        held = (config, RunningBiasVariance(**settings))
+        held = (config, running_for(**settings))
         st.session_state[DRAWS_KEY] = held
     return held[1]
 
@@ -33,7 +38,7 @@ def _reset():
 
 
 def draws_section(settings: dict, description: str):
-    """The section; ``settings`` are RunningBiasVariance's arguments (estimator, structure, ...)."""
+    """The section; ``settings`` are :func:`running_for`'s arguments (estimator, structure, ...)."""
     st.subheader("One draw, many draws")
     st.markdown(
         "The decomposition above is an average over many learning sets. Build it yourself: **Draw 1** fits the "
@@ -51,22 +56,23 @@ def draws_section(settings: dict, description: str):
     many = c[1].button("Draw 25", key="bv_draw_many", disabled=running.n_draws + 25 > MAX_DRAWS,
                       help="Add 25 learning sets, one at a time (the picture is redrawn every few draws).")
     c[2].button("Start over", key="bv_draw_reset", on_click=_reset, help="Forget the draws and start from none.")
+    forest = isinstance(running, RunningForestBiasVariance)
+    if forest:
+        g = running.settings
+        description = (f"{settings['estimator']} = {FOREST_KINDS[running.shown]}: {g['n_estimators']} fully grown "
+                       f"trees, q = {running.q} · per learning set: {g['n_projections']} projections × "
+                       f"{g['n_tree_seeds']} single trees and {g['n_forest_seeds']} forests of each algorithm · "
+                       f"Friedman1-{g['structure']}, {g['n_train']} samples per set")
     c[3].caption(description)
     chart, text = st.empty(), st.empty()
 
     def show(frame):
-        r = running.result()
-        if r is None:               # no empty chart before the first draw
+        if running.n_draws == 0:    # no empty chart before the first draw
             text.caption("No learning set drawn yet.")
             return
-        chart.plotly_chart(draws_figure(running), key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
-        algorithm = (f", of which algorithm variance **{r.var_algorithm[0]:.3f}**" if r.n_seeds > 1 else "")
-        text.markdown(
-            f"After **{running.n_draws}** draw{'s' if running.n_draws != 1 else ''}: bias² **{r.bias2[0]:.3f}**, "
-            f"variance **{r.variance[0]:.3f}**{algorithm}, noise {r.noise[0]:.3f}; expected error "
-            f"**{r.error[0]:.3f}** = noise + bias² + variance."
-            + (" With one draw the variance across learning sets is 0: it needs at least two."
-               if running.n_draws == 1 else ""))
+        figure = forest_draws_figure(running, running.shown) if forest else draws_figure(running)
+        chart.plotly_chart(figure, key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
+        text.markdown(_forest_sentence(running, settings["estimator"]) if forest else _sentence(running))
 
     if one:
         running.draw(1)
@@ -77,3 +83,35 @@ def draws_section(settings: dict, description: str):
                 show(f"{running.n_draws}_live")
     show(running.n_draws)
     challenge_banner("pages/bias_variance.py", running)
+
+
+def _sentence(running: RunningBiasVariance) -> str:
+    r = running.result()
+    algorithm = (f", of which algorithm variance **{r.var_algorithm[0]:.3f}**" if r.n_seeds > 1 else "")
+    return (f"After **{running.n_draws}** draw{'s' if running.n_draws != 1 else ''}: bias² **{r.bias2[0]:.3f}**, "
+            f"variance **{r.variance[0]:.3f}**{algorithm}, noise {r.noise[0]:.3f}; expected error "
+            f"**{r.error[0]:.3f}** = noise + bias² + variance."
+            + (" With one draw the variance across learning sets is 0: it needs at least two."
+               if running.n_draws == 1 else ""))
+
+
+def _forest_sentence(running: RunningForestBiasVariance, estimator: str) -> str:
+    """The shown forest's terms and the split of its algorithm variance, all read from the draws."""
+    t, k, a = running.terms(), running.n_draws, running.shown
+    other = "alg1" if a == "alg2" else "alg2"
+    M = running.settings["n_estimators"]
+    how = ("One projection shared by the trees keeps the whole projection term and divides the tree term by "
+           f"M = {M}" if a == "alg1" else f"A projection per tree divides both terms by M = {M}")
+    return (
+        f"After **{k}** draw{'s' if k != 1 else ''} of {estimator}: bias² **{t[f'{a}_bias2']:.3f}**, variance "
+        f"**{t[f'{a}_variance']:.3f}** (learning set {t[f'{a}_var_learning_set']:.3g} + algorithm "
+        f"**{t[f'{a}_var_algorithm']:.3g}**), noise {t['noise']:.3f}; expected error **{t[f'{a}_error']:.3f}** "
+        "= noise + bias² + variance."
+        + (" With one draw the variance across learning sets is 0: it needs at least two." if k == 1 else "")
+        + f"\n\n**The algorithm variance, split** (paper 003, Appendix C): one projected tree's is "
+        f"**{t['var_algorithm']:.3g}** = projection term **{t['var_projection']:.3g}** + tree term "
+        f"**{t['var_tree']:.3g}** (measured on the nested grid). {how}: projection "
+        f"**{t[f'{a}_projection_part']:.3g}** + trees **{t[f'{a}_tree_part']:.3g}** = "
+        f"{t[f'{a}_var_algorithm_predicted']:.3g} predicted, against **{t[f'{a}_var_algorithm']:.3g}** measured "
+        f"({FOREST_KINDS[other].split(',')[0]} on the same draws: {t[f'{other}_var_algorithm']:.3g} measured)."
+    )

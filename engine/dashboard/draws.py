@@ -25,8 +25,9 @@ from engine.datasets import friedman1
 from engine.experiments import bias_variance as bv
 from engine.experiments import forest_variance as fv
 from engine.experiments.forests import resolve_q_values
+from engine.names import SCHEME_OF_SUFFIX
 
-__all__ = ["RunningBiasVariance", "RunningForestBiasVariance", "MAX_DRAWS"]
+__all__ = ["RunningBiasVariance", "RunningForestBiasVariance", "MAX_DRAWS", "running_for"]
 
 MAX_DRAWS = 200
 HISTORY_TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error")
@@ -106,12 +107,16 @@ class RunningForestBiasVariance:
     predicted by Appendix C.2 from the single-tree terms
     (:func:`~engine.experiments.forest_variance.algorithm_variance_split`). The x1 slice
     (``slice_x``, ``slice_bayes``): per forest kind, ``slice_curves[kind]`` the first forest of
-    each draw (output 1) and ``slice_mean(kind)`` the mean over all forests drawn.
+    each draw (output 1) and ``slice_mean(kind)`` the mean over all forests drawn. ``shown``
+    ("alg1" or "alg2") names the forest a view of the draws shows; both are drawn.
     """
 
     def __init__(self, structure="group", *, q=1, projection="gaussian", n_estimators=10, n_projections=4,
                  n_tree_seeds=4, n_forest_seeds=4, include_forests=True, max_features=1.0, bootstrap=True,
-                 n_train=300, n_test=500, n_outputs=16, noise=1.0, seed=0):
+                 n_train=300, n_test=500, n_outputs=16, noise=1.0, seed=0, shown="alg2"):
+        if shown not in ("alg1", "alg2"):
+            raise ValueError(f"shown must be 'alg1' or 'alg2' (the forest a view shows), got {shown!r}")
+        self.shown = shown
         if structure not in bv.STRUCTURES:
             raise ValueError(f"structure must be one of {bv.STRUCTURES}, got {structure!r}")
         if projection not in fv.PROJECTIONS:
@@ -180,3 +185,32 @@ class RunningForestBiasVariance:
         if self.n_draws == 0:
             return None
         return self._sums.result(self._problem, {**self.settings, "n_learning_sets": self.n_draws}, True)
+
+
+# What a projected forest's draws can mirror: run_forest_bias_variance's forests are fully grown.
+FOREST_DRAW_PARAMS = {"n_estimators", "n_components", "max_features"}
+
+
+def running_for(estimator, *, structure="group", n_train=300, n_test=500, n_seeds=None, n_outputs=16, noise=1.0,
+                estimator_params=None, seed=0):
+    """The running decomposition to draw for the Bias–variance page's settings.
+
+    A projected forest (``rf-<scheme>-shared``: Algorithm 1, ``rf-<scheme>-per-tree``: Algorithm 2)
+    whose ``estimator_params`` set only n_estimators, n_components (q) and max_features gives a
+    :class:`RunningForestBiasVariance` showing that forest, with the batch experiment's grid (4
+    projections x 4 trees and 4 forests of each algorithm per learning set; ``n_seeds`` is not
+    used); anything else (boosting, the other forests, a projected forest with a tree size) a
+    :class:`RunningBiasVariance` with these arguments.
+    """
+    params = dict(estimator_params or {})
+    if isinstance(estimator, str) and estimator.startswith("rf-") and set(params) <= FOREST_DRAW_PARAMS:
+        _, _, rest = estimator.partition("-")
+        suffix, _, kind = rest.partition("-")
+        if suffix in SCHEME_OF_SUFFIX and kind in ("shared", "per-tree"):
+            return RunningForestBiasVariance(
+                structure, q=params.get("n_components", "log"), projection=SCHEME_OF_SUFFIX[suffix],
+                n_estimators=params.get("n_estimators", 100), max_features=params.get("max_features", 1.0),
+                n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed,
+                shown="alg2" if kind == "per-tree" else "alg1")
+    return RunningBiasVariance(estimator, structure=structure, n_train=n_train, n_test=n_test, n_seeds=n_seeds,
+                               n_outputs=n_outputs, noise=noise, estimator_params=params, seed=seed)

@@ -61,3 +61,43 @@ def test_a_projected_forest_shows_its_algorithm_variance():
     assert not at.exception
     text = next(m.value for m in at.markdown if m.value.startswith("After **2** draws"))
     assert "algorithm variance" in text
+
+
+def test_drawing_a_projected_forest_shows_the_projection_and_tree_terms():
+    # rf-…-shared is Algorithm 1: its draws are the Appendix C experiment's, one learning set at a time.
+    at = open_page({**QUERY, "estimator": "rf-gaussian-shared", "values": "1, 5", "n_projections": "2"})
+    at.button(key="bv_draw_one").click().run()
+    at.button(key="bv_draw_one").click().run()
+    assert not at.exception, at.exception
+    running = at.session_state["bv_draws"][1]
+    assert type(running).__name__ == "RunningForestBiasVariance" and running.n_draws == 2
+    # the page's settings: the sweep's last value, its q, its problem
+    assert running.shown == "alg1" and running.q == 2 and running.settings["n_estimators"] == 5
+    assert running.settings["n_train"] == 100 and running.settings["projection"] == "gaussian"
+    t = running.terms()
+    text = next(m.value for m in at.markdown if m.value.startswith("After **2** draws of rf-gaussian-shared"))
+    for number in (t["var_algorithm"], t["var_projection"], t["var_tree"], t["alg1_projection_part"],
+                   t["alg1_tree_part"], t["alg1_var_algorithm"], t["alg2_var_algorithm"]):
+        assert f"**{number:.3g}**" in text or f"{number:.3g}" in text
+    assert f"projection term **{t['var_projection']:.3g}** + tree term **{t['var_tree']:.3g}**" in text
+    assert f"bias² **{t['alg1_bias2']:.3f}**" in text and f"**{t['alg1_error']:.3f}**" in text
+    spec = draws_chart(at)
+    by_term = {tr["meta"]["term"]: tr for tr in spec["data"] if tr.get("meta")}
+    for term in ("alg1_var_algorithm", "alg1_projection_part", "alg1_tree_part", "alg1_bias2", "alg1_error"):
+        assert by_term[term]["y"] == running.history[term], term
+        assert len(by_term[term]["y"]) == 2
+    names = {tr["name"] for tr in spec["data"]}
+    assert {"projection term Φ", "tree term θ", "algorithm variance (measured)"} <= names
+    assert sum(tr.get("name") == "one draw" for tr in spec["data"]) == 2
+    caption = next(c.value for c in at.caption if c.value.startswith("rf-gaussian-shared = Algorithm 1"))
+    assert "4 projections × 4 single trees" in caption
+
+
+def test_a_projected_forest_with_a_tree_size_falls_back_to_the_plain_draws():
+    # run_forest_bias_variance grows full trees: with max_leaf_nodes swept the plain draws are used.
+    at = open_page({**QUERY, "estimator": "rf-gaussian-per-tree", "sweep": "max_leaf_nodes", "values": "4, 16"})
+    at.button(key="bv_draw_one").click().run()
+    assert not at.exception, at.exception
+    running = at.session_state["bv_draws"][1]
+    assert type(running).__name__ == "RunningBiasVariance" and running.estimator_params["max_leaf_nodes"] == 16
+    assert any(m.value.startswith("After **1** draw: bias²") for m in at.markdown)
