@@ -75,7 +75,7 @@ def forest_draws_figure(running, kind) -> go.Figure:
     k = running.n_draws
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07, column_widths=[0.36, 0.32, 0.32], subplot_titles=(
         f"{k} fitted forest{'s' if k != 1 else ''} (output 1 along x₁)", "decomposition after each draw",
-        "algorithm variance: projection + trees"))
+        "algorithm variance, split"))
     if k:
         if kind not in running.slice_curves:
             raise ValueError(f"kind: {kind!r} was not drawn (include_forests=False)")
@@ -91,5 +91,5 @@ def forest_draws_figure(running, kind) -> go.Figure:
             key = f"{kind}_{term}"
             fig.add_trace(_term_trace(k, h[key], label, color, key, dash), row=1, col=3)
     _layout(fig, 3)
-    fig.update_yaxes(title_text="forest's algorithm variance", row=1, col=3)
+    fig.update_yaxes(rangemode="tozero", row=1, col=3)
     return fig
