@@ -10,15 +10,23 @@ interaction is timed here (best of ``repeats``), without Streamlit's rendering:
 * "Step": one more warm-started step and its view (residuals, tree, brute-force rejected splits,
   scores); "Back": an earlier step re-read from the kept model;
 * "shared link at step 50": a fresh run rebuilt to step 50 and its view (a URL opened anew);
-* "tree strip": the first 8 trees of a 300-sample, 100-step run read from its store.
+* "tree strip": the first 8 trees of a 300-sample, 100-step run read from its store;
+* "Draw 1": one more learning set on the Bias–variance page at its defaults (Friedman1-group,
+  300 samples, 300 test points, d = 16): gbmort with 300 stumps, and the projected forests of 100
+  trees at q = 1 (the Appendix C grid: 16 single trees and 8 forests per draw).
 """
 import sys
 
 from engine.bench.timing import best_time
 from engine.dashboard import one_step as os_
+from engine.dashboard.draws import running_for
 
 TARGET_SECONDS = 1.0
 PROBLEMS = ("friedman1-chain", "emotions")
+# The Bias–variance page's draws at its defaults (the sweep's last value).
+DRAWS = {"gbmort": dict(learning_rate=0.1, n_estimators=300, max_leaf_nodes=2),
+         "rf-gaussian-shared": dict(n_estimators=100, n_components=1),
+         "rf-gaussian-per-tree": dict(n_estimators=100, n_components=1)}
 
 
 def _settings(problem, method, n_train=80):
@@ -48,6 +56,10 @@ def measure(repeats=3):
         model = make_estimator(name, n_estimators=100, max_leaf_nodes=4, random_state=0).fit(X, Y)
         rows.append(("friedman1-chain n=300", name, "tree strip (8 trees)",
                      best_time(lambda: os_.first_trees(model), repeats)))
+    page = dict(structure="group", n_train=300, n_test=300, n_seeds=1, n_outputs=16, noise=1.0, seed=0)
+    for name, params in DRAWS.items():
+        running = running_for(name, estimator_params=params, **page)
+        rows.append(("friedman1-group n=300", name, "Draw 1", best_time(lambda: running.draw(1), repeats)))
     return rows
 
 

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance
+from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_variance
+from engine.plotting.draws import forest_draws_figure
 
 TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error", "error_noisy_test")
 
@@ -126,3 +127,35 @@ def test_running_forest_draw_count_is_checked():
     with pytest.raises(ValueError, match="at most"):
         running.draw(MAX_DRAWS + 1)
     assert running.n_draws == 0 and running.result() is None and running.history == {}
+
+
+def test_running_for_picks_the_forest_draws_for_projected_forests_only():
+    page = dict(structure="group", n_train=30, n_test=10, n_seeds=2, n_outputs=4, seed=1)
+    shared = running_for("rf-subsampled-shared", estimator_params=dict(n_estimators=3, n_components=2), **page)
+    assert isinstance(shared, RunningForestBiasVariance)
+    assert (shared.shown, shared.q, shared.settings["projection"], shared.settings["n_estimators"]) == (
+        "alg1", 2, "subsample", 3)
+    per_tree = running_for("rf-gaussian-per-tree", estimator_params=dict(max_features=0.5), **page)
+    assert per_tree.shown == "alg2" and per_tree.q == 1 and per_tree.settings["max_features"] == 0.5  # q = ln 4
+    for name, params in (("gbmort", dict(n_estimators=3)), ("mo-rf", dict(n_estimators=3)),
+                         ("rf-gaussian-per-tree", dict(n_estimators=3, max_leaf_nodes=4))):
+        assert isinstance(running_for(name, estimator_params=params, **page), RunningBiasVariance), name
+    with pytest.raises(ValueError, match="q"):
+        running_for("rf-subsampled-shared", estimator_params=dict(n_components=9), **page)
+
+
+def test_forest_draws_figure_checks_its_kind():
+    running = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3)
+    assert len(forest_draws_figure(running, "alg1").data) == 0          # nothing drawn yet: no traces
+    running.draw(1)
+    fig = forest_draws_figure(running, "alg2")
+    assert {t.meta["term"] for t in fig.data if t.meta} >= {"alg2_projection_part", "alg2_tree_part",
+                                                           "alg2_var_algorithm", "alg2_bias2", "noise"}
+    with pytest.raises(ValueError, match="kind"):
+        forest_draws_figure(running, "tree")
+    no_forests = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3,
+                                           include_forests=False).draw(1)
+    with pytest.raises(ValueError, match="kind"):
+        forest_draws_figure(no_forests, "alg1")
+    with pytest.raises(ValueError, match="shown"):
+        RunningForestBiasVariance(shown="alg3")

@@ -15,6 +15,8 @@ def test_interactions_table_covers_every_method_and_interaction():
         for method in METHODS:
             for what in ("first view", "Step", "Back", "shared link at step 50"):
                 assert (problem, method, what) in seen
+    for name in one_step.DRAWS:
+        assert ("friedman1-group n=300", name, "Draw 1") in seen
     assert all(seconds > 0 for *_, seconds in rows)
     assert "slowest:" in out.getvalue() and ok == (max(s for *_, s in rows) <= one_step.TARGET_SECONDS)
 
