@@ -110,7 +110,9 @@ def _forest_sentence(running: RunningForestBiasVariance, estimator: str) -> str:
         + (" With one draw the variance across learning sets is 0: it needs at least two." if k == 1 else "")
         + f"\n\n**The algorithm variance, split** (paper 003, Appendix C): one projected tree's is "
         f"**{t['var_algorithm']:.3g}** = projection term **{t['var_projection']:.3g}** + tree term "
-        f"**{t['var_tree']:.3g}** (measured on the nested grid). {how}: projection "
+        f"**{t['var_tree']:.3g}** (measured on the nested grid). Corrected for the grid's few trees per "
+        f"projection (their mean still carries part of the tree term), the projection term is "
+        f"{t['var_projection_corrected']:.3g} and the tree term {t['var_tree_corrected']:.3g}. {how}: projection "
         f"**{t[f'{a}_projection_part']:.3g}** + trees **{t[f'{a}_tree_part']:.3g}** = "
         f"{t[f'{a}_var_algorithm_predicted']:.3g} predicted, against **{t[f'{a}_var_algorithm']:.3g}** measured "
         f"({FOREST_KINDS[other].split(',')[0]} on the same draws: {t[f'{other}_var_algorithm']:.3g} measured)."
