@@ -52,6 +52,18 @@ from engine._core.losses cimport (SQUARED_ERROR, LOGISTIC, LineSearchBuffers, Li
 from libc.math cimport exp, log
 from cython.parallel cimport prange
 
+cdef extern from "exp_kernels.h" nogil:
+    void engine_exp_array(const float64_t* x, float64_t* out, intp_t n)
+    int engine_exp_init()
+    int engine_exp_set_mode(int mode)
+
+engine_exp_init()
+
+cdef enum:
+    # The logistic passes take exp(2 y F) over a row's outputs in chunks of
+    # this many entries (a stack buffer), one vectorised call per chunk.
+    EXP_CHUNK = 256
+
 cpdef enum Strategy:
     SINGLE_TARGET = 0
     MULTI_OUTPUT = 1
@@ -182,11 +194,18 @@ cdef void _gradient(Fit* fit) noexcept nogil:
     Row blocks go to threads; every entry is its own value, so the result does
     not depend on their number.
     """
-    cdef intp_t b, i, j, n = fit.n, d = fit.d, n_blocks = n_row_blocks(n)
+    cdef intp_t b, i, j, k, j0, j1, n = fit.n, d = fit.d, n_blocks = n_row_blocks(n)
+    cdef float64_t z[EXP_CHUNK]
     if fit.E != NULL:           # exp(2 y F) for the first line searches
         for i in range(n):
-            for j in range(d):
-                fit.E[j * n + i] = exp(2.0 * fit.Y[i * d + j] * fit.F[i * d + j])
+            for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
+                j0 = k * EXP_CHUNK
+                j1 = min(j0 + EXP_CHUNK, d)
+                for j in range(j0, j1):
+                    z[j - j0] = 2.0 * fit.Y[i * d + j] * fit.F[i * d + j]
+                engine_exp_array(z, z, j1 - j0)
+                for j in range(j0, j1):
+                    fit.E[j * n + i] = z[j - j0]
     if fit.n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=fit.n_threads):
             _gradient_entries(fit.loss, fit.Y, fit.F, fit.ratio, fit.G, b * ROW_BLOCK * d,
@@ -342,23 +361,33 @@ cdef float64_t _update_masked(int loss, const float64_t* Y, float64_t* F, float6
 
     E (logistic loss, else NULL): exp(2 y F), shared by gradient and loss and kept (d x n) for the line search.
     """
-    cdef intp_t i, j, c, col
+    cdef intp_t i, j, k, j0, j1, c, col
     cdef float64_t total = 0.0, e
+    cdef float64_t ez[EXP_CHUNK]
     for j in range(d):
         column_loss[j] = 0.0
     for i in range(n):
-        for j in range(d):
-            col = 0 if nv == 1 else j
-            c = i * d + j
-            F[c] += scale[j] * values[leaf[i] * nv + col]
-            if E != NULL:
-                e = exp(2.0 * Y[c] * F[c])
+        for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
+            j0 = k * EXP_CHUNK
+            j1 = min(j0 + EXP_CHUNK, d)
+            for j in range(j0, j1):
+                col = 0 if nv == 1 else j
+                c = i * d + j
+                F[c] += scale[j] * values[leaf[i] * nv + col]
+                if E != NULL:
+                    ez[j - j0] = 2.0 * Y[c] * F[c]
+                    continue
+                G[c] = ratio[c] * negative_gradient(loss, Y[c], F[c])
+                column_loss[j] += W[c] * loss_value(loss, Y[c], F[c])
+            if E == NULL:
+                continue
+            engine_exp_array(ez, ez, j1 - j0)      # exp(2 y F), shared by gradient and loss
+            for j in range(j0, j1):
+                c = i * d + j
+                e = ez[j - j0]
                 E[j * n + i] = e
                 G[c] = ratio[c] * (2.0 * Y[c] / (1.0 + e))
                 column_loss[j] += W[c] * logistic_loss_from_exp(Y[c], F[c], e)
-                continue
-            G[c] = ratio[c] * negative_gradient(loss, Y[c], F[c])
-            column_loss[j] += W[c] * loss_value(loss, Y[c], F[c])
     for j in range(d):
         total += column_loss[j] / column_total[j]
     return total
@@ -643,34 +672,48 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
                                      intp_t lo, intp_t hi, intp_t n, intp_t d) noexcept nogil:
     """The rows [lo, hi) of _update_logistic; returns their share of the loss.
 
-    A row's loss sum_j log(1 + exp(z_j)), z = -2 y f, is sum_(z_j > 0) z_j
-    + log prod_j (1 + exp(-|z_j|)): one log per 512 entries instead of a
-    log1p per entry (each factor is in [1, 2]; the sum differs from the
-    per-entry one by rounding, about 1e-16 per entry).
+    The exps are taken a chunk of the row at a time (EXP_CHUNK entries of
+    2 y f in a stack buffer), in one vectorised call (exp_kernels.h); E's
+    column-strided copy is a loop of its own, so that the loop computing G
+    and the loss reads and writes contiguous memory only.
+
+    With s = 1 / (1 + e), e = exp(2 y f), the gradient is 2 y s (the same
+    double as 2 y / (1 + e): scaling by 2 is exact) and the entry's loss
+    log(1 + exp(-2 y f)) is -log(s) - 2 y f where 2 y f < 0, else -log(1 - s):
+    one division per entry serves both, every factor is in [1/2, 1], so a
+    chunk's product of them (at most 256 factors) cannot underflow and takes
+    one log. (The loss differs from a per-entry log1p by rounding only, about
+    1e-16 per entry; it does not enter the model.)
     """
-    cdef intp_t i, j, c
-    cdef float64_t e, z, acc, product, total = 0.0
+    cdef intp_t i, j, k, j0, j1, c
+    cdef float64_t e, s, acc, product, total = 0.0
+    cdef float64_t z[EXP_CHUNK]
+    cdef float64_t ez[EXP_CHUNK]
     cdef const float64_t* v
     for i in range(lo, hi):
         acc = 0.0
-        product = 1.0
         v = values + leaf[i] * nv
-        for j in range(d):
-            c = i * d + j
-            F[c] += scale[j] * (v[0] if nv == 1 else v[j])
-            e = exp(2.0 * Y[c] * F[c])
-            E[j * n + i] = e
-            G[c] = 2.0 * Y[c] / (1.0 + e)
-            z = -2.0 * Y[c] * F[c]
-            if z > 0.0:
-                acc += z
-                product *= 1.0 + e
-            else:
-                product *= 1.0 + 1.0 / e
-            if j % 512 == 511:
-                acc += log(product)
-                product = 1.0
-        total += w[i] * (acc + log(product))
+        for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
+            j0 = k * EXP_CHUNK
+            j1 = min(j0 + EXP_CHUNK, d)
+            for j in range(j0, j1):
+                c = i * d + j
+                F[c] += scale[j] * (v[0] if nv == 1 else v[j])
+                z[j - j0] = 2.0 * Y[c] * F[c]
+            engine_exp_array(z, ez, j1 - j0)
+            for j in range(j0, j1):
+                E[j * n + i] = ez[j - j0]
+            product = 1.0
+            for j in range(j0, j1):
+                s = 1.0 / (1.0 + ez[j - j0])
+                G[i * d + j] = 2.0 * Y[i * d + j] * s
+                if z[j - j0] < 0.0:
+                    acc -= z[j - j0]
+                    product *= s
+                else:
+                    product *= 1.0 - s
+            acc -= log(product)
+        total += w[i] * acc
     return total
 
 
@@ -1236,3 +1279,31 @@ def accumulate(TreeStore store, X, float64_t[:, ::1] out, *, int strategy,
         for m in range(step_begin, step_end):
             _add_step(store, &Xv.rows, n, &out[0, 0], d, single_target, m * trees_per_step,
                       &rho[m, 0], learning_rate)
+
+
+# ---------------------------------------------------------------- the exp of the logistic passes
+
+EXP_MODES = ("libm", "portable", "avx2")
+
+
+def set_exp_mode(str mode):
+    """Which exp the logistic passes take (exp_kernels.h); returns the mode now in use.
+
+    "avx2" (the default where the CPU has AVX2 + FMA, else "portable"): the
+    vectorised polynomial; "portable": the same in plain C; "libm": libm's exp
+    per entry, the former path. For tests and benchmarks: every mode fits the
+    same model up to rounding (about 1 ulp per exp).
+    """
+    if mode not in EXP_MODES:
+        raise ValueError(f"mode must be one of {EXP_MODES}, got {mode!r}")
+    return EXP_MODES[engine_exp_set_mode(EXP_MODES.index(mode))]
+
+
+def exp_array(const float64_t[::1] x):
+    """exp of every entry of x, by the exp the logistic passes take now (for tests)."""
+    out = np.empty(x.shape[0])
+    cdef float64_t[::1] o = out
+    if x.shape[0] > 0:
+        with nogil:
+            engine_exp_array(&x[0], &o[0], x.shape[0])
+    return out
