@@ -27,6 +27,10 @@ from libc.stdlib cimport qsort
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
 
+cdef extern from "logistic_slope.h" nogil:
+    void engine_logistic_group_sums(const float64_t* e, const float64_t* w, intp_t m,
+                                    float64_t c, float64_t* p, float64_t* q)
+
 # The largest change of a raw score one logistic step may make (separable data).
 cdef float64_t MAX_LOGIT_STEP = 15.0
 
@@ -159,9 +163,9 @@ cdef float64_t NEWTON_TOLERANCE = 1e-8
 
 cdef void _logistic_slope(const LineSearchWork* work, intp_t n_groups, float64_t rho,
                           float64_t* d1, float64_t* d2) noexcept nogil:
-    """L'(rho) and L''(rho) on the grouped samples."""
-    cdef intp_t g, k
-    cdef float64_t da, c, s, p, q, t1 = 0.0, t2 = 0.0
+    """L'(rho) and L''(rho) on the grouped samples (the sums per group: logistic_slope.h)."""
+    cdef intp_t g
+    cdef float64_t da, c, p, q, t1 = 0.0, t2 = 0.0
     cdef const float64_t* e = work.e
     cdef const float64_t* w = work.w
     for g in range(n_groups):
@@ -169,12 +173,8 @@ cdef void _logistic_slope(const LineSearchWork* work, intp_t n_groups, float64_t
             continue
         da = work.direction[g]
         c = exp(2.0 * da * rho)
-        p = 0.0
-        q = 0.0
-        for k in range(work.start[g], work.start[g + 1]):
-            s = 1.0 / (1.0 + e[k] * c)
-            p += w[k] * s
-            q += w[k] * s * (1.0 - s)
+        engine_logistic_group_sums(e + work.start[g], w + work.start[g],
+                                   work.start[g + 1] - work.start[g], c, &p, &q)
         t1 += da * p
         t2 += da * da * q
     d1[0] = -2.0 * t1
