@@ -191,14 +191,13 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     like y and f) holds exp(2 y_i f_i), or NULL to compute it here.
     """
     cdef intp_t i, g, k, m = 0, it, n_groups = 2 * n_nodes
-    cdef float64_t a, yi, ei, s, amax = 0.0, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
+    cdef float64_t a, yi, ei, amax = 0.0, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
     cdef bint hi_known = False
     if n_groups > work.max_groups:
         return 0.0      # cannot happen: a tree has fewer than 2n nodes
     for g in range(n_groups + 1):
         work.start[g] = 0
-    # The samples that count, in row order, the size of every group, and the
-    # slope at rho = 0 (where every c_g is 1).
+    # The samples that count, in row order, and the size of every group.
     for i in range(n):
         if w[i] == 0.0:
             continue
@@ -208,9 +207,6 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
         yi = y[i * stride]
         g = 2 * (leaf[i] - first) + (yi > 0.0)
         ei = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
-        s = 1.0 / (1.0 + ei)
-        d1 -= 2.0 * w[i] * yi * a * s
-        d2 += 4.0 * w[i] * a * a * s * (1.0 - s)
         work.group_in[m] = <int32_t> g
         work.e_in[m] = ei
         work.w_in[m] = w[i]
@@ -229,6 +225,9 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
         work.e[work.fill[g]] = work.e_in[k]
         work.w[work.fill[g]] = work.w_in[k]
         work.fill[g] += 1
+    # The slope at rho = 0 (every c_g = exp(0) = 1) by the grouped sums: the
+    # same terms as a per-sample sum, added in another order.
+    _logistic_slope(work, n_groups, 0.0, &d1, &d2)
     # When the loss keeps decreasing (separable data) stop where the step
     # changes some raw score by MAX_LOGIT_STEP.
     rho_max = MAX_LOGIT_STEP / amax
