@@ -32,8 +32,8 @@ COMPILED_MODULES = ["tree_store", "grower_base", "grower", "binning", "histogram
 HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "histogram": ["engine/_core/openmp_shim.h", "engine/_core/hist_kernels.h"],
            "hist_grower": ["engine/_core/hist_kernels.h"],
-           "boosting_loop": ["engine/_core/exp_kernels.h"],
-           "losses": ["engine/_core/logistic_slope.h"]}
+           "boosting_loop": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
+           "losses": ["engine/_core/logistic_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
 # Extra flags per module. The histogram kernels copy short rows of targets per
 # sample; without this gcc turns those loops into memcpy/memset calls.

@@ -57,11 +57,16 @@ cdef extern from "exp_kernels.h" nogil:
     int engine_exp_init()
     int engine_exp_set_mode(int mode)
 
+cdef extern from "logistic_kernels.h" nogil:
+    float64_t engine_logistic_row_terms(const float64_t* y, const float64_t* z, const float64_t* e,
+                                        float64_t* g, intp_t m)
+
 engine_exp_init()
 
 cdef enum:
     # The logistic passes take exp(2 y F) over a row's outputs in chunks of
-    # this many entries (a stack buffer), one vectorised call per chunk.
+    # this many entries (a stack buffer), one vectorised call per chunk (at
+    # most 512: engine_logistic_row_terms takes one log per chunk).
     EXP_CHUNK = 256
 
 cpdef enum Strategy:
@@ -674,19 +679,13 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
 
     The exps are taken a chunk of the row at a time (EXP_CHUNK entries of
     2 y f in a stack buffer), in one vectorised call (exp_kernels.h); E's
-    column-strided copy is a loop of its own, so that the loop computing G
-    and the loss reads and writes contiguous memory only.
-
-    With s = 1 / (1 + e), e = exp(2 y f), the gradient is 2 y s (the same
-    double as 2 y / (1 + e): scaling by 2 is exact) and the entry's loss
-    log(1 + exp(-2 y f)) is -log(s) - 2 y f where 2 y f < 0, else -log(1 - s):
-    one division per entry serves both, every factor is in [1/2, 1], so a
-    chunk's product of them (at most 256 factors) cannot underflow and takes
-    one log. (The loss differs from a per-entry log1p by rounding only, about
-    1e-16 per entry; it does not enter the model.)
+    column-strided copy is a loop of its own, and G and the loss come from
+    one vectorised loop over the chunk (logistic_kernels.h: one division per
+    entry serves both). The loss differs from a per-entry log1p by rounding
+    only, about 1e-16 per entry; it does not enter the model.
     """
     cdef intp_t i, j, k, j0, j1, c
-    cdef float64_t e, s, acc, product, total = 0.0
+    cdef float64_t acc, total = 0.0
     cdef float64_t z[EXP_CHUNK]
     cdef float64_t ez[EXP_CHUNK]
     cdef const float64_t* v
@@ -703,16 +702,7 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
             engine_exp_array(z, ez, j1 - j0)
             for j in range(j0, j1):
                 E[j * n + i] = ez[j - j0]
-            product = 1.0
-            for j in range(j0, j1):
-                s = 1.0 / (1.0 + ez[j - j0])
-                G[i * d + j] = 2.0 * Y[i * d + j] * s
-                if z[j - j0] < 0.0:
-                    acc -= z[j - j0]
-                    product *= s
-                else:
-                    product *= 1.0 - s
-            acc -= log(product)
+            acc += engine_logistic_row_terms(Y + i * d + j0, z, ez, G + i * d + j0, j1 - j0)
         total += w[i] * acc
     return total
 

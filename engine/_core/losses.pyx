@@ -27,7 +27,7 @@ from libc.stdlib cimport qsort
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
 
-cdef extern from "logistic_slope.h" nogil:
+cdef extern from "logistic_kernels.h" nogil:
     void engine_logistic_group_sums(const float64_t* e, const float64_t* w, intp_t m,
                                     float64_t c, float64_t* p, float64_t* q)
 
@@ -163,7 +163,7 @@ cdef float64_t NEWTON_TOLERANCE = 1e-8
 
 cdef void _logistic_slope(const LineSearchWork* work, intp_t n_groups, float64_t rho,
                           float64_t* d1, float64_t* d2) noexcept nogil:
-    """L'(rho) and L''(rho) on the grouped samples (the sums per group: logistic_slope.h)."""
+    """L'(rho) and L''(rho) on the grouped samples (the sums per group: logistic_kernels.h)."""
     cdef intp_t g
     cdef float64_t da, c, p, q, t1 = 0.0, t2 = 0.0
     cdef const float64_t* e = work.e
