@@ -225,3 +225,20 @@ def test_vectorised_exp_fits_the_libm_model_on_real_data(name, strategy, extra):
     X, Y = X[:600], Y[:600]
     _equal_fits(X, Y, strategy=strategy, learning_rate=0.3, n_estimators=8, max_leaf_nodes=8,
                 random_state=0, n_jobs=1, **extra)
+
+
+@pytest.mark.parametrize("strategy,extra", EXP_STRATEGIES[:3])
+def test_logistic_fits_agree_across_threads_and_sparse_input(strategy, extra):
+    """Over several row blocks (n > 4096: the update pass runs blocks in parallel), 1 and 2 threads
+    and dense and CSR input give the same model, bit for bit."""
+    from scipy import sparse
+    X, Y = _multilabel_data(7, n=9000, d=6, p=8)
+    X[np.random.default_rng(0).random(X.shape) < 0.5] = 0.0
+    fits = [MultiLabelBoostingClassifier(strategy=strategy, learning_rate=0.3, n_estimators=4,
+                                         max_leaf_nodes=8, split_search="hist", n_jobs=k,
+                                         random_state=0, **extra).fit(X_in, Y)
+            for X_in, k in [(X, 1), (X, 2), (sparse.csr_matrix(X), 1), (sparse.csr_matrix(X), 2)]]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.decision_function(X), fits[0].decision_function(X))
+        np.testing.assert_array_equal(other.rho_, fits[0].rho_)
+        np.testing.assert_array_equal(other.train_score_, fits[0].train_score_)
