@@ -141,7 +141,8 @@ def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_
 
 def test_logistic_step_bench_times_both_losses_of_every_setting():
     # python -m engine.bench --logistic-step on a slice of bibtex: a row per strategy and tree
-    # size with two positive times and their ratio (not the timings themselves).
+    # size with three positive times (logistic, square, logistic with Newton leaves) and the
+    # ratio of the first two (not the timings themselves).
     from engine.bench import logistic_step
     from engine.datasets import load_dataset
 
@@ -149,8 +150,9 @@ def test_logistic_step_bench_times_both_losses_of_every_setting():
     rows = logistic_step.step_ratios(X[:200], Y[:200, :12], steps=3, repeats=1)
     assert [(name, leaves) for name, leaves, *_ in rows] == [
         (name, leaves) for name in logistic_step.STRATEGIES for leaves in logistic_step.LEAVES]
-    for _, _, logistic, square, ratio in rows:
+    for name, _, logistic, square, ratio, newton in rows:
         assert logistic > 0 and square > 0 and ratio == pytest.approx(logistic / square)
+        assert (newton is None) == (name in logistic_step.NO_NEWTON) and (newton is None or newton > 0)
 
 
 def test_logistic_step_is_its_own_benchmark():
