@@ -213,9 +213,10 @@ def run_friedman(sizes=SIZES, outputs=OUTPUTS, steps=50, repeats=1, out=sys.stdo
 
 
 def run_datasets(datasets=DATASETS, steps=50, repeats=1, out=sys.stdout, max_rows=None):
-    """Table 2 (CSR input, stumps); returns {dataset: {(row name, split search): ms per step}}."""
+    """Table 2 (CSR input, stumps, and single-label trees of 8 leaves against XGBoost's depth 3);
+    returns {dataset: {(row name, split search): ms per step}}."""
     results = {}
-    print(f"\n## Multi-label data sets, CSR input, stumps, one thread "
+    print(f"\n## Multi-label data sets, CSR input, stumps (and st-gbrt with 8 leaves), one thread "
           f"(0/1 labels, square loss; ms per boosting step, best of {repeats})", file=out)
     print("| data set | n x p, nnz, d | estimator | split search | steps | ms per step |", file=out)
     print("|---|---|---|---|---:|---:|", file=out)
@@ -237,6 +238,13 @@ def run_datasets(datasets=DATASETS, steps=50, repeats=1, out=sys.stdout, max_row
                                                                          "multi_output_tree", depth=1)
         rows[(f"XGBoost one_output_per_tree, stumps ({PER_OUTPUT_SAMPLE} labels timed, x d)", "hist")] = (
             xgboost_ms(X32, Y, steps, repeats, "one_output_per_tree", depth=1))
+        # Single-label trees of 8 leaves (issue 24, item 3): st-gbrt's d trees of 8 leaves per
+        # step against XGBoost's d trees of depth 3 (at most 8 leaves).
+        for mode in ("hist", "exact"):
+            rows[("st-gbrt, 8 leaves", mode)] = engine_ms("st-gbrt", X, Y, steps, repeats, leaves=8,
+                                                          split_search=mode)
+        rows[(f"XGBoost one_output_per_tree, depth 3 ({PER_OUTPUT_SAMPLE} labels timed, x d)", "hist")] = (
+            xgboost_ms(X32, Y, steps, repeats, "one_output_per_tree", depth=3))
         for (label, mode), (ms, k) in rows.items():
             print(f"| {name} | {shape} | {label} | {mode} | {k} | {_fmt(ms)} |", file=out)
             if ms is None:

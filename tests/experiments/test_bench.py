@@ -158,6 +158,8 @@ def test_scale_benchmark_tables_at_toy_size():
     assert all(ms is not None and ms > 0 for ms in rows.values())
     data_rows = res["datasets"]["bibtex"]
     assert all(ms is not None and ms > 0 for ms in data_rows.values())
+    assert data_rows[("st-gbrt, 8 leaves", "hist")] > 0 and data_rows[("st-gbrt, 8 leaves", "exact")] > 0
+    assert any(label.startswith("XGBoost one_output_per_tree, depth 3") for label, _ in data_rows)
     assert "| bibtex | 150 x 1836" in text
     for one, two in res["threads"].values():
         assert one > 0 and two > 0
