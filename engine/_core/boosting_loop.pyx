@@ -48,7 +48,8 @@ from engine._core.rng cimport rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
 from engine._core.losses cimport (SQUARED_ERROR, LOGISTIC, LineSearchBuffers, LineSearchWork,
                                   loss_value, negative_gradient, logistic_loss_from_exp,
-                                  logistic_hessian_from_exp, line_search, logistic_line_search)
+                                  logistic_hessian_from_exp, line_search, leaf_order,
+                                  logistic_line_search)
 from libc.math cimport exp, log
 from cython.parallel cimport prange
 
@@ -498,17 +499,21 @@ cdef void _rho_line_search(Fit* fit, TreeStore store, float64_t* rho) noexcept n
 
     w_ij: the in-bag row weights, or output j's entry weights under per-entry
     weights. g_m(x)_j is the leaf's value j, or its one value when the leaves
-    are scalars (Algorithm 3).
+    are scalars (Algorithm 3). Under the logistic loss the rows are put in
+    leaf order once for every output (once per output under per-entry weights).
     """
     cdef intp_t j, nv = store.n_values, n = fit.n
-    cdef intp_t first = store._starts[store._n_trees - 1]
+    cdef intp_t first = store._starts[store._n_trees - 1], n_nodes = store._node_count - first
+    if fit.E != NULL and fit.W == NULL:
+        leaf_order(fit.leaf, fit.step_weight, n, first, n_nodes, fit.work)
     for j in range(fit.d):
         if fit.E != NULL:
             # exp(2 y F) from the last pass over F; the leaves are the last tree's nodes
+            if fit.W != NULL:
+                leaf_order(fit.leaf, _output_weights(fit, j, fit.step_weight), n, first, n_nodes,
+                           fit.work)
             rho[j] = logistic_line_search(fit.YT + j * n, NULL, fit.E + j * n, 1, store._values,
-                                          fit.leaf, nv, 0 if nv == 1 else j, first,
-                                          store._node_count - first,
-                                          _output_weights(fit, j, fit.step_weight), n, fit.work)
+                                          nv, 0 if nv == 1 else j, first, n_nodes, fit.work)
         else:
             rho[j] = line_search(fit.loss, fit.Y + j, fit.F + j, fit.d, store._values, fit.leaf, nv,
                                  0 if nv == 1 else j, _output_weights(fit, j, fit.step_weight),

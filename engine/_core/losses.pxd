@@ -64,15 +64,15 @@ cdef inline float64_t logistic_hessian_from_exp(float64_t e) noexcept nogil:
 cdef struct LineSearchWork:
     # Scratch of the line searches for n samples (LineSearchBuffers owns it).
     RatioWeight* ratio        # n: absolute loss
-    float64_t* e_in           # n: exp(2 y_i f_i) of the samples that count, in row order
-    float64_t* w_in           # n: their weights
-    int32_t* group_in         # n: their group (leaf, sign of y)
-    float64_t* e              # n: the same, grouped
-    float64_t* w              # n
-    intp_t* start             # max_groups + 1: group g holds entries [start[g], start[g + 1])
-    intp_t* fill              # max_groups
-    float64_t* direction      # max_groups: y_g a_g
-    intp_t max_groups
+    int32_t* order            # n: the rows that count (w != 0), by leaf, in row order within one
+    float64_t* w_order        # n: their weights
+    intp_t* start             # max_leaves + 1: leaf l holds order[start[l]:start[l + 1]]
+    intp_t* fill              # max_leaves: counting-sort cursors
+    float64_t* e              # n: one output's exp(2 y f) in leaf order, by sign of y in a leaf
+    float64_t* w              # n: the weights in that order
+    intp_t* positives         # max_leaves: where leaf l's samples with y > 0 begin
+    float64_t* direction      # max_leaves: the output's leaf values a_l
+    intp_t max_leaves
 
 
 cdef class LineSearchBuffers:
@@ -86,7 +86,11 @@ cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, int
                            LineSearchWork* work) noexcept nogil
 
 
+cdef intp_t leaf_order(const int32_t* leaf, const float64_t* w, intp_t n, intp_t first,
+                       intp_t n_nodes, LineSearchWork* work) noexcept nogil
+
+
 cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, const float64_t* e,
-                                    intp_t stride, const float64_t* values, const int32_t* leaf,
-                                    intp_t n_values, intp_t col, intp_t first, intp_t n_nodes,
-                                    const float64_t* w, intp_t n, LineSearchWork* work) noexcept nogil
+                                    intp_t stride, const float64_t* values, intp_t n_values,
+                                    intp_t col, intp_t first, intp_t n_nodes,
+                                    LineSearchWork* work) noexcept nogil

@@ -52,34 +52,34 @@ cdef class LineSearchBuffers:
 
     def __init__(self, intp_t n):
         n = max(n, 1)
-        cdef intp_t max_groups = 4 * n + 2     # 2 signs x the nodes of a tree (< 2n)
+        cdef intp_t max_leaves = 2 * n + 1     # a tree has fewer than 2n nodes
         ratio = np.zeros(2 * n)
-        e_in, w_in, e, w = (np.zeros(n) for _ in range(4))
-        group_in = np.zeros(n, dtype=np.int32)
-        start = np.zeros(max_groups + 1, dtype=np.intp)
-        fill = np.zeros(max_groups, dtype=np.intp)
-        direction = np.zeros(max_groups)
-        self.arrays = (ratio, e_in, w_in, e, w, group_in, start, fill, direction)
+        w_order, e, w = (np.zeros(n) for _ in range(3))
+        order = np.zeros(n, dtype=np.int32)
+        start = np.zeros(max_leaves + 1, dtype=np.intp)
+        fill, positives = (np.zeros(max_leaves, dtype=np.intp) for _ in range(2))
+        direction = np.zeros(max_leaves)
+        self.arrays = (ratio, w_order, e, w, order, start, fill, positives, direction)
         cdef float64_t[::1] v
         v = ratio
         self.work.ratio = <RatioWeight*> &v[0]
-        v = e_in
-        self.work.e_in = &v[0]
-        v = w_in
-        self.work.w_in = &v[0]
+        v = w_order
+        self.work.w_order = &v[0]
         v = e
         self.work.e = &v[0]
         v = w
         self.work.w = &v[0]
-        cdef int32_t[::1] g = group_in
-        self.work.group_in = &g[0]
+        cdef int32_t[::1] o = order
+        self.work.order = &o[0]
         cdef intp_t[::1] iv = start
         self.work.start = &iv[0]
         iv = fill
         self.work.fill = &iv[0]
+        iv = positives
+        self.work.positives = &iv[0]
         v = direction
         self.work.direction = &v[0]
-        self.work.max_groups = max_groups
+        self.work.max_leaves = max_leaves
 
 
 cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, intp_t stride,
@@ -130,8 +130,9 @@ cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, int
             first = leaf[i]
         if leaf[i] > last:
             last = leaf[i]
-    return logistic_line_search(y, f, NULL, stride, values, leaf, n_values, col, first,
-                                last - first + 1, w, n, work)
+    leaf_order(leaf, w, n, first, last - first + 1, work)
+    return logistic_line_search(y, f, NULL, stride, values, n_values, col, first, last - first + 1,
+                                work)
 
 
 # The logistic line search.
@@ -146,8 +147,10 @@ cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, int
 # s_i = 1 / (1 + e_i c_g) = sigma(-2 y_i (f_i + rho a_i)):
 #     L'(rho)  = -2 sum_g y_g a_g sum_(i in g) w_i s_i,
 #     L''(rho) =  4 sum_g a_g^2 sum_(i in g) w_i s_i (1 - s_i).
-# The samples are grouped once per search (a counting sort), so each inner
-# loop is a contiguous run with one constant c_g.
+# The rows are put in order of their leaf once per step (a counting sort,
+# leaf_order): every output shares the tree, so a search only splits each
+# leaf's rows by the sign of its output's y (keeping row order within a
+# group), and each inner loop is a contiguous run with one constant c_g.
 #
 # The minimiser is the root of L' (convex, so unique when L'' > 0): Newton
 # steps from Friedman's one-Newton-step estimate -L'(0) / L''(0), kept inside
@@ -161,73 +164,106 @@ cdef float64_t line_search(int loss, const float64_t* y, const float64_t* f, int
 cdef float64_t NEWTON_TOLERANCE = 1e-8
 
 
-cdef void _logistic_slope(const LineSearchWork* work, intp_t n_groups, float64_t rho,
+cdef intp_t leaf_order(const int32_t* leaf, const float64_t* w, intp_t n, intp_t first,
+                       intp_t n_nodes, LineSearchWork* work) noexcept nogil:
+    """work.order: the rows with w_i != 0 by leaf (node first + l is leaf l), in row order
+    within a leaf; work.start: where each leaf begins; work.w_order: their weights. Returns
+    their count.
+
+    Shared by the line searches of every output of a step (they share the tree and, without
+    per-entry weights, the row weights).
+    """
+    cdef intp_t i, l, m = 0
+    if n_nodes > work.max_leaves:
+        n_nodes = 0     # cannot happen: a tree has fewer than 2n nodes
+    for l in range(n_nodes + 1):
+        work.start[l] = 0
+    for i in range(n):
+        if w[i] != 0.0:
+            work.start[leaf[i] - first + 1] += 1
+    for l in range(n_nodes):
+        work.start[l + 1] += work.start[l]
+        work.fill[l] = work.start[l]
+    for i in range(n):
+        if w[i] != 0.0:
+            l = leaf[i] - first
+            work.order[work.fill[l]] = <int32_t> i
+            work.w_order[work.fill[l]] = w[i]
+            work.fill[l] += 1
+            m += 1
+    return m
+
+
+cdef void _logistic_slope(const LineSearchWork* work, intp_t n_nodes, float64_t rho,
                           float64_t* d1, float64_t* d2) noexcept nogil:
     """L'(rho) and L''(rho) on the grouped samples (the sums per group: logistic_kernels.h)."""
-    cdef intp_t g
-    cdef float64_t da, c, p, q, t1 = 0.0, t2 = 0.0
-    cdef const float64_t* e = work.e
-    cdef const float64_t* w = work.w
-    for g in range(n_groups):
-        if work.start[g] == work.start[g + 1]:
+    cdef intp_t l, lo, hi, side
+    cdef float64_t da, p, q, t1 = 0.0, t2 = 0.0
+    for l in range(n_nodes):
+        if work.direction[l] == 0.0:
             continue
-        da = work.direction[g]
-        c = exp(2.0 * da * rho)
-        engine_logistic_group_sums(e + work.start[g], w + work.start[g],
-                                   work.start[g + 1] - work.start[g], c, &p, &q)
-        t1 += da * p
-        t2 += da * da * q
+        for side in range(2):      # y < 0, then y > 0
+            lo = work.start[l] if side == 0 else work.positives[l]
+            hi = work.positives[l] if side == 0 else work.start[l + 1]
+            if lo == hi:
+                continue
+            da = (1.0 if side else -1.0) * work.direction[l]
+            engine_logistic_group_sums(work.e + lo, work.w + lo, hi - lo, exp(2.0 * da * rho), &p, &q)
+            t1 += da * p
+            t2 += da * da * q
     d1[0] = -2.0 * t1
     d2[0] = 4.0 * t2
 
 
 cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, const float64_t* e,
-                                    intp_t stride, const float64_t* values, const int32_t* leaf,
-                                    intp_t n_values, intp_t col, intp_t first, intp_t n_nodes,
-                                    const float64_t* w, intp_t n, LineSearchWork* work) noexcept nogil:
+                                    intp_t stride, const float64_t* values, intp_t n_values,
+                                    intp_t col, intp_t first, intp_t n_nodes,
+                                    LineSearchWork* work) noexcept nogil:
     """argmin_rho sum_i w_i log(1 + exp(-2 y_i (f_i + rho a_i))), a_i = values[leaf_i, col].
 
-    y_i in {-1, +1}; the leaves are nodes [first, first + n_nodes); e (stride
-    like y and f) holds exp(2 y_i f_i), or NULL to compute it here.
+    The rows, their leaves and weights w are those of the last leaf_order (nodes [first,
+    first + n_nodes)). y_i in {-1, +1}; e (stride like y and f) holds exp(2 y_i f_i), or NULL
+    to compute it here.
     """
-    cdef intp_t i, g, k, m = 0, it, n_groups = 2 * n_nodes
+    cdef intp_t i, k, l, it, neg, pos
     cdef float64_t a, yi, ei, amax = 0.0, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
     cdef bint hi_known = False
-    if n_groups > work.max_groups:
+    if n_nodes > work.max_leaves:
         return 0.0      # cannot happen: a tree has fewer than 2n nodes
-    for g in range(n_groups + 1):
-        work.start[g] = 0
-    # The samples that count, in row order, and the size of every group.
-    for i in range(n):
-        if w[i] == 0.0:
-            continue
-        a = values[leaf[i] * n_values + col]
+    # This output's exp(2 y f) and weights on the leaves that move it, each
+    # leaf's samples with y < 0 first, then those with y > 0, in row order.
+    for l in range(n_nodes):
+        a = values[(first + l) * n_values + col]
+        if work.start[l] == work.start[l + 1]:
+            a = 0.0         # an inner node or an empty leaf: no group
+        work.direction[l] = a
         if a == 0.0:
             continue
-        yi = y[i * stride]
-        g = 2 * (leaf[i] - first) + (yi > 0.0)
-        ei = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
-        work.group_in[m] = <int32_t> g
-        work.e_in[m] = ei
-        work.w_in[m] = w[i]
-        work.start[g + 1] += 1
         if fabs(a) > amax:
             amax = fabs(a)
-        m += 1
-    if m == 0:
+        neg = work.start[l]
+        for k in range(work.start[l], work.start[l + 1]):
+            neg += y[work.order[k] * stride] <= 0.0
+        work.positives[l] = neg
+        pos = neg
+        neg = work.start[l]
+        for k in range(work.start[l], work.start[l + 1]):
+            i = work.order[k]
+            yi = y[i * stride]
+            ei = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
+            if yi > 0.0:
+                work.e[pos] = ei
+                work.w[pos] = work.w_order[k]
+                pos += 1
+            else:
+                work.e[neg] = ei
+                work.w[neg] = work.w_order[k]
+                neg += 1
+    if amax == 0.0:
         return 0.0
-    for g in range(n_groups):
-        work.start[g + 1] += work.start[g]
-        work.fill[g] = work.start[g]
-        work.direction[g] = (1.0 if g % 2 else -1.0) * values[(first + g // 2) * n_values + col]
-    for k in range(m):
-        g = work.group_in[k]
-        work.e[work.fill[g]] = work.e_in[k]
-        work.w[work.fill[g]] = work.w_in[k]
-        work.fill[g] += 1
     # The slope at rho = 0 (every c_g = exp(0) = 1) by the grouped sums: the
     # same terms as a per-sample sum, added in another order.
-    _logistic_slope(work, n_groups, 0.0, &d1, &d2)
+    _logistic_slope(work, n_nodes, 0.0, &d1, &d2)
     # When the loss keeps decreasing (separable data) stop where the step
     # changes some raw score by MAX_LOGIT_STEP.
     rho_max = MAX_LOGIT_STEP / amax
@@ -242,7 +278,7 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     if rho * sign <= 0.0 or fabs(rho) >= rho_max:
         rho = hi
     for it in range(200):
-        _logistic_slope(work, n_groups, rho, &d1, &d2)
+        _logistic_slope(work, n_nodes, rho, &d1, &d2)
         if d1 == 0.0:
             return rho
         if d1 * sign < 0.0:

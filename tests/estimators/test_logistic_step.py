@@ -130,15 +130,22 @@ def _directions(model, X, m, d):
 ])
 @pytest.mark.parametrize("max_leaf_nodes", [2, 6])
 @pytest.mark.parametrize("missing", [False, True])
-def test_fitted_model_equals_the_former_line_search_replayed(strategy, extra, max_leaf_nodes, missing):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fitted_model_equals_the_former_line_search_replayed(strategy, extra, max_leaf_nodes, missing,
+                                                            weighted):
     """Every rho_j of a fit equals the former search's on the same trees, and so does the model.
 
     The trees only depend on F through the gradient; with equal rho (to
     1e-9) the raw scores of the former code's model are the same to 1e-9.
+    With row weights every output's search shares one leaf order of the rows
+    (losses.pyx, leaf_order); some weights are 0, so some rows must be left out.
     """
     X, Y = _multilabel_data(3)
     n, d = Y.shape
-    W = np.ones((n, d))
+    sample_weight = np.random.default_rng(1).choice([0.0, 0.5, 1.0, 3.0], size=n) if weighted else None
+    if weighted:
+        sample_weight[:2] = 1.0         # the rows that hold both classes of every label
+    W = np.ones((n, d)) if sample_weight is None else np.tile(sample_weight[:, None], (1, d))
     if missing:
         rng = np.random.default_rng(0)
         hide = rng.random((n, d)) < 0.2
@@ -148,7 +155,8 @@ def test_fitted_model_equals_the_former_line_search_replayed(strategy, extra, ma
         W[hide] = 0.0
     model = MultiLabelBoostingClassifier(
         strategy=strategy, learning_rate=0.3, n_estimators=12, max_leaf_nodes=max_leaf_nodes,
-        missing_targets="ignore" if missing else "error", random_state=0, **extra).fit(X, Y)
+        missing_targets="ignore" if missing else "error", random_state=0, **extra).fit(
+            X, Y, sample_weight=sample_weight)
     y = np.where(np.nan_to_num(Y) > 0, 1.0, -1.0)
     F = np.tile(model.init_, (n, 1))
     for m in range(model.n_steps_):
