@@ -21,7 +21,7 @@ import weakref
 
 import streamlit as st
 
-from engine.dashboard.memory import Debounced, release_memory
+from engine.dashboard.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.dashboard.runstore import RunStore, limits_from_env
 
 SWEEP_SECONDS = 30.0
@@ -86,6 +86,7 @@ def _drain(store: RunStore) -> None:
 
 @st.cache_resource(show_spinner=False, on_release=_drain)
 def shared_store() -> RunStore:
+    set_malloc_thresholds()     # once per server: freed chart messages of every session go back to the system
     store = RunStore(limits_from_env())
     threading.Thread(target=_sweep, args=(store,), name="idle-sessions", daemon=True).start()
     return store
