@@ -9,6 +9,7 @@ import streamlit as st
 
 from engine.dashboard.one_step import STRIP_TREES, first_trees
 from engine.plotting.trees import mark_step, tree_figure
+from pages._jobs import shared_figure
 
 MARK_KEY = "conv_tree_mark"
 CONFIG = {"displaylogo": False, "displayModeBar": False}
@@ -24,6 +25,12 @@ def mark_on_curve(fig, result, x):
     if mark is None or result is None or mark[0] not in result.curves:
         return
     mark_step(fig, result.curves[mark[0]], mark[1], x)
+
+
+def strip_figures(model, output, feature_names):
+    """``[(step, figure)]``: the drawings of ``model``'s first trees (of one output for st-gbrt)."""
+    return [(step, tree_figure(tree, feature_names=feature_names, compact=True, title=f"step {step}", height=300))
+            for step, tree in first_trees(model, STRIP_TREES, output)]
 
 
 def tree_strip(models: dict, feature_names=None):
@@ -43,14 +50,13 @@ def tree_strip(models: dict, feature_names=None):
                                 key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
     c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "
                  "on the curve above (click again to clear).")
-    trees = first_trees(model, STRIP_TREES, output)
+    drawings = shared_figure(strip_figures, model, output, feature_names)   # once for every session of the run
     mark = st.session_state.get(MARK_KEY)
-    for row in range(0, len(trees), 4):
+    for row in range(0, len(drawings), 4):
         cols = st.columns(4)
-        for col, (step, tree) in zip(cols, trees[row:row + 4]):
+        for col, (step, fig) in zip(cols, drawings[row:row + 4]):
             with col:
-                st.plotly_chart(tree_figure(tree, feature_names=feature_names, compact=True, title=f"step {step}", height=300),
-                                config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
+                st.plotly_chart(fig, config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
                 chosen = mark == (method, step)
                 st.button(f"{'✓ ' if chosen else ''}step {step}", key=f"conv_strip_mark_{step}",
                           on_click=_mark, args=(method, step), type="primary" if chosen else "secondary",

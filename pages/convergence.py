@@ -22,9 +22,9 @@ from engine.dashboard import live_convergence as live
 from engine.dashboard import takeaways
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun, estimate_text
+from pages._jobs import PageRun, estimate_text, shared_figure
 from pages._challenges import challenge_banner
-from pages._tree_strip import mark_on_curve, tree_strip
+from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 
 route_through_app(__file__)
 
@@ -338,6 +338,13 @@ EXPLAIN = {
 
 
 # --- live panel ----------------------------------------------------------------------------------
+def current_figure(result, x_axis, patience):
+    """The chart of one run alone, without pins or a marked tree: what every student of a class
+    sees, built once per (partial) result (``pages._jobs.shared_figure``)."""
+    stops = {"current": live.early_stop_steps(result, patience)}
+    return plotting.live_convergence_figure(result, [], x_axis, early_stops=stops)
+
+
 @st.fragment(run_every=run.poll_while(running, POLL_SECONDS))
 def live_panel():
     pins = st.session_state[PINS_KEY]
@@ -381,9 +388,12 @@ def live_panel():
                     "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
         stops = {name: live.early_stop_steps(res, PATIENCE[patience])
                  for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
-        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
-                                               early_stops=stops)
-        mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
+        if pins or st.session_state.get(MARK_KEY) is not None:     # this session's own picture
+            fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
+                                                   early_stops=stops)
+            mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
+        else:   # the class's picture: one figure per (partial) result for every session watching it
+            fig = shared_figure(current_figure, result, X_AXES[x_axis], PATIENCE[patience])
         st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         if result is not None and shown is not None and not same_model(shown, settings):
             st.warning(f"The solid curves were trained with other settings: **{describe(shown)}**. The sidebar has "
@@ -426,10 +436,11 @@ def live_panel():
         return
     if result is not None and result.curves:
         d = st.columns(3)
-        d[0].download_button("Results CSV", data=table.to_csv(index=False) + "\n" + result.to_frame().to_csv(index=False),
+        # The files are made when clicked (callables), not on every redraw of every session.
+        d[0].download_button("Results CSV", data=lambda: table.to_csv(index=False) + "\n" + result.to_frame().to_csv(index=False),
                              file_name="convergence.csv", mime="text/csv", on_click="ignore", key="conv_dl_csv",
                              icon="⬇️", help="The results table, then every curve: one row per method and step.")
-        d[1].download_button("Curves JSON", data=result.to_json(), file_name="convergence.json",
+        d[1].download_button("Curves JSON", data=lambda: result.to_json(), file_name="convergence.json",
                              mime="application/json", on_click="ignore", key="conv_dl_json", icon="⬇️",
                              help="The current run with its settings (engine.experiments.ConvergenceResult.from_json reads it).")
         d[2].download_button("Figure HTML", data=lambda: plotting.standalone_html(fig), file_name="convergence.html",
