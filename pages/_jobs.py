@@ -33,8 +33,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import streamlit as st
+from streamlit.logger import get_logger
 
 from pages._session import session_runs, shared_store
+
+# One line in the server's log per session and finished run (when the session's page first draws
+# it): who got which result when, computed or shared or from the cache. Parsed by
+# ``python -m engine.bench --classroom`` for the server-side time to result.
+log = get_logger("rpo.runs")
 
 STOP_TIMEOUT = 5.0      # seconds a Stop waits for the run to end (a fit ends at its next chunk)
 MIN_POLL_SECONDS = 1.0  # a live page redraws at most about once a second (the server's Python is shared)
@@ -152,9 +158,11 @@ class PageRun:
         job = entry["job"]
         if job is not None and job.done and not entry["harvested"]:
             snap = job.snapshot()
-            entry["finished"] = _view(snap, result=snap["result"] if snap["result"] is not None else snap["partial"],
-                                      settings=entry["settings"], extra=entry["extra"])
+            entry["finished"] = done = _view(snap, result=snap["result"] if snap["result"] is not None else snap["partial"],
+                                             settings=entry["settings"], extra=entry["extra"])
             entry["harvested"] = True
+            how = "from the cache" if done.cached else f"shared by {done.shared} sessions" if done.shared > 1 else "alone"
+            log.info("run %s: %s %s after %.1f s (%s)", self.name, session_runs().owner, done.status, done.elapsed, how)
         return entry["finished"]
 
     @property

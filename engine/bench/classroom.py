@@ -4,6 +4,7 @@ Reruns the scenarios of issue 23 and prints the figures (a measurement, not a te
 
     python -m engine.bench --classroom                       # 20 and 30 sessions
     python -m engine.bench --classroom --sessions 8 --max-jobs 2
+    python -m engine.bench --classroom --browsers-share-cpu   # the browsers at the server's priority
 
 Needs the test extras (Playwright) and Debian's chromium (``sh tests/install_browser.sh``).
 
@@ -19,16 +20,35 @@ Scenarios, each on a fresh seed so nothing is cached from the one before:
 Printed per scenario: time to result per session (min / median / max), how many got their
 result, health probe failures (a GET of /_stcore/health every 2 s, 5 s timeout, while the
 scenario runs), and the server's resident memory (idle before, peak, and 60 s after the last
-session closed). Targets (issue 23): in ``same-30`` every session gets its result within 2 x
-``alone``; no probe fails; memory within 100 MB of idle 60 s after the sessions close.
+session closed, also against the first idle level). Targets (issue 23): in ``same-30`` every
+session gets its result within 2 x ``alone``; no probe fails; memory within 100 MB of the first
+idle level 60 s after the sessions close.
+
+Time to result is measured twice:
+
+* **server-side**: from the scenario's start to the moment the server drew the finished run in
+  that session's page (the ``run conv: session-N done`` line the pages log, ``pages/_jobs.py``);
+  this is what a class sees when each student's browser runs on the student's own machine;
+* **in the browser**: until the student's browser shows "Status: done". The 20-30 Chromium
+  contexts run on the server's own cores here, which no class does: by default they run at the
+  lowest CPU priority (nice 19), so they take only the CPU the server leaves. ``browsers_share_cpu``
+  (``--browsers-share-cpu``) runs them at the server's priority instead (the first measurement of
+  issue 23: then the browsers' rendering of the live chart dominates the wait).
+
+The time target is checked on the server-side time (the browser-side figures are printed beside
+it, and the verdict says which is which).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import os
-import types
+import re
+import shutil
 import socket
+import tempfile
+import types
 import statistics
 import subprocess
 import sys
@@ -48,6 +68,68 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 PRESET = "/convergence?problem=ind&n_steps=2000"
 DONE_TEXT = "Status: done"
 RESULT_TIMEOUT = 300.0
+BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
+# The pages' log line when a session first draws a finished run (pages/_jobs.py, Streamlit's format).
+SERVER_DONE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) done after")
+
+
+def low_priority_browser(folder: str, nice: int = BROWSER_NICE) -> str:
+    """A launcher for Chromium at CPU priority ``nice`` (every process it starts inherits it).
+
+    Run as root, Chromium raises its own priority (its GPU and browser processes to nice -8,
+    the others back to 0, seen here); without the CAP_SYS_NICE capability (dropped by util-linux's
+    ``setpriv`` when the bench runs as root) it cannot."""
+    path = os.path.join(folder, "chromium-nice")
+    drop = ""
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        drop = "setpriv --bounding-set -sys_nice --inh-caps -sys_nice "
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nexec {drop}nice -n {int(nice)} "{CHROMIUM}" "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def browser_niceness(pid: int) -> list[int]:
+    """The distinct nice values of every thread of the Chromium processes among ``pid``'s
+    descendants (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), list(children.get(pid, []))
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            with open(f"/proc/{p}/comm") as f:
+                if not f.read().startswith("chrom"):
+                    continue
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/stat") as f:
+                    found.add(int(f.read().rsplit(")", 1)[1].split()[16]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return sorted(found)
+
+
+def server_done_times(log_path: str, since: float) -> list[float]:
+    """Seconds from ``since`` (time.time()) to each session's first finished run after it, from the
+    server's log (one value per session)."""
+    first: dict[str, float] = {}
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            m = SERVER_DONE.match(line)
+            if m is None:
+                continue
+            when = datetime.datetime.strptime(m.group(1).replace(",", "."), "%Y-%m-%d %H:%M:%S.%f").timestamp()
+            if when >= since:
+                first.setdefault(m.group(2), when - since)
+    return sorted(first.values())
 
 
 def free_port() -> int:
@@ -77,6 +159,7 @@ class Monitor:
     def __init__(self, base: str, pid: int) -> None:
         self.base, self.pid = base, pid
         self.peak = 0.0
+        self.browser_nice: set[int] = set()    # nice values seen among the browsers' threads
         self.probes = self.failures = 0
         self.worst_probe = 0.0
         self._stop = threading.Event()
@@ -96,6 +179,7 @@ class Monitor:
             self.peak = max(self.peak, resident_mb(self.pid))
             if time.perf_counter() >= next_probe:
                 next_probe = time.perf_counter() + 2.0
+                self.browser_nice.update(browser_niceness(os.getpid()))
                 t0 = time.perf_counter()
                 try:
                     with urllib.request.urlopen(self.base + "/_stcore/health", timeout=5) as r:
@@ -144,17 +228,23 @@ async def scenario(browser, base: str, urls: list[str], spread: float) -> list[f
                                   for i, u in enumerate(urls)))
 
 
-def report(name: str, times: list[float | None], mon: Monitor, idle: float, after: float, reference: float | None,
-           cpu: float = float("nan")):
+def spread_text(times: list[float], reference: float | None) -> str:
+    text = f"min {min(times):.1f} s, median {statistics.median(times):.1f} s, max {max(times):.1f} s"
+    return text + (f" ({max(times) / reference:.1f}x alone)" if reference else "")
+
+
+def report(name: str, times: list[float | None], server: list[float], mon: Monitor, idle: float, after: float,
+           first_idle: float, reference: tuple[float | None, float | None], cpu: float = float("nan")):
     got = [t for t in times if t is not None]
     line = f"{name:>12}: {len(got)}/{len(times)} got their result"
+    if server:
+        line += f"; time to result server-side {spread_text(server, reference[0])}"
     if got:
-        line += f"; time to result min {min(got):.1f} s, median {statistics.median(got):.1f} s, max {max(got):.1f} s"
-    if reference and got:
-        line += f" ({max(got) / reference:.1f}x alone)"
+        line += f"; in the browser {spread_text(got, reference[1])}"
     line += (f"; health probes {mon.failures} of {mon.probes} failed (slowest {mon.worst_probe:.2f} s)"
              f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB"
-             f"; server CPU {cpu:.0f} s")
+             f" ({after - first_idle:+.0f} MB on the first idle level); server CPU {cpu:.0f} s"
+             f"; browsers' nice {'/'.join(map(str, sorted(mon.browser_nice))) or '?'}")
     print(line, flush=True)
     for reason, count in FAILURES.items():
         print(f"{'':>14}{count} without a result: {reason}", flush=True)
@@ -174,16 +264,21 @@ async def main_async(args) -> int:
            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     log = open(args.log, "w")
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-    missed = 0
+    missed = []
+    folder = tempfile.TemporaryDirectory(prefix="classroom-")
+    print(f"browsers: {'at the server priority (sharing its cores)' if args.browsers_share_cpu else f'nice {BROWSER_NICE}'}"
+          f"; server log: {args.log}", flush=True)
     try:
         wait_healthy(base + "/_stcore/health", proc)
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            exe = CHROMIUM if args.browsers_share_cpu else low_priority_browser(folder.name)
+            browser = await p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
             # warm-up: one visit loads the modules (not measured), then the server is idle
             await scenario(browser, base, [PRESET + "&seed=999"], 0)
             await asyncio.sleep(10)
             seed = 1000
-            reference = None
+            reference: tuple[float | None, float | None] = (None, None)
+            first_idle = resident_mb(proc.pid)
             plan = [("alone", 1, False)] + [(f"same-{n}", n, False) for n in args.sessions] + \
                    ([(f"distinct-{args.sessions[0]}", args.sessions[0], True)] if args.distinct else [])
             for name, n, distinct in plan:
@@ -191,18 +286,30 @@ async def main_async(args) -> int:
                 idle = resident_mb(proc.pid)
                 cpu0 = cpu_seconds(proc.pid)
                 urls = [f"{PRESET}&seed={seed + (i if distinct else 0)}" for i in range(n)]
+                wall0 = time.time()
                 with Monitor(base, proc.pid) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread)
                 cpu = cpu_seconds(proc.pid) - cpu0
+                log.flush()
+                server = server_done_times(args.log, wall0)
                 await asyncio.sleep(60)
                 after = resident_mb(proc.pid)
-                got = report(name, times, mon, idle, after, reference, cpu)
-                if name == "alone" and got:
-                    reference = got[0]
-                if name.startswith("same-") and reference and n == max(args.sessions):
-                    missed += (len(got) < n or max(got) > 2 * reference + args.spread)
-                    missed += mon.failures > 0
-                    missed += after - idle > 100
+                got = report(name, times, server, mon, idle, after, first_idle, reference, cpu)
+                if name == "alone":
+                    reference = (server[0] if server else None, got[0] if got else None)
+                if name.startswith("same-") and n == max(args.sessions) and reference[0]:
+                    limit = 2 * reference[0] + args.spread
+                    if len(server) < n or max(server) > limit:
+                        missed.append(f"server-side time to result of {name} above 2x alone + {args.spread:.0f} s"
+                                      f" ({max(server, default=float('nan')):.1f} s > {limit:.1f} s)"
+                                      if len(server) == n else f"{n - len(server)} of {name} without a result")
+                    if reference[1] and got and max(got) > 2 * reference[1] + args.spread:
+                        print(f"{'':>14}(in the browser: {max(got):.1f} s, above 2x alone + {args.spread:.0f} s; "
+                              "not the target: the browsers run on the server's cores)", flush=True)
+                    if mon.failures:
+                        missed.append(f"{mon.failures} health probes failed in {name}")
+                    if after - first_idle > 100:
+                        missed.append(f"memory 60 s after {name} {after - first_idle:+.0f} MB on the first idle level")
             await browser.close()
     finally:
         proc.terminate()
@@ -211,16 +318,19 @@ async def main_async(args) -> int:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
-    print(f"targets missed: {missed}" if missed else "targets met", flush=True)
+        folder.cleanup()
+    print("targets missed: " + "; ".join(missed) if missed else "targets met", flush=True)
     return 1 if missed else 0
 
 
-def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/classroom-streamlit.log") -> int:
-    """Run the scenarios and print their figures; 1 when a target of the largest class is missed."""
+def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/classroom-streamlit.log",
+        browsers_share_cpu=False) -> int:
+    """Run the scenarios and print their figures; 1 when a target of the largest class is missed.
+    ``browsers_share_cpu``: the browsers at the server's CPU priority (else nice 19)."""
     if not sessions or any(int(n) < 1 for n in sessions):
         raise ValueError(f"sessions must be positive class sizes, got {sessions!r}")
     if int(max_jobs) < 0 or float(spread) < 0:
         raise ValueError("max_jobs and spread must be >= 0")
     args = types.SimpleNamespace(sessions=[int(n) for n in sessions], max_jobs=int(max_jobs), spread=float(spread),
-                                 distinct=bool(distinct), log=log)
+                                 distinct=bool(distinct), log=log, browsers_share_cpu=bool(browsers_share_cpu))
     return asyncio.run(main_async(args))

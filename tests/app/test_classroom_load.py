@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import logging
 import time
 import weakref
 from pathlib import Path
@@ -20,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of
 
+from engine.bench.classroom import SERVER_DONE
 from engine.dashboard import live_convergence as live
 from engine.dashboard.memory import release_memory, resident_mb
 
@@ -69,6 +71,10 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
         return real(problem, estimators, **kwargs)
 
     monkeypatch.setattr(live, "train_curves", counting)
+    records = []                     # the server's log lines of finished runs (read by the classroom bench)
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("rpo.runs").addHandler(handler)
 
     problems = ["group", "chain"] * 4
     sessions, first_seen = [], []
@@ -101,6 +107,15 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
     late = open_session("chain")
     assert job_of(late, "conv").cached and finished(late, "conv").status == "done"
     assert calls == ["friedman1-group", "friedman1-chain"]
+
+    # One log line per page and finished run, in the server's format, which the bench parses (its
+    # session names are one per browser tab on a server; AppTests in one process share one).
+    logging.getLogger("rpo.runs").removeHandler(handler)
+    form = logging.Formatter("%(asctime)s %(message)s")      # Streamlit's default log format
+    form.default_msec_format = "%s.%03d"
+    lines = [form.format(r) for r in records]
+    assert len([m for m in map(SERVER_DONE.match, lines) if m]) == len(lines) == 9, lines
+    assert lines[-1].endswith("(from the cache)"), lines          # the late visitor
 
     # The sessions close (Streamlit releases their session resources), then the server's cache goes:
     # nothing is left holding the results.
