@@ -20,12 +20,14 @@ import time
 import weakref
 
 import streamlit as st
+from streamlit.logger import get_logger
 
 from engine.dashboard.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.dashboard.runstore import RunStore, limits_from_env
 
 SWEEP_SECONDS = 30.0
 _ids = itertools.count(1)
+log = get_logger("rpo.runs")    # "session-12 opened" (and, from pages/_jobs.py, its finished runs)
 _release_memory = Debounced(release_memory, delay=2.0)
 
 
@@ -37,6 +39,7 @@ class SessionRuns:
         self.owner = f"session-{next(_ids)}"
         self.entries: dict[str, dict] = {}     # page name -> its run entry (also in session_state)
         self.last_seen = time.monotonic()
+        log.info("%s opened", self.owner)
 
     def touch(self) -> None:
         self.last_seen = time.monotonic()

@@ -26,9 +26,10 @@ idle level 60 s after the sessions close.
 
 Time to result is measured twice:
 
-* **server-side**: from the scenario's start to the moment the server drew the finished run in
-  that session's page (the ``run conv: session-N done`` line the pages log, ``pages/_jobs.py``);
-  this is what a class sees when each student's browser runs on the student's own machine;
+* **server-side**: from the moment a session opened on the server (its first page run) to the
+  moment the server drew the finished run in it (the ``session-N opened`` and ``run conv:
+  session-N done`` lines of the server's log, ``pages/_session.py`` and ``pages/_jobs.py``): the
+  server's share of what a student waits, the rest being the student's own browser;
 * **in the browser**: until the student's browser shows "Status: done". The 20-30 Chromium
   contexts run on the server's own cores here, which no class does: by default they run at the
   lowest CPU priority (nice 19), so they take only the CPU the server leaves. ``browsers_share_cpu``
@@ -71,6 +72,7 @@ RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
 # The pages' log line when a session first draws a finished run (pages/_jobs.py, Streamlit's format).
 SERVER_DONE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) done after")
+SERVER_OPENED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) (session-\d+) opened")
 
 
 def low_priority_browser(folder: str, nice: int = BROWSER_NICE) -> str:
@@ -117,19 +119,22 @@ def browser_niceness(pid: int) -> list[int]:
     return sorted(found)
 
 
+def _log_time(stamp: str) -> float:
+    return datetime.datetime.strptime(stamp.replace(",", "."), "%Y-%m-%d %H:%M:%S.%f").timestamp()
+
+
 def server_done_times(log_path: str, since: float) -> list[float]:
-    """Seconds from ``since`` (time.time()) to each session's first finished run after it, from the
-    server's log (one value per session)."""
-    first: dict[str, float] = {}
+    """Seconds from each session's opening to its first finished run, for the sessions opened after
+    ``since`` (time.time()), from the server's log (sorted, one value per session)."""
+    opened: dict[str, float] = {}
+    done: dict[str, float] = {}
     with open(log_path, errors="replace") as f:
         for line in f:
-            m = SERVER_DONE.match(line)
-            if m is None:
-                continue
-            when = datetime.datetime.strptime(m.group(1).replace(",", "."), "%Y-%m-%d %H:%M:%S.%f").timestamp()
-            if when >= since:
-                first.setdefault(m.group(2), when - since)
-    return sorted(first.values())
+            for pattern, seen in ((SERVER_OPENED, opened), (SERVER_DONE, done)):
+                m = pattern.match(line)
+                if m is not None and (when := _log_time(m.group(1))) >= since:
+                    seen.setdefault(m.group(2), when)
+    return sorted(done[s] - opened[s] for s in done if s in opened)
 
 
 def free_port() -> int:

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of
 
-from engine.bench.classroom import SERVER_DONE
+from engine.bench.classroom import SERVER_DONE, SERVER_OPENED
 from engine.dashboard import live_convergence as live
 from engine.dashboard.memory import release_memory, resident_mb
 
@@ -113,8 +113,9 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
     logging.getLogger("rpo.runs").removeHandler(handler)
     form = logging.Formatter("%(asctime)s %(message)s")      # Streamlit's default log format
     form.default_msec_format = "%s.%03d"
-    lines = [form.format(r) for r in records]
+    lines = [form.format(r) for r in records if r.getMessage().startswith("run conv:")]
     assert len([m for m in map(SERVER_DONE.match, lines) if m]) == len(lines) == 9, lines
+    assert any(SERVER_OPENED.match(form.format(r)) for r in records)       # a session's opening
     assert lines[-1].endswith("(from the cache)"), lines          # the late visitor
 
     # The sessions close (Streamlit releases their session resources), then the server's cache goes:
