@@ -29,7 +29,10 @@ Time to result is measured twice:
 * **server-side**: from the moment a session opened on the server (its first page run) to the
   moment the server drew the finished run in it (the ``session-N opened`` and ``run conv:
   session-N done`` lines of the server's log, ``pages/_session.py`` and ``pages/_jobs.py``): the
-  server's share of what a student waits, the rest being the student's own browser;
+  server's share of what a student waits, the rest being the student's own browser. It still
+  holds some of the browser's delay: a live page's redraws are asked for by the browser (a
+  fragment's ``run_every``), so a starved browser asks late. Printed beside it: the time the
+  shared run itself took to compute (the job's own clock);
 * **in the browser**: until the student's browser shows "Status: done". The 20-30 Chromium
   contexts run on the server's own cores here, which no class does: by default they run at the
   lowest CPU priority (nice 19), so they take only the CPU the server leaves. ``browsers_share_cpu``
@@ -71,7 +74,7 @@ DONE_TEXT = "Status: done"
 RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
 # The pages' log line when a session first draws a finished run (pages/_jobs.py, Streamlit's format).
-SERVER_DONE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) done after")
+SERVER_DONE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) done after ([\d.]+) s")
 SERVER_OPENED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) (session-\d+) opened")
 
 
@@ -123,18 +126,22 @@ def _log_time(stamp: str) -> float:
     return datetime.datetime.strptime(stamp.replace(",", "."), "%Y-%m-%d %H:%M:%S.%f").timestamp()
 
 
-def server_done_times(log_path: str, since: float) -> list[float]:
-    """Seconds from each session's opening to its first finished run, for the sessions opened after
-    ``since`` (time.time()), from the server's log (sorted, one value per session)."""
+def server_times(log_path: str, since: float) -> tuple[list[float], float | None]:
+    """From the server's log, for the sessions opened after ``since`` (time.time()): seconds from
+    each session's opening to its first finished run (sorted), and the longest run time they report
+    (the computation itself, None without any)."""
     opened: dict[str, float] = {}
     done: dict[str, float] = {}
+    run_seconds = None
     with open(log_path, errors="replace") as f:
         for line in f:
             for pattern, seen in ((SERVER_OPENED, opened), (SERVER_DONE, done)):
                 m = pattern.match(line)
                 if m is not None and (when := _log_time(m.group(1))) >= since:
                     seen.setdefault(m.group(2), when)
-    return sorted(done[s] - opened[s] for s in done if s in opened)
+                    if pattern is SERVER_DONE:
+                        run_seconds = max(run_seconds or 0.0, float(m.group(3)))
+    return sorted(done[s] - opened[s] for s in done if s in opened), run_seconds
 
 
 def free_port() -> int:
@@ -238,10 +245,13 @@ def spread_text(times: list[float], reference: float | None) -> str:
     return text + (f" ({max(times) / reference:.1f}x alone)" if reference else "")
 
 
-def report(name: str, times: list[float | None], server: list[float], mon: Monitor, idle: float, after: float,
-           first_idle: float, reference: tuple[float | None, float | None], cpu: float = float("nan")):
+def report(name: str, times: list[float | None], server: list[float], run_seconds: float | None, mon: Monitor,
+           idle: float, after: float, first_idle: float, reference: tuple[float | None, float | None],
+           cpu: float = float("nan")):
     got = [t for t in times if t is not None]
     line = f"{name:>12}: {len(got)}/{len(times)} got their result"
+    if run_seconds is not None:
+        line += f"; the run computed in {run_seconds:.1f} s"
     if server:
         line += f"; time to result server-side {spread_text(server, reference[0])}"
     if got:
@@ -296,10 +306,10 @@ async def main_async(args) -> int:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread)
                 cpu = cpu_seconds(proc.pid) - cpu0
                 log.flush()
-                server = server_done_times(args.log, wall0)
+                server, run_seconds = server_times(args.log, wall0)
                 await asyncio.sleep(60)
                 after = resident_mb(proc.pid)
-                got = report(name, times, server, mon, idle, after, first_idle, reference, cpu)
+                got = report(name, times, server, run_seconds, mon, idle, after, first_idle, reference, cpu)
                 if name == "alone":
                     reference = (server[0] if server else None, got[0] if got else None)
                 if name.startswith("same-") and n == max(args.sessions) and reference[0]:
