@@ -341,7 +341,7 @@ EXPLAIN = {
 def current_figure(result, x_axis, patience):
     """The chart of one run alone, without pins or a marked tree: what every student of a class
     sees, built once per (partial) result (``pages._jobs.shared_figure``)."""
-    stops = {"current": live.early_stop_steps(result, patience)}
+    stops = {"current": shared_figure(live.early_stop_steps, result, patience)}
     return plotting.live_convergence_figure(result, [], x_axis, early_stops=stops)
 
 
@@ -386,7 +386,7 @@ def live_panel():
         else:
             st.info("Status: **idle**. Press Start to train." if can_run else
                     "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
-        stops = {name: live.early_stop_steps(res, PATIENCE[patience])
+        stops = {name: shared_figure(live.early_stop_steps, res, PATIENCE[patience])   # once per result, too
                  for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
         if pins or st.session_state.get(MARK_KEY) is not None:     # this session's own picture
             fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
