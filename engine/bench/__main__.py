@@ -6,7 +6,7 @@
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
-    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu]
+    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -66,6 +66,9 @@ def main(argv=None):
                         help="--classroom: RPO_MAX_JOBS of the server (default: its own, the core count)")
     parser.add_argument("--distinct", action="store_true",
                         help="--classroom: also a scenario of one seed per student (the queue's wait)")
+    parser.add_argument("--preset", default=None,
+                        help="--classroom: the Convergence link the class opens, without a seed "
+                        "(default /convergence?problem=ind&n_steps=2000)")
     parser.add_argument("--browsers-share-cpu", action="store_true",
                         help="--classroom: run the browsers at the server's CPU priority (the first measurement; "
                         "default: nice 19, as if they ran on the students' machines)")
@@ -90,7 +93,7 @@ def main(argv=None):
         if any(n < 1 for n in args.sessions) or args.max_jobs < 0:
             parser.error("--sessions must be >= 1 and --max-jobs >= 0")
         return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
-                             browsers_share_cpu=args.browsers_share_cpu)
+                             browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

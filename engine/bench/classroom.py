@@ -5,6 +5,7 @@ Reruns the scenarios of issue 23 and prints the figures (a measurement, not a te
     python -m engine.bench --classroom                       # 20 and 30 sessions
     python -m engine.bench --classroom --sessions 8 --max-jobs 2
     python -m engine.bench --classroom --browsers-share-cpu   # the browsers at the server's priority
+    python -m engine.bench --classroom --sessions 30 --preset "/convergence?problem=ind&n_steps=10000"
 
 Needs the test extras (Playwright) and Debian's chromium (``sh tests/install_browser.sh``).
 
@@ -289,7 +290,7 @@ async def main_async(args) -> int:
             exe = CHROMIUM if args.browsers_share_cpu else low_priority_browser(folder.name)
             browser = await p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
             # warm-up: one visit loads the modules (not measured), then the server is idle
-            await scenario(browser, base, [PRESET + "&seed=999"], 0)
+            await scenario(browser, base, [args.preset + "&seed=999"], 0)
             await asyncio.sleep(10)
             seed = 1000
             reference: tuple[float | None, float | None] = (None, None)
@@ -300,7 +301,7 @@ async def main_async(args) -> int:
                 seed += 100
                 idle = resident_mb(proc.pid)
                 cpu0 = cpu_seconds(proc.pid)
-                urls = [f"{PRESET}&seed={seed + (i if distinct else 0)}" for i in range(n)]
+                urls = [f"{args.preset}&seed={seed + (i if distinct else 0)}" for i in range(n)]
                 wall0 = time.time()
                 with Monitor(base, proc.pid) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread)
@@ -339,13 +340,17 @@ async def main_async(args) -> int:
 
 
 def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/classroom-streamlit.log",
-        browsers_share_cpu=False) -> int:
+        browsers_share_cpu=False, preset=PRESET) -> int:
     """Run the scenarios and print their figures; 1 when a target of the largest class is missed.
-    ``browsers_share_cpu``: the browsers at the server's CPU priority (else nice 19)."""
+    ``browsers_share_cpu``: the browsers at the server's CPU priority (else nice 19); ``preset``:
+    the Convergence link the class opens (a longer run keeps more sessions watching it live)."""
+    if not isinstance(preset, str) or not preset.startswith("/convergence?") or "seed=" in preset:
+        raise ValueError(f"preset must be a /convergence?... link without a seed, got {preset!r}")
     if not sessions or any(int(n) < 1 for n in sessions):
         raise ValueError(f"sessions must be positive class sizes, got {sessions!r}")
     if int(max_jobs) < 0 or float(spread) < 0:
         raise ValueError("max_jobs and spread must be >= 0")
     args = types.SimpleNamespace(sessions=[int(n) for n in sessions], max_jobs=int(max_jobs), spread=float(spread),
-                                 distinct=bool(distinct), log=log, browsers_share_cpu=bool(browsers_share_cpu))
+                                 distinct=bool(distinct), log=log, browsers_share_cpu=bool(browsers_share_cpu),
+                                 preset=preset)
     return asyncio.run(main_async(args))
