@@ -17,8 +17,9 @@ peak. Two causes, two remedies (glibc only; no-ops elsewhere):
   their own and unmapped when freed; a heap top above 128 KB trimmed), once per server.
   Measured with 8 browser sessions of the Convergence preset, twice (the server's resident
   memory 20 s after the sessions closed, above idle): +177 MB with the dynamic thresholds
-  (132 MB of it free in glibc's heaps, which ``malloc_trim`` did not return), +60 MB with the
-  fixed ones (24 MB free; the rest is the two cached runs and Python's own arenas). Fits of
+  (132 MB of it free in glibc's heaps, which ``malloc_trim`` did not return), +62 MB with the
+  fixed ones set by the server (13 MB free; the rest is mostly the two runs the server's cache
+  keeps by design, 11 MB each as pickles, and Python's own arenas, +11 MB). Fits of
   real-data size (4880 x 300 inputs, 159 outputs) took the same CPU time with either setting
   (ratios 0.98-1.02, interleaved in one process).
 """
