@@ -63,13 +63,15 @@ _sessions: "weakref.WeakSet[SessionRuns]" = weakref.WeakSet()
 
 
 def _sweep(store: RunStore) -> None:
-    """Every SWEEP_SECONDS: expire the sessions idle for longer than the store's idle limit."""
+    """Every SWEEP_SECONDS: expire the sessions idle for longer than the store's idle limit, and
+    the cached runs nobody asked for that long."""
     while not store.closed.wait(SWEEP_SECONDS):
         now, dropped = time.monotonic(), False
         for session in list(_sessions):
             if session.store is store and session.entries and now - session.last_seen > store.limits.idle_seconds:
                 session.expire()
                 dropped = True
+        dropped |= store.cache.expire(store.limits.idle_seconds) > 0
         if dropped:
             _release_memory()
 

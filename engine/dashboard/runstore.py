@@ -37,7 +37,8 @@ start-up; a value that is not a positive integer stops the app with a message na
   runs, 256 MB), least recently used out. When the whole class opens the same preset, it is
   computed once and every later visitor gets it at once.
 * ``RPO_IDLE_MINUTES``: a session's results are dropped after this long without a visit
-  (default 30), and always when its tab closes.
+  (default 30), and always when its tab closes; a cached run nobody asked for this long is
+  dropped too (the class has gone home: the server's memory goes back to about its idle level).
 
 What a student sees when the server is busy: the page's progress bar says "waiting: 3rd in line,
 about 20 s" until a slot frees, then the usual progress; a run that someone else already
@@ -200,21 +201,25 @@ def approx_bytes(obj: Any) -> int:
 
 
 class ResultCache:
-    """Finished runs by key, bounded in entry count and approximate bytes; least recently used out."""
+    """Finished runs by key, bounded in entry count and approximate bytes; least recently used out.
+    :meth:`expire` drops the runs nobody asked for in a while (the class has gone home)."""
 
-    def __init__(self, max_entries: int = DEFAULT_ENTRIES, max_bytes: int = DEFAULT_CACHE_MB * MB) -> None:
+    def __init__(self, max_entries: int = DEFAULT_ENTRIES, max_bytes: int = DEFAULT_CACHE_MB * MB, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         if int(max_entries) < 1 or int(max_bytes) < 1:
             raise ValueError("max_entries and max_bytes must be positive")
         self.max_entries, self.max_bytes = int(max_entries), int(max_bytes)
-        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[Any, int, float]] = OrderedDict()   # value, bytes, last use
         self._bytes = 0
         self._lock = threading.Lock()
+        self._clock = clock
 
     def get(self, key: str) -> Any | None:
         with self._lock:
             item = self._items.get(key)
             if item is None:
                 return None
+            self._items[key] = (item[0], item[1], self._clock())
             self._items.move_to_end(key)
             return item[0]
 
@@ -226,11 +231,22 @@ class ResultCache:
                 self._bytes -= self._items.pop(key)[1]
             if nbytes > self.max_bytes:
                 return False
-            self._items[key] = (value, nbytes)
+            self._items[key] = (value, nbytes, self._clock())
             self._bytes += nbytes
             while len(self._items) > self.max_entries or self._bytes > self.max_bytes:
                 self._bytes -= self._items.popitem(last=False)[1][1]
             return True
+
+    def expire(self, idle_seconds: float) -> int:
+        """Drop the runs not asked for in the last ``idle_seconds``; how many were dropped."""
+        if not idle_seconds > 0:
+            raise ValueError(f"idle_seconds must be positive, got {idle_seconds!r}")
+        with self._lock:
+            cutoff, dropped = self._clock() - idle_seconds, 0
+            while self._items and next(iter(self._items.values()))[2] < cutoff:   # least recently used first
+                self._bytes -= self._items.popitem(last=False)[1][1]
+                dropped += 1
+            return dropped
 
     def clear(self) -> None:
         with self._lock:
@@ -365,7 +381,7 @@ class RunStore:
         self.limits = limits or Limits()
         if int(self.limits.max_jobs) < 1:
             raise ValueError(f"max_jobs must be a positive integer, got {self.limits.max_jobs!r}")
-        self.cache = ResultCache(self.limits.max_entries, self.limits.max_bytes)
+        self.cache = ResultCache(self.limits.max_entries, self.limits.max_bytes, clock=clock)
         self._clock = clock
         self._lock = threading.RLock()
         self._queue: list[_Run] = []

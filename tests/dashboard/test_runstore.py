@@ -297,3 +297,22 @@ def test_a_session_that_starts_again_and_again_holds_only_its_current_tickets():
     assert len(store._tickets["s"]) == 1   # the replaced tickets (and their results) are let go
     store.leave("s")
     assert store.status()["sessions"] == 0
+
+
+def test_cache_drops_the_runs_nobody_asked_for_in_a_while():
+    now = [0.0]
+    cache = ResultCache(max_entries=10, max_bytes=10_000, clock=lambda: now[0])
+    cache.put("a", "A", 100)
+    now[0] = 10.0
+    cache.put("b", "B", 200)
+    now[0] = 20.0
+    assert cache.get("a") == "A"            # asked for again: "a" is now the recent one
+    now[0] = 45.0
+    assert cache.expire(30.0) == 1          # "b" was last used at 10 s, "a" at 20 s
+    assert "b" not in cache and "a" in cache and cache.nbytes == 100
+    now[0] = 100.0
+    assert cache.expire(30.0) == 1 and len(cache) == 0 and cache.nbytes == 0
+    assert cache.expire(30.0) == 0
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="idle_seconds"):
+            cache.expire(bad)
