@@ -40,10 +40,10 @@ with st.sidebar:
     st.caption("Multi-output tree ensembles with random projections of the output space.")
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
 
-from pages._session import check_settings, session_runs  # noqa: E402 - imports the engine: after the navigation is set up
+from pages._session import check_settings, open_session  # noqa: E402 - imports the engine: after the navigation is set up
 
 if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
     st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
     st.stop()
-session_runs()      # this browser session's place in the server's run store (its opening is logged)
+open_session()      # this browser session's place in the server's run store (its opening is logged)
 navigation.run()

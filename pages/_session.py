@@ -21,6 +21,7 @@ import weakref
 
 import streamlit as st
 from streamlit.logger import get_logger
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.dashboard.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.dashboard.runstore import RunStore, limits_from_env
@@ -107,3 +108,15 @@ def session_runs() -> SessionRuns:
     session = SessionRuns(shared_store())
     _sessions.add(session)
     return session
+
+
+def open_session() -> SessionRuns | None:
+    """This browser session's runs, opened on its first page run (the opening is logged).
+
+    None outside a running app: a process that re-imports app.py as its ``__main__`` (a
+    multiprocessing or dask worker started by "spawn" from a process that ran the app, as the
+    test suite does) has no session, and a session-scoped cache would raise there.
+    """
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
+    return session_runs()
