@@ -33,7 +33,9 @@ Under the logistic loss the pass over F keeps exp(2 y F) output-major, so the
 next step's line searches (losses.pyx) need no exp per sample and read each
 output contiguously. With second-order leaves (``newton_leaves``, an
 extension beyond paper 002) every strategy but Algorithm 3 labels its leaves
-with regularised Newton steps and takes rho = 1 (section "second-order leaves").
+with regularised Newton steps and takes rho = 1 (section "second-order leaves");
+there is no line search, and the pass keeps the second derivatives row-major
+instead, beside G, for the leaves' sums.
 """
 import numpy as np
 
@@ -61,6 +63,10 @@ cdef extern from "exp_kernels.h" nogil:
 cdef extern from "logistic_kernels.h" nogil:
     float64_t engine_logistic_row_terms(const float64_t* y, const float64_t* z, const float64_t* e,
                                         float64_t* g, intp_t m)
+    float64_t engine_logistic_row_terms_hessian(const float64_t* y, const float64_t* z,
+                                                const float64_t* e, float64_t* g, float64_t* h,
+                                                intp_t m)
+    float64_t engine_logistic_hessian(float64_t e)
 
 engine_exp_init()
 
@@ -124,6 +130,9 @@ cdef struct Fit:
     # copies, so that one output's line search reads contiguous columns.
     float64_t* E                # exp(2 y_ij F_ij), kept by the pass that computes G
     const float64_t* YT         # Y transposed
+    # Logistic loss with Newton leaves and row weights, all but single target (else NULL;
+    # then E is NULL): the second derivatives, n x d like G, kept by the same pass.
+    float64_t* H
     # Second-order leaves (leaf_estimation="newton", see "second-order leaves").
     bint newton
     float64_t l2                # lambda
@@ -212,6 +221,16 @@ cdef void _gradient(Fit* fit) noexcept nogil:
                 engine_exp_array(z, z, j1 - j0)
                 for j in range(j0, j1):
                     fit.E[j * n + i] = z[j - j0]
+    if fit.H != NULL:           # second derivatives for the first Newton leaves
+        for i in range(n):
+            for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
+                j0 = k * EXP_CHUNK
+                j1 = min(j0 + EXP_CHUNK, d)
+                for j in range(j0, j1):
+                    z[j - j0] = 2.0 * fit.Y[i * d + j] * fit.F[i * d + j]
+                engine_exp_array(z, z, j1 - j0)
+                for j in range(j0, j1):
+                    fit.H[i * d + j] = engine_logistic_hessian(z[j - j0])
     if fit.n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=fit.n_threads):
             _gradient_entries(fit.loss, fit.Y, fit.F, fit.ratio, fit.G, b * ROW_BLOCK * d,
@@ -425,14 +444,17 @@ cdef float64_t _update_column_masked(int loss, const float64_t* Y, float64_t* F,
 # A node whose denominator is 0 (lambda = 0, every probability saturated) holds 0.
 
 cdef int _newton_leaves(TreeStore store, const int32_t* leaf, int loss, const float64_t* Y,
-                        const float64_t* F, const float64_t* E, const float64_t* G, intp_t g_stride,
-                        const float64_t* ratio, const float64_t* wstep, intp_t n, intp_t d,
-                        intp_t j0, float64_t lam) except -1 nogil:
+                        const float64_t* F, const float64_t* E, const float64_t* H,
+                        const float64_t* G, intp_t g_stride, const float64_t* ratio,
+                        const float64_t* wstep, intp_t n, intp_t d, intp_t j0,
+                        float64_t lam) except -1 nogil:
     """Newton values of the last tree's nodes, for outputs j0 .. j0 + store.n_values - 1.
 
     G[i * g_stride + k] is the negative gradient of output j0 + k (times ratio
-    when per-entry weights are given, as the loop keeps it); E (or NULL:
-    computed here) exp(2 y F) for the logistic loss, d x n; Y, F are n x d.
+    when per-entry weights are given, as the loop keeps it). The logistic
+    loss' second derivatives come from H (n x d, as the update pass keeps
+    them), else from E (exp(2 y F), d x n), else from exp(2 y F) computed
+    here; Y, F are n x d.
     """
     cdef intp_t k_out = store.n_values
     cdef intp_t first = store._starts[store._n_trees - 1]
@@ -441,6 +463,10 @@ cdef int _newton_leaves(TreeStore store, const int32_t* leaf, int loss, const fl
     cdef float64_t* num = store._values + first * k_out
     cdef intp_t i, k, c, node, a, b
     cdef float64_t h, e, total
+    cdef float64_t* node_num
+    cdef float64_t* node_den
+    cdef const float64_t* g_row
+    cdef const float64_t* h_row
     cdef Node* nd
     if den == NULL:
         with gil:
@@ -450,11 +476,22 @@ cdef int _newton_leaves(TreeStore store, const int32_t* leaf, int loss, const fl
     for i in range(n):
         if wstep[i] == 0.0:
             continue
+        if H != NULL and ratio == NULL:     # contiguous rows of G and H: a vectorised loop
+            node_num = num + (leaf[i] - first) * k_out
+            node_den = den + (leaf[i] - first) * k_out
+            g_row = G + i * g_stride
+            h_row = H + i * d + j0
+            for k in range(k_out):
+                node_num[k] += wstep[i] * g_row[k]
+                node_den[k] += wstep[i] * h_row[k]
+            continue
         for k in range(k_out):
             c = i * d + j0 + k
             num[(leaf[i] - first) * k_out + k] += wstep[i] * G[i * g_stride + k]
             if loss == SQUARED_ERROR:
                 h = 1.0
+            elif H != NULL:
+                h = H[c]
             else:
                 e = E[(j0 + k) * n + i] if E != NULL else exp(2.0 * Y[c] * F[c])
                 h = logistic_hessian_from_exp(e)
@@ -487,7 +524,7 @@ cdef int _mean_gradient_leaves(Fit* fit, Grower grower, TreeStore store) except 
     """
     grower.training_leaves(store, fit.leaf)
     if fit.newton:
-        _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, fit.E, fit.G, fit.d, fit.ratio,
+        _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, fit.E, fit.H, fit.G, fit.d, fit.ratio,
                        fit.step_weight, fit.n, fit.d, 0, fit.l2)
     elif fit.W != NULL:
         _relabel_masked(store, fit.leaf, fit.G, fit.step_weight, fit.W, fit.n, fit.d)
@@ -677,7 +714,7 @@ cdef float64_t _update_squared(const float64_t* Y, float64_t* F, float64_t* G,
 
 
 cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t* G, float64_t* E,
-                                     const float64_t* values, const int32_t* leaf, intp_t nv,
+                                     float64_t* H, const float64_t* values, const int32_t* leaf, intp_t nv,
                                      const float64_t* scale, const float64_t* w,
                                      intp_t lo, intp_t hi, intp_t n, intp_t d) noexcept nogil:
     """The rows [lo, hi) of _update_logistic; returns their share of the loss.
@@ -687,7 +724,9 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
     column-strided copy is a loop of its own, and G and the loss come from
     one vectorised loop over the chunk (logistic_kernels.h: one division per
     entry serves both). The loss differs from a per-entry log1p by rounding
-    only, about 1e-16 per entry; it does not enter the model.
+    only, about 1e-16 per entry; it does not enter the model. With H (Newton
+    leaves) the same loop writes the second derivatives there, row-major,
+    and E (NULL) is not kept: no line search reads it.
     """
     cdef intp_t i, j, k, j0, j1, c
     cdef float64_t acc, total = 0.0
@@ -705,6 +744,10 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
                 F[c] += scale[j] * (v[0] if nv == 1 else v[j])
                 z[j - j0] = 2.0 * Y[c] * F[c]
             engine_exp_array(z, ez, j1 - j0)
+            if H != NULL:
+                acc += engine_logistic_row_terms_hessian(Y + i * d + j0, z, ez, G + i * d + j0,
+                                                         H + i * d + j0, j1 - j0)
+                continue
             for j in range(j0, j1):
                 E[j * n + i] = ez[j - j0]
             acc += engine_logistic_row_terms(Y + i * d + j0, z, ez, G + i * d + j0, j1 - j0)
@@ -713,11 +756,12 @@ cdef float64_t _update_logistic_rows(const float64_t* Y, float64_t* F, float64_t
 
 
 cdef float64_t _update_logistic(const float64_t* Y, float64_t* F, float64_t* G, float64_t* E,
-                                const float64_t* values, const int32_t* leaf, intp_t nv,
+                                float64_t* H, const float64_t* values, const int32_t* leaf, intp_t nv,
                                 const float64_t* scale, const float64_t* w,
                                 intp_t n, intp_t d, float64_t* block_sums,
                                 int n_threads) noexcept nogil:
-    """F += scale ⊙ tree(x); G = the negative gradient; E = exp(2 y F) (d x n); the training loss.
+    """F += scale ⊙ tree(x); G = the negative gradient; E = exp(2 y F) (d x n), or H = the second
+    derivatives (n x d) when E is NULL; the training loss.
 
     One exp per entry serves the gradient, the loss and (through E) the next
     step's line searches. Row blocks in parallel, added in block order.
@@ -726,11 +770,11 @@ cdef float64_t _update_logistic(const float64_t* Y, float64_t* F, float64_t* G, 
     cdef float64_t total = 0.0
     if n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
-            block_sums[b] = _update_logistic_rows(Y, F, G, E, values, leaf, nv, scale, w,
+            block_sums[b] = _update_logistic_rows(Y, F, G, E, H, values, leaf, nv, scale, w,
                                                   b * ROW_BLOCK, block_end(b, 0, n), n, d)
     else:
         for b in range(n_blocks):
-            block_sums[b] = _update_logistic_rows(Y, F, G, E, values, leaf, nv, scale, w,
+            block_sums[b] = _update_logistic_rows(Y, F, G, E, H, values, leaf, nv, scale, w,
                                                   b * ROW_BLOCK, block_end(b, 0, n), n, d)
     for b in range(n_blocks):
         total += block_sums[b]
@@ -774,8 +818,8 @@ cdef float64_t _apply_step(Fit* fit, TreeStore store, const float64_t* rho) noex
     if fit.loss == SQUARED_ERROR:
         return _update_squared(fit.Y, fit.F, fit.G, store._values, fit.leaf, nv, fit.scale,
                                fit.w, fit.n, fit.d, fit.block_sums, fit.n_threads) / fit.w_total
-    if fit.E != NULL:
-        return _update_logistic(fit.Y, fit.F, fit.G, fit.E, store._values, fit.leaf, nv, fit.scale,
+    if fit.E != NULL or fit.H != NULL:
+        return _update_logistic(fit.Y, fit.F, fit.G, fit.E, fit.H, store._values, fit.leaf, nv, fit.scale,
                                 fit.w, fit.n, fit.d, fit.block_sums, fit.n_threads) / fit.w_total
     return _update_any_loss(fit.loss, fit.Y, fit.F, fit.G, store._values, fit.leaf, nv,
                             fit.scale, fit.w, fit.n, fit.d) / fit.w_total
@@ -820,7 +864,7 @@ cdef float64_t _step_single_target(Fit* fit, Grower grower, TreeStore store,
         grower.grow(store, fit.T, 1, fit.T, fit.step_weight, fit.rng)
         grower.training_leaves(store, fit.leaf)
         if fit.newton:
-            _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, NULL, fit.T, 1, NULL,
+            _newton_leaves(store, fit.leaf, fit.loss, fit.Y, fit.F, NULL, NULL, fit.T, 1, NULL,
                            fit.step_weight, n, d, j, fit.l2)
             rho[j] = 1.0
         elif fit.loss == SQUARED_ERROR:
@@ -1073,11 +1117,14 @@ cdef int _set_up_fit(Fit* fit, Workspace ws, Grower grower, const float64_t[:, :
     if loss == LOGISTIC and not single_target:
         if ws.expo.shape[0] != d or ws.expo.shape[1] != n:
             raise ValueError("boost: the logistic loss needs a workspace made with logistic=True")
-        fit.E, YT = &ws.expo[0, 0], &ws.labels_t[0, 0]
-        for i in range(n):
-            for j in range(d):
-                YT[j * n + i] = Y[i, j]
-        fit.YT = YT
+        if newton and entry_weight is None:
+            fit.H = &ws.expo[0, 0]      # no line search: the same n * d doubles, row-major
+        else:
+            fit.E, YT = &ws.expo[0, 0], &ws.labels_t[0, 0]
+            for i in range(n):
+                for j in range(d):
+                    YT[j * n + i] = Y[i, j]
+            fit.YT = YT
     fit.rng = &rng_state[0]
     fit.proj_indptr = &proj_indptr[0]
     fit.proj_indices = &proj_indices[0] if proj_indices.shape[0] > 0 else NULL

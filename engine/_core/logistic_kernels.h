@@ -47,6 +47,17 @@ static void engine_logistic_group_sums(const double *e, const double *w, ptrdiff
     *q_out = q;
 }
 
+/* The second derivative 4 s (1 - s) of log(1 + exp(-z)) in f (z = 2 y f, e = exp(z),
+ * s = 1 / (1 + e)), written as 4 t / (1 + t)^2 with t = e or 1 / e, whichever is at most 1:
+ * no cancellation, and saturated scores (e = 0 or inf) give 0, never NaN. The same
+ * operations as logistic_hessian_from_exp (losses.pxd), so that both give the same double
+ * (the fits do not depend on which one a path takes). */
+static inline double engine_logistic_hessian(double e)
+{
+    const double t = e > 1.0 ? 1.0 / e : e;
+    return 4.0 * t / ((1.0 + t) * (1.0 + t));
+}
+
 /* g[k] = 2 y_k s_k for k < m (m <= 512); returns sum_k log(1 + exp(-z_k)). */
 ENGINE_LOGISTIC_CLONES
 static double engine_logistic_row_terms(const double *y, const double *z, const double *e,
@@ -58,6 +69,25 @@ static double engine_logistic_row_terms(const double *y, const double *z, const 
         const double s = 1.0 / (1.0 + e[k]);
         const int right = z[k] >= 0.0;          /* 2 y f >= 0: the label's side */
         g[k] = 2.0 * y[k] * s;
+        acc -= right ? 0.0 : z[k];
+        product *= right ? 1.0 - s : s;
+    }
+    return acc - log(product);
+}
+
+/* engine_logistic_row_terms, and h[k] = the second derivative (engine_logistic_hessian)
+ * for second-order leaves. */
+ENGINE_LOGISTIC_CLONES
+static double engine_logistic_row_terms_hessian(const double *y, const double *z, const double *e,
+                                                double *g, double *h, ptrdiff_t m)
+{
+    double acc = 0.0, product = 1.0;
+    ptrdiff_t k;
+    for (k = 0; k < m; k++) {
+        const double s = 1.0 / (1.0 + e[k]);
+        const int right = z[k] >= 0.0;
+        g[k] = 2.0 * y[k] * s;
+        h[k] = engine_logistic_hessian(e[k]);
         acc -= right ? 0.0 : z[k];
         product *= right ? 1.0 - s : s;
     }
