@@ -74,12 +74,16 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
     parts = []
     if len(ranked) == 1:
         parts.append(f"**{best.name}** reaches a best test {metric} of **{best.best_score:.3f}** (step {best.best_step}).")
+    elif f"{best.best_score:.3f}" == f"{ranked[1].best_score:.3f}":     # level at the shown precision
+        parts.append(f"On this run **{best.name}** and **{ranked[1].name}** end level (best test {metric} "
+                     f"**{best.best_score:.3f}**, {best.best_score - ranked[1].best_score:.1e} apart)"
+                     + (f"; **{worst.name}** is lowest ({worst.best_score:.3f})." if len(ranked) > 2 else "."))
     else:
         gap = best.best_score - ranked[1].best_score
         close = " — a close call" if gap < 0.005 else ""
         parts.append(f"On this run **{best.name} ends best** (best test {metric} **{best.best_score:.3f}**, "
-                     f"{ranked[1].name} {ranked[1].best_score:.3f}{close}); **{worst.name}** is lowest "
-                     f"({worst.best_score:.3f}).")
+                     f"{ranked[1].name} {ranked[1].best_score:.3f}{close})"
+                     + (f"; **{worst.name}** is lowest ({worst.best_score:.3f})." if len(ranked) > 2 else "."))
     target = _reach_target(curves)
     unit = "trees per output" if x == "trees_per_output" else "steps"
     if target is not None and len(curves) > 1:

@@ -35,10 +35,20 @@ RISE_SLOW = np.r_[np.linspace(0, 0.7, 80), np.full(20, 0.7)]
 def test_convergence_takeaway_names_the_winner_of_this_run():
     a_wins = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_SLOW)]))
     b_wins = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_SLOW), curve("gbmort", RISE_FAST)]))
-    assert "**st-gbrt ends best**" in a_wins and "**gbmort** is lowest" in a_wins
-    assert "**gbmort ends best**" in b_wins and "**st-gbrt** is lowest" in b_wins
+    assert "**st-gbrt ends best**" in a_wins and "gbmort 0.700" in a_wins
+    assert "**gbmort ends best**" in b_wins and "st-gbrt 0.700" in b_wins
+    assert "is lowest" not in a_wins            # two methods: the runner-up is already named
+    three = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_SLOW),
+                                                 curve("gbrt-rpo-gaussian", 0.5 * RISE_SLOW)]))
+    assert "**st-gbrt ends best**" in three and "**gbrt-rpo-gaussian** is lowest (0.350)" in three
     assert "Fastest to" in a_wins and "**st-gbrt**" in a_wins.split("Fastest to")[1]
     assert "**gbmort**" in b_wins.split("Fastest to")[1]
+
+
+def test_convergence_takeaway_calls_a_tie_at_the_shown_precision_level():
+    text = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_FAST - 1e-4)]))
+    assert "**st-gbrt** and **gbmort** end level" in text and "1.0e-04 apart" in text
+    assert "ends best" not in text
 
 
 def test_convergence_takeaway_says_when_a_curve_stopped_before_its_plateau():
