@@ -71,6 +71,8 @@ cdef struct LineSearchWork:
     float64_t* e              # n: one output's exp(2 y f) in leaf order, by sign of y in a leaf
     float64_t* w              # n: the weights in that order
     intp_t* positives         # max_leaves: where leaf l's samples with y > 0 begin
+    float64_t* positive_e     # n: scratch, a leaf's e with y > 0 while its others are placed
+    float64_t* positive_w     # n: their weights
     float64_t* direction      # max_leaves: the output's leaf values a_l
     intp_t max_leaves
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from libc.math cimport exp, fabs, isinf
 from libc.stdlib cimport qsort
+from libc.string cimport memcpy
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
 
@@ -54,12 +55,13 @@ cdef class LineSearchBuffers:
         n = max(n, 1)
         cdef intp_t max_leaves = 2 * n + 1     # a tree has fewer than 2n nodes
         ratio = np.zeros(2 * n)
-        w_order, e, w = (np.zeros(n) for _ in range(3))
+        w_order, e, w, positive_e, positive_w = (np.zeros(n) for _ in range(5))
         order = np.zeros(n, dtype=np.int32)
         start = np.zeros(max_leaves + 1, dtype=np.intp)
         fill, positives = (np.zeros(max_leaves, dtype=np.intp) for _ in range(2))
         direction = np.zeros(max_leaves)
-        self.arrays = (ratio, w_order, e, w, order, start, fill, positives, direction)
+        self.arrays = (ratio, w_order, e, w, positive_e, positive_w, order, start, fill, positives,
+                       direction)
         cdef float64_t[::1] v
         v = ratio
         self.work.ratio = <RatioWeight*> &v[0]
@@ -69,6 +71,10 @@ cdef class LineSearchBuffers:
         self.work.e = &v[0]
         v = w
         self.work.w = &v[0]
+        v = positive_e
+        self.work.positive_e = &v[0]
+        v = positive_w
+        self.work.positive_w = &v[0]
         cdef int32_t[::1] o = order
         self.work.order = &o[0]
         cdef intp_t[::1] iv = start
@@ -241,24 +247,25 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
             continue
         if fabs(a) > amax:
             amax = fabs(a)
+        # One pass: the negatives go to their place, the positives (few, in
+        # multi-label data) to scratch, appended after them.
         neg = work.start[l]
-        for k in range(work.start[l], work.start[l + 1]):
-            neg += y[work.order[k] * stride] <= 0.0
-        work.positives[l] = neg
-        pos = neg
-        neg = work.start[l]
+        pos = 0
         for k in range(work.start[l], work.start[l + 1]):
             i = work.order[k]
             yi = y[i * stride]
             ei = e[i * stride] if e != NULL else exp(2.0 * yi * f[i * stride])
             if yi > 0.0:
-                work.e[pos] = ei
-                work.w[pos] = work.w_order[k]
+                work.positive_e[pos] = ei
+                work.positive_w[pos] = work.w_order[k]
                 pos += 1
             else:
                 work.e[neg] = ei
                 work.w[neg] = work.w_order[k]
                 neg += 1
+        work.positives[l] = neg
+        memcpy(work.e + neg, work.positive_e, pos * sizeof(float64_t))
+        memcpy(work.w + neg, work.positive_w, pos * sizeof(float64_t))
     if amax == 0.0:
         return 0.0
     # The slope at rho = 0 (every c_g = exp(0) = 1) by the grouped sums: the
