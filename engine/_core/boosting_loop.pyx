@@ -211,7 +211,9 @@ cdef void _gradient(Fit* fit) noexcept nogil:
     """
     cdef intp_t b, i, j, k, j0, j1, n = fit.n, d = fit.d, n_blocks = n_row_blocks(n)
     cdef float64_t z[EXP_CHUNK]
-    if fit.E != NULL:           # exp(2 y F) for the first line searches
+    # exp(2 y F) for the first line searches (E, d x n), or the second derivatives for the
+    # first Newton leaves (H, n x d)
+    if fit.E != NULL or fit.H != NULL:
         for i in range(n):
             for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
                 j0 = k * EXP_CHUNK
@@ -220,17 +222,10 @@ cdef void _gradient(Fit* fit) noexcept nogil:
                     z[j - j0] = 2.0 * fit.Y[i * d + j] * fit.F[i * d + j]
                 engine_exp_array(z, z, j1 - j0)
                 for j in range(j0, j1):
-                    fit.E[j * n + i] = z[j - j0]
-    if fit.H != NULL:           # second derivatives for the first Newton leaves
-        for i in range(n):
-            for k in range((d + EXP_CHUNK - 1) // EXP_CHUNK):
-                j0 = k * EXP_CHUNK
-                j1 = min(j0 + EXP_CHUNK, d)
-                for j in range(j0, j1):
-                    z[j - j0] = 2.0 * fit.Y[i * d + j] * fit.F[i * d + j]
-                engine_exp_array(z, z, j1 - j0)
-                for j in range(j0, j1):
-                    fit.H[i * d + j] = engine_logistic_hessian(z[j - j0])
+                    if fit.E != NULL:
+                        fit.E[j * n + i] = z[j - j0]
+                    else:
+                        fit.H[i * d + j] = engine_logistic_hessian(z[j - j0])
     if fit.n_threads > 1 and n_blocks > 1:
         for b in prange(n_blocks, schedule="dynamic", num_threads=fit.n_threads):
             _gradient_entries(fit.loss, fit.Y, fit.F, fit.ratio, fit.G, b * ROW_BLOCK * d,
