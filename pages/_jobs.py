@@ -37,9 +37,10 @@ from streamlit.logger import get_logger
 
 from pages._session import session_runs, shared_store
 
-# One line in the server's log per session and finished run (when the session's page first draws
-# it): who got which result when, computed or shared or from the cache. Parsed by
-# ``python -m engine.bench --classroom`` for the server-side time to result.
+# One line in the server's log per session, per run asked for (a new run, attached to the same run
+# in flight, or from the cache) and per finished run (when the session's page first draws it): who
+# got which result when. Parsed by ``python -m engine.bench --classroom`` for the server-side time
+# to result and for how many sessions watched the run live.
 log = get_logger("rpo.runs")
 
 STOP_TIMEOUT = 5.0      # seconds a Stop waits for the run to end (a fit ends at its next chunk)
@@ -137,6 +138,9 @@ class PageRun:
         session = session_runs()
         ticket = session.store.request(session.owner, self.name, target, *args, share=share, extra=extra,
                                        estimate=estimate, **kwargs)
+        how = {"new": "new run", "private": "private run", "cached": "from the cache",
+               "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
+        log.info("run %s: %s asked: %s", self.name, session.owner, how[ticket.how])
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry

@@ -303,15 +303,17 @@ class Ticket:
     ``snapshot()`` has the Job's fields plus ``queued`` (place in line, 0 when computing),
     ``shared`` (sessions attached), ``cached`` (served from the cache) and ``busy`` (most runs
     computing at once while it ran). A queued run reports status "running" with fraction 0 and
-    a message saying its place and wait.
+    a message saying its place and wait. ``how`` says how the request was served: "new" (this
+    request started the run), "attached" (to the same run in flight), "cached" or "private".
     """
 
     def __init__(self, store: "RunStore", owner: Any, run: _Run | None, frozen: dict | None = None,
-                 extra: dict | None = None) -> None:
+                 extra: dict | None = None, key: str | None = None, how: str = "new") -> None:
         self._store, self.owner, self._run = store, owner, run
         self._frozen = frozen          # the snapshot once this session has left the run (or a cache hit)
         self.extra = extra if run is None else run.extra
-        self.key = None if run is None else run.key
+        self.key = key if run is None else run.key
+        self.how = how
 
     def snapshot(self) -> dict:
         if self._frozen is not None:
@@ -407,13 +409,13 @@ class RunStore:
                 if hit is not None:
                     snap, hit_extra = hit
                     ticket = Ticket(self, owner, None, frozen={**snap, "cached": True, "shared": 1,
-                                                               "queued": 0}, extra=hit_extra)
+                                                               "queued": 0}, extra=hit_extra, key=key, how="cached")
                     self._tickets.setdefault(owner, set()).add(ticket)
                     return ticket
                 run = self._inflight.get(key)
                 if run is not None and run.state in ("queued", "running"):
                     run.owners.add(owner)
-                    ticket = Ticket(self, owner, run)
+                    ticket = Ticket(self, owner, run, how="attached")
                     self._tickets.setdefault(owner, set()).add(ticket)
                     return ticket
             est = None if estimate is None or not math.isfinite(float(estimate)) else max(0.0, float(estimate))
@@ -422,7 +424,7 @@ class RunStore:
             if key is not None:
                 self._inflight[key] = run
             self._queue.append(run)
-            ticket = Ticket(self, owner, run)
+            ticket = Ticket(self, owner, run, how="new" if key is not None else "private")
             self._tickets.setdefault(owner, set()).add(ticket)
             self._pump()
             return ticket
