@@ -122,7 +122,8 @@ class PageRun:
         return self.entry is not None
 
     def start(self, target: Callable[..., Any], /, *args: Any, settings: Any = None, extra: dict | None = None,
-              share: bool = True, estimate: float | None = None, **kwargs: Any) -> None:
+              share: bool = True, estimate: float | None = None, compact: Callable[[dict], dict] | None = None,
+              **kwargs: Any) -> None:
         """Run ``target(*args, progress=..., stop=..., **kwargs)`` in the background, through the
         server's run store: shared with every session asking for the same, cached, queued.
 
@@ -130,14 +131,16 @@ class PageRun:
         page data kept beside it (e.g. the fitted models the Convergence page continues; a run
         attached to another session's has that session's ``extra``). ``share=False``: a run of
         this session's own (it continues models only this session holds). ``estimate``: its
-        expected seconds, for the wait estimates of the runs queued behind it.
+        expected seconds, for the wait estimates of the runs queued behind it. ``compact(extra)``:
+        what the server's cache keeps of ``extra`` once no session holds the finished run (e.g.
+        without the fitted models); None keeps all of it.
         """
         previous = self.entry or {}
         if previous.get("job") is not None:
             previous["job"].stop()                 # leave this page's previous run
         session = session_runs()
         ticket = session.store.request(session.owner, self.name, target, *args, share=share, extra=extra,
-                                       estimate=estimate, **kwargs)
+                                       estimate=estimate, compact=compact, **kwargs)
         how = {"new": "new run", "private": "private run", "cached": "from the cache",
                "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
         log.info("run %s: %s asked: %s", self.name, session.owner, how[ticket.how])

@@ -22,7 +22,7 @@ from engine.dashboard import live_convergence as live
 from engine.dashboard import takeaways
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun, estimate_text, shared_figure
+from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
 from pages._challenges import challenge_banner
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 
@@ -196,8 +196,11 @@ def train(s, spec, upload, n_steps, kind="run"):
     run.stop()
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
     models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
+    # Once no session holds the finished run, the server's cache keeps its curves and first trees, not
+    # the models (live.compact_extra: 70 MB for 10 000 steps of five methods); a Step then refits.
     run.start(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], models=models,
-              timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind}, **fit_kwargs(s))
+              timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind}, compact=live.compact_extra,
+              **fit_kwargs(s))
 
 
 def status_of(view):
@@ -308,16 +311,26 @@ per_step = total_cost / max(settings["n_steps"], 1)
 warm_step = problem_error is None and can_warm_step(settings, data)
 step_cost = per_step * (STEP_SIZE if warm_step else steps_done(settings) + STEP_SIZE)
 step_refused = step_cost > MAX_SECONDS
+# A run served from the server's cache after every session that computed it had left: its curves, no models.
+models_dropped = not warm_step and not running and kept(settings) is not None and "first_trees" in kept(settings).extra
 b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running or step_refused,
             on_click=step_clicked, args=(settings,),
             help=(f"Refused: continuing this run needs a fresh fit of about {step_cost:.0f} s (limit {MAX_SECONDS:.0f} s)."
                   if step_refused else
+                  f"Add {STEP_SIZE} boosting steps by a fresh run to {steps_done(settings) + STEP_SIZE} steps "
+                  f"(about {step_cost:.0f} s): this run came from the server's cache, which keeps curves, not models."
+                  if models_dropped else
                   f"Add {STEP_SIZE} boosting steps to every method, in the background: the kept models continue "
                   "where they are (from 0 when the settings changed)."))
 b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or run.finished.result is None, on_click=pin_run,
             help=f"Keep this run on the chart (dashed) to compare with the next one; up to {MAX_PINS} pins.")
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
+
+if models_dropped:
+    st.caption(f"This run came from the server's cache, which keeps its curves but not its fitted models: "
+               f"Step +{STEP_SIZE} refits every method from step 0"
+               + (" (refused: too long)." if step_refused else f" (about {fmt_seconds(step_cost)})."))
 
 done_run = run.finished
 challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
@@ -451,4 +464,5 @@ def live_panel():
 
 live_panel()
 if not running and run.finished is not None and same_model(run.finished.settings, settings):
-    tree_strip(run.finished.extra.get("models"))
+    extra = run.finished.extra   # a run from the cache nobody held any more: the first trees kept without models
+    tree_strip(extra.get("models") or extra.get("first_trees"))

@@ -72,6 +72,8 @@ def main(argv=None):
     parser.add_argument("--start", choices=("click", "link"), default="click",
                         help="--classroom: click (default): every page loaded, then Start pressed within 5 s, "
                         "so every session watches the run live; link: links that start the run opened within 5 s")
+    parser.add_argument("--log", default="/tmp/classroom-streamlit.log",
+                        help="--classroom: where the server's log goes (the bench reads it)")
     parser.add_argument("--browsers-share-cpu", action="store_true",
                         help="--classroom: run the browsers at the server's CPU priority (the first measurement; "
                         "default: nice 19, as if they ran on the students' machines)")
@@ -97,7 +99,7 @@ def main(argv=None):
             parser.error("--sessions must be >= 1 and --max-jobs >= 0")
         return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
                              browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET,
-                             start=args.start)
+                             start=args.start, log=args.log)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")
