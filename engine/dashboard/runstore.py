@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import math
 import os
 import pickle
@@ -69,6 +70,7 @@ from engine.experiments.engine_version import engine_version   # version + the c
 __all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
            "approx_bytes", "ordinal"]
 
+log = logging.getLogger("rpo.runs")   # the server's log (pages/_session.py); plain logging: no streamlit here
 MB = 1 << 20
 DEFAULT_ENTRIES = 64
 DEFAULT_CACHE_MB = 256
@@ -495,8 +497,12 @@ class RunStore:
             nbytes = approx_bytes((snap["result"], small))
         except Exception:  # noqa: BLE001 - the entry goes, the session that left never sees it
             self.cache.discard(key, hit)
+            log.warning("cache: the compact form of run %s failed; the run is dropped", key[:8])
             return
-        self.cache.replace(key, hit, (snap, small), nbytes)
+        before = self.cache.nbytes
+        if self.cache.replace(key, hit, (snap, small), nbytes):
+            log.info("cache: run %s kept compact, nobody holds it (cache %.1f -> %.1f MB)", key[:8],
+                     before / MB, self.cache.nbytes / MB)
 
     # --- the queue -----------------------------------------------------------------------------
     def _owner_running(self, owner) -> bool:
