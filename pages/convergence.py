@@ -270,13 +270,22 @@ settings = widget_settings()   # = the values the widgets above returned
 spec, upload = current_spec(problem)
 
 # --- check the settings and estimate the cost ------------------------------------------------------
-problem_error, costs = None, {}
-try:
-    data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
-    live.check_settings(data, list(variants), n_steps=settings["n_steps"], **fit_kwargs(settings))
-    costs = estimate(data, tuple(variants), n_steps=settings["n_steps"], seed=settings["seed"], **fit_kwargs(settings))
-except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
-    problem_error = str(exc)
+# This script's globals live on after its tab closes: the live panel's fragment keeps them, and
+# Streamlit keeps a closed tab's session two minutes for a reconnect (server.disconnectedSessionTTL).
+# So no data, result or model is held in a global here (a finished run's models: 70 MB for 10 000
+# steps of five methods, once per class; the data: a copy per session).
+def check(settings, spec, upload):
+    """``(error or None, {method: estimated seconds})`` of the settings on their data."""
+    try:
+        data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
+        live.check_settings(data, list(settings["variants"]), n_steps=settings["n_steps"], **fit_kwargs(settings))
+        return None, estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
+                              **fit_kwargs(settings))
+    except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
+        return str(exc), {}
+
+
+problem_error, costs = check(settings, spec, upload)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
@@ -308,7 +317,8 @@ b[1].button("Stop", key="conv_stop", disabled=not running, on_click=run.stop,
             help="Stop training; the curves so far are kept (and can be pinned).")
 # Step's cost: STEP_SIZE steps on the kept models (warm start), else a fresh run to done + STEP_SIZE steps.
 per_step = total_cost / max(settings["n_steps"], 1)
-warm_step = problem_error is None and can_warm_step(settings, data)
+warm_step = problem_error is None and can_warm_step(
+    settings, load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"]))
 step_cost = per_step * (STEP_SIZE if warm_step else steps_done(settings) + STEP_SIZE)
 step_refused = step_cost > MAX_SECONDS
 # A run served from the server's cache after every session that computed it had left: its curves, no models.
@@ -332,9 +342,13 @@ if models_dropped:
                f"Step +{STEP_SIZE} refits every method from step 0"
                + (" (refused: too long)." if step_refused else f" (about {fmt_seconds(step_cost)})."))
 
-done_run = run.finished
-challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
-                 done_run.result if done_run is not None and not running and same_model(done_run.settings, settings) else None)
+def checked_result():
+    """The finished run's result when it has the sidebar's settings (a challenge is checked on it)."""
+    done = run.finished
+    return done.result if done is not None and not running and same_model(done.settings, settings) else None
+
+
+challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.dashboard.takeaways), never written here.
@@ -462,7 +476,12 @@ def live_panel():
     run.rerun_when_finished()   # one full rerun turns polling off and re-enables the buttons
 
 
+def trees_of_the_run():
+    """The first trees of the finished run (kept without its models by the server's cache once nobody held it)."""
+    done = run.finished
+    if not running and done is not None and same_model(done.settings, settings):
+        tree_strip(done.extra.get("models") or done.extra.get("first_trees"))
+
+
 live_panel()
-if not running and run.finished is not None and same_model(run.finished.settings, settings):
-    extra = run.finished.extra   # a run from the cache nobody held any more: the first trees kept without models
-    tree_strip(extra.get("models") or extra.get("first_trees"))
+trees_of_the_run()
