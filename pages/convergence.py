@@ -460,6 +460,7 @@ def live_panel():
     })
 
     if view.running:
+        run.pace()   # a slower redraw period once many more sessions watch (one full rerun)
         return
     if result is not None and result.curves:
         d = st.columns(3)

@@ -654,6 +654,12 @@ class RunStore:
             why.append(f"runs take {slow:.1f}× their CPU time at the moment")
         return seconds, seconds * slow + wait, "; ".join(why)
 
+    def watching(self) -> int:
+        """Sessions watching a run in flight (running or queued), counted once per run they watch:
+        the live pages redrawing now."""
+        with self._lock:
+            return sum(len(r.owners) for r in self._running + self._queue)
+
     def status(self) -> dict:
         """The server now: runs computing, waiting, cached, and the limits."""
         with self._lock:

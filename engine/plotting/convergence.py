@@ -238,7 +238,8 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     A curve longer than LIVE_POINTS steps is drawn through about LIVE_POINTS of them, log-spaced,
     its best and early-stop steps included (:func:`log_spaced`).
     Every trace's ``meta`` is ``{"run": "current" | pin name, "estimator": name,
-    "kind": "curve" | "best" | "early_stop"}`` (tests and the page read the figure back through it).
+    "kind": "curve" | "best" | "early_stop"}``, and a curve's also has ``"steps"``, the steps of the
+    curve (more than its points when thinned): tests and the page read the figure back through it.
     """
     if x not in _LIVE_X:
         raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
@@ -263,7 +264,7 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
                 fig.add_trace(go.Scatter(
                     x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
                     line={"color": colour, "width": width, "dash": dash},
-                    meta={"run": run, "estimator": curve.name, "kind": "curve"},
+                    meta={"run": run, "estimator": curve.name, "kind": "curve", "steps": int(curve.n_steps)},
                     hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {res.metric} %{{y:.4f}}<extra></extra>",
                 ), row=1, col=col)
                 b = curve.best_index

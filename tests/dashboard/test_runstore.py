@@ -411,3 +411,19 @@ def test_cache_replace_keeps_the_place_and_counts_the_new_bytes():
     cache.put("c", "C", 10)
     cache.put("d", "D", 10)                          # four entries: the least recently used ("a") goes
     assert "a" not in cache and list(cache._items) == ["b", "c", "d"]
+
+
+def test_watching_counts_the_sessions_of_runs_in_flight():
+    store = RunStore(Limits(max_jobs=1))
+    gates = [Gate(), Gate()]
+    for owner in ("a", "b", "c"):
+        store.request(owner, "page", gates[0], 1)          # three sessions watch one running run
+    store.request("d", "page", gates[1], 2)               # one waits in line behind it
+    wait_for(lambda: gates[0].calls == 1)
+    assert store.watching() == 4
+    store.leave("a")
+    assert store.watching() == 3
+    gates[0].release.set()
+    gates[1].release.set()
+    wait_for(lambda: store.status()["running"] == 0 and not store.status()["queued"])
+    assert store.watching() == 0                          # finished runs are not watched live
