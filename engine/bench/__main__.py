@@ -6,7 +6,7 @@
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
-    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
+    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link] [--log FILE]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
