@@ -37,13 +37,20 @@ from streamlit.logger import get_logger
 
 from pages._session import session_runs, shared_store
 
-# One line in the server's log per session and finished run (when the session's page first draws
-# it): who got which result when, computed or shared or from the cache. Parsed by
-# ``python -m engine.bench --classroom`` for the server-side time to result.
+# One line in the server's log per session, per run asked for (a new run, attached to the same run
+# in flight, or from the cache) and per finished run (when the session's page first draws it): who
+# got which result when. Parsed by ``python -m engine.bench --classroom`` for the server-side time
+# to result and for how many sessions watched the run live.
 log = get_logger("rpo.runs")
 
 STOP_TIMEOUT = 5.0      # seconds a Stop waits for the run to end (a fit ends at its next chunk)
 MIN_POLL_SECONDS = 1.0  # a live page redraws at most about once a second (the server's Python is shared)
+# Live redraws a second the server affords, every session together: a page's period grows with the
+# sessions watching runs in flight (30 watchers: every 3 s). Measured with the classroom bench (one
+# 24 s run, browsers at nice 19, every page redrawing each second): 20 sessions, the run took 1.3x
+# its time alone and every health probe answered; 30 sessions, 3.3x and 11 of 73 probes timed out
+# (the server's Python threads, one per session, starve its event loop and the training thread).
+REDRAWS_PER_SECOND = 10
 SHARED_FIGURES = 32     # figures of shared results kept for every session (dropped with their result)
 
 
@@ -121,7 +128,8 @@ class PageRun:
         return self.entry is not None
 
     def start(self, target: Callable[..., Any], /, *args: Any, settings: Any = None, extra: dict | None = None,
-              share: bool = True, estimate: float | None = None, **kwargs: Any) -> None:
+              share: bool = True, estimate: float | None = None, compact: Callable[[dict], dict] | None = None,
+              **kwargs: Any) -> None:
         """Run ``target(*args, progress=..., stop=..., **kwargs)`` in the background, through the
         server's run store: shared with every session asking for the same, cached, queued.
 
@@ -129,14 +137,19 @@ class PageRun:
         page data kept beside it (e.g. the fitted models the Convergence page continues; a run
         attached to another session's has that session's ``extra``). ``share=False``: a run of
         this session's own (it continues models only this session holds). ``estimate``: its
-        expected seconds, for the wait estimates of the runs queued behind it.
+        expected seconds, for the wait estimates of the runs queued behind it. ``compact(extra)``:
+        what the server's cache keeps of ``extra`` once no session holds the finished run (e.g.
+        without the fitted models); None keeps all of it.
         """
         previous = self.entry or {}
         if previous.get("job") is not None:
             previous["job"].stop()                 # leave this page's previous run
         session = session_runs()
         ticket = session.store.request(session.owner, self.name, target, *args, share=share, extra=extra,
-                                       estimate=estimate, **kwargs)
+                                       estimate=estimate, compact=compact, **kwargs)
+        how = {"new": "new run", "private": "private run", "cached": "from the cache",
+               "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
+        log.info("run %s: %s asked: %s", self.name, session.owner, how[ticket.how])
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry
@@ -186,17 +199,36 @@ class PageRun:
         return _view({**snap, "message": message}, status="running", result=snap["partial"],
                      settings=entry["settings"], extra=entry["extra"])
 
+    def period(self, seconds: float) -> float:
+        """Seconds between two redraws of a live page asking for ``seconds``: at least
+        MIN_POLL_SECONDS, and longer when many sessions watch runs in flight, so that the server
+        redraws about REDRAWS_PER_SECOND pages a second in all."""
+        return max(float(seconds), MIN_POLL_SECONDS, shared_store().watching() / REDRAWS_PER_SECOND)
+
+    def _polling(self, polling: bool, seconds: float) -> float | None:
+        entry = self.entry
+        period = self.period(seconds) if polling else None
+        if entry is not None:
+            entry.update(polling=polling, period=period, poll_seconds=float(seconds))
+        return period
+
     def poll_every(self, seconds: float) -> float | None:
-        """``run_every`` for the page's polling fragment: ``seconds`` (at least MIN_POLL_SECONDS) while
-        the run runs, else off.
+        """``run_every`` for the page's polling fragment: ``seconds`` (at least MIN_POLL_SECONDS, longer
+        on a busy server: :meth:`period`) while the run runs, else off.
 
         Call it once per full run of the page (it remembers whether the fragment polls).
         """
+        return self._polling(self.running, seconds)
+
+    def pace(self) -> None:
+        """Call in the polling fragment: when so many more sessions watch live runs that this page's
+        redraw period should be half again as long, one full rerun sets the new period (a fragment's
+        ``run_every`` is fixed when the page draws it)."""
         entry = self.entry
-        running = self.running
-        if entry is not None:
-            entry["polling"] = running
-        return max(float(seconds), MIN_POLL_SECONDS) if running else None
+        if entry is None or not entry.get("polling") or not entry.get("period") or not self.running:
+            return
+        if self.period(entry["poll_seconds"]) > 1.5 * entry["period"]:
+            st.rerun()
 
     def changed(self, view: RunView) -> bool:
         """Whether ``view`` differs from the one this page drew last (a fragment may skip building a
@@ -220,18 +252,15 @@ class PageRun:
         the fragment polls whenever either read saw the run running, so it sees the end and
         :meth:`rerun_when_finished` redraws the page once, buttons enabled.
         """
-        entry = self.entry
-        polling = bool(drawn_running) or self.running
-        if entry is not None:
-            entry["polling"] = polling
-        return max(float(seconds), MIN_POLL_SECONDS) if polling else None
+        return self._polling(bool(drawn_running) or self.running, seconds)
 
     def rerun_when_finished(self) -> None:
         """Call in the polling fragment: once the run it polls has ended, one full rerun redraws
-        the page around the result (buttons enabled again, polling off)."""
+        the page around the result (buttons enabled again, polling off); while it runs, :meth:`pace`."""
         entry = self.entry
         if entry is not None and not self.running and entry.pop("polling", False):
             st.rerun()
+        self.pace()
 
 
 # --- estimates and the start gate -----------------------------------------------------------------

@@ -58,6 +58,7 @@ class SessionRuns:
         a while in case it reconnects: its results are dropped now all the same (a reconnect gets
         them back from the store's cache)."""
         self.expire()
+        log.info("%s closed", self.owner)
 
 
 _sessions: "weakref.WeakSet[SessionRuns]" = weakref.WeakSet()

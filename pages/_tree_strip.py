@@ -7,7 +7,7 @@ button that marks its step on the curve; the mark lives in ``st.session_state[MA
 
 import streamlit as st
 
-from engine.dashboard.one_step import STRIP_TREES, first_trees
+from engine.dashboard.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
 
@@ -34,8 +34,10 @@ def strip_figures(model, output, feature_names):
 
 
 def tree_strip(models: dict, feature_names=None):
-    """The strip, for the models of a finished run (``{method: fitted estimator}``)."""
-    models = {name: m for name, m in (models or {}).items() if getattr(m, "trees_", None) is not None}
+    """The strip, for the models of a finished run (``{method: fitted estimator}``, or the
+    :class:`FirstTrees` the server's cache kept of them)."""
+    models = {name: m for name, m in (models or {}).items()
+              if getattr(m, "trees_", None) is not None or isinstance(m, FirstTrees)}
     st.subheader("The first trees, side by side")
     if not models:
         st.caption("The first trees appear here when a run of the boosting methods has finished.")

@@ -22,7 +22,7 @@ from engine.dashboard import live_convergence as live
 from engine.dashboard import takeaways
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun, estimate_text, shared_figure
+from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
 from pages._challenges import challenge_banner
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 
@@ -196,8 +196,11 @@ def train(s, spec, upload, n_steps, kind="run"):
     run.stop()
     problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
     models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
+    # Once no session holds the finished run, the server's cache keeps its curves and first trees, not
+    # the models (live.compact_extra: 70 MB for 10 000 steps of five methods); a Step then refits.
     run.start(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], models=models,
-              timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind}, **fit_kwargs(s))
+              timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind}, compact=live.compact_extra,
+              **fit_kwargs(s))
 
 
 def status_of(view):
@@ -267,13 +270,22 @@ settings = widget_settings()   # = the values the widgets above returned
 spec, upload = current_spec(problem)
 
 # --- check the settings and estimate the cost ------------------------------------------------------
-problem_error, costs = None, {}
-try:
-    data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
-    live.check_settings(data, list(variants), n_steps=settings["n_steps"], **fit_kwargs(settings))
-    costs = estimate(data, tuple(variants), n_steps=settings["n_steps"], seed=settings["seed"], **fit_kwargs(settings))
-except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
-    problem_error = str(exc)
+# This script's globals live on after its tab closes: the live panel's fragment keeps them, and
+# Streamlit keeps a closed tab's session two minutes for a reconnect (server.disconnectedSessionTTL).
+# So no data, result or model is held in a global here (a finished run's models: 70 MB for 10 000
+# steps of five methods, once per class; the data: a copy per session).
+def check(settings, spec, upload):
+    """``(error or None, {method: estimated seconds})`` of the settings on their data."""
+    try:
+        data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
+        live.check_settings(data, list(settings["variants"]), n_steps=settings["n_steps"], **fit_kwargs(settings))
+        return None, estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
+                              **fit_kwargs(settings))
+    except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
+        return str(exc), {}
+
+
+problem_error, costs = check(settings, spec, upload)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
@@ -305,13 +317,19 @@ b[1].button("Stop", key="conv_stop", disabled=not running, on_click=run.stop,
             help="Stop training; the curves so far are kept (and can be pinned).")
 # Step's cost: STEP_SIZE steps on the kept models (warm start), else a fresh run to done + STEP_SIZE steps.
 per_step = total_cost / max(settings["n_steps"], 1)
-warm_step = problem_error is None and can_warm_step(settings, data)
+warm_step = problem_error is None and can_warm_step(
+    settings, load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"]))
 step_cost = per_step * (STEP_SIZE if warm_step else steps_done(settings) + STEP_SIZE)
 step_refused = step_cost > MAX_SECONDS
+# A run served from the server's cache after every session that computed it had left: its curves, no models.
+models_dropped = not warm_step and not running and kept(settings) is not None and "first_trees" in kept(settings).extra
 b[2].button(f"Step +{STEP_SIZE}", key="conv_step", disabled=problem_error is not None or running or step_refused,
             on_click=step_clicked, args=(settings,),
             help=(f"Refused: continuing this run needs a fresh fit of about {step_cost:.0f} s (limit {MAX_SECONDS:.0f} s)."
                   if step_refused else
+                  f"Add {STEP_SIZE} boosting steps by a fresh run to {steps_done(settings) + STEP_SIZE} steps "
+                  f"(about {step_cost:.0f} s): this run came from the server's cache, which keeps curves, not models."
+                  if models_dropped else
                   f"Add {STEP_SIZE} boosting steps to every method, in the background: the kept models continue "
                   "where they are (from 0 when the settings changed)."))
 b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or run.finished.result is None, on_click=pin_run,
@@ -319,9 +337,18 @@ b[3].button("Pin", key="conv_pin", disabled=running or run.finished is None or r
 b[4].button("Clear pins", key="conv_clear", disabled=not st.session_state[PINS_KEY], on_click=clear_pins,
             help="Remove every pinned run.")
 
-done_run = run.finished
-challenge_banner("pages/convergence.py",   # ?challenge=... from Home: checked on the finished run
-                 done_run.result if done_run is not None and not running and same_model(done_run.settings, settings) else None)
+if models_dropped:
+    st.caption(f"This run came from the server's cache, which keeps its curves but not its fitted models: "
+               f"Step +{STEP_SIZE} refits every method from step 0"
+               + (" (refused: too long)." if step_refused else f" (about {fmt_seconds(step_cost)})."))
+
+def checked_result():
+    """The finished run's result when it has the sidebar's settings (a challenge is checked on it)."""
+    done = run.finished
+    return done.result if done is not None and not running and same_model(done.settings, settings) else None
+
+
+challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.dashboard.takeaways), never written here.
@@ -433,6 +460,7 @@ def live_panel():
     })
 
     if view.running:
+        run.pace()   # a slower redraw period once many more sessions watch (one full rerun)
         return
     if result is not None and result.curves:
         d = st.columns(3)
@@ -449,6 +477,12 @@ def live_panel():
     run.rerun_when_finished()   # one full rerun turns polling off and re-enables the buttons
 
 
+def trees_of_the_run():
+    """The first trees of the finished run (kept without its models by the server's cache once nobody held it)."""
+    done = run.finished
+    if not running and done is not None and same_model(done.settings, settings):
+        tree_strip(done.extra.get("models") or done.extra.get("first_trees"))
+
+
 live_panel()
-if not running and run.finished is not None and same_model(run.finished.settings, settings):
-    tree_strip(run.finished.extra.get("models"))
+trees_of_the_run()

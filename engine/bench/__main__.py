@@ -6,7 +6,7 @@
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
-    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL]
+    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link] [--log FILE]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -67,8 +67,13 @@ def main(argv=None):
     parser.add_argument("--distinct", action="store_true",
                         help="--classroom: also a scenario of one seed per student (the queue's wait)")
     parser.add_argument("--preset", default=None,
-                        help="--classroom: the Convergence link the class opens, without a seed "
-                        "(default /convergence?problem=ind&n_steps=2000)")
+                        help="--classroom: the Convergence link the class opens, without a seed or go "
+                        "(default: Figure 1c's 10 000 steps, 4000 test samples, five methods; 20-30 s alone)")
+    parser.add_argument("--start", choices=("click", "link"), default="click",
+                        help="--classroom: click (default): every page loaded, then Start pressed within 5 s, "
+                        "so every session watches the run live; link: links that start the run opened within 5 s")
+    parser.add_argument("--log", default="/tmp/classroom-streamlit.log",
+                        help="--classroom: where the server's log goes (the bench reads it)")
     parser.add_argument("--browsers-share-cpu", action="store_true",
                         help="--classroom: run the browsers at the server's CPU priority (the first measurement; "
                         "default: nice 19, as if they ran on the students' machines)")
@@ -93,7 +98,8 @@ def main(argv=None):
         if any(n < 1 for n in args.sessions) or args.max_jobs < 0:
             parser.error("--sessions must be >= 1 and --max-jobs >= 0")
         return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
-                             browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET)
+                             browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET,
+                             start=args.start, log=args.log)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

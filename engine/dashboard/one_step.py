@@ -333,17 +333,44 @@ def stored_tree(store, tree, output=None) -> TreeDrawing:
     n = len(nodes)
     return TreeDrawing(nodes["feature"].astype(int), nodes["threshold"].copy(), nodes["left_child"].astype(int),
                        nodes["right_child"].astype(int), nodes["n_node_samples"].astype(int),
-                       nodes["improvement"].copy(), value, np.full(n, -1), np.full(n, np.nan), np.full(n, np.nan),
-                       output)
+                       nodes["improvement"].copy(), np.array(value), np.full(n, -1), np.full(n, np.nan),
+                       np.full(n, np.nan), output)   # value copied: a view would keep the whole store alive
+
+
+class FirstTrees:
+    """The first ``n_trees`` steps' trees of a fitted boosting model, kept without the model.
+
+    What the server's cache keeps of a finished Convergence run once no session holds it
+    (:func:`engine.dashboard.live_convergence.compact_extra`): the page's tree strip draws only
+    the first STRIP_TREES steps, a few KB, while the fitted models of a 10 000-step run take tens
+    of MB. It reads like the model where the strip reads it (``strategy``, ``n_outputs_``,
+    ``n_steps_``) and :func:`first_trees` takes it; it cannot be continued (no ``trees_``).
+    """
+
+    def __init__(self, model, n_trees: int = STRIP_TREES) -> None:
+        n_trees = check_int(n_trees, "n_trees", 1)
+        if getattr(model, "trees_", None) is None:
+            raise ValueError("model must be a fitted boosting estimator (it has no trees_)")
+        self.strategy = model.strategy
+        self.n_outputs_ = int(model.n_outputs_)
+        self.n_steps_ = min(n_trees, int(model.n_steps_))
+        outputs = range(self.n_outputs_) if self.strategy == "single_target" else [0]
+        self.trees = {output: first_trees(model, n_trees, output) for output in outputs}
 
 
 def first_trees(model, n_trees: int = STRIP_TREES, output: int = 0) -> list:
-    """``[(step, TreeDrawing)]`` of the first ``n_trees`` steps of a fitted boosting model.
+    """``[(step, TreeDrawing)]`` of the first ``n_trees`` steps of a fitted boosting model
+    (or of the ones a :class:`FirstTrees` kept).
 
     One tree per step; for st-gbrt (one tree per output and step) the tree of ``output`` in
     each step, so the strip still follows steps, the curves' x axis.
     """
     check_int(n_trees, "n_trees", 1)
+    if isinstance(model, FirstTrees):
+        single = model.strategy == "single_target"
+        if single and not 0 <= output < model.n_outputs_:
+            raise ValueError(f"output must be in [0, {model.n_outputs_}), got {output}")
+        return model.trees[output if single else 0][:n_trees]
     store = getattr(model, "trees_", None)
     if store is None:
         raise ValueError("model must be a fitted boosting estimator (it has no trees_)")

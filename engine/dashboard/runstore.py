@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import math
 import os
 import pickle
@@ -69,6 +70,7 @@ from engine.experiments.engine_version import engine_version   # version + the c
 __all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
            "approx_bytes", "ordinal"]
 
+log = logging.getLogger("rpo.runs")   # the server's log (pages/_session.py); plain logging: no streamlit here
 MB = 1 << 20
 DEFAULT_ENTRIES = 64
 DEFAULT_CACHE_MB = 256
@@ -237,6 +239,33 @@ class ResultCache:
                 self._bytes -= self._items.popitem(last=False)[1][1]
             return True
 
+    def peek(self, key: str) -> Any | None:
+        """The value of ``key`` without counting it as a use (None when absent)."""
+        with self._lock:
+            item = self._items.get(key)
+            return None if item is None else item[0]
+
+    def replace(self, key: str, old: Any, new: Any, nbytes: int) -> bool:
+        """Put ``new`` (``nbytes`` large) in place of ``key``'s value when that is still ``old``,
+        keeping its place in the least-recently-used order; False when it was not."""
+        nbytes = int(nbytes)
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or item[0] is not old:
+                return False
+            self._items[key] = (new, nbytes, item[2])
+            self._bytes += nbytes - item[1]
+            while len(self._items) > self.max_entries or self._bytes > self.max_bytes:
+                self._bytes -= self._items.popitem(last=False)[1][1]
+            return True
+
+    def discard(self, key: str, old: Any) -> None:
+        """Drop ``key`` when its value is still ``old``."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None and item[0] is old:
+                self._bytes -= self._items.pop(key)[1]
+
     def expire(self, idle_seconds: float) -> int:
         """Drop the runs not asked for in the last ``idle_seconds``; how many were dropped."""
         if not idle_seconds > 0:
@@ -289,6 +318,7 @@ class _Run:
     def __init__(self, key, target, args, kwargs, extra, estimate, enqueued):
         self.key, self.target, self.args, self.kwargs = key, target, args, kwargs
         self.extra = extra
+        self.compact: Callable[[dict], dict] | None = None   # what the cache keeps once nobody holds it
         self.estimate = estimate
         self.enqueued = enqueued
         self.owners: set = set()
@@ -303,15 +333,17 @@ class Ticket:
     ``snapshot()`` has the Job's fields plus ``queued`` (place in line, 0 when computing),
     ``shared`` (sessions attached), ``cached`` (served from the cache) and ``busy`` (most runs
     computing at once while it ran). A queued run reports status "running" with fraction 0 and
-    a message saying its place and wait.
+    a message saying its place and wait. ``how`` says how the request was served: "new" (this
+    request started the run), "attached" (to the same run in flight), "cached" or "private".
     """
 
     def __init__(self, store: "RunStore", owner: Any, run: _Run | None, frozen: dict | None = None,
-                 extra: dict | None = None) -> None:
+                 extra: dict | None = None, key: str | None = None, how: str = "new") -> None:
         self._store, self.owner, self._run = store, owner, run
         self._frozen = frozen          # the snapshot once this session has left the run (or a cache hit)
         self.extra = extra if run is None else run.extra
-        self.key = None if run is None else run.key
+        self.key = key if run is None else run.key
+        self.how = how
 
     def snapshot(self) -> dict:
         if self._frozen is not None:
@@ -375,6 +407,7 @@ class RunStore:
     hashable standing for a browser session. ``target`` is called as a Job target
     (``progress=``, ``stop=``). ``share=False`` makes a private run (e.g. one that continues
     models kept by this session): it queues like the others but is neither shared nor cached.
+    A session holds a run from its request until it leaves it (:meth:`Ticket.stop`, :meth:`leave`).
     """
 
     def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
@@ -391,15 +424,20 @@ class RunStore:
         self.started = 0            # runs computed (started) so far: the engine calls
         self._durations: list[float] = []   # last run times, for waits of runs without an estimate
         self._slowdowns: list[tuple[float, float]] = []   # (when, wall / CPU seconds) of recent runs
+        self._compactors: dict[str, Callable[[dict], dict]] = {}   # cached runs to compact once nobody holds them
         self.closed = threading.Event()     # set by close(): the server is done with this store
 
     # --- asking for a run ----------------------------------------------------------------------
     def request(self, owner: Any, page: str, target: Callable[..., Any], /, *args: Any, share: bool = True,
-                extra: dict | None = None, estimate: float | None = None, **kwargs: Any) -> Ticket:
+                extra: dict | None = None, estimate: float | None = None,
+                compact: Callable[[dict], dict] | None = None, **kwargs: Any) -> Ticket:
         """A ticket for ``target(*args, **kwargs)``: from the cache, attached to the same run in
         flight, or a new run in the queue. ``extra`` is page data kept with the run (the first
         requester's is the one every session sees); ``estimate`` its expected seconds (for the
-        queue's wait estimates)."""
+        queue's wait estimates); ``compact(extra)`` what the cache keeps of ``extra`` once no
+        session holds the finished run (None: all of it; see the module doc)."""
+        if compact is not None and not callable(compact):
+            raise ValueError(f"compact must be callable or None, got {type(compact).__name__}")
         key = run_key(page, target, *args, **kwargs) if share else None
         with self._lock:
             if key is not None:
@@ -407,22 +445,23 @@ class RunStore:
                 if hit is not None:
                     snap, hit_extra = hit
                     ticket = Ticket(self, owner, None, frozen={**snap, "cached": True, "shared": 1,
-                                                               "queued": 0}, extra=hit_extra)
+                                                               "queued": 0}, extra=hit_extra, key=key, how="cached")
                     self._tickets.setdefault(owner, set()).add(ticket)
                     return ticket
                 run = self._inflight.get(key)
                 if run is not None and run.state in ("queued", "running"):
                     run.owners.add(owner)
-                    ticket = Ticket(self, owner, run)
+                    ticket = Ticket(self, owner, run, how="attached")
                     self._tickets.setdefault(owner, set()).add(ticket)
                     return ticket
             est = None if estimate is None or not math.isfinite(float(estimate)) else max(0.0, float(estimate))
             run = _Run(key, target, args, kwargs, dict(extra or {}), est, self._clock())
+            run.compact = compact
             run.owners.add(owner)
             if key is not None:
                 self._inflight[key] = run
             self._queue.append(run)
-            ticket = Ticket(self, owner, run)
+            ticket = Ticket(self, owner, run, how="new" if key is not None else "private")
             self._tickets.setdefault(owner, set()).add(ticket)
             self._pump()
             return ticket
@@ -433,6 +472,37 @@ class RunStore:
             tickets = list(self._tickets.pop(owner, ()))
         for ticket in tickets:
             ticket.stop()
+
+    # --- what the cache keeps once nobody holds a run ------------------------------------------
+    def _held(self, key: str) -> bool:
+        """Whether a session holds the run ``key`` (a ticket of it not yet left)."""
+        return any(t.key == key for tickets in self._tickets.values() for t in tickets)
+
+    def _compact_if_free(self, key: str | None) -> None:
+        """Once no session holds the cached run ``key``, keep only ``compact(extra)`` of it in the
+        cache (its result stays). A compact function that raises drops the entry (never the
+        session that left)."""
+        with self._lock:
+            if key is None or key not in self._compactors or self._held(key):
+                return
+            compact = self._compactors.pop(key)
+            hit = self.cache.peek(key)
+        if hit is None:
+            return
+        snap, extra = hit
+        try:
+            small = compact(extra)
+            if not isinstance(small, dict):
+                raise TypeError(f"compact returned a {type(small).__name__}, not a dict")
+            nbytes = approx_bytes((snap["result"], small))
+        except Exception:  # noqa: BLE001 - the entry goes, the session that left never sees it
+            self.cache.discard(key, hit)
+            log.warning("cache: the compact form of run %s failed; the run is dropped", key[:8])
+            return
+        before = self.cache.nbytes
+        if self.cache.replace(key, hit, (snap, small), nbytes):
+            log.info("cache: run %s kept compact, nobody holds it (cache %.1f -> %.1f MB)", key[:8],
+                     before / MB, self.cache.nbytes / MB)
 
     # --- the queue -----------------------------------------------------------------------------
     def _owner_running(self, owner) -> bool:
@@ -472,15 +542,22 @@ class RunStore:
                 kept = {k: snap[k] for k in ("name", "status", "fraction", "message", "result", "error",
                                              "elapsed", "cpu_seconds")}
                 kept.update(partial=None, stop_requested=False, version=snap["version"], busy=run.busy)
-                self.cache.put(run.key, (kept, run.extra), nbytes)
+                if self.cache.put(run.key, (kept, run.extra), nbytes) and run.compact is not None:
+                    self._compactors[run.key] = run.compact
             self._durations = (self._durations + [snap["elapsed"]])[-20:]
             if snap["cpu_seconds"] > 0.2:
                 self._slowdowns = (self._slowdowns + [(self._clock(), snap["elapsed"] / snap["cpu_seconds"])])[-10:]
             self._pump()
+        self._compact_if_free(run.key)       # every session left while it finished
 
     def _detach(self, ticket: Ticket) -> Job | None:
         """Detach a ticket (the store forgets it); return the run's job when this session was the
-        last watching it."""
+        last watching it. A cached run nobody holds any more is compacted."""
+        job = self._detach_locked(ticket)
+        self._compact_if_free(ticket.key)
+        return job
+
+    def _detach_locked(self, ticket: Ticket) -> Job | None:
         with self._lock:
             self._tickets.get(ticket.owner, set()).discard(ticket)
             run = ticket._run
@@ -576,6 +653,12 @@ class RunStore:
         if slow > 1.05:
             why.append(f"runs take {slow:.1f}× their CPU time at the moment")
         return seconds, seconds * slow + wait, "; ".join(why)
+
+    def watching(self) -> int:
+        """Sessions watching a run in flight (running or queued), counted once per run they watch:
+        the live pages redrawing now."""
+        with self._lock:
+            return sum(len(r.owners) for r in self._running + self._queue)
 
     def status(self) -> dict:
         """The server now: runs computing, waiting, cached, and the limits."""

@@ -203,6 +203,24 @@ def schemes_figure(result, x="trees_per_output", *, title=None) -> go.Figure:
 
 
 _PIN_DASHES = ("dash", "dot", "dashdot", "longdash")
+# Most points per curve trace on the live chart. Its axes are logarithmic: a 10 000-step curve puts 9 000
+# points in its last decade, some ten per pixel. Every session watching a live run is sent the whole
+# figure about once a second: five such curves on two panels made 2.5 MB of JSON per redraw and session
+# (21 ms of the server's Python to write, 129 ms to build), which thirty students watching one run
+# could not afford. Downloads (CSV, JSON) keep every step.
+LIVE_POINTS = 2000
+
+
+def log_spaced(n, keep=(), max_points=LIVE_POINTS):
+    """Indices into ``n`` steps: all of them when ``n <= max_points``, else about ``max_points``
+    evenly spaced on a log axis (the first and the last included), plus the indices in ``keep``."""
+    if n <= max_points:
+        return np.arange(n)
+    idx = np.unique(np.round(np.geomspace(1, n, max_points)).astype(np.int64) - 1)
+    extra = np.asarray([k for k in keep if k is not None and 0 <= k < n], dtype=np.int64)
+    return np.union1d(idx, extra)
+
+
 _LIVE_X = {"trees_per_output": "trees per output (log scale)", "step": "boosting steps (log scale)"}
 
 
@@ -217,8 +235,11 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     x : "trees_per_output" or "step".
     early_stops : optional ``{run: {estimator: step or None}}`` (live_convergence.early_stop_steps
         per run): a diamond where early stopping would have stopped.
+    A curve longer than LIVE_POINTS steps is drawn through about LIVE_POINTS of them, log-spaced,
+    its best and early-stop steps included (:func:`log_spaced`).
     Every trace's ``meta`` is ``{"run": "current" | pin name, "estimator": name,
-    "kind": "curve" | "best" | "early_stop"}`` (tests and the page read the figure back through it).
+    "kind": "curve" | "best" | "early_stop"}``, and a curve's also has ``"steps"``, the steps of the
+    curve (more than its points when thinned): tests and the page read the figure back through it.
     """
     if x not in _LIVE_X:
         raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
@@ -235,12 +256,15 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
         for curve in res.curves.values():
             colour = colours.setdefault(curve.name, _COLORS[len(colours) % len(_COLORS)])
             label = curve.label if run == "current" else f"{run} · {curve.label}"
+            stop = (early_stops or {}).get(run, {}).get(curve.name)
+            shown = log_spaced(len(curve.test_score), keep=(curve.best_index, None if stop is None else stop - 1))
             for col, xname in ((1, x), (2, "fit_time")):
-                xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float), curve.test_score)
+                xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float)[shown],
+                                    np.asarray(curve.test_score, dtype=float)[shown])
                 fig.add_trace(go.Scatter(
                     x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
                     line={"color": colour, "width": width, "dash": dash},
-                    meta={"run": run, "estimator": curve.name, "kind": "curve"},
+                    meta={"run": run, "estimator": curve.name, "kind": "curve", "steps": int(curve.n_steps)},
                     hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {res.metric} %{{y:.4f}}<extra></extra>",
                 ), row=1, col=col)
                 b = curve.best_index
@@ -257,7 +281,6 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
                             hovertemplate=(f"{label}: best test {res.metric} {curve.best_score:.4f}"
                                            f"<br>at step {curve.best_step}<extra></extra>"),
                         ), row=1, col=col)
-                stop = (early_stops or {}).get(run, {}).get(curve.name)
                 if stop is not None and 1 <= stop <= curve.n_steps:
                     sx = float(getattr(curve, xname)[stop - 1])
                     if np.isfinite(sx) and sx > 0:
@@ -285,10 +308,11 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
         pad = 0.04 * max(hi - lo, 0.05)
         y_range = [max(lo - pad, 0.0) if metric == "LRAP" else lo - pad, hi + pad]
     for col in (1, 2):
-        xs = [v for t in fig.data if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None
-              for v in np.asarray(t.x, dtype=float) if np.isfinite(v) and v > 0]
-        if xs:
-            lo_x, hi_x = np.log10(min(xs)), np.log10(max(xs))
+        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data
+                             if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None] or [np.empty(0)])
+        xs = xs[np.isfinite(xs) & (xs > 0)]
+        if xs.size:
+            lo_x, hi_x = np.log10(xs.min()), np.log10(xs.max())
             margin = 0.04 * max(hi_x - lo_x, 0.5)
             fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
     rising = [c.label for c in (result.curves.values() if result is not None else [])

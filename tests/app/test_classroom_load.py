@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of
 
-from engine.bench.classroom import SERVER_DONE, SERVER_OPENED
+from engine.bench.classroom import SERVER_ASKED, SERVER_DONE
 from engine.dashboard import live_convergence as live
 from engine.dashboard.memory import release_memory, resident_mb
 
@@ -71,7 +71,7 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
         return real(problem, estimators, **kwargs)
 
     monkeypatch.setattr(live, "train_curves", counting)
-    records = []                     # the server's log lines of finished runs (read by the classroom bench)
+    records = []                     # the server's log lines of runs asked for and finished (read by the classroom bench)
     handler = logging.Handler()
     handler.emit = records.append
     logging.getLogger("rpo.runs").addHandler(handler)
@@ -108,14 +108,18 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
     assert job_of(late, "conv").cached and finished(late, "conv").status == "done"
     assert calls == ["friedman1-group", "friedman1-chain"]
 
-    # One log line per page and finished run, in the server's format, which the bench parses (its
-    # session names are one per browser tab on a server; AppTests in one process share one).
+    # One log line per page and run asked for, one per finished run, in the server's format, which the
+    # bench parses (its session names are one per browser tab on a server; AppTests in one process
+    # share one).
     logging.getLogger("rpo.runs").removeHandler(handler)
     form = logging.Formatter("%(asctime)s %(message)s")      # Streamlit's default log format
     form.default_msec_format = "%s.%03d"
     lines = [form.format(r) for r in records if r.getMessage().startswith("run conv:")]
-    assert len([m for m in map(SERVER_DONE.match, lines) if m]) == len(lines) == 9, lines
-    assert any(SERVER_OPENED.match(form.format(r)) for r in records)       # a session's opening
+    done = [m for m in map(SERVER_DONE.match, lines) if m]
+    asked = [m.group(3) for m in map(SERVER_ASKED.match, lines) if m]
+    assert len(done) == len(asked) == 9 and len(lines) == 18, lines
+    assert asked[:2] == ["new run", "new run"] and asked.count("new run") == 2, asked   # two runs computed
+    assert set(asked[2:-1]) <= {"attached", "from the cache"} and asked[-1] == "from the cache", asked
     assert lines[-1].endswith("(from the cache)"), lines          # the late visitor
 
     # The sessions close (Streamlit releases their session resources), then the server's cache goes:

@@ -389,3 +389,33 @@ def test_a_released_session_stops_its_job():
     if new is not None:
         new.stop(timeout=10)
 
+
+
+def test_a_long_curve_is_drawn_through_log_spaced_steps_keeping_its_best_and_early_stop():
+    """The live chart thins a curve longer than LIVE_POINTS steps (it is sent to every watching session
+    about once a second); shorter curves are drawn whole, and the best and early-stop steps stay."""
+    from engine.plotting.convergence import LIVE_POINTS, log_spaced
+
+    n = 10_000
+    steps = np.arange(1, n + 1)
+    score = 1 - 1 / np.sqrt(steps)
+    score[7_777] = 2.0                       # a best step between two log-spaced points
+    curve = experiments.Curve(name="gbmort", label="gbmort", step=steps, n_trees=steps, trees_per_output=steps / 1.0,
+                              fit_time=steps * 1e-3, train_score=np.full(n, np.nan), test_score=score,
+                              train_loss=np.full(n, np.nan))
+    short = experiments.Curve(name="st-gbrt", label="st-gbrt", step=steps[:500], n_trees=steps[:500],
+                              trees_per_output=steps[:500] / 1.0, fit_time=steps[:500] * 1e-3,
+                              train_score=np.full(500, np.nan), test_score=score[:500], train_loss=np.full(500, np.nan))
+    res = experiments.ConvergenceResult("convergence", "friedman1-ind", "regression", "macro-r2", 1,
+                                        {"gbmort": curve, "st-gbrt": short}, {}, True, [])
+    fig = plotting.live_convergence_figure(res, [], "step", early_stops={"current": {"gbmort": 4321, "st-gbrt": None}})
+    drawn = {(t.meta["estimator"], t.xaxis): np.asarray(t.x) for t in fig.data if t.meta["kind"] == "curve"}
+    long_x = drawn[("gbmort", "x")]
+    assert len(long_x) <= LIVE_POINTS + 2 and long_x[0] == 1 and long_x[-1] == n
+    assert {7778.0, 4321.0} <= set(long_x)                         # the best step and the early stop
+    ratios = long_x[1:] / long_x[:-1]
+    assert ratios[long_x[:-1] >= 1000].max() < 1.01                 # evenly spread on the log axis: no gap
+    assert len(drawn[("gbmort", "x2")]) == len(long_x)              # the fit-time panel the same steps
+    np.testing.assert_array_equal(drawn[("st-gbrt", "x")], steps[:500])     # a short curve whole
+    np.testing.assert_array_equal(log_spaced(5), np.arange(5))
+    assert len(log_spaced(10 ** 6)) <= LIVE_POINTS

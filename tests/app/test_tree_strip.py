@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, poll
+from apptest_runs import finished, job_of, poll
 
 from engine.dashboard.one_step import first_trees
 
@@ -83,3 +83,59 @@ def test_first_trees_validates_its_input():
         first_trees(object())
     with pytest.raises(ValueError, match="n_trees"):
         first_trees(object(), 0)
+
+
+def test_first_trees_keep_the_strip_without_the_model():
+    from engine.dashboard import live_convergence as live
+    from engine.dashboard.one_step import FirstTrees
+    from engine.estimators.registry import make_estimator
+    from engine.experiments.problems import get_problem
+    import pickle
+
+    X, Y = get_problem("friedman1-chain", n_train=200, n_test=10, seed=0)[:2]
+    models = {name: make_estimator(name, task="regression", random_state=0, n_estimators=300,
+                                   max_leaf_nodes=4).fit(X, Y) for name in ("st-gbrt", "gbrt-rpo-gaussian")}
+    for name, model in models.items():
+        kept = FirstTrees(model)
+        assert (kept.strategy, kept.n_outputs_, kept.n_steps_) == (model.strategy, model.n_outputs_, 8)
+        for output in ([0, 3] if model.strategy == "single_target" else [0]):
+            for (s1, a), (s2, b) in zip(first_trees(model, output=output), first_trees(kept, output=output)):
+                assert s1 == s2
+                np.testing.assert_array_equal(a.threshold, b.threshold)
+                np.testing.assert_array_equal(a.value, b.value)
+        assert len(first_trees(kept, 3)) == 3
+        assert len(pickle.dumps(kept)) < 200_000      # 8 steps' trees whatever the run's length (st-gbrt: 16 outputs)
+    with pytest.raises(ValueError, match="output"):
+        first_trees(FirstTrees(models["st-gbrt"]), output=99)
+    small = live.compact_extra({"models": models, "kind": "run"})
+    assert set(small) == {"kind", "first_trees"} and small["kind"] == "run"
+    assert set(small["first_trees"]) == set(models)
+    assert not live.can_continue(None, [], small.get("models"))
+    with pytest.raises(ValueError, match="extra"):
+        live.compact_extra(None)
+
+
+def test_a_cached_run_nobody_holds_draws_its_first_trees_and_steps_by_a_fresh_run():
+    at = finished_page()
+    model = finished(at, "conv").extra["models"]["st-gbrt"]
+    expected = first_trees(model, output=0)
+    store = job_of(at, "conv")._store
+    ticket = job_of(at, "conv")
+    del at, model
+    store.leave(ticket.owner)      # every session of the run has gone (AppTests share one session id)
+    at = finished_page()           # the next student: from the cache, without the models
+    view = finished(at, "conv")
+    assert job_of(at, "conv").cached and view.status == "done" and "models" not in view.extra
+    assert len(strip_keys(at)) == 8                                  # the strip, from the kept first trees
+    spec = json.loads(at.get_by_key("conv_strip_st-gbrt_0_1").proto.spec)
+    splits = next(t for t in spec["data"] if t.get("name") == "split")["text"]
+    tree = expected[0][1]
+    assert sorted(splits) == sorted(f"x{f + 1} ≤ {t:.3g}" for f, t in zip(tree.feature, tree.threshold) if f >= 0)
+    assert any("keeps its curves but not its fitted models" in c.value for c in at.caption)
+    at.button(key="conv_step").click().run()                         # a fresh run to 30 steps, no crash
+    poll(at, "conv", 60)
+    at.run()
+    assert not at.exception, at.exception
+    view = finished(at, "conv")
+    assert view.status == "done" and view.extra["kind"] == "step"
+    assert min(c.n_steps for c in view.result.curves.values()) == 30

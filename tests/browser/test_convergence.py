@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.live_app import wait_for_chart
+from engine.plotting.convergence import LIVE_POINTS
 
 pytestmark = pytest.mark.browser
 
@@ -14,16 +15,18 @@ def wait_until_idle(page, timeout=90_000):
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=timeout)
 
 
-POINTS = "(el, data) => data.map(t => [t.name, t.x ? t.x.length : 0])"
+# [name, steps, points] per trace: a curve's steps (its meta; a curve longer than LIVE_POINTS steps is
+# drawn through fewer, log-spaced points), else its points (a best or early-stop mark: 1)
+POINTS = "(el, data) => data.map(t => [t.name, t.meta && t.meta.steps !== undefined ? t.meta.steps : (t.x ? t.x.length : 0), t.x ? t.x.length : 0])"
 
 
 def plotted_points(page, condition, timeout=60_000):
-    """Points per trace of the convergence chart, once plotly.js holds what ``condition`` expects."""
+    """Steps per trace of the convergence chart, once plotly.js holds what ``condition`` expects."""
     return wait_for_chart(page, POINTS, condition, timeout=timeout)
 
 
 def traces_with(n, names):
-    """JS condition: every one of ``names`` is drawn with ``n`` points."""
+    """JS condition: every one of ``names`` is drawn with ``n`` steps."""
     return f"v => {list(names)!r}.every(name => v.some(([m, k]) => m === name && k === {n}))"
 
 
@@ -56,7 +59,9 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(page.get_by_text("Still rising at the last step", exact=False)).to_have_count(0)
     wait_until_idle(page)
     points = plotted_points(page, traces_with(10000, ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]))
-    assert {name for name, n in points if n == 10000} >= {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    assert {name for name, n, _ in points if n == 10000} >= {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
+    # 10 000 steps drawn through at most LIVE_POINTS (+ the best and early-stop steps) log-spaced points
+    assert all(1000 < drawn <= LIVE_POINTS + 2 for _, n, drawn in points if n == 10000)
     page.screenshot(path=str(screenshot_dir / "convergence_preset_ind.png"), full_page=True)
 
     # A longer run: most steps, largest test set; Start, watch it grow, Stop.
@@ -83,7 +88,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     longest = int(re.search(r"longest (\d+) steps", status).group(1))
     assert 1 < longest < 10000
     points = plotted_points(page, f"v => v.some(([m, k]) => !(m || '').endsWith('best') && k === {longest})")
-    kept = [n for name, n in points if not name.endswith("best")]
+    kept = [n for name, n, _ in points if not name.endswith("best")]
     assert max(kept) == longest
     page.screenshot(path=str(screenshot_dir / "convergence_stopped.png"), full_page=True)
 
@@ -93,7 +98,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     expect(page.get_by_text(re.compile(r"Status: stepped"))).to_be_visible(timeout=30_000)
     wait_until_idle(page)
     stepped = plotted_points(page, f"v => v.some(([m, k]) => k === {longest + 10})")
-    assert max(n for name, n in stepped if not (name or "").endswith("best")) == longest + 10
+    assert max(n for name, n, _ in stepped if not (name or "").endswith("best")) == longest + 10
     page.screenshot(path=str(screenshot_dir / "convergence_stepped.png"), full_page=True)
 
     # A deep link sets every control.
@@ -109,7 +114,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     wait_for_a_run(page)
     wait_until_idle(page)
     exact = "v => [...new Set(v.filter(([m, k]) => k === 500).map(([m]) => m))].sort().join() === 'gbmort,gbrt-rpo-gaussian'"
-    names = {name for name, n in plotted_points(page, exact) if n == 500}
+    names = {name for name, n, _ in plotted_points(page, exact) if n == 500}
     assert names == {"gbmort", "gbrt-rpo-gaussian"}
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "convergence_deep_link.png"), full_page=True)

@@ -316,3 +316,114 @@ def test_cache_drops_the_runs_nobody_asked_for_in_a_while():
     for bad in (0, -1.0, float("nan")):
         with pytest.raises(ValueError, match="idle_seconds"):
             cache.expire(bad)
+
+
+# --- what the cache keeps once nobody holds a run ---------------------------------------------------
+
+class Models:
+    """Stands for a run's fitted models: big, weak-referenceable."""
+
+    def __init__(self, nbytes):
+        self.data = np.ones(nbytes // 8)
+
+
+def keep_first(extra):
+    """A compact form: the models' first bytes only (as the Convergence page keeps first trees)."""
+    return {"kind": extra["kind"], "first": extra["models"].data[:10].copy()}
+
+
+def test_a_cached_run_drops_its_models_once_no_session_holds_it():
+    import gc
+    import weakref
+
+    store = RunStore(Limits(max_jobs=1, max_bytes=64 << 20))
+    gate = Gate()
+    models = Models(8 << 20)
+    gone = weakref.ref(models)
+    a = store.request("a", "page", gate, 1, extra={"models": models, "kind": "run"}, compact=keep_first)
+    b = store.request("b", "page", gate, 1, extra={"models": Models(8), "kind": "run"}, compact=keep_first)
+    del models
+    gate.release.set()
+    assert a.wait(5) and b.wait(5)
+    wait_for(lambda: len(store.cache) == 1)
+    assert store.cache.nbytes > 8 << 20              # the models count in the cache's bytes
+    c = store.request("c", "page", gate, 1, compact=keep_first)
+    assert c.cached and c.extra["models"] is a.extra["models"]   # sessions hold it: a hit gets the models
+    store.leave("a")
+    b.stop()
+    assert store.cache.nbytes > 8 << 20              # c still holds the run
+    store.leave("c")                                 # the last one leaves: the cache keeps the compact form
+    assert store.cache.nbytes < 1 << 20
+    d = store.request("d", "page", gate, 1, compact=keep_first)
+    assert d.cached and d.snapshot()["result"] == ("result", 1) and gate.calls == 1   # the result, at once
+    assert "models" not in d.extra and d.extra["kind"] == "run" and d.extra["first"].tolist() == [1.0] * 10
+    del a, b, c
+    gc.collect()
+    assert gone() is None, "the cache still holds the models"
+
+
+def test_compaction_waits_for_every_holder_and_spares_runs_without_a_compact_form():
+    store = RunStore(Limits(max_jobs=2))
+    gate = Gate()
+    gate.release.set()
+    a = store.request("a", "page", gate, 1, extra={"models": Models(1 << 20), "kind": "run"}, compact=keep_first)
+    plain = store.request("a", "other", gate, 1, extra={"models": Models(1 << 20), "kind": "run"})
+    assert a.wait(5) and plain.wait(5)
+    wait_for(lambda: len(store.cache) == 2)
+    store.leave("a")                                  # nobody holds either run now
+    hit = store.request("z", "page", gate, 1)
+    assert "models" not in hit.extra and hit.extra["first"].shape == (10,)
+    assert "models" in store.request("z", "other", gate, 1).extra     # no compact form: kept whole
+    # a run whose every session left before it ended is compacted as it is cached
+    slow = Gate()
+    e = store.request("e", "page", slow, 2, extra={"models": Models(1 << 20), "kind": "run"}, compact=keep_first)
+    wait_for(lambda: slow.calls == 1)
+    with store._lock:                                # the session leaves at the very moment the run ends:
+        store._tickets.pop("e")                      # (its ticket forgotten, the run not stopped)
+    slow.release.set()
+    assert e.wait(5)
+    wait_for(lambda: len(store.cache) == 3)
+    assert "models" not in store.cache.peek(e.key)[1]
+
+
+def test_a_compact_function_that_fails_drops_the_entry_not_the_session():
+    def broken(extra):
+        raise RuntimeError("no")
+
+    store = RunStore(Limits(max_jobs=1))
+    gate = Gate()
+    gate.release.set()
+    a = store.request("a", "page", gate, 1, extra={"kind": "run"}, compact=broken)
+    assert a.wait(5)
+    wait_for(lambda: len(store.cache) == 1)
+    store.leave("a")                                 # no exception here
+    assert len(store.cache) == 0 and store.cache.nbytes == 0
+    with pytest.raises(ValueError, match="compact"):
+        store.request("a", "page", gate, 1, compact="keep")
+
+
+def test_cache_replace_keeps_the_place_and_counts_the_new_bytes():
+    cache = ResultCache(max_entries=3, max_bytes=1000)
+    cache.put("a", "A", 500)
+    cache.put("b", "B", 100)
+    assert not cache.replace("a", "not the value", "a", 10)
+    assert cache.replace("a", "A", "a", 10) and cache.nbytes == 110 and cache.peek("a") == "a"
+    cache.put("c", "C", 10)
+    cache.put("d", "D", 10)                          # four entries: the least recently used ("a") goes
+    assert "a" not in cache and list(cache._items) == ["b", "c", "d"]
+
+
+def test_watching_counts_the_sessions_of_runs_in_flight():
+    store = RunStore(Limits(max_jobs=1))
+    gates = [Gate(), Gate()]
+    for owner in ("a", "b", "c"):
+        store.request(owner, "page", gates[0], 1)          # three sessions watch one running run
+    store.request("d", "page", gates[1], 2)               # one waits in line behind it
+    wait_for(lambda: gates[0].calls == 1)
+    assert store.watching() == 4
+    store.leave("a")
+    assert store.watching() == 3
+    gates[0].release.set()
+    gates[1].release.set()
+    wait_for(lambda: store.status()["running"] == 0 and not store.status()["queued"])
+    assert store.watching() == 0                          # finished runs are not watched live
