@@ -275,17 +275,19 @@ spec, upload = current_spec(problem)
 # So no data, result or model is held in a global here (a finished run's models: 70 MB for 10 000
 # steps of five methods, once per class; the data: a copy per session).
 def check(settings, spec, upload):
-    """``(error or None, {method: estimated seconds})`` of the settings on their data."""
+    """``(error or None, {method: estimated seconds}, whether Step can continue the kept models)`` of
+    the settings on their data (drawn once per rerun: the cache hands out a copy per call)."""
     try:
         data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
         live.check_settings(data, list(settings["variants"]), n_steps=settings["n_steps"], **fit_kwargs(settings))
-        return None, estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
-                              **fit_kwargs(settings))
+        costs = estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
+                         **fit_kwargs(settings))
     except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
-        return str(exc), {}
+        return str(exc), {}, False
+    return None, costs, can_warm_step(settings, data)
 
 
-problem_error, costs = check(settings, spec, upload)
+problem_error, costs, warm_step = check(settings, spec, upload)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
@@ -317,8 +319,6 @@ b[1].button("Stop", key="conv_stop", disabled=not running, on_click=run.stop,
             help="Stop training; the curves so far are kept (and can be pinned).")
 # Step's cost: STEP_SIZE steps on the kept models (warm start), else a fresh run to done + STEP_SIZE steps.
 per_step = total_cost / max(settings["n_steps"], 1)
-warm_step = problem_error is None and can_warm_step(
-    settings, load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"]))
 step_cost = per_step * (STEP_SIZE if warm_step else steps_done(settings) + STEP_SIZE)
 step_refused = step_cost > MAX_SECONDS
 # A run served from the server's cache after every session that computed it had left: its curves, no models.
