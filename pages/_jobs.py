@@ -175,7 +175,8 @@ class PageRun:
                                              settings=entry["settings"], extra=entry["extra"])
             entry["harvested"] = True
             how = "from the cache" if done.cached else f"shared by {done.shared} sessions" if done.shared > 1 else "alone"
-            log.info("run %s: %s %s after %.1f s (%s)", self.name, session_runs().owner, done.status, done.elapsed, how)
+            log.info("run %s: %s %s after %.1f s (%s; the run's thread had %.1f s of CPU)", self.name,
+                     session_runs().owner, done.status, done.elapsed, how, snap["cpu_seconds"])
         return entry["finished"]
 
     @property

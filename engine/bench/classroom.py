@@ -49,8 +49,9 @@ Time to result is measured twice:
   job's own clock);
 * **in the browser**: from the click (or the scenario's start, for links) until the student's
   browser shows "Status: done". The 20-30 Chromium contexts run on the server's own cores here,
-  which no class does: by default they run at the lowest CPU priority (nice 19), so they take
-  only the CPU the server leaves. ``browsers_share_cpu`` (``--browsers-share-cpu``) runs them at
+  which no class does: by default they run at the lowest CPU priority (nice 19, and so do the
+  kernel's autogroups that hold them: :func:`lower_browser_groups`), so they take only the CPU
+  the server leaves. ``browsers_share_cpu`` (``--browsers-share-cpu``) runs them at
   the server's priority instead (the first measurement of issue 23: then the browsers' rendering
   of the live chart dominates the wait).
 
@@ -121,9 +122,8 @@ def low_priority_browser(folder: str, nice: int = BROWSER_NICE) -> str:
     return path
 
 
-def browser_niceness(pid: int) -> list[int]:
-    """The distinct nice values of every thread of the Chromium processes among ``pid``'s
-    descendants (Linux /proc)."""
+def _descendants(pid: int, name: str = "chrom") -> list[int]:
+    """The processes among ``pid``'s descendants whose command name starts with ``name`` (Linux /proc)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -133,20 +133,60 @@ def browser_niceness(pid: int) -> list[int]:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), list(children.get(pid, []))
+    found, todo = [], list(children.get(pid, []))
     while todo:
         p = todo.pop()
         todo += children.get(p, [])
         try:
             with open(f"/proc/{p}/comm") as f:
-                if not f.read().startswith("chrom"):
-                    continue
+                if f.read().startswith(name):
+                    found.append(p)
+        except OSError:
+            continue
+    return found
+
+
+def browser_niceness(pid: int) -> list[int]:
+    """The distinct nice values of every thread of the Chromium processes among ``pid``'s
+    descendants (Linux /proc)."""
+    found = set()
+    for p in _descendants(pid):
+        try:
             for tid in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{tid}/stat") as f:
                     found.add(int(f.read().rsplit(")", 1)[1].split()[16]))
         except (OSError, IndexError, ValueError):
             continue
     return sorted(found)
+
+
+def lower_browser_groups(pid: int, nice: int = BROWSER_NICE, name: str = "chrom") -> list[int]:
+    """Put the autogroups of the Chromium processes (command ``name``) among ``pid``'s descendants at ``nice``; return
+    the distinct autogroup nice values found afterwards (empty without autogroups).
+
+    Why: with the kernel's autogroups (``/proc/sys/kernel/sched_autogroup_enabled``, on by default
+    on desktop and many server kernels) CPU time is shared fairly between *sessions* first, and a
+    thread's nice value only counts inside its own session's group. Playwright starts Chromium in a
+    session of its own and Chromium's zygote starts more, so a nice 19 browser still took an equal
+    share of the 2 cores against the whole server (measured: the run took 2.3x longer beside 30
+    pages). Lowering the groups' own nice value gives the server the cores first, as a class whose
+    browsers run on the students' own machines does. New renderers start new groups: the
+    monitor calls this every 0.5 s."""
+    seen = set()
+    for p in _descendants(pid, name):
+        path = f"/proc/{p}/autogroup"
+        try:
+            with open(path) as f:
+                text = f.read()
+            if not text.rstrip().endswith(f"nice {nice}"):
+                with open(path, "w") as f:
+                    f.write(str(int(nice)))
+                with open(path) as f:
+                    text = f.read()
+            seen.add(int(text.rsplit("nice", 1)[1]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return sorted(seen)
 
 
 def _log_time(stamp: str) -> float:
@@ -201,10 +241,12 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> Non
 class Monitor:
     """Samples the server's memory every 0.5 s and probes its health every 2 s, in a thread."""
 
-    def __init__(self, base: str, pid: int) -> None:
-        self.base, self.pid = base, pid
+    def __init__(self, base: str, pid: int, group_nice: int | None = None) -> None:
+        """``group_nice``: the nice value the browsers' autogroups are kept at (None: left alone)."""
+        self.base, self.pid, self.group_nice = base, pid, group_nice
         self.peak = 0.0
         self.browser_nice: set[int] = set()    # nice values seen among the browsers' threads
+        self.group_nice_seen: set[int] = set()  # and among their autogroups
         self.probes = self.failures = 0
         self.worst_probe = 0.0
         self._stop = threading.Event()
@@ -222,6 +264,8 @@ class Monitor:
         next_probe = 0.0
         while not self._stop.wait(0.5):
             self.peak = max(self.peak, resident_mb(self.pid))
+            if self.group_nice is not None:
+                self.group_nice_seen.update(lower_browser_groups(os.getpid(), self.group_nice))
             if time.perf_counter() >= next_probe:
                 next_probe = time.perf_counter() + 2.0
                 self.browser_nice.update(browser_niceness(os.getpid()))
@@ -328,7 +372,8 @@ def report(name: str, times: list[float | None], server: list[float], run_second
     line += (f"; health probes {mon.failures} of {mon.probes} failed (slowest {mon.worst_probe:.2f} s)"
              f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB"
              f" ({after - first_idle:+.0f} MB on the first idle level); server CPU {cpu:.0f} s"
-             f"; browsers' nice {'/'.join(map(str, sorted(mon.browser_nice))) or '?'}")
+             f"; browsers' nice {'/'.join(map(str, sorted(mon.browser_nice))) or '?'}"
+             f", their autogroups' {'/'.join(map(str, sorted(mon.group_nice_seen))) or '-'}")
     print(line, flush=True)
     for reason, count in FAILURES.items():
         print(f"{'':>14}{count} without a result: {reason}", flush=True)
@@ -372,7 +417,7 @@ async def main_async(args) -> int:
                 go = "&go=1" if args.start == "link" else ""
                 urls = [f"{args.preset}&seed={seed + (i if distinct else 0)}{go}" for i in range(n)]
                 wall0 = time.time()
-                with Monitor(base, proc.pid) as mon:
+                with Monitor(base, proc.pid, None if args.browsers_share_cpu else BROWSER_NICE) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread,
                                            click=args.start == "click")
                 cpu = cpu_seconds(proc.pid) - cpu0
