@@ -6,7 +6,8 @@
     python -m engine.bench --pages
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
-    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link] [--log FILE]
+    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
+        [--scenarios class tour close reloads] [--tour-sessions 10] [--log FILE]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -24,6 +25,8 @@ import argparse
 import sys
 
 from engine.bench import logistic_step, multilabel, one_step, pages, scale, teaching
+
+CLASSROOM_SCENARIOS = ("class", "tour", "close", "reloads")   # engine.bench.classroom.SCENARIOS (a test checks)
 
 
 def main(argv=None):
@@ -72,6 +75,12 @@ def main(argv=None):
     parser.add_argument("--start", choices=("click", "link"), default="click",
                         help="--classroom: click (default): every page loaded, then Start pressed within 5 s, "
                         "so every session watches the run live; link: links that start the run opened within 5 s")
+    parser.add_argument("--scenarios", nargs="+", default=list(CLASSROOM_SCENARIOS),
+                        choices=CLASSROOM_SCENARIOS,
+                        help="--classroom: class (alone, then each class size on one preset), tour (four pages), "
+                        "close (tabs closed mid-run), reloads (a reload storm beside a run); default: all")
+    parser.add_argument("--tour-sessions", type=int, default=10,
+                        help="--classroom: students in the tour and close scenarios (default 10)")
     parser.add_argument("--log", default="/tmp/classroom-streamlit.log",
                         help="--classroom: where the server's log goes (the bench reads it)")
     parser.add_argument("--browsers-share-cpu", action="store_true",
@@ -95,11 +104,11 @@ def main(argv=None):
     if args.classroom:
         from engine.bench import classroom   # Playwright: only for this run
 
-        if any(n < 1 for n in args.sessions) or args.max_jobs < 0:
-            parser.error("--sessions must be >= 1 and --max-jobs >= 0")
+        if any(n < 1 for n in args.sessions) or args.max_jobs < 0 or args.tour_sessions < 2:
+            parser.error("--sessions must be >= 1, --max-jobs >= 0 and --tour-sessions >= 2")
         return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
                              browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET,
-                             start=args.start, log=args.log)
+                             start=args.start, log=args.log, scenarios=args.scenarios, tour_sessions=args.tour_sessions)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

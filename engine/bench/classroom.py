@@ -2,7 +2,8 @@
 
 Reruns the scenarios of issue 23 and prints the figures (a measurement, not a test)::
 
-    python -m engine.bench --classroom                       # 20 and 30 sessions watching one run live
+    python -m engine.bench --classroom                       # every scenario (about 25 min)
+    python -m engine.bench --classroom --scenarios class     # 20 and 30 sessions watching one run live
     python -m engine.bench --classroom --sessions 8 --max-jobs 2
     python -m engine.bench --classroom --browsers-share-cpu   # the browsers at the server's priority
     python -m engine.bench --classroom --start link --preset "/convergence?problem=ind&n_steps=2000"
@@ -16,6 +17,10 @@ Scenarios, each on a fresh seed so nothing is cached from the one before:
 * ``same-N``: N sessions run the same preset (the class follows the teacher);
 * ``distinct``: N sessions each run the preset with their own seed (N different runs: the
   queue's wait).
+
+The rest of issue 23's table (``scenarios``; all by default) is in
+:mod:`engine.bench.classroom_visits`: a tour of four pages, tabs closed while their runs compute
+or wait, and a reload storm beside a training session.
 
 How the class starts its run (``start``):
 
@@ -94,14 +99,16 @@ PRESET = ("/convergence?problem=ind&learning_rate=0.1&max_leaf_nodes=2&n_steps=1
           "&variants=gbrt-relabel-rpo-gaussian")
 WARM_UP = "/convergence?problem=ind&n_steps=200&seed=999"     # loads the modules; starts by itself
 STARTS = ("click", "link")
+SCENARIOS = ("class", "tour", "close", "reloads")   # the last three: engine/bench/classroom_visits.py
 DONE_TEXT = "Status: done"
 IDLE_TEXT = "Press Start to train."       # the page's status while it waits for Start
 RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
-# The pages' log line when a session first draws a finished run (pages/_jobs.py, Streamlit's format).
-SERVER_DONE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) done after ([\d.]+) s")
-SERVER_ASKED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run conv: (session-\d+) asked: "
-                          r"(new run|attached|from the cache|private run)")
+# The pages' log lines (pages/_jobs.py, Streamlit's format) when a session asks for a page's run
+# (run name: conv, bv, proj, fx, ...) and when it first draws the finished run.
+_STAMP = r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run "
+SERVER_DONE = re.compile(_STAMP + r"(\w+): (session-\d+) done after ([\d.]+) s")
+SERVER_ASKED = re.compile(_STAMP + r"(\w+): (session-\d+) asked: (new run|attached|from the cache|private run)")
 HOW = {"new run": "computed", "attached": "attached live", "from the cache": "from the cache",
        "private run": "private"}
 
@@ -189,28 +196,28 @@ def lower_browser_groups(pid: int, nice: int = BROWSER_NICE, name: str = "chrom"
     return sorted(seen)
 
 
-def _log_time(stamp: str) -> float:
+def log_time(stamp: str) -> float:
     return datetime.datetime.strptime(stamp.replace(",", "."), "%Y-%m-%d %H:%M:%S.%f").timestamp()
 
 
-def server_times(log_path: str, since: float) -> tuple[list[float], float | None, dict[str, int]]:
-    """From the server's log, for the sessions that asked for a run after ``since`` (time.time()):
-    seconds from each session's first ask to its first finished run (sorted), the longest run time
-    they report (the computation itself, None without any), and how their first asks were served
-    (``{"computed": 1, "attached live": 29, ...}``)."""
+def server_times(log_path: str, since: float, run: str = "conv") -> tuple[list[float], float | None, dict[str, int]]:
+    """From the server's log, for the sessions that asked for the page run ``run`` after ``since``
+    (time.time()): seconds from each session's first ask to its first finished run (sorted), the
+    longest run time they report (the computation itself, None without any), and how their first
+    asks were served (``{"computed": 1, "attached live": 29, ...}``)."""
     asked: dict[str, tuple[float, str]] = {}
     done: dict[str, float] = {}
     run_seconds = None
     with open(log_path, errors="replace") as f:
         for line in f:
             m = SERVER_ASKED.match(line)
-            if m is not None and (when := _log_time(m.group(1))) >= since:
-                asked.setdefault(m.group(2), (when, HOW[m.group(3)]))
+            if m is not None and m.group(2) == run and (when := log_time(m.group(1))) >= since:
+                asked.setdefault(m.group(3), (when, HOW[m.group(4)]))
                 continue
             m = SERVER_DONE.match(line)
-            if m is not None and (when := _log_time(m.group(1))) >= since:
-                done.setdefault(m.group(2), when)
-                run_seconds = max(run_seconds or 0.0, float(m.group(3)))
+            if m is not None and m.group(2) == run and (when := log_time(m.group(1))) >= since:
+                done.setdefault(m.group(3), when)
+                run_seconds = max(run_seconds or 0.0, float(m.group(4)))
     served: dict[str, int] = {}
     for _, how in asked.values():
         served[how] = served.get(how, 0) + 1
@@ -334,8 +341,7 @@ async def student(browser, url: str, started: float, delay: float, ready: Ready 
         await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
         return time.perf_counter() - started
     except Exception as exc:  # noqa: BLE001 - a session that did not get its result counts as missing
-        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
-        FAILURES[reason] = FAILURES.get(reason, 0) + 1
+        note_failure(exc)
         return None
     finally:
         if ready is not None and not arrived:
@@ -369,16 +375,39 @@ def report(name: str, times: list[float | None], server: list[float], run_second
         line += f"; time to result server-side {spread_text(server, reference[0])}"
     if got:
         line += f"; in the browser {spread_text(got, reference[1])}"
-    line += (f"; health probes {mon.failures} of {mon.probes} failed (slowest {mon.worst_probe:.2f} s)"
-             f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB"
-             f" ({after - first_idle:+.0f} MB on the first idle level); server CPU {cpu:.0f} s"
-             f"; browsers' nice {'/'.join(map(str, sorted(mon.browser_nice))) or '?'}"
-             f", their autogroups' {'/'.join(map(str, sorted(mon.group_nice_seen))) or '-'}")
-    print(line, flush=True)
-    for reason, count in FAILURES.items():
-        print(f"{'':>14}{count} without a result: {reason}", flush=True)
-    FAILURES.clear()
+    print(line + load_text(mon, idle, after, first_idle, cpu), flush=True)
+    print_failures()
     return got
+
+
+def load_text(mon: Monitor, idle: float, after: float, first_idle: float, cpu: float) -> str:
+    """What a scenario cost the server: health probes, memory, CPU, and the browsers' priority."""
+    return (f"; health probes {mon.failures} of {mon.probes} failed (slowest {mon.worst_probe:.2f} s)"
+            f"; memory idle {idle:.0f} MB, peak {mon.peak:.0f} MB, 60 s after {after:.0f} MB"
+            f" ({after - first_idle:+.0f} MB on the first idle level); server CPU {cpu:.0f} s"
+            f"; browsers' nice {'/'.join(map(str, sorted(mon.browser_nice))) or '?'}"
+            f", their autogroups' {'/'.join(map(str, sorted(mon.group_nice_seen))) or '-'}")
+
+
+def load_missed(name: str, mon: Monitor, after: float, first_idle: float) -> list[str]:
+    """The targets every scenario shares: no health probe fails; memory 60 s after the scenario
+    within 100 MB of the server's first idle level."""
+    missed = [f"{mon.failures} health probes failed in {name}"] if mon.failures else []
+    if after - first_idle > 100:
+        missed.append(f"memory 60 s after {name} {after - first_idle:+.0f} MB on the first idle level")
+    return missed
+
+
+def note_failure(exc: BaseException) -> None:
+    """Count a student's failure by its reason (printed under the scenario's line)."""
+    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+    FAILURES[reason] = FAILURES.get(reason, 0) + 1
+
+
+def print_failures(what: str = "without a result") -> None:
+    for reason, count in FAILURES.items():
+        print(f"{'':>14}{count} {what}: {reason}", flush=True)
+    FAILURES.clear()
 
 
 async def main_async(args) -> int:
@@ -408,8 +437,11 @@ async def main_async(args) -> int:
             seed = 1000
             reference: tuple[float | None, float | None] = (None, None)
             first_idle = resident_mb(proc.pid)
+            alone_run = None       # the preset's run time alone (the other scenarios' reference)
             plan = [("alone", 1, False)] + [(f"same-{n}", n, False) for n in args.sessions] + \
                    ([(f"distinct-{args.sessions[0]}", args.sessions[0], True)] if args.distinct else [])
+            if "class" not in args.scenarios:
+                plan = []
             for name, n, distinct in plan:
                 seed += 100
                 idle = resident_mb(proc.pid)
@@ -428,6 +460,7 @@ async def main_async(args) -> int:
                 got = report(name, times, server, run_seconds, mon, idle, after, first_idle, reference, cpu, served)
                 if name == "alone":
                     reference = (server[0] if server else None, got[0] if got else None)
+                    alone_run = run_seconds
                 if name.startswith("same-") and served.get("attached live", 0) < n - 1:
                     print(f"{'':>14}(not every session watched the run live: "
                           f"{served.get('from the cache', 0)} served from the cache)", flush=True)
@@ -440,10 +473,18 @@ async def main_async(args) -> int:
                     if reference[1] and got and max(got) > 2 * reference[1]:
                         print(f"{'':>14}(in the browser: {max(got):.1f} s, above 2x alone; "
                               "not the target: the browsers run on the server's cores)", flush=True)
-                    if mon.failures:
-                        missed.append(f"{mon.failures} health probes failed in {name}")
-                    if after - first_idle > 100:
-                        missed.append(f"memory 60 s after {name} {after - first_idle:+.0f} MB on the first idle level")
+                    missed += load_missed(name, mon, after, first_idle)
+            from engine.bench import classroom_visits as visits
+            server = types.SimpleNamespace(base=base, pid=proc.pid, log=log, log_path=args.log, first_idle=first_idle,
+                                           group_nice=None if args.browsers_share_cpu else BROWSER_NICE,
+                                           max_jobs=args.max_jobs or os.cpu_count() or 1, alone=alone_run)
+            if "tour" in args.scenarios:
+                missed += await visits.tour(browser, server, args.tour_sessions, seed=5000, spread=args.spread)
+            if "close" in args.scenarios:
+                missed += await visits.close_tabs(browser, server, args.preset, args.tour_sessions, seed=6000,
+                                                  spread=args.spread)
+            if "reloads" in args.scenarios:
+                missed += await visits.reloads(browser, server, args.preset, n=30, seed=7000)
             await browser.close()
     finally:
         proc.terminate()
@@ -458,12 +499,18 @@ async def main_async(args) -> int:
 
 
 def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/classroom-streamlit.log",
-        browsers_share_cpu=False, preset=PRESET, start="click") -> int:
-    """Run the scenarios and print their figures; 1 when a target of the largest class is missed.
+        browsers_share_cpu=False, preset=PRESET, start="click", scenarios=SCENARIOS, tour_sessions=10) -> int:
+    """Run the scenarios and print their figures; 1 when a target is missed.
     ``browsers_share_cpu``: the browsers at the server's CPU priority (else nice 19); ``preset``:
     the Convergence link the class opens (a longer run keeps more sessions watching it live);
     ``start``: "click" (every page loaded, then Start pressed within ``spread`` seconds) or "link"
-    (links that start the run opened within ``spread`` seconds)."""
+    (links that start the run opened within ``spread`` seconds); ``scenarios``: which of
+    :data:`SCENARIOS` to run ("class": alone and same-N, here; the others in
+    :mod:`engine.bench.classroom_visits`, with ``tour_sessions`` students)."""
+    if isinstance(scenarios, str) or not scenarios or any(s not in SCENARIOS for s in scenarios):
+        raise ValueError(f"scenarios must be a non-empty list of {SCENARIOS}, got {scenarios!r}")
+    if int(tour_sessions) < 2:
+        raise ValueError(f"tour_sessions must be at least 2, got {tour_sessions!r}")
     if not isinstance(preset, str) or not preset.startswith("/convergence?") or "seed=" in preset \
             or "go=" in preset:
         raise ValueError(f"preset must be a /convergence?... link without a seed or go, got {preset!r}")
@@ -475,5 +522,5 @@ def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/cla
         raise ValueError("max_jobs and spread must be >= 0")
     args = types.SimpleNamespace(sessions=[int(n) for n in sessions], max_jobs=int(max_jobs), spread=float(spread),
                                  distinct=bool(distinct), log=log, browsers_share_cpu=bool(browsers_share_cpu),
-                                 preset=preset, start=start)
+                                 preset=preset, start=start, scenarios=tuple(scenarios), tour_sessions=int(tour_sessions))
     return asyncio.run(main_async(args))

@@ -79,6 +79,11 @@ UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long
 SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts for estimates
 
 
+def _short(key) -> str:
+    """A run's name in the log: its key's first 8 characters (a private run has no key)."""
+    return "private" if key is None else key[:8]
+
+
 # --- the run key ------------------------------------------------------------------------------------
 
 def _feed(h, obj: Any) -> None:
@@ -572,6 +577,7 @@ class RunStore:
                 if last:
                     self._queue.remove(run)
                     run.state = "cancelled"
+                    log.info("run %s left the queue: nobody waits for it", _short(run.key))
                     if run.key is not None and self._inflight.get(run.key) is run:
                         del self._inflight[run.key]
                 snap = self._snapshot(run)
@@ -581,6 +587,7 @@ class RunStore:
             job = run.job
             if run.state == "running" and last:
                 job.stop()                      # nobody watches: stop computing
+                log.info("run %s stopped: nobody watches it", _short(run.key))
                 return job                      # the ticket follows the job to its end
             if job is not None and not job.done:
                 snap = job.snapshot()           # others still watch: this session keeps what it saw

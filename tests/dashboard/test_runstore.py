@@ -171,7 +171,8 @@ def test_a_failure_is_shown_to_every_session_and_not_cached():
     assert again.wait(5) and gate.calls == 2 and again.snapshot()["status"] == "failed"
 
 
-def test_a_shared_run_stops_only_when_the_last_session_leaves():
+def test_a_shared_run_stops_only_when_the_last_session_leaves(caplog):
+    caplog.set_level("INFO", logger="rpo.runs")
     store = RunStore(Limits(max_jobs=1))
     gate = Gate()
     a = store.request("a", "page", gate, 1)
@@ -180,8 +181,10 @@ def test_a_shared_run_stops_only_when_the_last_session_leaves():
     a.stop(timeout=0.5)
     assert a.done and a.snapshot()["status"] == "stopped"
     assert b.running and not b._run.job.stop_requested
+    assert "nobody watches" not in caplog.text
     store.leave("b")                       # the last watcher's tab closes
     assert b.wait(5) and b.snapshot()["status"] == "stopped"
+    assert caplog.text.count("stopped: nobody watches it") == 1     # the classroom bench counts these
     assert len(store.cache) == 0           # a stopped run is not a result
 
 
@@ -225,7 +228,8 @@ def test_one_session_holds_at_most_one_running_job():
     assert second.wait(5) and other.wait(5) and first.wait(5)
 
 
-def test_a_session_that_leaves_while_queued_leaves_the_queue():
+def test_a_session_that_leaves_while_queued_leaves_the_queue(caplog):
+    caplog.set_level("INFO", logger="rpo.runs")
     store = RunStore(Limits(max_jobs=1))
     g1, g2, g3 = Gate(), Gate(), Gate()
     store.request("a", "page", g1, 1)
@@ -235,6 +239,7 @@ def test_a_session_that_leaves_while_queued_leaves_the_queue():
     assert third.snapshot()["queued"] == 2
     store.leave("b")
     assert gone.done and gone.snapshot()["status"] == "stopped"
+    assert caplog.text.count("left the queue: nobody waits for it") == 1
     assert third.snapshot()["queued"] == 1
     g1.release.set()
     wait_for(lambda: g3.calls == 1)

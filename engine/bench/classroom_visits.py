@@ -1,0 +1,261 @@
+"""The other rows of issue 23's table, rerun with real browsers on the class's server.
+
+:mod:`engine.bench.classroom` measures a class watching one run. These scenarios are the rest of
+what a class does to one server (issue 23 measured each before the run store existed):
+
+* ``tour``: every student opens the Convergence, Bias-variance, Projections and Forests pages
+  in turn, each with its default settings (so each page's run is the same for the whole class),
+  first one student alone (the reference), then ``n`` students within ``spread`` seconds. Per
+  page: how the runs were served, time to result server-side (from the server's log) and in the
+  browser (until the page's result text shows). The issue's run: Projections never finished in
+  any of 10 sessions within 120 s.
+* ``close``: ``n`` students open the class preset's link with a seed each (``n`` distinct long
+  runs, so most wait in the queue); after ``close_after`` seconds half of them close their tab.
+  Counted from the server's log: closed runs stopped or taken out of the queue (each must be),
+  and the time to result of the others, against the queue's share of the work.
+* ``reloads``: one student trains the class preset while another reloads the Convergence page
+  ``reloads`` times in a row, twice, 10 s apart. Per reload, the time until the page shows its
+  status; errors in the server's log; memory.
+
+Every scenario runs under :class:`engine.bench.classroom.Monitor` (health probes, peak memory)
+and is followed by 60 s of quiet before the memory is read again: the targets shared with the
+class scenarios (no probe fails, memory within 100 MB of the first idle level) hold for each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+import types
+
+from engine.bench.classroom import (DONE_TEXT, RESULT_TIMEOUT, Monitor, log_time, cpu_seconds, load_missed,
+                                    load_text, note_failure, print_failures, server_times, spread_text)
+from engine.dashboard.memory import resident_mb
+
+__all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads"]
+
+SCENARIOS = ("tour", "close", "reloads")
+# (run name in the server's log, page link with the tour's seed, text the page shows with its result)
+TOUR = (("conv", "/convergence?seed={seed}", DONE_TEXT),
+        ("bv", "/bias_variance?seed={seed}", "Takeaway."),
+        ("proj", "/projections?seed={seed}", "Takeaway."),
+        ("fx", "/forests?fx_seed={seed}", "Finished in"))
+STATUS_TEXT = "Status:"          # the Convergence page's status line, drawn on every page run
+QUIET_SECONDS = 60.0             # after a scenario, before memory is read again
+
+
+async def _context(browser):
+    return await browser.new_context(viewport={"width": 1280, "height": 1600})
+
+
+async def _measure(server, work):
+    """Run the coroutine ``work`` under a Monitor; return its result and the load figures."""
+    idle, cpu0, wall0 = resident_mb(server.pid), cpu_seconds(server.pid), time.time()
+    with Monitor(server.base, server.pid, server.group_nice) as mon:
+        out = await work
+    cpu = cpu_seconds(server.pid) - cpu0
+    server.log.flush()
+    await asyncio.sleep(QUIET_SECONDS)
+    load = types.SimpleNamespace(idle=idle, mon=mon, cpu=cpu, after=resident_mb(server.pid), wall0=wall0)
+    return out, load
+
+
+def _log_lines(server, since: float, pattern) -> list[str]:
+    """Lines of the server's log after ``since`` (time.time()) matching ``pattern``."""
+    found, recent = [], False
+    with open(server.log_path, errors="replace") as f:
+        for line in f:
+            try:
+                recent = log_time(line[:23]) >= since
+            except ValueError:
+                pass          # a traceback's own lines carry no time: they go with the last stamped line
+            if recent and pattern.search(line):
+                found.append(line.rstrip())
+    return found
+
+
+def _errors(server, since: float) -> list[str]:
+    """The exceptions the server logged after ``since``: each traceback's last line."""
+    errors, inside, recent = [], False, False
+    with open(server.log_path, errors="replace") as f:
+        for line in f:
+            try:
+                recent = log_time(line[:23]) >= since
+            except ValueError:
+                pass
+            if recent and line.startswith("Traceback"):
+                inside = True
+            elif inside and line.strip() and not line.startswith((" ", "\t", "Traceback", "During handling",
+                                                                    "The above exception")):
+                errors.append(line.rstrip())
+                inside = False
+    return errors
+
+
+# --- the tour of four pages ---------------------------------------------------------------------
+
+async def _tourist(browser, base: str, seed: int, delay: float, times: dict) -> None:
+    await asyncio.sleep(delay)
+    context = await _context(browser)
+    try:
+        page = await context.new_page()
+        for run, link, marker in TOUR:
+            t0 = time.perf_counter()
+            try:
+                await page.goto(base + link.format(seed=seed), wait_until="domcontentloaded", timeout=120_000)
+                await page.get_by_text(marker).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
+                times[run].append(time.perf_counter() - t0)
+            except Exception as exc:  # noqa: BLE001 - a page without its result counts as missing
+                note_failure(exc)
+                times[run].append(None)
+    finally:
+        await context.close()
+
+
+async def tour(browser, server, n: int, seed: int, spread: float) -> list[str]:
+    """One student alone, then ``n`` within ``spread`` s, through the four pages; returns missed targets."""
+    missed = []
+    reference: dict[str, tuple[float | None, float | None]] = {}
+    for name, k, seed_k in (("tour-alone", 1, seed), (f"tour-{n}", n, seed + 1)):
+        times = {run: [] for run, _, _ in TOUR}
+        _, load = await _measure(server, asyncio.gather(
+            *(_tourist(browser, server.base, seed_k, spread * i / max(k - 1, 1), times) for i in range(k))))
+        print(f"{name:>12}: four pages, each with its default settings" + load_text(
+            load.mon, load.idle, load.after, server.first_idle, load.cpu), flush=True)
+        for run, link, _ in TOUR:
+            got = [t for t in times[run] if t is not None]
+            side, run_seconds, served = server_times(server.log_path, load.wall0, run)
+            alone = reference.get(run, (None, None))
+            line = f"{'':>14}{link.split('?')[0]}: {len(got)}/{k} got their result"
+            if served:
+                line += "; served: " + ", ".join(f"{h} {v}" for h, v in sorted(served.items()))
+            if run_seconds is not None:
+                line += f"; the run computed in {run_seconds:.1f} s"
+            if side:
+                line += f"; time to result server-side {spread_text(side, alone[0])}"
+            if got:
+                line += f"; in the browser {spread_text(got, alone[1])}"
+            print(line, flush=True)
+            if k == 1:
+                reference[run] = (side[0] if side else None, got[0] if got else None)
+            elif len(got) < k:
+                missed.append(f"{k - len(got)} of {name} without a result on {link.split('?')[0]}")
+        print_failures()
+        missed += load_missed(name, load.mon, load.after, server.first_idle)
+    return missed
+
+
+# --- tabs closed while their runs compute or wait ------------------------------------------------
+
+async def _closer(browser, url: str, delay: float, close_after: float | None) -> float | None:
+    await asyncio.sleep(delay)
+    context = await _context(browser)
+    try:
+        page = await context.new_page()
+        t0 = time.perf_counter()
+        await page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+        if close_after is not None:
+            await asyncio.sleep(close_after)
+            return None
+        await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
+        return time.perf_counter() - t0
+    except Exception as exc:  # noqa: BLE001
+        note_failure(exc)
+        return None
+    finally:
+        await context.close()
+
+
+async def close_tabs(browser, server, preset: str, n: int, seed: int, spread: float,
+                     close_after: float = 10.0) -> list[str]:
+    """``n`` distinct long runs; the odd students close their tab ``close_after`` s after opening it."""
+    name = f"close-{n}"
+    closing = [i % 2 == 1 for i in range(n)]
+    urls = [f"{server.base}{preset}&seed={seed + i}&go=1" for i in range(n)]
+    times, load = await _measure(server, asyncio.gather(
+        *(_closer(browser, u, spread * i / max(n - 1, 1), close_after if c else None)
+          for i, (u, c) in enumerate(zip(urls, closing)))))
+    kept = [t for t, c in zip(times, closing) if not c]
+    got = [t for t in kept if t is not None]
+    n_closed = sum(closing)
+    stopped = len(_log_lines(server, load.wall0, re.compile(r"stopped: nobody watches it")))
+    left = len(_log_lines(server, load.wall0, re.compile(r"left the queue: nobody waits for it")))
+    side, run_seconds, _ = server_times(server.log_path, load.wall0)
+    slots = server.max_jobs
+    line = (f"{name:>12}: {n} runs of their own; tabs closed after {close_after:.0f} s: {n_closed}, their runs "
+            f"stopped: {stopped}, taken out of the queue: {left}; the open tabs: {len(got)}/{len(kept)} got their result")
+    if side:
+        line += f", server-side {spread_text(side, None)}"
+    if got:
+        line += f", in the browser {spread_text(got, None)}"
+    if server.alone:
+        share = math.ceil(len(kept) / slots) * server.alone
+        line += (f" (the queue's share of the work: {len(kept)} runs of {server.alone:.1f} s on {slots} slots, "
+                 f"about {share:.0f} s)")
+    print(line + load_text(load.mon, load.idle, load.after, server.first_idle, load.cpu), flush=True)
+    print_failures()
+    missed = load_missed(name, load.mon, load.after, server.first_idle)
+    if stopped + left < n_closed:
+        missed.append(f"{n_closed - stopped - left} of {name}'s closed tabs left their run computing")
+    if len(got) < len(kept):
+        missed.append(f"{len(kept) - len(got)} of {name}'s open tabs without a result")
+    return missed
+
+
+# --- a reload storm beside a training session -----------------------------------------------------
+
+async def _reloader(browser, base: str, seed: int, n: int, storms: int, pause: float) -> list[float | None]:
+    context = await _context(browser)
+    times: list[float | None] = []
+    try:
+        page = await context.new_page()
+        await page.goto(f"{base}/convergence?seed={seed}", wait_until="domcontentloaded", timeout=120_000)
+        await page.get_by_text(STATUS_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
+        for storm in range(storms):
+            if storm:
+                await asyncio.sleep(pause)
+            for _ in range(n):
+                t0 = time.perf_counter()
+                try:
+                    await page.reload(wait_until="domcontentloaded", timeout=120_000)
+                    await page.get_by_text(STATUS_TEXT).first.wait_for(timeout=60_000)
+                    times.append(time.perf_counter() - t0)
+                except Exception as exc:  # noqa: BLE001
+                    note_failure(exc)
+                    times.append(None)
+    finally:
+        await context.close()
+    return times
+
+
+async def reloads(browser, server, preset: str, n: int, seed: int, storms: int = 2, pause: float = 10.0) -> list[str]:
+    """One student trains the preset; another reloads the Convergence page ``n`` times, ``storms`` times."""
+    name = f"reloads-{n}"
+    trainer = _closer(browser, f"{server.base}{preset}&seed={seed}&go=1", 0.0, None)
+    (trained, times), load = await _measure(server, asyncio.gather(
+        trainer, _reloader(browser, server.base, seed + 1, n, storms, pause)))
+    got = [t for t in times if t is not None]
+    errors = _errors(server, load.wall0)
+    side, run_seconds, _ = server_times(server.log_path, load.wall0)
+    line = f"{name:>12}: {storms} x {n} reloads of /convergence, {len(got)}/{len(times)} drew their status"
+    if got:
+        line += f" ({spread_text(got, None)} per reload)"
+    line += f"; {len(errors)} exceptions in the server's log; the training session beside them: "
+    line += "no result" if trained is None else f"its result after {trained:.1f} s in the browser"
+    if run_seconds is not None:
+        line += f", the run computed in {run_seconds:.1f} s"
+        if server.alone:
+            line += f" ({run_seconds / server.alone:.1f}x alone)"
+    print(line + load_text(load.mon, load.idle, load.after, server.first_idle, load.cpu), flush=True)
+    for e in errors[:5]:
+        print(f"{'':>14}{e[:200]}", flush=True)
+    print_failures("failed")
+    missed = load_missed(name, load.mon, load.after, server.first_idle)
+    if errors:
+        missed.append(f"{len(errors)} exceptions in the server's log during {name}")
+    if len(got) < len(times) or trained is None:
+        missed.append(f"{name}: {len(times) - len(got)} reloads failed" + ("; the training session got no result"
+                                                                         if trained is None else ""))
+    return missed
