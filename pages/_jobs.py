@@ -149,7 +149,8 @@ class PageRun:
                                        estimate=estimate, compact=compact, **kwargs)
         how = {"new": "new run", "private": "private run", "cached": "from the cache",
                "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
-        log.info("run %s: %s asked: %s", self.name, session.owner, how[ticket.how])
+        log.info("run %s: %s asked: %s [run %s]", self.name, session.owner, how[ticket.how],
+                 "private" if ticket.key is None else ticket.key[:8])
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry

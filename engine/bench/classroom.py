@@ -106,9 +106,9 @@ RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
 # The pages' log lines (pages/_jobs.py, Streamlit's format) when a session asks for a page's run
 # (run name: conv, bv, proj, fx, ...) and when it first draws the finished run.
-_STAMP = r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run "
-SERVER_DONE = re.compile(_STAMP + r"(\w+): (session-\d+) done after ([\d.]+) s")
-SERVER_ASKED = re.compile(_STAMP + r"(\w+): (session-\d+) asked: (new run|attached|from the cache|private run)")
+_LINE = r"^(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run (?P<run>\w+): (?P<session>session-\d+) "
+SERVER_DONE = re.compile(_LINE + r"done after (?P<seconds>[\d.]+) s")
+SERVER_ASKED = re.compile(_LINE + r"asked: (?P<how>new run|attached|from the cache|private run)")
 HOW = {"new run": "computed", "attached": "attached live", "from the cache": "from the cache",
        "private run": "private"}
 
@@ -211,13 +211,13 @@ def server_times(log_path: str, since: float, run: str = "conv") -> tuple[list[f
     with open(log_path, errors="replace") as f:
         for line in f:
             m = SERVER_ASKED.match(line)
-            if m is not None and m.group(2) == run and (when := log_time(m.group(1))) >= since:
-                asked.setdefault(m.group(3), (when, HOW[m.group(4)]))
+            if m is not None and m["run"] == run and (when := log_time(m["stamp"])) >= since:
+                asked.setdefault(m["session"], (when, HOW[m["how"]]))
                 continue
             m = SERVER_DONE.match(line)
-            if m is not None and m.group(2) == run and (when := log_time(m.group(1))) >= since:
-                done.setdefault(m.group(3), when)
-                run_seconds = max(run_seconds or 0.0, float(m.group(4)))
+            if m is not None and m["run"] == run and (when := log_time(m["stamp"])) >= since:
+                done.setdefault(m["session"], when)
+                run_seconds = max(run_seconds or 0.0, float(m["seconds"]))
     served: dict[str, int] = {}
     for _, how in asked.values():
         served[how] = served.get(how, 0) + 1

@@ -11,8 +11,10 @@ what a class does to one server (issue 23 measured each before the run store exi
   any of 10 sessions within 120 s.
 * ``close``: ``n`` students open the class preset's link with a seed each (``n`` distinct long
   runs, so most wait in the queue); after ``close_after`` seconds half of them close their tab.
-  Counted from the server's log: closed runs stopped or taken out of the queue (each must be),
-  and the time to result of the others, against the queue's share of the work.
+  From the server's log (:func:`run_events`), what became of each closed tab's run: stopped,
+  taken out of the queue, or ended before the tab's close reached the server (the browsers
+  here are starved while two runs take the cores); none may go on computing for nobody. And
+  the time to result of the others, against the queue's share of the work.
 * ``reloads``: one student trains the class preset while another reloads the Convergence page
   ``reloads`` times in a row, twice, 10 s apart. Per reload, the time until the page shows its
   status; errors in the server's log; memory.
@@ -30,11 +32,11 @@ import re
 import time
 import types
 
-from engine.bench.classroom import (DONE_TEXT, RESULT_TIMEOUT, Monitor, log_time, cpu_seconds, load_missed,
+from engine.bench.classroom import (DONE_TEXT, RESULT_TIMEOUT, Monitor, cpu_seconds, load_missed, log_time,
                                     load_text, note_failure, print_failures, server_times, spread_text)
 from engine.dashboard.memory import resident_mb
 
-__all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads"]
+__all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
 
 SCENARIOS = ("tour", "close", "reloads")
 # (run name in the server's log, page link with the tour's seed, text the page shows with its result)
@@ -62,18 +64,62 @@ async def _measure(server, work):
     return out, load
 
 
-def _log_lines(server, since: float, pattern) -> list[str]:
-    """Lines of the server's log after ``since`` (time.time()) matching ``pattern``."""
-    found, recent = [], False
-    with open(server.log_path, errors="replace") as f:
+_EVENT = re.compile(r"^(\S+ \S+) (?:run \w+: (session-\d+) asked: .*\[run (\w+)\]|(session-\d+) closed|"
+                    r"run (\w+) (stopped: nobody watches|left the queue: nobody waits|ended \((\w+)\) after "
+                    r"[\d.]+ s, watched by (\d+)))")
+
+
+def run_events(log_path: str, since: float) -> dict:
+    """The run store's story after ``since`` (time.time()) from the server's log: ``asked``
+    {session: run key (its first ask)}, ``closed`` {session: time}, ``stopped`` and ``left`` {run key:
+    time} (nobody watched it / waited for it), ``ended`` {run key: (time, status, sessions watching)}."""
+    events = {"asked": {}, "closed": {}, "stopped": {}, "left": {}, "ended": {}}
+    with open(log_path, errors="replace") as f:
         for line in f:
-            try:
-                recent = log_time(line[:23]) >= since
-            except ValueError:
-                pass          # a traceback's own lines carry no time: they go with the last stamped line
-            if recent and pattern.search(line):
-                found.append(line.rstrip())
-    return found
+            m = _EVENT.match(line)
+            if m is None:
+                continue
+            when = log_time(m.group(1))
+            if when < since:
+                continue
+            if m.group(2):
+                events["asked"].setdefault(m.group(2), m.group(3))
+            elif m.group(4):
+                events["closed"][m.group(4)] = when
+            elif m.group(6).startswith("stopped"):
+                events["stopped"][m.group(5)] = when
+            elif m.group(6).startswith("left"):
+                events["left"][m.group(5)] = when
+            else:
+                events["ended"][m.group(5)] = (when, m.group(7), int(m.group(8)))
+    return events
+
+
+def closed_runs(events: dict) -> dict[str, int]:
+    """What became of the runs of the sessions that closed: stopped, taken out of the queue, ended
+    before the tab closed (nothing left to stop), shared with a session still open, or still
+    computing after the close (``kept computing``: the failure); and ``for nobody``: runs that
+    ran to the end with no session watching."""
+    count = {"stopped": 0, "taken out of the queue": 0, "ended before the tab closed": 0,
+             "still watched by others": 0, "kept computing": 0}
+    open_keys = {k for s, k in events["asked"].items() if s not in events["closed"]}
+    for session, closed in events["closed"].items():
+        key = events["asked"].get(session)
+        if key is None:
+            continue                             # closed before it asked for a run
+        if key in events["stopped"]:
+            count["stopped"] += 1
+        elif key in events["left"]:
+            count["taken out of the queue"] += 1
+        elif key in events["ended"] and events["ended"][key][0] <= closed:
+            count["ended before the tab closed"] += 1
+        elif key in open_keys:
+            count["still watched by others"] += 1
+        else:
+            count["kept computing"] += 1
+    count["for nobody"] = sum(1 for _, status, watching in events["ended"].values()
+                              if status == "done" and watching == 0)
+    return count
 
 
 def _errors(server, since: float) -> list[str]:
@@ -156,7 +202,8 @@ async def _closer(browser, url: str, delay: float, close_after: float | None) ->
         page = await context.new_page()
         t0 = time.perf_counter()
         await page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        if close_after is not None:
+        if close_after is not None:          # once the page shows its run (computing or in line)
+            await page.get_by_text(STATUS_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
             await asyncio.sleep(close_after)
             return None
         await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
@@ -180,12 +227,13 @@ async def close_tabs(browser, server, preset: str, n: int, seed: int, spread: fl
     kept = [t for t, c in zip(times, closing) if not c]
     got = [t for t in kept if t is not None]
     n_closed = sum(closing)
-    stopped = len(_log_lines(server, load.wall0, re.compile(r"stopped: nobody watches it")))
-    left = len(_log_lines(server, load.wall0, re.compile(r"left the queue: nobody waits for it")))
-    side, run_seconds, _ = server_times(server.log_path, load.wall0)
+    fate = closed_runs(run_events(server.log_path, load.wall0))
+    side, _, _ = server_times(server.log_path, load.wall0)
     slots = server.max_jobs
-    line = (f"{name:>12}: {n} runs of their own; tabs closed after {close_after:.0f} s: {n_closed}, their runs "
-            f"stopped: {stopped}, taken out of the queue: {left}; the open tabs: {len(got)}/{len(kept)} got their result")
+    line = (f"{name:>12}: {n} runs of their own; {n_closed} tabs closed {close_after:.0f} s after their page showed "
+            f"its run; their runs: " + ", ".join(f"{k} {v}" for k, v in fate.items() if k != "for nobody") +
+            f"; runs computed to the end for nobody: {fate['for nobody']}; "
+            f"the open tabs: {len(got)}/{len(kept)} got their result")
     if side:
         line += f", server-side {spread_text(side, None)}"
     if got:
@@ -197,8 +245,9 @@ async def close_tabs(browser, server, preset: str, n: int, seed: int, spread: fl
     print(line + load_text(load.mon, load.idle, load.after, server.first_idle, load.cpu), flush=True)
     print_failures()
     missed = load_missed(name, load.mon, load.after, server.first_idle)
-    if stopped + left < n_closed:
-        missed.append(f"{n_closed - stopped - left} of {name}'s closed tabs left their run computing")
+    if fate["kept computing"] or fate["for nobody"]:
+        missed.append(f"{name}: {fate['kept computing']} closed tabs' runs kept computing, "
+                      f"{fate['for nobody']} runs computed to the end for nobody")
     if len(got) < len(kept):
         missed.append(f"{len(kept) - len(got)} of {name}'s open tabs without a result")
     return missed

@@ -553,6 +553,8 @@ class RunStore:
             if snap["cpu_seconds"] > 0.2:
                 self._slowdowns = (self._slowdowns + [(self._clock(), snap["elapsed"] / snap["cpu_seconds"])])[-10:]
             self._pump()
+            log.info("run %s ended (%s) after %.1f s, watched by %d sessions", _short(run.key), snap["status"],
+                     snap["elapsed"], len(run.owners))
         self._compact_if_free(run.key)       # every session left while it finished
 
     def _detach(self, ticket: Ticket) -> Job | None:

@@ -73,3 +73,36 @@ def test_the_command_line_offers_the_bench_scenarios_and_checks_its_input():
                        ({"sessions": [0]}, "sessions"), ({"preset": "/forests?x=1"}, "preset")):
         with pytest.raises(ValueError, match=named):
             classroom.run(**bad)
+
+
+def test_closed_runs_tells_what_became_of_each_closed_tabs_run(tmp_path):
+    from engine.bench.classroom_visits import closed_runs, run_events
+
+    log = tmp_path / "server.log"
+    log.write_text("\n".join([
+        "2026-11-25 06:09:35.170 run conv: session-1 asked: new run [run aaaaaaaa]",
+        "2026-11-25 06:09:36.000 run conv: session-2 asked: new run [run bbbbbbbb]",
+        "2026-11-25 06:09:37.000 run conv: session-3 asked: new run [run cccccccc]",
+        "2026-11-25 06:09:38.000 run conv: session-4 asked: new run [run dddddddd]",
+        "2026-11-25 06:09:38.500 run conv: session-5 asked: attached to the run in flight, shared by 2 sessions "
+        "[run dddddddd]",
+        "2026-11-25 06:09:39.000 run conv: session-6 asked: new run [run eeeeeeee]",
+        "2026-11-25 06:09:45.000 run bbbbbbbb stopped: nobody watches it",
+        "2026-11-25 06:09:45.001 session-2 closed",
+        "2026-11-25 06:09:46.000 run cccccccc left the queue: nobody waits for it",
+        "2026-11-25 06:09:46.001 session-3 closed",
+        "2026-11-25 06:09:47.000 session-4 closed",                # session-5 still watches dddddddd
+        "2026-11-25 06:09:50.000 run bbbbbbbb ended (stopped) after 14.0 s, watched by 0 sessions",
+        "2026-11-25 06:09:58.000 run aaaaaaaa ended (done) after 22.8 s, watched by 1 sessions",
+        "2026-11-25 06:09:59.000 session-1 closed",                # after its run ended: nothing to stop
+        "2026-11-25 06:09:59.500 session-6 closed",
+        "2026-11-25 06:10:20.000 run eeeeeeee ended (done) after 41.0 s, watched by 0 sessions",   # the failure
+        "2026-11-25 06:10:21.000 session-7 closed",                # never asked for a run
+    ]) + "\n")
+    events = run_events(str(log), classroom.log_time("2026-11-25 06:00:00.000"))
+    assert events["asked"] == {"session-1": "aaaaaaaa", "session-2": "bbbbbbbb", "session-3": "cccccccc",
+                               "session-4": "dddddddd", "session-5": "dddddddd", "session-6": "eeeeeeee"}
+    assert closed_runs(events) == {"stopped": 1, "taken out of the queue": 1, "ended before the tab closed": 1,
+                                   "still watched by others": 1, "kept computing": 1, "for nobody": 1}
+    later = run_events(str(log), classroom.log_time("2026-11-25 06:10:00.000"))
+    assert later["asked"] == {} and set(later["closed"]) == {"session-7"}
