@@ -119,7 +119,7 @@ def low_priority_browser(folder: str, nice: int = BROWSER_NICE) -> str:
     Run as root, Chromium raises its own priority (its GPU and browser processes to nice -8,
     the others back to 0, seen here); without the CAP_SYS_NICE capability (dropped by util-linux's
     ``setpriv`` when the bench runs as root) it cannot."""
-    path = os.path.join(folder, "chromium-nice")
+    path = os.path.join(folder, f"chromium-nice{int(nice)}")
     drop = ""
     if os.geteuid() == 0 and shutil.which("setpriv"):
         drop = "setpriv --bounding-set -sys_nice --inh-caps -sys_nice "
@@ -248,9 +248,11 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> Non
 class Monitor:
     """Samples the server's memory every 0.5 s and probes its health every 2 s, in a thread."""
 
-    def __init__(self, base: str, pid: int, group_nice: int | None = None) -> None:
-        """``group_nice``: the nice value the browsers' autogroups are kept at (None: left alone)."""
-        self.base, self.pid, self.group_nice = base, pid, group_nice
+    def __init__(self, base: str, pid: int, group_nice: int | None = None,
+                 lower_when: threading.Event | None = None) -> None:
+        """``group_nice``: the nice value the browsers' autogroups are kept at (None: left alone),
+        once ``lower_when`` is set (None: from the start)."""
+        self.base, self.pid, self.group_nice, self.lower_when = base, pid, group_nice, lower_when
         self.peak = 0.0
         self.browser_nice: set[int] = set()    # nice values seen among the browsers' threads
         self.group_nice_seen: set[int] = set()  # and among their autogroups
@@ -271,7 +273,7 @@ class Monitor:
         next_probe = 0.0
         while not self._stop.wait(0.5):
             self.peak = max(self.peak, resident_mb(self.pid))
-            if self.group_nice is not None:
+            if self.group_nice is not None and (self.lower_when is None or self.lower_when.is_set()):
                 self.group_nice_seen.update(lower_browser_groups(os.getpid(), self.group_nice))
             if time.perf_counter() >= next_probe:
                 next_probe = time.perf_counter() + 2.0
@@ -481,8 +483,12 @@ async def main_async(args) -> int:
             if "tour" in args.scenarios:
                 missed += await visits.tour(browser, server, args.tour_sessions, seed=5000, spread=args.spread)
             if "close" in args.scenarios:
-                missed += await visits.close_tabs(browser, server, args.preset, args.tour_sessions, seed=6000,
-                                                  spread=args.spread)
+                # at the server's priority: starved nice-19 browsers deliver a close after the run ended
+                peer = browser if args.browsers_share_cpu else await p.chromium.launch(
+                    executable_path=low_priority_browser(folder.name, nice=0), args=CHROMIUM_ARGS)
+                missed += await visits.close_tabs(peer, server, args.preset, args.tour_sessions, seed=6000)
+                if peer is not browser:
+                    await peer.close()
             if "reloads" in args.scenarios:
                 missed += await visits.reloads(browser, server, args.preset, n=30, seed=7000)
             await browser.close()

@@ -9,8 +9,9 @@ what a class does to one server (issue 23 measured each before the run store exi
   page: how the runs were served, time to result server-side (from the server's log) and in the
   browser (until the page's result text shows). The issue's run: Projections never finished in
   any of 10 sessions within 120 s.
-* ``close``: ``n`` students open the class preset's link with a seed each (``n`` distinct long
-  runs, so most wait in the queue); after ``close_after`` seconds half of them close their tab.
+* ``close``: ``n`` students open the class preset with a seed each and press Start together
+  (``n`` distinct long runs, so most wait in the queue); ``close_after`` seconds later half of
+  them close their tab.
   From the server's log (:func:`run_events`), what became of each closed tab's run: stopped,
   taken out of the queue, or ended before the tab's close reached the server (the browsers
   here are starved while two runs take the cores); none may go on computing for nobody. And
@@ -29,11 +30,13 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import threading
 import time
 import types
 
-from engine.bench.classroom import (DONE_TEXT, RESULT_TIMEOUT, Monitor, cpu_seconds, load_missed, log_time,
-                                    load_text, note_failure, print_failures, server_times, spread_text)
+from engine.bench.classroom import (DONE_TEXT, IDLE_TEXT, RESULT_TIMEOUT, Monitor, Ready, cpu_seconds, load_missed,
+                                    SERVER_DONE, load_text, log_time, note_failure, print_failures, server_times,
+                                    spread_text)
 from engine.dashboard.memory import resident_mb
 
 __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
@@ -52,10 +55,11 @@ async def _context(browser):
     return await browser.new_context(viewport={"width": 1280, "height": 1600})
 
 
-async def _measure(server, work):
-    """Run the coroutine ``work`` under a Monitor; return its result and the load figures."""
+async def _measure(server, work, lower_when: threading.Event | None = None):
+    """Run the coroutine ``work`` under a Monitor (which keeps the browsers' autogroups at the
+    server's ``group_nice``, once ``lower_when`` is set); return its result and the load figures."""
     idle, cpu0, wall0 = resident_mb(server.pid), cpu_seconds(server.pid), time.time()
-    with Monitor(server.base, server.pid, server.group_nice) as mon:
+    with Monitor(server.base, server.pid, server.group_nice, lower_when) as mon:
         out = await work
     cpu = cpu_seconds(server.pid) - cpu0
     server.log.flush()
@@ -72,12 +76,16 @@ _EVENT = re.compile(r"^(\S+ \S+) (?:run \w+: (session-\d+) asked: .*\[run (\w+)\
 def run_events(log_path: str, since: float) -> dict:
     """The run store's story after ``since`` (time.time()) from the server's log: ``asked``
     {session: run key (its first ask)}, ``closed`` {session: time}, ``stopped`` and ``left`` {run key:
-    time} (nobody watched it / waited for it), ``ended`` {run key: (time, status, sessions watching)}."""
-    events = {"asked": {}, "closed": {}, "stopped": {}, "left": {}, "ended": {}}
+    time} (nobody watched it / waited for it), ``ended`` {run key: (time, status, sessions watching)},
+    ``drawn`` {sessions that drew a finished run}."""
+    events = {"asked": {}, "closed": {}, "stopped": {}, "left": {}, "ended": {}, "drawn": set()}
     with open(log_path, errors="replace") as f:
         for line in f:
             m = _EVENT.match(line)
             if m is None:
+                done = SERVER_DONE.match(line)
+                if done is not None and log_time(done["stamp"]) >= since:
+                    events["drawn"].add(done["session"])
                 continue
             when = log_time(m.group(1))
             if when < since:
@@ -96,24 +104,27 @@ def run_events(log_path: str, since: float) -> dict:
 
 
 def closed_runs(events: dict) -> dict[str, int]:
-    """What became of the runs of the sessions that closed: stopped, taken out of the queue, ended
+    """What became of the runs of the sessions that closed before drawing a result: stopped, taken out of the queue, ended
     before the tab closed (nothing left to stop), shared with a session still open, or still
     computing after the close (``kept computing``: the failure); and ``for nobody``: runs that
     ran to the end with no session watching."""
     count = {"stopped": 0, "taken out of the queue": 0, "ended before the tab closed": 0,
              "still watched by others": 0, "kept computing": 0}
-    open_keys = {k for s, k in events["asked"].items() if s not in events["closed"]}
+    def watched_after(key, session, t):        # another session that asked for the run was still open
+        return any(k == key and o != session and events["closed"].get(o, float("inf")) > t
+                   for o, k in events["asked"].items())
+
     for session, closed in events["closed"].items():
         key = events["asked"].get(session)
-        if key is None:
-            continue                             # closed before it asked for a run
+        if key is None or session in events["drawn"]:
+            continue                             # closed before it asked for a run, or after its result
         if key in events["stopped"]:
             count["stopped"] += 1
         elif key in events["left"]:
             count["taken out of the queue"] += 1
         elif key in events["ended"] and events["ended"][key][0] <= closed:
             count["ended before the tab closed"] += 1
-        elif key in open_keys:
+        elif watched_after(key, session, closed):
             count["still watched by others"] += 1
         else:
             count["kept computing"] += 1
@@ -195,15 +206,25 @@ async def tour(browser, server, n: int, seed: int, spread: float) -> list[str]:
 
 # --- tabs closed while their runs compute or wait ------------------------------------------------
 
-async def _closer(browser, url: str, delay: float, close_after: float | None) -> float | None:
-    await asyncio.sleep(delay)
+async def _closer(browser, url: str, ready: Ready | None, close_after: float | None) -> float | None:
+    """Open ``url``; with ``ready``, wait for every student's page, then press Start at once. Then
+    close the tab ``close_after`` s later, or wait for the result (its seconds from the start)."""
     context = await _context(browser)
+    arrived = False
     try:
         page = await context.new_page()
         t0 = time.perf_counter()
         await page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        if close_after is not None:          # once the page shows its run (computing or in line)
-            await page.get_by_text(STATUS_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
+        if ready is not None:
+            start = page.get_by_role("button", name="Start", exact=True)
+            await page.get_by_text(IDLE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
+            await start.wait_for(timeout=RESULT_TIMEOUT * 1000)
+            ready.arrive()
+            arrived = True
+            await ready.wait()
+            t0 = time.perf_counter()
+            await start.click(timeout=RESULT_TIMEOUT * 1000)
+        if close_after is not None:
             await asyncio.sleep(close_after)
             return None
         await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
@@ -212,26 +233,44 @@ async def _closer(browser, url: str, delay: float, close_after: float | None) ->
         note_failure(exc)
         return None
     finally:
+        if ready is not None and not arrived:
+            ready.arrive()
         await context.close()
 
 
-async def close_tabs(browser, server, preset: str, n: int, seed: int, spread: float,
-                     close_after: float = 10.0) -> list[str]:
-    """``n`` distinct long runs; the odd students close their tab ``close_after`` s after opening it."""
+async def close_tabs(browser, server, preset: str, n: int, seed: int, close_after: float = 10.0) -> list[str]:
+    """``n`` distinct long runs started together; the odd students close their tab ``close_after`` s
+    after pressing Start.
+
+    ``browser`` should run at the server's priority (not nice 19) until the tabs have closed: once
+    two runs take both cores, a nice-19 browser gets about 1 % of them and takes a minute to deliver
+    a click or a tab's close (measured: every closed tab reached the server after its run had
+    ended), which a student's own machine would not. Once the last tab has closed, its autogroups
+    go to the server's ``group_nice`` (at the server's priority throughout, the 10 tabs made the
+    runs 3.5x slower). Every page is loaded before anyone presses Start, so the queue fills."""
     name = f"close-{n}"
     closing = [i % 2 == 1 for i in range(n)]
-    urls = [f"{server.base}{preset}&seed={seed + i}&go=1" for i in range(n)]
-    times, load = await _measure(server, asyncio.gather(
-        *(_closer(browser, u, spread * i / max(n - 1, 1), close_after if c else None)
-          for i, (u, c) in enumerate(zip(urls, closing)))))
+    urls = [f"{server.base}{preset}&seed={seed + i}" for i in range(n)]
+    ready, all_closed, left = Ready(n), threading.Event(), [sum(closing)]
+
+    async def student(url, closes):
+        t = await _closer(browser, url, ready, close_after if closes else None)
+        if closes:
+            left[0] -= 1
+            if not left[0]:
+                all_closed.set()
+        return t
+
+    times, load = await _measure(server, asyncio.gather(*(student(u, c) for u, c in zip(urls, closing))),
+                                 lower_when=all_closed)
     kept = [t for t, c in zip(times, closing) if not c]
     got = [t for t in kept if t is not None]
     n_closed = sum(closing)
-    fate = closed_runs(run_events(server.log_path, load.wall0))
+    fate = closed_runs(run_events(server.log_path, load.wall0))     # the tabs closed before their result
     side, _, _ = server_times(server.log_path, load.wall0)
     slots = server.max_jobs
-    line = (f"{name:>12}: {n} runs of their own; {n_closed} tabs closed {close_after:.0f} s after their page showed "
-            f"its run; their runs: " + ", ".join(f"{k} {v}" for k, v in fate.items() if k != "for nobody") +
+    line = (f"{name:>12}: {n} runs of their own, started together (the browsers at the server's priority "
+            f"until the closes); {n_closed} tabs closed {close_after:.0f} s after Start; their runs: " + ", ".join(f"{k} {v}" for k, v in fate.items() if k != "for nobody") +
             f"; runs computed to the end for nobody: {fate['for nobody']}; "
             f"the open tabs: {len(got)}/{len(kept)} got their result")
     if side:
@@ -282,7 +321,7 @@ async def _reloader(browser, base: str, seed: int, n: int, storms: int, pause: f
 async def reloads(browser, server, preset: str, n: int, seed: int, storms: int = 2, pause: float = 10.0) -> list[str]:
     """One student trains the preset; another reloads the Convergence page ``n`` times, ``storms`` times."""
     name = f"reloads-{n}"
-    trainer = _closer(browser, f"{server.base}{preset}&seed={seed}&go=1", 0.0, None)
+    trainer = _closer(browser, f"{server.base}{preset}&seed={seed}&go=1", None, None)
     (trained, times), load = await _measure(server, asyncio.gather(
         trainer, _reloader(browser, server.base, seed + 1, n, storms, pause)))
     got = [t for t in times if t is not None]

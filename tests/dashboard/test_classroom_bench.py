@@ -98,6 +98,8 @@ def test_closed_runs_tells_what_became_of_each_closed_tabs_run(tmp_path):
         "2026-11-25 06:09:59.500 session-6 closed",
         "2026-11-25 06:10:20.000 run eeeeeeee ended (done) after 41.0 s, watched by 0 sessions",   # the failure
         "2026-11-25 06:10:21.000 session-7 closed",                # never asked for a run
+        "2026-11-25 06:10:22.000 run conv: session-5 done after 30.0 s (shared by 2 sessions)",
+        "2026-11-25 06:10:23.000 session-5 closed",                # after its result: not counted
     ]) + "\n")
     events = run_events(str(log), classroom.log_time("2026-11-25 06:00:00.000"))
     assert events["asked"] == {"session-1": "aaaaaaaa", "session-2": "bbbbbbbb", "session-3": "cccccccc",
@@ -105,4 +107,4 @@ def test_closed_runs_tells_what_became_of_each_closed_tabs_run(tmp_path):
     assert closed_runs(events) == {"stopped": 1, "taken out of the queue": 1, "ended before the tab closed": 1,
                                    "still watched by others": 1, "kept computing": 1, "for nobody": 1}
     later = run_events(str(log), classroom.log_time("2026-11-25 06:10:00.000"))
-    assert later["asked"] == {} and set(later["closed"]) == {"session-7"}
+    assert later["asked"] == {} and set(later["closed"]) == {"session-7", "session-5"} and later["drawn"] == {"session-5"}
