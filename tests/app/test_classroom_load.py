@@ -13,10 +13,12 @@ from __future__ import annotations
 import functools
 import gc
 import logging
+import sys
 import time
 import weakref
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of
@@ -24,6 +26,7 @@ from apptest_runs import finished, job_of
 from engine.bench.classroom import SERVER_ASKED, SERVER_DONE
 from engine.dashboard import live_convergence as live
 from engine.dashboard.memory import release_memory, resident_mb
+from pages._session import SWITCH_INTERVAL
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
@@ -99,6 +102,8 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
         assert not at.exception, at.exception
 
     assert calls == ["friedman1-group", "friedman1-chain"], calls    # computed once each, first come first served
+    # The server's run store shortens Python's GIL switch interval (pages/_session.py says why).
+    assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) and SWITCH_INTERVAL < 0.005
     store = job_of(sessions[0], "conv")._store
     refs = check_results(sessions, problems)
     assert store.started == 2 and store.status()["running"] == 0 and len(store.cache) == 2
