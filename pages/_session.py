@@ -91,10 +91,11 @@ def check_settings() -> str | None:
 # Python's GIL switch interval for the server (default 5 ms). A run's thread gives up the GIL at
 # every numpy call or compiled section that releases it; a busy page thread (another session's
 # rerun) then holds it until the interval forces a switch back, so each such call can cost up to
-# the interval. Measured on the Projections page's default run (bibtex, some 30 000 such calls):
-# 11.3 s alone, 98.6 s beside one busy Python thread at 5 ms, 28.0 s at 0.5 ms. The cost: pure
-# Python threads hand over the GIL up to 10 times as often (a few microseconds each).
-SWITCH_INTERVAL = 0.0005
+# the interval. The pages' default runs, alone and beside one busy Python thread, at 5 / 0.5 / 0.2 /
+# 0.1 ms (engine/bench/RESULTS.md): Projections 11.3 s alone, beside it 98.6 / 28.0 / 18.5 / 16.9 s;
+# Bias-variance 0.22 s alone, 19.1 / 2.25 / 1.25 / 0.92 s; Forests 12.5 s alone, 127 / 17.0 / 10.2 /
+# 8.3 s. The cost: two pure-Python threads sharing the GIL did the same work 8 % slower at 0.1 ms.
+SWITCH_INTERVAL = 0.0001
 
 
 def _drain(store: RunStore) -> None:
