@@ -4,6 +4,7 @@
     python -m engine.bench --scale [--steps 50] [--repeats 1]
     python -m engine.bench --interactions [--repeats 3]
     python -m engine.bench --pages
+    python -m engine.bench --gil [--repeats 1]
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
@@ -14,7 +15,8 @@ st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
 target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 :mod:`engine.bench.one_step` (the teaching interactions against their 1 s target),
 ``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
-unprojected reference, exit status 1 above 1/3), ``--multilabel``
+unprojected reference, exit status 1 above 1/3), ``--gil`` :mod:`engine.bench.gil` (those
+runs beside a busy Python thread), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
 then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
@@ -24,7 +26,7 @@ above 1.5), ``--classroom``
 import argparse
 import sys
 
-from engine.bench import logistic_step, multilabel, one_step, pages, scale, teaching
+from engine.bench import gil, logistic_step, multilabel, one_step, pages, scale, teaching
 
 CLASSROOM_SCENARIOS = ("class", "tour", "close", "reloads")   # engine.bench.classroom.SCENARIOS (a test checks)
 
@@ -49,6 +51,9 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=50, help="--scale: boosting steps per fit (default 50)")
     parser.add_argument("--interactions", action="store_true",
                         help="time the One step page's interactions and the tree strip (engine.bench.one_step)")
+    parser.add_argument("--gil", action="store_true",
+                        help="the cost pages' default runs beside a busy Python thread, at GIL switch intervals of "
+                        "5 and 0.1 ms (engine.bench.gil) instead")
     parser.add_argument("--pages", action="store_true",
                         help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
     parser.add_argument("--multilabel", action="store_true",
@@ -87,11 +92,17 @@ def main(argv=None):
                         help="--classroom: run the browsers at the server's CPU priority (the first measurement; "
                         "default: nice 19, as if they ran on the students' machines)")
     args = parser.parse_args(argv)
-    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.classroom)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages and --classroom are "
+    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.classroom,
+            args.gil)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil and --classroom are "
                      "separate benchmarks: choose one")
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
+    if args.gil:
+        if args.repeats is not None and args.repeats < 1:
+            parser.error("--repeats must be >= 1")
+        gil.run(repeats=args.repeats or 1)
+        return 0
     if args.pages:
         return pages.run()
     if args.logistic_step:

@@ -28,16 +28,28 @@ def _fmt_range(rng):
     return "one fit" if rng is None else f"range {rng[0]:.3f}-{rng[1]:.3f} s"
 
 
-def projections():
-    """(ratio, seconds of the whole run, line) for the Projections page's default q sweep."""
+def projections_default(timing=True):
+    """The Projections page's default q sweep, as the page runs it (``timing``: how fits are timed)."""
     from engine.datasets import list_datasets
 
     d = {r["name"]: r for r in list_datasets()}[pd_.PROJECTIONS_DATASET]["n_outputs"]
     qs = sorted({1, *(max(1, round(f * d)) for f in (0.1, 0.2, 0.5))})   # pages/projections.default_q
+    return run_projection_size(pd_.PROJECTIONS_DATASET, q_values=qs, projection="gaussian",
+                               n_steps=pd_.PROJECTIONS_STEPS, learning_rate=0.1, max_leaf_nodes=2, seed=0,
+                               loss=pd_.PROJECTIONS_LOSS, train_curve=False, timing=timing)
+
+
+def forests_default(timing=True):
+    """The Forests page's default projection size, as the page runs it."""
+    qs = [int(v) for v in pd_.FORESTS_Q.split(",")]
+    return fe.run_forest_projection_size(pd_.FORESTS_DATASET, q_values=qs, n_estimators=pd_.FORESTS_TREES,
+                                         include_single_tree=False, seed=0, timing=timing)
+
+
+def projections():
+    """(ratio, seconds of the whole run, line) for the Projections page's default q sweep."""
     t0 = time.perf_counter()
-    res = run_projection_size(pd_.PROJECTIONS_DATASET, q_values=qs, projection="gaussian",
-                              n_steps=pd_.PROJECTIONS_STEPS, learning_rate=0.1, max_leaf_nodes=2, seed=0,
-                              loss=pd_.PROJECTIONS_LOSS, train_curve=False, timing=BENCH_TIMING)
+    res = projections_default(BENCH_TIMING)
     wall = time.perf_counter() - t0
     q1, gm = float(res.fit_time[0]), float(res.gbmort_fit_time)
     line = (f"projections  {pd_.PROJECTIONS_DATASET} (d = {res.n_outputs}, {pd_.PROJECTIONS_STEPS} stumps): q = 1 "
@@ -49,10 +61,8 @@ def projections():
 
 def forests():
     """(ratio, seconds of the whole run, line) for the Forests page's default projection size."""
-    qs = [int(v) for v in pd_.FORESTS_Q.split(",")]
     t0 = time.perf_counter()
-    res = fe.run_forest_projection_size(pd_.FORESTS_DATASET, q_values=qs, n_estimators=pd_.FORESTS_TREES,
-                                        include_single_tree=False, seed=0, timing=BENCH_TIMING)
+    res = forests_default(BENCH_TIMING)
     wall = time.perf_counter() - t0
     s = res.summary_frame()
     a2 = s[(s["series"] == fe.PER_TREE) & (s["q"] == 1)].iloc[0]
