@@ -11,14 +11,13 @@ what a class does to one server (issue 23 measured each before the run store exi
   any of 10 sessions within 120 s.
 * ``close``: ``n`` students open the class preset with a seed each and press Start together
   (``n`` distinct long runs, so most wait in the queue); ``close_after`` seconds later half of
-  them close their tab.
-  From the server's log (:func:`run_events`), what became of each closed tab's run: stopped,
-  taken out of the queue, or ended before the tab's close reached the server (the browsers
-  here are starved while two runs take the cores); none may go on computing for nobody. And
-  the time to result of the others, against the queue's share of the work.
+  them close their tab. From the server's log (:func:`run_events`, :func:`closed_runs`), what
+  became of each closed tab's run: stopped, taken out of the queue, or ended before the tab's
+  close reached the server; none may go on computing for nobody. And the time to result of the
+  others, against the queue's share of the work.
 * ``reloads``: one student trains the class preset while another reloads the Convergence page
-  ``reloads`` times in a row, twice, 10 s apart. Per reload, the time until the page shows its
-  status; errors in the server's log; memory.
+  ``n`` times in a row, twice, 10 s apart. Per reload, the time until the page shows its
+  status; exceptions in the server's log; memory.
 
 Every scenario runs under :class:`engine.bench.classroom.Monitor` (health probes, peak memory)
 and is followed by 60 s of quiet before the memory is read again: the targets shared with the
@@ -34,8 +33,8 @@ import threading
 import time
 import types
 
-from engine.bench.classroom import (DONE_TEXT, IDLE_TEXT, RESULT_TIMEOUT, Monitor, Ready, cpu_seconds, load_missed,
-                                    SERVER_DONE, load_text, log_time, note_failure, print_failures, server_times,
+from engine.bench.classroom import (DONE_TEXT, IDLE_TEXT, RESULT_TIMEOUT, SERVER_DONE, Monitor, Ready, cpu_seconds,
+                                    load_missed, load_text, log_time, note_failure, print_failures, server_times,
                                     spread_text)
 from engine.dashboard.memory import resident_mb
 
@@ -269,9 +268,10 @@ async def close_tabs(browser, server, preset: str, n: int, seed: int, close_afte
     fate = closed_runs(run_events(server.log_path, load.wall0))     # the tabs closed before their result
     side, _, _ = server_times(server.log_path, load.wall0)
     slots = server.max_jobs
+    fates = ", ".join(f"{k} {v}" for k, v in fate.items() if k != "for nobody")
     line = (f"{name:>12}: {n} runs of their own, started together (the browsers at the server's priority "
-            f"until the closes); {n_closed} tabs closed {close_after:.0f} s after Start; their runs: " + ", ".join(f"{k} {v}" for k, v in fate.items() if k != "for nobody") +
-            f"; runs computed to the end for nobody: {fate['for nobody']}; "
+            f"until the closes); {n_closed} tabs closed {close_after:.0f} s after Start; their runs: {fates}; "
+            f"runs computed to the end for nobody: {fate['for nobody']}; "
             f"the open tabs: {len(got)}/{len(kept)} got their result")
     if side:
         line += f", server-side {spread_text(side, None)}"
@@ -326,7 +326,7 @@ async def reloads(browser, server, preset: str, n: int, seed: int, storms: int =
         trainer, _reloader(browser, server.base, seed + 1, n, storms, pause)))
     got = [t for t in times if t is not None]
     errors = _errors(server, load.wall0)
-    side, run_seconds, _ = server_times(server.log_path, load.wall0)
+    _, run_seconds, _ = server_times(server.log_path, load.wall0)      # the longest: the trainer's run
     line = f"{name:>12}: {storms} x {n} reloads of /convergence, {len(got)}/{len(times)} drew their status"
     if got:
         line += f" ({spread_text(got, None)} per reload)"
