@@ -319,10 +319,12 @@ class Ready:
         await self.event.wait()
 
 
-async def student(browser, url: str, started: float, delay: float, ready: Ready | None = None) -> float | None:
+async def student(browser, url: str, started: float, delay: float, ready: Ready | None = None,
+                  close_after: float | None = None) -> float | None:
     """One student: with ``ready`` (start by click), open ``url``, wait until every student's page is
     loaded, then press Start after ``delay`` seconds; without, open ``url`` (a link that starts the
-    run) after ``delay`` seconds. Seconds from the click (or the scenario's start) to the result, or None."""
+    run) after ``delay`` seconds. Seconds from the click (or ``started``) to the result, or None;
+    with ``close_after``, the tab closes that many seconds after the start instead (None)."""
     if ready is None:
         await asyncio.sleep(delay)
     context = await browser.new_context(viewport={"width": 1280, "height": 1600})
@@ -340,6 +342,9 @@ async def student(browser, url: str, started: float, delay: float, ready: Ready 
             await asyncio.sleep(delay)
             started = time.perf_counter()
             await start.click(timeout=RESULT_TIMEOUT * 1000)
+        if close_after is not None:
+            await asyncio.sleep(close_after)
+            return None
         await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
         return time.perf_counter() - started
     except Exception as exc:  # noqa: BLE001 - a session that did not get its result counts as missing
@@ -368,7 +373,17 @@ def report(name: str, times: list[float | None], server: list[float], run_second
            idle: float, after: float, first_idle: float, reference: tuple[float | None, float | None],
            cpu: float = float("nan"), served: dict[str, int] | None = None):
     got = [t for t in times if t is not None]
-    line = f"{name:>12}: {len(got)}/{len(times)} got their result"
+    line = f"{name:>12}: " + result_text(got, len(times), served, run_seconds, server, reference)
+    print(line + load_text(mon, idle, after, first_idle, cpu), flush=True)
+    print_failures()
+    return got
+
+
+def result_text(got: list[float], n: int, served: dict[str, int] | None, run_seconds: float | None,
+                server: list[float], reference: tuple[float | None, float | None]) -> str:
+    """How many of ``n`` sessions got their result, how they were served, and their times
+    server-side and in the browser (against ``reference``, the times alone)."""
+    line = f"{len(got)}/{n} got their result"
     if served:
         line += "; served: " + ", ".join(f"{k} {v}" for k, v in sorted(served.items()))
     if run_seconds is not None:
@@ -377,9 +392,7 @@ def report(name: str, times: list[float | None], server: list[float], run_second
         line += f"; time to result server-side {spread_text(server, reference[0])}"
     if got:
         line += f"; in the browser {spread_text(got, reference[1])}"
-    print(line + load_text(mon, idle, after, first_idle, cpu), flush=True)
-    print_failures()
-    return got
+    return line
 
 
 def load_text(mon: Monitor, idle: float, after: float, first_idle: float, cpu: float) -> str:

@@ -33,9 +33,9 @@ import threading
 import time
 import types
 
-from engine.bench.classroom import (DONE_TEXT, IDLE_TEXT, RESULT_TIMEOUT, SERVER_DONE, Monitor, Ready, cpu_seconds,
-                                    load_missed, load_text, log_time, note_failure, print_failures, server_times,
-                                    spread_text)
+from engine.bench.classroom import (DONE_TEXT, RESULT_TIMEOUT, SERVER_DONE, Monitor, Ready, cpu_seconds,
+                                    load_missed, load_text, log_time, note_failure, print_failures, result_text,
+                                    server_times, spread_text, student)
 from engine.dashboard.memory import resident_mb
 
 __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
@@ -184,16 +184,7 @@ async def tour(browser, server, n: int, seed: int, spread: float) -> list[str]:
             got = [t for t in times[run] if t is not None]
             side, run_seconds, served = server_times(server.log_path, load.wall0, run)
             alone = reference.get(run, (None, None))
-            line = f"{'':>14}{link.split('?')[0]}: {len(got)}/{k} got their result"
-            if served:
-                line += "; served: " + ", ".join(f"{h} {v}" for h, v in sorted(served.items()))
-            if run_seconds is not None:
-                line += f"; the run computed in {run_seconds:.1f} s"
-            if side:
-                line += f"; time to result server-side {spread_text(side, alone[0])}"
-            if got:
-                line += f"; in the browser {spread_text(got, alone[1])}"
-            print(line, flush=True)
+            print(f"{'':>14}{link.split('?')[0]}: " + result_text(got, k, served, run_seconds, side, alone), flush=True)
             if k == 1:
                 reference[run] = (side[0] if side else None, got[0] if got else None)
             elif len(got) < k:
@@ -204,38 +195,6 @@ async def tour(browser, server, n: int, seed: int, spread: float) -> list[str]:
 
 
 # --- tabs closed while their runs compute or wait ------------------------------------------------
-
-async def _closer(browser, url: str, ready: Ready | None, close_after: float | None) -> float | None:
-    """Open ``url``; with ``ready``, wait for every student's page, then press Start at once. Then
-    close the tab ``close_after`` s later, or wait for the result (its seconds from the start)."""
-    context = await _context(browser)
-    arrived = False
-    try:
-        page = await context.new_page()
-        t0 = time.perf_counter()
-        await page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        if ready is not None:
-            start = page.get_by_role("button", name="Start", exact=True)
-            await page.get_by_text(IDLE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
-            await start.wait_for(timeout=RESULT_TIMEOUT * 1000)
-            ready.arrive()
-            arrived = True
-            await ready.wait()
-            t0 = time.perf_counter()
-            await start.click(timeout=RESULT_TIMEOUT * 1000)
-        if close_after is not None:
-            await asyncio.sleep(close_after)
-            return None
-        await page.get_by_text(DONE_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
-        return time.perf_counter() - t0
-    except Exception as exc:  # noqa: BLE001
-        note_failure(exc)
-        return None
-    finally:
-        if ready is not None and not arrived:
-            ready.arrive()
-        await context.close()
-
 
 async def close_tabs(browser, server, preset: str, n: int, seed: int, close_after: float = 10.0) -> list[str]:
     """``n`` distinct long runs started together; the odd students close their tab ``close_after`` s
@@ -252,15 +211,15 @@ async def close_tabs(browser, server, preset: str, n: int, seed: int, close_afte
     urls = [f"{server.base}{preset}&seed={seed + i}" for i in range(n)]
     ready, all_closed, left = Ready(n), threading.Event(), [sum(closing)]
 
-    async def student(url, closes):
-        t = await _closer(browser, url, ready, close_after if closes else None)
+    async def one(url, closes):
+        t = await student(browser, url, time.perf_counter(), 0.0, ready, close_after if closes else None)
         if closes:
             left[0] -= 1
             if not left[0]:
                 all_closed.set()
         return t
 
-    times, load = await _measure(server, asyncio.gather(*(student(u, c) for u, c in zip(urls, closing))),
+    times, load = await _measure(server, asyncio.gather(*(one(u, c) for u, c in zip(urls, closing))),
                                  lower_when=all_closed)
     kept = [t for t, c in zip(times, closing) if not c]
     got = [t for t in kept if t is not None]
@@ -321,7 +280,7 @@ async def _reloader(browser, base: str, seed: int, n: int, storms: int, pause: f
 async def reloads(browser, server, preset: str, n: int, seed: int, storms: int = 2, pause: float = 10.0) -> list[str]:
     """One student trains the preset; another reloads the Convergence page ``n`` times, ``storms`` times."""
     name = f"reloads-{n}"
-    trainer = _closer(browser, f"{server.base}{preset}&seed={seed}&go=1", None, None)
+    trainer = student(browser, f"{server.base}{preset}&seed={seed}&go=1", time.perf_counter(), 0.0)
     (trained, times), load = await _measure(server, asyncio.gather(
         trainer, _reloader(browser, server.base, seed + 1, n, storms, pause)))
     got = [t for t in times if t is not None]
