@@ -1,4 +1,4 @@
-"""Fixtures every test folder shares: AppTest cache isolation.
+"""Fixtures every test folder shares: AppTest isolation (caches, the main module).
 
 The tests are grouped by what they test: ``core/`` (the compiled core), ``estimators/``,
 ``data/`` (datasets and metrics), ``experiments/`` (experiments, reproduce, bench, plotting),
@@ -24,3 +24,16 @@ def _clear_streamlit_caches():
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_main_module():
+    """An AppTest installs the page script it runs as ``sys.modules["__main__"]`` (Streamlit's script
+    runner does so). A later test that spawns processes (dask's LocalCluster, a process pool) would
+    then run that page in every child at start-up: put the real one back."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main

@@ -57,7 +57,11 @@ def test_step_back_play_and_a_shared_link(streamlit_server, browser_page, screen
     expect(page.get_by_text(re.compile(r"Step 10\. "))).to_be_visible(timeout=30_000)
     idle(page)
     assert "os_step=10" in page.url
+    # Back redraws the tree: read it once plotly holds it again (CI read it before: None).
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].some("
+                           "el => (el._fullData || []).some(t => t.name === 'split'))", timeout=30_000)
     at_ten = tree_texts(page)
+    assert at_ten, "the tree at step 10 was not drawn"
 
     # A shared link in a new session shows the same step, the same tree.
     other = page.context.browser.new_context(viewport=page.viewport_size).new_page()

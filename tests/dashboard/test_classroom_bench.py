@@ -1,4 +1,4 @@
-"""The classroom bench's own helpers (engine/bench/classroom.py): reading the server's log, and
+"""The classroom bench's own helpers (engine/bench/classroom_tools.py, classroom_visits.py): reading the server's log, and
 keeping the browsers' autogroups at a low priority (Linux /proc)."""
 
 import os
@@ -8,6 +8,7 @@ import time
 import pytest
 
 from engine.bench import classroom
+from engine.bench import classroom_tools as tools
 
 
 def test_server_times_reads_asks_and_results_from_the_log(tmp_path):
@@ -22,12 +23,12 @@ def test_server_times_reads_asks_and_results_from_the_log(tmp_path):
         "2026-11-25 05:37:05.500 run conv: session-4 done after 23.0 s (shared by 2 sessions; "
         "the run's thread had 20.9 s of CPU)\n"
         "2026-11-25 05:37:06.000 run conv: session-4 done after 99.0 s (a later run)\n")
-    since = classroom.log_time("2026-11-25 05:36:00.000")
-    times, run_seconds, served = classroom.server_times(str(log), since)
+    since = tools.log_time("2026-11-25 05:36:00.000")
+    times, run_seconds, served = tools.server_times(str(log), since)
     assert times == pytest.approx([23.0, 24.0])          # session-5 has no result
     assert run_seconds == 99.0                            # the longest run any of them reports
     assert served == {"computed": 1, "attached live": 1, "from the cache": 1}
-    assert classroom.server_times(str(log), since + 3600) == ([], None, {})
+    assert tools.server_times(str(log), since + 3600) == ([], None, {})
 
 
 def test_lower_browser_groups_renices_the_autogroups_of_named_children_only():
@@ -35,15 +36,15 @@ def test_lower_browser_groups_renices_the_autogroups_of_named_children_only():
     child = subprocess.Popen(["sleep", "30"], start_new_session=True)      # a session, so an autogroup, of its own
     try:
         deadline = time.monotonic() + 5
-        while classroom._descendants(os.getpid(), "sleep") != [child.pid] and time.monotonic() < deadline:
+        while tools._descendants(os.getpid(), "sleep") != [child.pid] and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert classroom._descendants(os.getpid(), "sleep") == [child.pid]
-        assert classroom.lower_browser_groups(os.getpid(), 19, name="no-such-command") == []
+        assert tools._descendants(os.getpid(), "sleep") == [child.pid]
+        assert tools.lower_browser_groups(os.getpid(), 19, name="no-such-command") == []
         if not os.path.exists(own):              # a kernel without autogroups: nothing to lower
-            assert classroom.lower_browser_groups(os.getpid(), 19, name="sleep") == []
+            assert tools.lower_browser_groups(os.getpid(), 19, name="sleep") == []
             return
         before = open(own).read()
-        assert classroom.lower_browser_groups(os.getpid(), 19, name="sleep") == [19]
+        assert tools.lower_browser_groups(os.getpid(), 19, name="sleep") == [19]
         with open(f"/proc/{child.pid}/autogroup") as f:
             assert f.read().split()[-2:] == ["nice", "19"]
         assert open(own).read() == before        # the caller's own group is left alone
@@ -59,9 +60,9 @@ def test_server_times_keeps_the_runs_of_one_page_apart(tmp_path):
         "2026-11-25 05:36:41.000 run conv: session-3 asked: from the cache\n"
         "2026-11-25 05:36:50.000 run bv: session-3 done after 10.0 s (alone)\n"
         "2026-11-25 05:36:51.000 run conv: session-3 done after 2.0 s (from the cache)\n")
-    since = classroom.log_time("2026-11-25 05:36:00.000")
-    assert classroom.server_times(str(log), since, run="bv") == ([10.0], 10.0, {"computed": 1})
-    assert classroom.server_times(str(log), since) == ([10.0], 2.0, {"from the cache": 1})
+    since = tools.log_time("2026-11-25 05:36:00.000")
+    assert tools.server_times(str(log), since, run="bv") == ([10.0], 10.0, {"computed": 1})
+    assert tools.server_times(str(log), since) == ([10.0], 2.0, {"from the cache": 1})
 
 
 def test_the_command_line_offers_the_bench_scenarios_and_checks_its_input():
@@ -101,10 +102,10 @@ def test_closed_runs_tells_what_became_of_each_closed_tabs_run(tmp_path):
         "2026-11-25 06:10:22.000 run conv: session-5 done after 30.0 s (shared by 2 sessions)",
         "2026-11-25 06:10:23.000 session-5 closed",                # after its result: not counted
     ]) + "\n")
-    events = run_events(str(log), classroom.log_time("2026-11-25 06:00:00.000"))
+    events = run_events(str(log), tools.log_time("2026-11-25 06:00:00.000"))
     assert events["asked"] == {"session-1": "aaaaaaaa", "session-2": "bbbbbbbb", "session-3": "cccccccc",
                                "session-4": "dddddddd", "session-5": "dddddddd", "session-6": "eeeeeeee"}
     assert closed_runs(events) == {"stopped": 1, "taken out of the queue": 1, "ended before the tab closed": 1,
                                    "still watched by others": 1, "kept computing": 1, "for nobody": 1}
-    later = run_events(str(log), classroom.log_time("2026-11-25 06:10:00.000"))
+    later = run_events(str(log), tools.log_time("2026-11-25 06:10:00.000"))
     assert later["asked"] == {} and set(later["closed"]) == {"session-7", "session-5"} and later["drawn"] == {"session-5"}
