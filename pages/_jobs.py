@@ -35,6 +35,7 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.logger import get_logger
 
+from engine.dashboard.runstore import short_key
 from pages._session import session_runs, shared_store
 
 # One line in the server's log per session, per run asked for (a new run, attached to the same run
@@ -149,8 +150,7 @@ class PageRun:
                                        estimate=estimate, compact=compact, **kwargs)
         how = {"new": "new run", "private": "private run", "cached": "from the cache",
                "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
-        log.info("run %s: %s asked: %s [run %s]", self.name, session.owner, how[ticket.how],
-                 "private" if ticket.key is None else ticket.key[:8])
+        log.info("run %s: %s asked: %s [run %s]", self.name, session.owner, how[ticket.how], short_key(ticket.key))
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry

@@ -25,9 +25,11 @@ import urllib.request
 from engine.dashboard.memory import resident_mb
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# Flags verified on this kind of machine (STREAMLIT.md section 3b), shared with tests/browser: no
+# sandbox as root, no GPU, and nothing that phones home (component updates, sync, networking, QUIC).
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]      # as tests/browser (nothing phones home)
+                 "--disable-dev-shm-usage"]
 
 DONE_TEXT = "Status: done"
 IDLE_TEXT = "Press Start to train."       # the page's status while it waits for Start
@@ -159,15 +161,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> float:
+    """Wait until the server's health endpoint answers "ok"; return the seconds it took."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
         if proc.poll() is not None:
             raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
         try:
             with urllib.request.urlopen(url, timeout=1) as r:
-                if r.status == 200:
-                    return
+                if r.status == 200 and r.read().strip() == b"ok":
+                    return time.perf_counter() - t0
         except OSError:
             pass
         time.sleep(0.2)

@@ -79,7 +79,7 @@ UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long
 SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts for estimates
 
 
-def _short(key) -> str:
+def short_key(key) -> str:
     """A run's name in the log: its key's first 8 characters (a private run has no key)."""
     return "private" if key is None else key[:8]
 
@@ -553,7 +553,7 @@ class RunStore:
             if snap["cpu_seconds"] > 0.2:
                 self._slowdowns = (self._slowdowns + [(self._clock(), snap["elapsed"] / snap["cpu_seconds"])])[-10:]
             self._pump()
-            log.info("run %s ended (%s) after %.1f s, watched by %d sessions", _short(run.key), snap["status"],
+            log.info("run %s ended (%s) after %.1f s, watched by %d sessions", short_key(run.key), snap["status"],
                      snap["elapsed"], len(run.owners))
         self._compact_if_free(run.key)       # every session left while it finished
 
@@ -579,7 +579,7 @@ class RunStore:
                 if last:
                     self._queue.remove(run)
                     run.state = "cancelled"
-                    log.info("run %s left the queue: nobody waits for it", _short(run.key))
+                    log.info("run %s left the queue: nobody waits for it", short_key(run.key))
                     if run.key is not None and self._inflight.get(run.key) is run:
                         del self._inflight[run.key]
                 snap = self._snapshot(run)
@@ -589,7 +589,7 @@ class RunStore:
             job = run.job
             if run.state == "running" and last:
                 job.stop()                      # nobody watches: stop computing
-                log.info("run %s stopped: nobody watches it", _short(run.key))
+                log.info("run %s stopped: nobody watches it", short_key(run.key))
                 return job                      # the ticket follows the job to its end
             if job is not None and not job.done:
                 snap = job.snapshot()           # others still watch: this session keeps what it saw

@@ -2,51 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
+
+# One Chromium set-up and one way to start a server, shared with the classroom bench.
+from engine.bench.classroom_tools import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = REPO_ROOT / "app.py"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-# Flags verified on this kind of machine (STREAMLIT.md section 3b): no sandbox as root, no GPU,
-# and nothing that phones home (component updates, sync, background networking, QUIC).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 VIEWPORT = {"width": 1280, "height": 2200}  # tall: Streamlit scrolls inside its own container
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> float:
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=1) as r:
-                if r.status == 200 and r.read().strip() == b"ok":
-                    return time.perf_counter() - t0
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} not healthy after {timeout}s")
 
 
 # --- reading charts in the browser ----------------------------------------------------------------
