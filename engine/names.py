@@ -28,15 +28,21 @@ SCHEME_OF_SUFFIX = {suffix: scheme for scheme, suffix in SCHEME_SUFFIX.items()}
 # Boosting strategies (the estimators' ``strategy`` parameter) and the paper's
 # name of each: st-gbrt, gbmort (Alg. 2), gbrt-rpo (Alg. 3), gbrt-relabel-rpo (Alg. 4).
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
+SINGLE_TARGET, MULTI_OUTPUT, PROJECTED, PROJECTED_RELABEL = STRATEGIES
+# The strategies that grow their tree on a random projection of the residuals.
+PROJECTED_STRATEGIES = (PROJECTED, PROJECTED_RELABEL)
+# How a boosting tree's leaves get their values: the papers' mean (residual) leaves with a line
+# search for rho, or second-order (Newton) leaves -sum(g) / (sum(h) + lambda) per output.
+LEAF_ESTIMATIONS = ("mean", "newton")
 
 
 def boosting_name(strategy, projection=None):
     """The paper's name of a boosting method, e.g. ("projected", "gaussian") -> "gbrt-rpo-gaussian"."""
-    if strategy == "single_target":
+    if strategy == SINGLE_TARGET:
         return "st-gbrt"
-    if strategy == "multi_output":
+    if strategy == MULTI_OUTPUT:
         return "gbmort"
-    prefix = "gbrt-rpo" if strategy == "projected" else "gbrt-relabel-rpo"
+    prefix = "gbrt-rpo" if strategy == PROJECTED else "gbrt-relabel-rpo"
     return f"{prefix}-{SCHEME_SUFFIX[projection]}"
 
 

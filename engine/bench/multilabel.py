@@ -60,6 +60,7 @@ from scipy import sparse
 from engine.datasets import load_dataset
 from engine.estimators.registry import make_estimator
 from engine.metrics import macro_r2
+from engine.names import LEAF_ESTIMATIONS
 
 STRATEGIES = ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
 DATASETS = ("bibtex", "corel5k", "scm20d")
@@ -67,7 +68,6 @@ LEAVES = (8, 32)
 LEARNING_RATES = (0.1, 0.3)
 STEP_CAPS = {0.1: 300, 0.3: 100}
 LOSSES = {"multilabel": ("logistic", "squared_error"), "regression": ("squared_error", "absolute_error")}
-LEAF_ESTIMATIONS = ("mean", "newton")
 FIT_BUDGET_SECONDS = 10.0
 PER_LABEL_BUDGET_SECONDS = 60.0
 SKLEARN_LABEL_SAMPLE = 2

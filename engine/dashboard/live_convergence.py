@@ -36,7 +36,8 @@ from engine.experiments import convergence as ex
 from engine.experiments.problems import get_problem
 from engine.experiments.runner import Runner, check_callbacks
 from engine.experiments.timing import resolve_timing, retime
-from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS
+from engine.names import (ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS, PROJECTED_RELABEL,
+                          SINGLE_TARGET)
 from engine.validation import check_int
 
 __all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
@@ -112,7 +113,7 @@ def _live(name, problem, kw, n_steps, seed):
 
 def _make(name, task, kw, seed, n_steps, warm_start=False):
     kw = dict(kw)
-    if BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] != "projected_relabel":
+    if BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] != PROJECTED_RELABEL:
         kw.pop("n_projections", None)
     return make_estimator(name, task=task, random_state=seed, n_estimators=n_steps, warm_start=warm_start, **kw)
 
@@ -221,7 +222,7 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
         if stopped():
             break
         if _live(name, problem, kw, n_steps, seed):
-            single = BOOSTING_CONFIGS[name]["strategy"] == "single_target"
+            single = BOOSTING_CONFIGS[name]["strategy"] == SINGLE_TARGET
             est = _make(name, task, kw, seed, n_steps, warm_start=models is not None)
             if models is not None:
                 models[name] = est
@@ -302,7 +303,7 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
             est = models[name] = _make(name, task, kw, int(params.get("seed", 0)), 1, warm_start=True)
         target = int(getattr(est, "n_steps_", 0)) + n_more
         est.set_params(n_estimators=target)
-        single = BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == "single_target"
+        single = BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == SINGLE_TARGET
 
         def cb(n_done, e, i=i, name=name, single=single, target=target):
             if progress is not None:

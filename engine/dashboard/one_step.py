@@ -35,15 +35,16 @@ from scipy import sparse
 from engine._core.losses import Loss, elementwise_loss, elementwise_negative_gradient
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.experiments.problems import get_problem
-from engine.names import CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, PROJECTIONS, REGRESSION_LOSSES
+from engine.names import (CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, MULTI_OUTPUT,
+                          PROJECTED, PROJECTED_RELABEL, PROJECTIONS, REGRESSION_LOSSES, SINGLE_TARGET)
 from engine.validation import check_choice, check_int
 
 __all__ = ["METHODS", "PROBLEMS", "OneStepSettings", "OneStepRun", "StepView", "TreeDrawing",
            "best_splits", "load_problem"]
 
 # Page name -> estimator strategy.
-METHODS = {"st-gbrt": "single_target", "gbmort": "multi_output", "gbrt-rpo": "projected",
-           "gbrt-relabel-rpo": "projected_relabel"}
+METHODS = {"st-gbrt": SINGLE_TARGET, "gbmort": MULTI_OUTPUT, "gbrt-rpo": PROJECTED,
+           "gbrt-relabel-rpo": PROJECTED_RELABEL}
 # Small problems: the three Friedman1 structures and shipped multi-label sets with few labels.
 SHIPPED = ("emotions", "scene", "yeast")
 PROBLEMS = FRIEDMAN_PROBLEMS + SHIPPED
@@ -105,7 +106,7 @@ class OneStepSettings:
         if self.method == "gbrt-rpo" and self.n_projections != 1:
             raise ValueError("n_projections must be 1 for gbrt-rpo (Algorithm 3 grows its tree on one projection)")
         if self.leaf_estimation is not None:
-            check_choice(self.leaf_estimation, "leaf_estimation", ("mean", "newton"))
+            check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
 
 
 @dataclass
@@ -354,7 +355,7 @@ class FirstTrees:
         self.strategy = model.strategy
         self.n_outputs_ = int(model.n_outputs_)
         self.n_steps_ = min(n_trees, int(model.n_steps_))
-        outputs = range(self.n_outputs_) if self.strategy == "single_target" else [0]
+        outputs = range(self.n_outputs_) if self.strategy == SINGLE_TARGET else [0]
         self.trees = {output: first_trees(model, n_trees, output) for output in outputs}
 
 

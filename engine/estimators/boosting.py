@@ -52,15 +52,25 @@ from engine.estimators.early_stopping import (
 )
 from engine.estimators.targets import resolve_weights
 from engine.estimators.growers import check_split_params, make_grower, n_threads_of
-from engine.names import CLASSIFICATION_LOSSES, PROJECTIONS, REGRESSION_LOSSES
+from engine.names import (
+    CLASSIFICATION_LOSSES,
+    LEAF_ESTIMATIONS,
+    MULTI_OUTPUT,
+    PROJECTED,
+    PROJECTED_RELABEL,
+    PROJECTED_STRATEGIES,
+    PROJECTIONS,
+    REGRESSION_LOSSES,
+    SINGLE_TARGET,
+)
 from engine.projections import check_projection, draw_projections, to_csr
 from engine.validation import check_choice, check_n_jobs, check_real
 
 STRATEGY_CODES = {
-    "single_target": Strategy.SINGLE_TARGET,
-    "multi_output": Strategy.MULTI_OUTPUT,
-    "projected": Strategy.PROJECTED,
-    "projected_relabel": Strategy.PROJECTED_RELABEL,
+    SINGLE_TARGET: Strategy.SINGLE_TARGET,
+    MULTI_OUTPUT: Strategy.MULTI_OUTPUT,
+    PROJECTED: Strategy.PROJECTED,
+    PROJECTED_RELABEL: Strategy.PROJECTED_RELABEL,
 }
 LOSS_CODES = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,
               "logistic": Loss.LOGISTIC}
@@ -71,7 +81,6 @@ MAX_INITIAL_LOGIT = 15.0
 # Aim for a callback about every 50 ms of training.
 CHUNK_SECONDS = 0.05
 MAX_SQUARED_LOSS_Y = 1e150
-LEAF_ESTIMATIONS = ("mean", "newton")
 
 
 def weighted_median(values, weights):
@@ -95,14 +104,14 @@ class BoostingBase(TreeEnsemble):
         check_choice(self.projection, "projection", PROJECTIONS)
         if not is_int(self.n_projections) or self.n_projections < 1:
             raise ValueError(f"n_projections must be an integer >= 1, got {self.n_projections!r}")
-        if self.strategy == "projected" and self.n_projections != 1:
+        if self.strategy == PROJECTED and self.n_projections != 1:
             raise ValueError(
                 "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
                 "single-output tree on one projection); use 'projected_relabel' for q > 1")
         check_choice(self.loss, "loss", self._losses)
         check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
         check_real(self.l2_regularization, "l2_regularization", 0.0)
-        if self.leaf_estimation == "newton" and self.strategy == "projected":
+        if self.leaf_estimation == "newton" and self.strategy == PROJECTED:
             raise ValueError(
                 "leaf_estimation='newton' gives every leaf one value per output, which is "
                 "gbrt-relabel-rpo: use strategy='projected_relabel' (with n_projections=1 for "
@@ -132,14 +141,14 @@ class BoostingBase(TreeEnsemble):
         same messages as ``fit``.
         """
         self._validate_params()
-        if self.strategy in ("projected", "projected_relabel"):
+        if self.strategy in PROJECTED_STRATEGIES:
             check_projection(self.projection, self.n_projections, n_outputs)
         self._tree_params(n_samples, n_features)
 
     def is_randomized(self, n_samples, n_features):
         """Whether ``random_state`` can change the model fitted on data of this shape."""
         k = self._tree_params(n_samples, n_features)["max_features"]
-        return self.strategy in ("projected", "projected_relabel") or self.subsample < 1 or k < n_features
+        return self.strategy in PROJECTED_STRATEGIES or self.subsample < 1 or k < n_features
 
     # ------------------------------------------------------------ loss-specific hooks
 
@@ -205,7 +214,7 @@ class BoostingBase(TreeEnsemble):
                 "squared loss overflows; rescale Y (or use loss='absolute_error')")
         if warm and d != self.n_outputs_:
             raise ValueError(f"Y has {d} outputs but the warm-started model has {self.n_outputs_}")
-        if self.strategy in ("projected", "projected_relabel"):
+        if self.strategy in PROJECTED_STRATEGIES:
             check_projection(self.projection, self.n_projections, d)
         if warm and self.n_estimators < self.n_steps_:
             raise ValueError(
@@ -243,7 +252,7 @@ class BoostingBase(TreeEnsemble):
         n, d = Y_enc.shape
         params = self._tree_params(n, X.shape[1])
         strategy = STRATEGY_CODES[self.strategy]
-        q = self.n_projections if self.strategy in ("projected", "projected_relabel") else 1
+        q = self.n_projections if self.strategy in PROJECTED_STRATEGIES else 1
         n_new = self.n_estimators - self.n_steps_
         n_targets = {Strategy.SINGLE_TARGET: 1, Strategy.MULTI_OUTPUT: d,
                      Strategy.PROJECTED: 1, Strategy.PROJECTED_RELABEL: q}[strategy]
@@ -264,7 +273,7 @@ class BoostingBase(TreeEnsemble):
         self._projection_segments.append((self._projection_rng.bit_generator.state, 0))
         while done < n_new:
             c = min(chunk, n_new - done)
-            if self.strategy in ("projected", "projected_relabel"):
+            if self.strategy in PROJECTED_STRATEGIES:
                 phi = draw_projections(self.projection, c, q, d, self._projection_rng)
                 indptr, indices, data = to_csr(phi)
             else:
@@ -430,7 +439,7 @@ class BoostingBase(TreeEnsemble):
         model does not have to store q x d numbers per step.
         """
         check_is_fitted(self, "trees_")
-        if self.strategy not in ("projected", "projected_relabel"):
+        if self.strategy not in PROJECTED_STRATEGIES:
             return None
         q, d = self.n_projections, self.n_outputs_
         parts = [np.zeros((0, q, d))]

@@ -26,6 +26,8 @@ from engine.estimators.forest import (
     ProjectedForestRegressor,
 )
 from engine.names import (
+    MULTI_OUTPUT,
+    SINGLE_TARGET,
     ALIASES,
     BOOSTING_NAMES,
     FOREST_NAMES,
@@ -37,8 +39,8 @@ from engine.names import (
 )
 from engine.validation import check_choice
 
-BOOSTING_CONFIGS = {boosting_name("single_target"): dict(strategy="single_target"),
-                    boosting_name("multi_output"): dict(strategy="multi_output")}
+BOOSTING_CONFIGS = {boosting_name(SINGLE_TARGET): dict(strategy=SINGLE_TARGET),
+                    boosting_name(MULTI_OUTPUT): dict(strategy=MULTI_OUTPUT)}
 for _scheme in PROJECTIONS:
     for _strategy in STRATEGIES[2:]:
         BOOSTING_CONFIGS[boosting_name(_strategy, _scheme)] = dict(strategy=_strategy, projection=_scheme)

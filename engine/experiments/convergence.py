@@ -43,6 +43,10 @@ from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_
 from engine.experiments.timing import resolve_timing, retime, warm_up
 from engine.metrics import ranking_average_precision
 from engine.names import (
+    PROJECTED,
+    PROJECTED_RELABEL,
+    PROJECTED_STRATEGIES,
+    SINGLE_TARGET,
     ALIASES,
     ARTIFICIAL,
     FRIEDMAN_PROBLEMS,
@@ -258,7 +262,7 @@ def check_eval_points(n_eval_points):
 def check_q(name, q, n_outputs):
     """q of a gbrt-relabel-rpo estimator against d (output sub-sampling needs q <= d)."""
     config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
-    if config.get("strategy") == "projected_relabel":
+    if config.get("strategy") == PROJECTED_RELABEL:
         try:
             check_projection(config["projection"], q, n_outputs)
         except ValueError as exc:
@@ -321,7 +325,7 @@ def _fit(est, X, Y, n, runner, at, width, message, eval_set=None):
 def _make(est_name, task, seed, model_kwargs, **extra):
     """The estimator ``measure`` fits (n_projections only where the strategy takes it)."""
     kw = dict(model_kwargs)
-    if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != "projected_relabel":
+    if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != PROJECTED_RELABEL:
         kw.pop("n_projections", None)
     return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
 
@@ -386,7 +390,7 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
         n_trees = np.arange(1, k + 1)
     else:
         est_name = "st-gbrt" if artificial else name
-        single = artificial or BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == "single_target"
+        single = artificial or BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == SINGLE_TARGET
         # artificial-gbrt on ind is st-gbrt on the real outputs (noisy ones: training mean).
         Ytr_fit, Yte_fit = (Y_tr[:, :d0], Y_te[:, :d0]) if artificial else (Y_tr, Y_te)
         d_fit = Ytr_fit.shape[1]
@@ -564,11 +568,11 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
             raise ValueError(f"schemes: unknown scheme {s!r}; valid ones are {PROJECTIONS}")
     if len(set(schemes)) != len(schemes):
         raise ValueError(f"schemes lists a scheme twice: {schemes}")
-    if strategy not in ("projected", "projected_relabel"):
+    if strategy not in PROJECTED_STRATEGIES:
         raise ValueError(f"strategy must be 'projected' or 'projected_relabel', got {strategy!r}")
     check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
     q = _int(n_projections, "n_projections", 1)
-    if strategy == "projected" and q != 1:
+    if strategy == PROJECTED and q != 1:
         raise ValueError("n_projections must be 1 for strategy='projected' (Algorithm 3); "
                          "use strategy='projected_relabel' for q > 1")
     for s in schemes:

@@ -26,7 +26,7 @@ from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
 from engine.experiments.timing import resolve_timing, retime
 from engine.metrics import macro_r2, ranking_average_precision
-from engine.names import METRICS, PROJECTIONS, boosting_name
+from engine.names import LEAF_ESTIMATIONS, METRICS, PROJECTED_RELABEL, PROJECTIONS, boosting_name
 from engine.projections import check_projection
 from engine.validation import check_choice, check_in_interval
 from engine.validation import check_int as _int
@@ -118,7 +118,7 @@ class ProjectionSizeResult(JsonResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per q, then a row for gbmort (q = NaN, estimator "gbmort")."""
-        df = pd.DataFrame({"estimator": boosting_name("projected_relabel", self.projection),
+        df = pd.DataFrame({"estimator": boosting_name(PROJECTED_RELABEL, self.projection),
                            "q": self.q_values.astype(float), **{k: getattr(self, k) for k in self.ARRAYS}})
         if np.isfinite(self.gbmort_score):
             df.loc[len(df)] = {"estimator": "gbmort", "q": np.nan, "score": self.gbmort_score,
@@ -193,7 +193,7 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     Returns a :class:`ProjectionSizeResult`.
     """
     if leaf_estimation is not None:
-        check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
+        check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
     data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
     task, d = problem_shape(dataset, seed=seed, **data_kw)
     if projection not in PROJECTIONS:
@@ -218,7 +218,7 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     n_eval_points = check_eval_points(n_eval_points)
     check_callbacks(progress, stop)
 
-    name = boosting_name("projected_relabel", projection)
+    name = boosting_name(PROJECTED_RELABEL, projection)
     base = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features)
     if loss is not None:
         base["loss"] = loss

@@ -22,6 +22,7 @@ from engine.datasets import load_dataset
 from engine.estimators import MultiLabelBoostingClassifier
 from engine.experiments.runner import JsonResult
 from engine.metrics import lrap
+from engine.names import LEAF_ESTIMATIONS, PROJECTED_RELABEL
 from engine.validation import check_choice, check_int
 
 __all__ = ["RACE_DATASETS", "TimeToAccuracyResult", "run_time_to_accuracy", "xgboost_installed"]
@@ -67,7 +68,7 @@ def _checkpoints(n):
 
 def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections, leaf_estimation,
                   seed, stop):
-    params = dict(strategy="projected_relabel", projection="gaussian", n_projections=n_projections,
+    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=n_projections,
                   loss="logistic", learning_rate=learning_rate, n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
                   n_jobs=1, random_state=seed)
     if leaf_estimation != "mean":
@@ -119,7 +120,7 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     seed = check_int(seed, "seed", 0)
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
-    check_choice(leaf_estimation, "leaf_estimation", ("mean", "newton"))
+    check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
     data = load_dataset(dataset)
     test = np.zeros(data.X.shape[0], dtype=bool)
     test[data.test_indices] = True

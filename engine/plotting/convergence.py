@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.names import PROJECTED
 from engine.plotting.common import COLORS as _COLORS
 from engine.plotting.common import label_log_axes
 
@@ -191,7 +192,7 @@ def projection_size_curves_figure(result, *, title=None) -> go.Figure:
 
 def schemes_figure(result, x="trees_per_output", *, title=None) -> go.Figure:
     """Figures 2-4: one convergence curve per random projection scheme."""
-    algo = "gbrt-rpo" if result.params.get("strategy", "projected") == "projected" else "gbrt-relabel-rpo"
+    algo = "gbrt-rpo" if result.params.get("strategy", PROJECTED) == PROJECTED else "gbrt-relabel-rpo"
     return convergence_figure(result, x=x, title=title or (
         f"{result.dataset}: {algo}, test {result.metric} per projection scheme"))
 
