@@ -5,7 +5,7 @@
 * :mod:`engine.bench.scale` — research size (n up to 100k, sparse data sets,
   threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
 * :mod:`engine.bench.multilabel` — time to accuracy on many outputs (bibtex, corel5k,
-  scm20d) next to XGBoost, LightGBM and scikit-learn, one thread (``--multilabel``);
+  delicious, scm20d) next to XGBoost, LightGBM and scikit-learn, one thread (``--multilabel``);
 * :mod:`engine.bench.logistic_step` — a logistic step against a square step on the same
   labels (``--logistic-step``);
 * :mod:`engine.bench.one_step` — the teaching interactions against their 1 s target

@@ -5,7 +5,7 @@
     python -m engine.bench --interactions [--repeats 3]
     python -m engine.bench --pages
     python -m engine.bench --gil [--repeats 1]
-    python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k scm20d]
+    python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
         [--scenarios class tour close reloads] [--tour-sessions 10] [--log FILE]
@@ -57,7 +57,7 @@ def main(argv=None):
     parser.add_argument("--pages", action="store_true",
                         help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
     parser.add_argument("--multilabel", action="store_true",
-                        help="time to accuracy on bibtex, corel5k and scm20d next to XGBoost "
+                        help="time to accuracy on bibtex, corel5k, delicious and scm20d next to XGBoost "
                              "(engine.bench.multilabel) instead")
     parser.add_argument("--logistic-step", action="store_true",
                         help="a logistic-loss step against a square-loss step on bibtex and corel5k "
@@ -65,7 +65,7 @@ def main(argv=None):
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
-                        choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all three)")
+                        choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
     parser.add_argument("--classroom", action="store_true",
                         help="browser sessions of a class on one server (engine.bench.classroom) instead")
     parser.add_argument("--sessions", type=int, nargs="+", default=[20, 30],

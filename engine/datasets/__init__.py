@@ -8,9 +8,10 @@ Several sources of data, all returned as a :class:`Dataset`:
   (:mod:`engine.datasets.friedman`);
 * the problems of thesis chapter 7 (Appendix A.1): Friedman1 with p = 10 inputs and
   Two-norm: :func:`make_friedman1`, :func:`make_two_norm` (:mod:`engine.datasets.thesis`);
-* the 23 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
-  :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`); bibtex
-  and corel5k come with X as a ``scipy.sparse`` CSR matrix;
+* the 24 real benchmark sets shipped in ``sample_data/`` (Mulan collection):
+  :func:`list_datasets` and :func:`load_dataset` (:mod:`engine.datasets.shipped`); bibtex,
+  corel5k and delicious (the papers' own 983-label set) come with X as a ``scipy.sparse`` CSR
+  matrix;
 * a synthetic multi-label problem with delicious's shape (16105 x 500 sparse inputs, 983
   labels), for timing at the papers' scale: :func:`make_delicious_shaped`
   (:mod:`engine.datasets.synthetic_multilabel`);

@@ -137,7 +137,7 @@ def load_dataset(name, root=None) -> Dataset:
     CSV.gz, or NPZ read with ``allow_pickle=False``), ``meta.json`` and, where
     present, ``standard_split.json`` (-> ``test_indices``).
 
-    Sparse data sets (``list_datasets()[i]["sparse"]``: bibtex, corel5k) are
+    Sparse data sets (``list_datasets()[i]["sparse"]``: bibtex, corel5k, delicious) are
     stored with X in CSR form and returned with ``X`` a ``scipy.sparse`` CSR
     matrix of float64, never densified; ``Y`` is always dense.
 

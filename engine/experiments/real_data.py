@@ -42,7 +42,21 @@ forests, BOOMER's defaults but at most 100 rules for its non-decomposable
 loss, whose cost grows quickly with the number of labels: 20 rules took 18 s
 on CAL500 here, the default 1000 about 10 minutes) and ``"paper"`` (the full grid of section 4.1.2: 490 settings,
 BOOMER's defaults). Every boosting setting gets the paper's time budget (100 T
-in classification, 500 T in regression), at most ``max_steps`` steps.
+in classification, 500 T in regression), at most ``max_steps`` steps; T and
+every setting's time per step are CPU seconds of the fitting thread, so a
+loaded machine does not starve the costly settings
+(:func:`~engine.experiments.study_cells.step_seconds`).
+
+What the selection picked is in the cells: every ``validation`` row is one
+candidate setting (its best validation score, ``best_step`` the step where
+it is reached, ``n_steps`` the steps its time budget allowed, ``selected``
+True for the chosen one), and every ``test-refit`` / ``test-no-refit`` row
+carries ``selected_params``, the chosen setting as JSON text (learning rate,
+leaves, k, loss, the chosen number of steps, the step budget, its validation
+score, the runner-up's). ``RealDataResult.selection_frame`` gathers them per
+data set, method and split, with ``at_step_budget``: the best step is the
+last one the budget allowed, i.e. the curve was still rising when the time
+ran out.
 
 Every cell (data set x method x split x setting) is an independent,
 deterministic call (:mod:`~engine.experiments.study_cells`) run through
@@ -57,6 +71,7 @@ as a valid result flagged ``partial``.
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -90,7 +105,8 @@ __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_argum
 # Bump when a change of the protocol or of the estimators' Python code makes cached cells of
 # earlier versions wrong (the compiled core and the package version are in every key already:
 # engine.experiments.engine_version).
-PROTOCOL_VERSION = 1
+# 2: the timing probes count the fitting thread's CPU seconds, not wall seconds (issue 33).
+PROTOCOL_VERSION = 2
 # Section 4.1.2: the training time of every boosting setting, in units of T.
 TIME_FACTOR = {"multilabel": 100, "regression": 500}
 STUDY_BUDGETS = {
@@ -296,6 +312,7 @@ class _Study:
         self.cache = CellCache(None if plan["out"] is None else plan["out"] / "cache")
         self.datasets = [_dataset_plan(name, plan["budget"], plan["data_dir"]) for name in plan["datasets"]]
         self.cells, self.notes = [], list(plan["notes"])     # notes known before any work
+        self.selections = {}        # (data set, method, split) -> the chosen setting, for selected_params
         self.n_computed = self.n_cached = 0
         self.started = time.perf_counter()
         self.report_partial = report_partial
@@ -355,14 +372,19 @@ class _Study:
                     return None
                 t = self._seconds(info, method, leaves, k, loss)
                 out[method, leaves, k, loss] = int(np.clip(np.floor(budget / t), 1, self.settings["max_steps"]))
+                info.setdefault("step_cpu_seconds", {})[f"{method} leaves={leaves} k={k} loss={loss}"] = t
         return out
 
     # ------------------------------------------------------------ cells
 
     def _record(self, info, method, split, kind, config, n_steps, result, cached):
-        self.cells.append(dict(dataset=info["name"], task=info["task"], method=method, split=split, kind=kind,
-                               setting=_setting_text(config), n_steps=n_steps, score=result["score"],
-                               seconds=result["seconds"], cached=cached))
+        cell = dict(dataset=info["name"], task=info["task"], method=method, split=split, kind=kind,
+                    setting=_setting_text(config), n_steps=n_steps, score=result["score"],
+                    seconds=result["seconds"], cpu_seconds=result.get("cpu_seconds", np.nan), cached=cached,
+                    best_step=result.get("n_best"), selected=None, selected_params="")
+        if kind in ("test-refit", "test-no-refit"):
+            cell["selected_params"] = json.dumps(self.selections[info["name"], method, split])
+        self.cells.append(cell)
 
     def _run(self, info, jobs, fn):
         """jobs: (key, record args, fn args); cached ones are taken, the others computed in order.
@@ -409,16 +431,30 @@ class _Study:
         return self._run(info, jobs, grid_cell)
 
     def _chosen(self, info, method, split):
-        """(config, n_steps) with the best validation score (ties: the first setting, the fewest steps)."""
-        best = None
+        """(config, n_steps) with the best validation score (ties: the first setting, the fewest steps).
+
+        Marks the candidates' ``selected`` and keeps what was chosen (``self.selections``) for the
+        ``selected_params`` of the test rows.
+        """
+        best, runner_up, candidates = None, None, []
         for cell in self.cells:
             if (cell["dataset"], cell["method"], cell["split"], cell["kind"]) == (info["name"], method, split,
                                                                                    "validation"):
+                candidates.append(cell)
                 if best is None or cell["score"] > best["score"]:
-                    best = cell
+                    best, runner_up = cell, best
+                elif runner_up is None or cell["score"] > runner_up["score"]:
+                    runner_up = cell
         config = next(c for c in _configs(info, method) if _setting_text(c) == best["setting"])
         n_best = self.cache.get(self._key(info, method, "validation", split=split, setting=config,
                                           n_steps=best["n_steps"]))["n_best"]
+        for cell in candidates:
+            cell["selected"] = cell is best
+        self.selections[info["name"], method, split] = dict(
+            config, n_steps=int(n_best), step_budget=int(best["n_steps"]), validation_score=best["score"],
+            n_candidates=len(candidates),
+            runner_up=None if runner_up is None else dict(setting=runner_up["setting"],
+                                                          validation_score=runner_up["score"]))
         return config, n_best
 
     def finals(self, info):

@@ -8,7 +8,7 @@ average ranks with the Friedman test and the Nemenyi critical difference
 (:mod:`engine.experiments.rank_statistics`).
 
 Cell kinds: ``validation`` (one boosting setting on the 80%: its best
-validation score and step), ``test-refit`` / ``test-no-refit`` (the chosen
+validation score, ``best_step``, and ``selected`` for the one the selection picked), ``test-refit`` / ``test-no-refit`` (the chosen
 setting fitted again on the whole training set / on the 80%, scored on the
 test set) and ``test`` (forests and BOOMER: nothing to select, fitted on the
 whole training set). ``refit`` says which of the two boosting test scores is
@@ -16,6 +16,7 @@ the study's.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -33,7 +34,10 @@ from engine.experiments.runner import JsonResult
 from engine.experiments.study_cells import PAPER_NAME
 from engine.names import METRICS, REAL_DATA_METHODS
 
-__all__ = ["RealDataResult", "paper_average_ranks", "paper_method_name"]
+__all__ = ["CELL_COLUMNS", "RealDataResult", "paper_average_ranks", "paper_method_name"]
+
+CELL_COLUMNS = ["dataset", "task", "method", "split", "kind", "setting", "n_steps", "score", "seconds", "cpu_seconds",
+                "cached", "best_step", "selected", "selected_params"]
 
 
 def paper_method_name(method, task):
@@ -49,7 +53,8 @@ class RealDataResult(JsonResult):
     settings: dict
     datasets: list          # dicts: name, paper_name, task, n_samples, n_features, n_outputs, n_train, ...
     methods: list
-    cells: list             # dicts: dataset, method, split, kind, setting, n_steps, score, seconds, cached
+    cells: list             # dicts: dataset, method, split, kind, setting, n_steps, score, seconds, cpu_seconds,
+                            # cached, best_step, selected, selected_params (see CELL_COLUMNS)
     notes: list = field(default_factory=list)
     refit: bool = True
     partial: bool = False
@@ -68,9 +73,35 @@ class RealDataResult(JsonResult):
         return cls(**d)
 
     def to_frame(self) -> pd.DataFrame:
-        """Every cell, long format: data set, method, split, kind, setting, n_steps, score, seconds."""
-        columns = ["dataset", "task", "method", "split", "kind", "setting", "n_steps", "score", "seconds", "cached"]
-        return pd.DataFrame(self.cells, columns=columns)
+        """Every cell, long format (``CELL_COLUMNS``): data set, method, split, kind, setting, n_steps,
+        score, seconds (wall), cpu_seconds (the fitting thread's CPU), cached; for a validation cell
+        best_step and selected; for a boosting test cell selected_params (JSON text). Cells of
+        results written before these columns existed leave them empty."""
+        return pd.DataFrame(self.cells, columns=CELL_COLUMNS)
+
+    def selection_frame(self) -> pd.DataFrame:
+        """What the model selection picked, per data set, boosting method and split: the setting,
+        the chosen number of steps and the step budget the time allowed, ``at_step_budget`` (the
+        best validation step is the budget's last one: the curve was still rising when time ran
+        out, so the setting may be starved), its validation score, how many candidates there were
+        and the runner-up (setting and validation score), and the test score that followed."""
+        rows = []
+        df = self.to_frame()
+        picked = df[df["kind"] == ("test-refit" if self.refit else "test-no-refit")]
+        for cell in picked.itertuples():
+            if not isinstance(cell.selected_params, str) or not cell.selected_params:
+                continue
+            chosen = json.loads(cell.selected_params)
+            runner = chosen.get("runner_up") or {}
+            rows.append(dict(dataset=cell.dataset, method=cell.method, split=cell.split,
+                             setting=cell.setting, n_steps=chosen["n_steps"], step_budget=chosen["step_budget"],
+                             at_step_budget=chosen["n_steps"] >= chosen["step_budget"],
+                             validation_score=chosen["validation_score"], n_candidates=chosen["n_candidates"],
+                             runner_up=runner.get("setting", ""), runner_up_score=runner.get("validation_score", np.nan),
+                             test_score=cell.score))
+        return pd.DataFrame(rows, columns=["dataset", "method", "split", "setting", "n_steps", "step_budget",
+                                           "at_step_budget", "validation_score", "n_candidates", "runner_up",
+                                           "runner_up_score", "test_score"])
 
     # ------------------------------------------------------------ test scores
 

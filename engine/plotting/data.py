@@ -105,6 +105,9 @@ def output_correlation_figure(n_outputs: int = 16, var_f: float | None = None) -
 DATA_MAX_POINTS = 2000  # scatter points drawn per panel (a seeded subsample beyond this)
 
 
+SPARSE_CORRELATION_MIN_OUTPUTS = 200
+
+
 def empirical_output_correlation(Y) -> tuple[np.ndarray, np.ndarray]:
     """Pearson correlation of the columns of ``Y`` (n x d) and a mask of constant columns.
 
@@ -116,9 +119,19 @@ def empirical_output_correlation(Y) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"Y must be 2-D with at least 2 rows, got shape {Y.shape}")
     sd = Y.std(axis=0)
     constant = ~(sd > 0)
-    Z = np.zeros_like(Y)
-    Z[:, ~constant] = (Y[:, ~constant] - Y[:, ~constant].mean(axis=0)) / sd[~constant]
-    corr = Z.T @ Z / Y.shape[0]
+    n, d = Y.shape
+    if d > SPARSE_CORRELATION_MIN_OUTPUTS and np.count_nonzero(Y) < 0.1 * Y.size:
+        # Mostly-zero outputs (delicious: 983 labels, 2 % positive): Y'Y as a sparse product,
+        # then centred, about 10 x faster than the dense product of the centred matrix.
+        from scipy import sparse
+        S = sparse.csr_matrix(Y)
+        mean = Y.mean(axis=0)
+        safe = np.where(constant, 1.0, sd)
+        corr = ((S.T @ S).toarray() / n - np.outer(mean, mean)) / np.outer(safe, safe)
+    else:
+        Z = np.zeros_like(Y)
+        Z[:, ~constant] = (Y[:, ~constant] - Y[:, ~constant].mean(axis=0)) / sd[~constant]
+        corr = Z.T @ Z / n
     corr = np.clip(corr, -1.0, 1.0)
     np.fill_diagonal(corr, 1.0)
     corr[constant, :] = np.nan
@@ -137,10 +150,17 @@ def correlation_frame(Y, target_names):
     return pd.DataFrame(corr, index=pd.Index(names, name="output"), columns=names)
 
 
-def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Figure:
+MAX_HEATMAP_OUTPUTS = 400  # beyond this many outputs the heatmap shows the most variable ones
+
+
+def data_correlation_figure(Y, target_names, title: str | None = None,
+                            max_outputs: int = MAX_HEATMAP_OUTPUTS) -> go.Figure:
     """Heatmap of the empirical correlation between outputs (diverging scale on [-1, 1]).
 
     Cells of constant outputs are left blank (NaN). Tick labels are shown up to 40 outputs.
+    Above ``max_outputs`` outputs (delicious: 983 labels, a million cells, 13 MB of figure) the
+    heatmap shows the ``max_outputs`` outputs of largest variance (for labels: frequency closest
+    to one half), in column order, and says so; the mean |corr| stays over all outputs.
     """
     corr, constant = empirical_output_correlation(Y)
     d = corr.shape[0]
@@ -150,6 +170,12 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
     off = corr[~np.eye(d, dtype=bool)]
     off = off[np.isfinite(off)]
     mean_abs = float(np.abs(off).mean()) if off.size else float("nan")
+    shown = np.arange(d)
+    if d > max_outputs:
+        variance = np.asarray(Y, dtype=np.float64).var(axis=0)
+        shown = np.sort(np.argsort(-variance, kind="stable")[:max_outputs])
+        corr, constant = corr[np.ix_(shown, shown)], constant[shown]
+        names = [names[j] for j in shown]
     # Sequential [0, 1] (as on Home) when nothing is clearly negative, which keeps the contrast
     # between 0.8 and 1 readable; a diverging [-1, 1] scale otherwise.
     diverging = bool(off.size and off.min() < -0.1)
@@ -172,18 +198,21 @@ def data_correlation_figure(Y, target_names, title: str | None = None) -> go.Fig
             name="correlation",
         )
     )
-    show = d <= 40
+    show = len(shown) <= 40
     # type="category": names such as "25400" must not become a numeric axis
     fig.update_xaxes(type="category", showgrid=False, zeroline=False, showticklabels=show, ticks="", constrain="domain", tickangle=-90 if d > 8 else 0, tickfont_size=10)
     fig.update_yaxes(type="category", showgrid=False, zeroline=False, showticklabels=show, ticks="", autorange="reversed", scaleanchor="x", constrain="domain", tickfont_size=10)
     subtitle = f"mean |corr| between different outputs: {mean_abs:.2f}" if off.size else "a single output"
+    if len(shown) < d:
+        subtitle += f" (all {d}); shown: the {len(shown)} most variable outputs"
     if constant.any():
         subtitle += f"; {int(constant.sum())} constant output(s) left blank"
     fig.update_layout(
         title={"text": f"{title or 'Output correlation'}<br><span style='font-size:12px'>{subtitle}</span>", "x": 0.0, "xanchor": "left"},
         height=460,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        meta={"mean_abs_corr": mean_abs, "n_constant": int(constant.sum()), "n_outputs": d, "diverging": diverging},
+        meta={"mean_abs_corr": mean_abs, "n_constant": int(constant.sum()), "n_outputs": d, "diverging": diverging,
+              "n_shown": int(len(shown))},
     )
     return fig
 

@@ -89,13 +89,17 @@ def report_sections(result):
 
 
 def extra_tables(result):
-    """{name: DataFrame} for ``<target>_<name>.csv``: ranks and Wilcoxon matrices per comparison."""
+    """{name: DataFrame} for ``<target>_<name>.csv``: ranks and Wilcoxon matrices per comparison, and
+    ``selection`` (what the model selection picked per data set, method and split)."""
     out = {}
     for task, label, methods in comparisons(result):
         suffix = task if label == "the paper's methods" else f"{task}_{label.lower().replace(' ', '_').replace('-', '_')}"
         out[f"ranks_{suffix}"] = result.ranks_frame(task, methods).set_index("method")
         if label == "the paper's methods":
             out[f"wilcoxon_{suffix}"] = result.wilcoxon_frame(task, methods)
+    selection = result.selection_frame()
+    if not selection.empty:
+        out["selection"] = selection.set_index(["dataset", "method", "split"])
     return out
 
 
@@ -110,7 +114,7 @@ def run_notes(result):
              f"{result.total_time:.0f} s" + (" — stopped: a partial result" if result.partial else "") + "."]
     T = [f"{d['name']} {1e3 * d['T_seconds']:.3g} ms" for d in result.datasets if np.isfinite(d.get("T_seconds", np.nan))]
     if T:
-        notes.append("T (one gbmort stump step, square loss): " + ", ".join(T) + ".")
+        notes.append("T (one gbmort stump step, square loss; CPU time of the fitting thread): " + ", ".join(T) + ".")
     return notes + list(result.notes)
 
 

@@ -84,3 +84,19 @@ def test_benchmark_page_on_a_sparse_set_does_not_crash():
     at.run()
     assert not at.exception
     assert at.selectbox(key="bench_dataset").value == "corel5k"
+
+
+def test_data_page_offers_and_shows_delicious():
+    # issue 33: the papers' own wide set, listed by the Data page (list_datasets), kept sparse
+    at = open_data({"source": "shipped", "dataset": "delicious"})
+    assert not at.exception and not at.error
+    assert "delicious" in at.selectbox(key="dataset").options
+    assert [m.value for m in at.metric] == ["16,105", "500", "983", "multilabel"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "294,614 non-zeros" in captions and "standard split 12920/3185" in captions
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Data (NPZ, sparse)" in labels and "Data (CSV)" not in labels
+    bars = json.loads(at.get_by_key("data_targets").proto.spec)["data"][0]
+    assert len(bars["x"]) == 983
+    heat = json.loads(at.get_by_key("data_corr").proto.spec)["data"][0]
+    assert len(heat["x"]) == 400            # the 400 most variable of the 983 labels (the title says so)

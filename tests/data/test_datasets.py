@@ -332,6 +332,7 @@ PUBLISHED = {
     "flags": (194, 19, 7, (129, 65), 3.392),
     "bibtex": (7395, 1836, 159, (4880, 2515), 2.402),
     "corel5k": (5000, 499, 374, (4500, 500), 3.522),
+    "delicious": (16105, 500, 983, (12920, 3185), 19.020),
     "edm": (154, 16, 2, None, None),
     "atp1d": (337, 411, 6, None, None),
     "atp7d": (296, 411, 6, None, None),
@@ -346,7 +347,7 @@ PUBLISHED = {
     "rf1": (9125, 64, 8, None, None),
     "scm20d": (8966, 61, 16, None, None),
 }
-SPARSE = {"bibtex", "corel5k"}
+SPARSE = {"bibtex", "corel5k", "delicious"}
 
 
 def test_list_datasets():

@@ -1,4 +1,4 @@
-"""Sparse data: bibtex / corel5k / scm20d loaders, Dataset with a sparse X, the delicious-shaped generator.
+"""Sparse data: bibtex / corel5k / delicious / scm20d loaders, Dataset with a sparse X, the delicious-shaped generator.
 
 Oracles: the dense compact copies of the collection (``shared/data/<name>/<name>.npz``, entry for
 entry, where that folder is on this machine), entries read off those files and written here
@@ -36,6 +36,7 @@ needs_shared = pytest.mark.skipif(SHARED is None, reason="the collection's dense
 NEW_SETS = {
     "bibtex": (7395, 1836, 159, 507746, (4880, 2515)),
     "corel5k": (5000, 499, 374, 41351, (4500, 500)),
+    "delicious": (16105, 500, 983, 294614, (12920, 3185)),
     "scm20d": (8966, 61, 16, None, None),
 }
 
@@ -78,13 +79,13 @@ def test_shape_sparsity_and_split(loaded, name):
 
 def test_list_datasets_reports_sparse_sets_and_nnz():
     rows = {r["name"]: r for r in list_datasets()}
-    assert len(rows) == 23
+    assert len(rows) == 24
     for name, (n, p, d, nnz, split) in NEW_SETS.items():
         r = rows[name]
         assert (r["n_samples"], r["n_features"], r["n_outputs"]) == (n, p, d)
         assert r["sparse"] == (nnz is not None) and r["nnz"] == nnz
         assert r["has_standard_split"] == (split is not None)
-    assert [name for name, r in rows.items() if r["sparse"]] == ["bibtex", "corel5k"]
+    assert [name for name, r in rows.items() if r["sparse"]] == ["bibtex", "corel5k", "delicious"]
     assert all(r["nnz"] is None for r in rows.values() if not r["sparse"])
 
 
@@ -104,6 +105,17 @@ def test_spot_values_read_off_the_collection(loaded):
     np.testing.assert_array_equal(scm.Y[0, :4], [1424, 1519, 1507, 1581])
     assert scm.feature_names[:3] == ["timeunit", "storageCost", "interestRate"]
     assert scm.target_names[:3] == ["LBL", "MTLp2A", "MTLp3A"]
+    # delicious: row 0 is the first line of delicious-train.arff, "{60 1,248 1,279 1,316 1,490 1,577 1,...}"
+    # (attributes 500 and up are the labels); row 12920 is the first of delicious-test.arff
+    deli = loaded["delicious"]
+    assert deli.X[0].indices.tolist() == [60, 248, 279, 316, 490]
+    assert np.flatnonzero(deli.Y[0]).tolist() == [77, 91, 315, 544, 575, 621, 718, 818, 819, 834, 908]
+    assert deli.X[12920].indices.tolist() == [163, 305]
+    assert np.flatnonzero(deli.Y[16104]).tolist() == [19, 20, 80, 239, 444, 540, 560, 593, 617, 636, 773, 777,
+                                                      809, 849, 850, 879, 930, 941]
+    np.testing.assert_array_equal(np.asarray(deli.X[:, :5].sum(axis=0)).ravel(), [505, 728, 160, 144, 43])
+    assert deli.feature_names[:3] == ["_qacct", "accessing", "actionscript"]
+    assert deli.target_names[:3] == ["TAG_.imported", "TAG_.net", "TAG_2.0"]
 
 
 @needs_shared
@@ -122,7 +134,7 @@ def test_every_value_equals_the_collections_dense_copy(loaded, name):
         np.testing.assert_array_equal(data.test_indices, json.loads(split.read_text())["test_indices"])
 
 
-@pytest.mark.parametrize("name", ["bibtex", "corel5k"])
+@pytest.mark.parametrize("name", ["bibtex", "corel5k", "delicious"])
 def test_meta_records_provenance_of_the_sparse_file(name):
     meta = json.loads((SAMPLE_DATA_DIR / name / "meta.json").read_text())
     assert meta["x_storage"] == "csr" and meta["compact_file"] == f"{name}.npz"
@@ -355,7 +367,8 @@ def test_get_problem_draws_the_synthetic_set(delicious):
         get_problem(SYNTHETIC_DELICIOUS, n_noisy_outputs=2)
 
 
-@pytest.mark.parametrize("name", ["friedman1-ind", "friedman1", "two-norm", "cal500", "scm20d", "bibtex", "corel5k"])
+@pytest.mark.parametrize("name", ["friedman1-ind", "friedman1", "two-norm", "cal500", "scm20d", "bibtex", "corel5k",
+                                  "delicious"])
 def test_problem_size_matches_get_problem(name):
     from engine.experiments import problem_size
 
@@ -367,3 +380,36 @@ def test_problem_size_matches_get_problem(name):
         assert size["nnz_per_row"] == pytest.approx(X_tr.nnz / X_tr.shape[0], rel=0.05)
     else:
         assert size["nnz_per_row"] is None
+
+
+# ---------------------------------------------------------------- delicious (issue 33)
+
+
+def test_delicious_is_the_papers_wide_set(loaded):
+    """Paper 002 Table 2 / Mulan: 12 920 + 3 185 bookmarks, 500 binary words, 983 tags, cardinality 19.02;
+    the split is Mulan's train file then its test file, so the test rows are the last 3 185."""
+    data = loaded["delicious"]
+    assert data.task == "multilabel" and np.isin(data.Y, (0.0, 1.0)).all()
+    assert data.Y.sum(axis=1).mean() == pytest.approx(19.020, abs=1e-3)
+    np.testing.assert_array_equal(data.test_indices, np.arange(12920, 16105))
+    assert data.X.nnz / (16105 * 500) == pytest.approx(0.0366, abs=1e-4)
+    assert "sparse inputs (294,614 non-zeros" in data.description and "12920/3185" in data.description
+    meta = json.loads((SAMPLE_DATA_DIR / "delicious" / "meta.json").read_text())
+    assert meta["n_samples"] == 16105 and meta["n_features"] == 500 and meta["n_targets"] == 983
+    assert meta["standard_split"]["n_train"] == 12920 and meta["standard_split"]["n_test"] == 3185
+    assert meta["label_cardinality"] == 19.02 and len(meta["label_frequencies"]) == 983
+    assert [f["path"] for f in meta["original_files"][:2]] == ["data/multi-label/delicious/delicious-train.arff",
+                                                               "data/multi-label/delicious/delicious-test.arff"]
+    assert meta["x_nnz"] == 294614 and meta["citation"].startswith("G. Tsoumakas, I. Katakis, I. Vlahavas")
+    assert "license_notes" in meta
+    # kept sparse in memory: the CSR arrays are a small fraction of the dense float64 matrix
+    stored = data.X.data.nbytes + data.X.indices.nbytes + data.X.indptr.nbytes
+    assert stored < 0.1 * 16105 * 500 * 8
+
+
+def test_get_problem_keeps_delicious_sparse_on_its_standard_split():
+    X_tr, Y_tr, X_te, Y_te, task, info = get_problem("delicious", seed=0)
+    assert task == "multilabel" and info["split"] == "standard train/test split"
+    assert sparse.isspmatrix_csr(X_tr) and sparse.isspmatrix_csr(X_te)
+    assert X_tr.shape == (12920, 500) and X_te.shape == (3185, 500)
+    assert Y_tr.shape == (12920, 983) and X_tr.nnz + X_te.nnz == 294614

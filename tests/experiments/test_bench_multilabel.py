@@ -12,6 +12,7 @@ from sklearn.metrics import label_ranking_average_precision_score
 
 from engine.bench import multilabel as bm
 from engine.bench.__main__ import main
+from engine.datasets import load_dataset
 from engine.metrics import lrap
 
 PEERS = {"multilabel": [("XGBoost one_output_per_tree", "depth 6"), ("XGBoost one_output_per_tree", "depth 3"),
@@ -119,8 +120,11 @@ def test_the_command_line_runs_the_multilabel_benchmark(monkeypatch, tmp_path):
     assert calls[-1] == dict(datasets=bm.DATASETS, quick=False, html_dir=None)
     with pytest.raises(SystemExit):
         main(["--multilabel", "--scale"])
+    assert main(["--multilabel", "--datasets", "delicious", "bibtex"]) == 0
+    assert calls[-1] == dict(datasets=("delicious", "bibtex"), quick=False, html_dir=None)
+    assert "delicious" in bm.DATASETS
     with pytest.raises(SystemExit):
-        main(["--multilabel", "--datasets", "delicious"])
+        main(["--multilabel", "--datasets", "synthetic-delicious-shape"])
 
 
 def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_rounds():
@@ -158,3 +162,34 @@ def test_logistic_step_bench_times_both_losses_of_every_setting():
 def test_logistic_step_is_its_own_benchmark():
     with pytest.raises(SystemExit):
         main(["--logistic-step", "--multilabel"])
+
+
+def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
+    # issue 33: the real delicious beside bibtex and corel5k. A slice (1000 training rows, 300 test
+    # rows, the 100 most frequent of its 983 tags), 3 steps / rounds: the bookkeeping, not the speed.
+    problem = bm.load_problem("delicious", max_rows=1000, max_test_rows=300, max_outputs=100)
+    assert problem.task == "multilabel" and problem.metric == "test LRAP"
+    assert problem.X.shape == (1000, 500) and problem.X_test.shape == (300, 500)
+    assert problem.Y.shape == (1000, 100) and problem.Y_test.shape == (300, 100)
+    assert problem.X.format == "csr" and problem.X_test.format == "csr"    # never densified
+    assert "standard split 12920/3185, sliced to 1000/300 rows and 100 outputs" in problem.split
+    # the 100 most frequent tags in the training rows, kept in column order
+    full = load_dataset("delicious")
+    counts = full.Y[:1000].sum(axis=0)
+    assert problem.Y.sum(axis=0).min() >= np.sort(counts)[-100]
+    plan = bm.Plan(learning_rates=(0.3,), step_caps={0.3: 3}, leaves=(8,), peer_rounds=3, sklearn_labels=2,
+                   budget=5.0, per_label_budget=5.0)
+    result = bm.run_problem(problem, plan, progress=None)
+    curves = result["curves"]
+    engine = {c.key for c in curves if c.system.startswith("engine ")}
+    refused = {key for key, _ in result["refused"]}
+    assert all(key[2] == "newton" for key in refused)
+    assert engine == {key for key in expected_engine_rows("multilabel") if key[3] == "8 leaves"} - refused
+    assert [(c.system, c.tree) for c in curves if not c.system.startswith("engine ")] == PEERS["multilabel"]
+    for c in curves:
+        assert 1 <= c.steps == len(c.seconds) <= 3
+        assert np.isfinite(c.scores).all() and 0.0 < c.best <= 1.0
+    assert result["level"] == pytest.approx(curves[0].best - bm.TOLERANCE)
+    out = io.StringIO()
+    bm.print_table(problem, result, out)
+    assert "## delicious: 1000 x 500 (CSR" in out.getvalue() and "100 labels" in out.getvalue()

@@ -213,3 +213,34 @@ def test_a_swept_whole_number_x_axis_gets_a_tick_at_each_value():
     many = go.Figure(go.Scatter(x=np.arange(1, 40), y=np.arange(1, 40)))
     many.update_xaxes(type="log")
     assert list(plotting.label_log_axes(many).layout.xaxis.ticktext) == ["1", "2", "5", "10", "20", "50"]
+
+
+def test_correlation_of_many_mostly_zero_outputs_equals_the_dense_formula():
+    # the sparse shortcut (d > 200, under 10 % non-zero) against numpy's corrcoef
+    rng = np.random.default_rng(0)
+    Y = (rng.random((500, 260)) < 0.03).astype(float)
+    Y[:, 5] = 0.0                                   # a constant label
+    corr, constant = plotting.empirical_output_correlation(Y)
+    keep = ~constant
+    assert constant.tolist() == [j == 5 for j in range(260)]
+    np.testing.assert_allclose(corr[np.ix_(keep, keep)], np.corrcoef(Y[:, keep], rowvar=False), atol=1e-12)
+    assert np.isnan(corr[5]).all() and np.isnan(corr[:, 5]).all()
+
+
+def test_correlation_heatmap_of_a_wide_label_set_shows_the_most_variable_outputs():
+    rng = np.random.default_rng(1)
+    freq = np.linspace(0.001, 0.5, 500)
+    Y = (rng.random((400, 500)) < freq).astype(float)
+    names = [f"tag{j}" for j in range(500)]
+    fig = plotting.data_correlation_figure(Y, names, max_outputs=100)
+    heat = fig.data[0]
+    assert len(heat.x) == len(heat.y) == 100 and np.asarray(heat.z).shape == (100, 100)
+    shown = [int(name[3:]) for name in heat.x]
+    assert shown == sorted(shown) and min(shown) >= 350         # the labels nearest one half, in order
+    assert fig.layout.meta["n_outputs"] == 500 and fig.layout.meta["n_shown"] == 100
+    corr, _ = plotting.empirical_output_correlation(Y)
+    off = corr[~np.eye(500, dtype=bool)]
+    assert fig.layout.meta["mean_abs_corr"] == pytest.approx(np.abs(off[np.isfinite(off)]).mean())
+    assert "(all 500); shown: the 100 most variable outputs" in fig.layout.title.text
+    small = plotting.data_correlation_figure(Y[:, :50], names[:50], max_outputs=100)
+    assert len(small.data[0].x) == 50 and "most variable" not in small.layout.title.text
