@@ -178,12 +178,12 @@ EXP_STRATEGIES = [
 
 
 def _fit_with_exp(mode, X, Y, fit_kw, **params):
-    from engine._core import boosting_loop as _loop
-    assert _loop.set_exp_mode(mode) in (mode, "portable")
+    from engine._core import testing as _hooks
+    assert _hooks.set_exp_mode(mode) in (mode, "portable")
     try:
         return MultiLabelBoostingClassifier(**params).fit(X, Y, **fit_kw)
     finally:
-        _loop.set_exp_mode("avx2")
+        _hooks.set_exp_mode("avx2")
 
 
 def _equal_fits(X, Y, fit_kw=None, **params):
