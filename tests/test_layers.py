@@ -292,6 +292,36 @@ def function_lengths(text):
     return found
 
 
+def c_function_lengths(text):
+    """[(name, first line, length)] of every function defined in a C header: from the first line
+    of its signature to its closing brace (comments blanked; a struct or an initialiser at file
+    scope has no parenthesis before its brace and is not counted)."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    found, depth, start, head, directive = [], 0, None, "", False
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if directive or code.lstrip().startswith("#"):    # a preprocessor line and its continuations
+            directive = code.rstrip().endswith("\\")
+            continue
+        if depth == 0 and start is None:
+            if not code.strip():
+                head = ""
+                continue
+            if not head:
+                first = number
+            head += code + " "
+            if "{" in code and "(" in head.split("{", 1)[0] and "=" not in head.split("(", 1)[0]:
+                start = first
+                name = re.search(r"(\w+)[ \t]*\(", re.sub(r"__attribute__\s*\(\(.*?\)\)", "", head))
+            elif ";" in code or "}" in code:
+                head = ""
+        depth += code.count("{") - code.count("}")
+        if start is not None and depth == 0:
+            found.append((name.group(1), start, number - start + 1))
+            start, head = None, ""
+    return found
+
+
 def core_sources():
     return sorted(p for p in CORE.iterdir() if p.suffix in CORE_SUFFIXES)
 
@@ -303,8 +333,9 @@ def test_no_core_module_is_over_the_line_limit():
 
 
 def test_no_core_function_is_over_the_line_limit():
-    long = [f"{p.name}:{line} {name} ({n} lines)" for p in core_sources() if p.suffix != ".h"
-            for name, line, n in function_lengths(p.read_text(encoding="utf-8"))
+    long = [f"{p.name}:{line} {name} ({n} lines)" for p in core_sources()
+            for name, line, n in (c_function_lengths if p.suffix == ".h" else function_lengths)(
+                p.read_text(encoding="utf-8"))
             if n > MAX_FUNCTION_LINES]
     assert long == [], f"engine/_core functions over {MAX_FUNCTION_LINES} lines: {long}"
 
@@ -349,3 +380,14 @@ def test_the_function_parser_measures_cython_and_python_definitions():
         ''') + "def huge():\n" + body + "\n\n    return 0\n\n\nx = huge()\n"
     assert function_lengths(text) == [("small", 11, 5), ("method", 23, 4), ("huge", 28, 91)]
     assert [name for name, _, n in function_lengths(text) if n > MAX_FUNCTION_LINES] == ["huge"]
+
+
+def test_the_c_function_parser_measures_header_functions():
+    body = "\n".join(f"    x += {k};" for k in range(85))
+    text = ("/* A header. static int fake(void) { */\n#include <math.h>\n"
+            "#define TWICE(x) \\\n    ((x) + (x))\n"
+            "static const double C[2] = {1.0, 2.0};\n"
+            "typedef struct { double a; } pair;\n\n"
+            "static inline double\nsmall(double x, double y)\n{\n    return x + y;\n}\n\n"
+            "static int huge(int x)\n{\n" + body + "\n    return x;\n}\n")
+    assert c_function_lengths(text) == [("small", 8, 5), ("huge", 14, 89)]
