@@ -27,7 +27,8 @@ One concept per module, from the bottom up:
 * ``prediction``: :func:`accumulate`, the raw predictions of a range of steps;
 * ``algorithms``: one step of each of paper 002's four strategies, and the loop
   :func:`boost`;
-* ``testing``: hooks for tests only (the exp of the logistic passes);
+* ``testing``: hooks for tests only (the exp of the logistic passes, the line search on
+  explicit vectors);
 * ``stagewise``: :class:`ForwardStagewise`, incremental forward stagewise regression on
   sparse 0/1 node indicators (the monotone Lasso of thesis chapter 7).
 

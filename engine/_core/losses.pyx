@@ -324,7 +324,7 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     return rho
 
 
-# ---------------------------------------------------------------- test hooks (compiled routines on plain arrays)
+# ---------------------------------------------------------------- the losses on plain arrays (the One step view, tests)
 
 def _elementwise(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F, bint gradient):
     """The loss (or, gradient, the negative gradient) of every entry."""
@@ -339,24 +339,10 @@ def _elementwise(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F,
 
 
 def elementwise_loss(int loss, Y, F):
-    """Element-wise loss, for tests against finite differences."""
+    """Element-wise loss (the One step view's numbers; tests hold it to finite differences)."""
     return _elementwise(loss, Y, F, False)
 
 
 def elementwise_negative_gradient(int loss, Y, F):
-    """Element-wise negative gradient, for tests against finite differences."""
+    """Element-wise negative gradient (the One step view's G; tests hold it to finite differences)."""
     return _elementwise(loss, Y, F, True)
-
-
-def line_search_on_vectors(int loss, const float64_t[::1] y, const float64_t[::1] f,
-                    const float64_t[::1] a, const float64_t[::1] w):
-    """The compiled line search on explicit vectors, for tests."""
-    cdef intp_t n = y.shape[0]
-    if n == 0:
-        return 0.0
-    if loss == LOGISTIC and not np.all(np.abs(np.asarray(y)) == 1.0):
-        raise ValueError("y must hold -1 and +1 for the logistic loss")
-    leaf = np.arange(n, dtype=np.int32)
-    cdef int32_t[::1] lv = leaf
-    cdef LineSearchBuffers buffers = LineSearchBuffers(n)
-    return line_search(loss, &y[0], &f[0], 1, &a[0], &lv[0], 1, 0, &w[0], n, &buffers.work)
