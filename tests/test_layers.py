@@ -1,5 +1,6 @@
-"""The layout's two rules, read from the source with ``ast``: imports only go down the layers,
-and no engine or page module imports itself back through others (no import cycle).
+"""The layout's rules, read from the source: imports only go down the layers, no engine or
+page module imports itself back through others (no import cycle), and the compiled core keeps
+one concept per module, at most 700 lines a module and 80 a function (the section at the end).
 
 The layers, bottom to top (a module may import from its own layer or any below it):
 
@@ -18,6 +19,8 @@ The layers, bottom to top (a module may import from its own layer or any below i
 Every import counts, also one inside a function: a lazy import still ties the layers.
 """
 import ast
+import inspect
+import re
 import textwrap
 from pathlib import Path
 
@@ -201,3 +204,190 @@ def test_a_cycle_within_a_layer_is_found(small_tree):
     graph = import_graph(small_tree)
     assert upward_imports(graph) == []
     assert import_cycles(graph) == [["engine.experiments.a", "engine.experiments.b"]]
+
+
+# ---------------------------------------------------------------- the compiled core by concept (issue 30)
+#
+# One concept per module of engine/_core, and functions a reader can hold in view: no module
+# (.pyx, .pxd, .h, .py) over MAX_MODULE_LINES lines, no function over MAX_FUNCTION_LINES, and
+# ``boost`` (the loop's one entry point) takes a few typed objects, not dozens of keywords.
+
+CORE = ROOT / "engine" / "_core"
+CORE_SUFFIXES = (".pyx", ".pxd", ".h", ".py")
+MAX_MODULE_LINES = 700
+MAX_FUNCTION_LINES = 80
+MAX_BOOST_PARAMETERS = 12
+
+# A function definition: def, or cdef / cpdef followed by a C signature (not a class, struct,
+# enum, extern block, type or variable declaration).
+_DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<kw>def|cdef|cpdef)[ \t]+(?P<rest>.*)$")
+_NOT_FUNCTIONS = re.compile(r"^(?:public[ \t]+|readonly[ \t]+)*(?:class|struct|union|enum|extern|"
+                            r"ctypedef|fused|packed)\b")
+
+
+def _code_lines(text):
+    """The lines of a source text with the inside of triple-quoted strings blanked, so that a
+    docstring's example code is not taken for a definition."""
+    out, quote = [], None
+    for line in text.splitlines():
+        kept, i = [], 0
+        while i < len(line):
+            if quote is None:
+                hits = [(line.find(q, i), q) for q in ('"""', "'''") if line.find(q, i) >= 0]
+                hash_at = line.find("#", i)
+                if not hits or (0 <= hash_at < min(hits)[0]):
+                    kept.append(line[i:])
+                    break
+                at, quote = min(hits)
+                kept.append(line[i:at] + "''")
+                i = at + 3
+            else:
+                end = line.find(quote, i)
+                if end < 0:
+                    break
+                quote, i = None, end + 3
+        out.append("".join(kept) if kept or quote is None else "")
+    return out
+
+
+def _signature_end(lines, start):
+    """(index of the line that closes the signature begun at ``start``, whether it ends in ':')."""
+    depth = 0
+    for k in range(start, len(lines)):
+        code = lines[k].split("#", 1)[0]
+        depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")
+        if depth <= 0:
+            return k, code.rstrip().endswith(":")
+    return len(lines) - 1, False
+
+
+def function_lengths(text):
+    """[(name, first line, length)] of every function or method with a body in a Cython or
+    Python source; a length counts the physical lines from the def / cdef / cpdef line to the
+    last non-blank line of the body (comments and docstrings included)."""
+    lines = _code_lines(text)
+    found = []
+    for start, line in enumerate(lines):
+        match = _DEF.match(line)
+        if match is None:
+            continue
+        rest = match["rest"]
+        if match["kw"] != "def":
+            paren, equals = rest.find("("), rest.find("=")
+            if _NOT_FUNCTIONS.match(rest) or paren < 0 or 0 <= equals < paren:
+                continue
+        end, has_body = _signature_end(lines, start)
+        if not has_body:
+            continue                    # a .pxd declaration or a variable: no body
+        indent = len(match["indent"].expandtabs())
+        last = end
+        for k in range(end + 1, len(lines)):
+            if not lines[k].strip():
+                continue
+            if len(lines[k]) - len(lines[k].lstrip()) <= indent:
+                break
+            last = k
+        name = re.match(r"[^(]*?([A-Za-z_]\w*)[ \t]*\(", rest)
+        found.append((name.group(1) if name else rest[:30], start + 1, last - start + 1))
+    return found
+
+
+def c_function_lengths(text):
+    """[(name, first line, length)] of every function defined in a C header: from the first line
+    of its signature to its closing brace (comments blanked; a struct or an initialiser at file
+    scope has no parenthesis before its brace and is not counted)."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    found, depth, start, head, directive = [], 0, None, "", False
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if directive or code.lstrip().startswith("#"):    # a preprocessor line and its continuations
+            directive = code.rstrip().endswith("\\")
+            continue
+        if depth == 0 and start is None:
+            if not code.strip():
+                head = ""
+                continue
+            if not head:
+                first = number
+            head += code + " "
+            if "{" in code and "(" in head.split("{", 1)[0] and "=" not in head.split("(", 1)[0]:
+                start = first
+                name = re.search(r"(\w+)[ \t]*\(", re.sub(r"__attribute__\s*\(\(.*?\)\)", "", head))
+            elif ";" in code or "}" in code:
+                head = ""
+        depth += code.count("{") - code.count("}")
+        if start is not None and depth == 0:
+            found.append((name.group(1), start, number - start + 1))
+            start, head = None, ""
+    return found
+
+
+def core_sources():
+    return sorted(p for p in CORE.iterdir() if p.suffix in CORE_SUFFIXES)
+
+
+def test_no_core_module_is_over_the_line_limit():
+    long = {p.name: n for p in core_sources()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"engine/_core modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def test_no_core_function_is_over_the_line_limit():
+    long = [f"{p.name}:{line} {name} ({n} lines)" for p in core_sources()
+            for name, line, n in (c_function_lengths if p.suffix == ".h" else function_lengths)(
+                p.read_text(encoding="utf-8"))
+            if n > MAX_FUNCTION_LINES]
+    assert long == [], f"engine/_core functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_boost_takes_a_few_typed_objects():
+    from engine import _core
+
+    parameters = inspect.signature(_core.boost).parameters
+    assert len(parameters) <= MAX_BOOST_PARAMETERS, list(parameters)
+
+
+def test_the_function_parser_measures_cython_and_python_definitions():
+    body = "\n".join(f"    x{k} = {k}" for k in range(88))
+    text = textwrap.dedent('''\
+        """A module docstring that shows code:
+
+        def not_a_function(x):
+            return x
+        """
+        from libc.math cimport exp
+
+        cdef struct Pair:
+            double a
+
+        cdef inline double small(double x,
+                                 double y) noexcept nogil:
+            cdef double* p = <double*> malloc(3 * sizeof(double))
+            cdef double z[4]
+            return x + y
+
+
+        cdef double declared(double x) noexcept nogil
+
+        cdef class Holder:
+            cdef double value
+
+            cpdef double method(self, double x) except? -1:
+                """One line."""
+
+                return x
+
+        ''') + "def huge():\n" + body + "\n\n    return 0\n\n\nx = huge()\n"
+    assert function_lengths(text) == [("small", 11, 5), ("method", 23, 4), ("huge", 28, 91)]
+    assert [name for name, _, n in function_lengths(text) if n > MAX_FUNCTION_LINES] == ["huge"]
+
+
+def test_the_c_function_parser_measures_header_functions():
+    body = "\n".join(f"    x += {k};" for k in range(85))
+    text = ("/* A header. static int fake(void) { */\n#include <math.h>\n"
+            "#define TWICE(x) \\\n    ((x) + (x))\n"
+            "static const double C[2] = {1.0, 2.0};\n"
+            "typedef struct { double a; } pair;\n\n"
+            "static inline double\nsmall(double x, double y)\n{\n    return x + y;\n}\n\n"
+            "static int huge(int x)\n{\n" + body + "\n    return x;\n}\n")
+    assert c_function_lengths(text) == [("small", 8, 5), ("huge", 14, 89)]

@@ -27,12 +27,13 @@ from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 h
 # The compiled core: engine/_core/<name>.pyx -> engine._core.<name>.
 CORE_PACKAGE = "engine._core"
 COMPILED_MODULES = ["tree_store", "grower_base", "grower", "binning", "histogram",
-                    "hist_grower", "losses", "boosting_loop", "stagewise"]
+                    "hist_grower", "losses", "fit_state", "split_targets", "leaves", "updates",
+                    "prediction", "held_out", "algorithms", "testing", "stagewise"]
 # C headers a module includes (listed so a change rebuilds it and sdists ship them).
 HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "histogram": ["engine/_core/openmp_shim.h", "engine/_core/hist_kernels.h"],
            "hist_grower": ["engine/_core/hist_kernels.h"],
-           "boosting_loop": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
+           "updates": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
            "losses": ["engine/_core/logistic_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
 # Extra flags per module. The histogram kernels copy short rows of targets per

@@ -16,21 +16,36 @@ One concept per module, from the bottom up:
   best-first growth, on dense or sparse binned features;
 * ``losses``: the three losses, their gradients (inline, ``losses.pxd``) and the exact
   line search of a step's weights rho;
-* ``boosting_loop``: the boosting steps of paper 002's four strategies (:func:`boost`),
-  and prediction (:func:`accumulate`);
+* ``fit_state``: what a boosting fit is (:class:`BoostSpec`) and the state its steps
+  share (:class:`Workspace`, :class:`Projections`, :class:`StepLog`, :class:`HeldOutSet`,
+  :class:`EarlyStopping`), built once per fit by the estimator;
+* ``split_targets``: a step's in-bag rows and split targets (G Phi_m^T);
+* ``leaves``: the leaf values (mean gradient, relabelled, Newton) and rho;
+* ``updates``: F += mu rho ⊙ g_m(x) per loss, with the next gradient and the training
+  loss (``exp_kernels.h``, ``logistic_kernels.h`` hold the logistic loss' C loops);
+* ``held_out``: the held-out scores after each step, and early stopping;
+* ``prediction``: :func:`accumulate`, the raw predictions of a range of steps;
+* ``algorithms``: one step of each of paper 002's four strategies, and the loop
+  :func:`boost`;
+* ``testing``: hooks for tests only (the exp of the logistic passes, the line search on
+  explicit vectors);
 * ``stagewise``: :class:`ForwardStagewise`, incremental forward stagewise regression on
   sparse 0/1 node indicators (the monotone Lasso of thesis chapter 7).
 
 The estimators (``engine.estimators``) are the only users; they import the names below.
 """
-from engine._core.boosting_loop import (
+from engine._core.algorithms import boost, monotonic_now
+from engine._core.fit_state import (
+    BoostSpec,
+    EarlyStopping,
+    HeldOutSet,
+    Projections,
     Score,
+    StepLog,
     Strategy,
     Workspace,
-    accumulate,
-    boost,
-    monotonic_now,
 )
+from engine._core.prediction import accumulate
 from engine._core.binning import BinnedFeatures, bin_features
 from engine._core.grower import TreeGrower, set_simd
 from engine._core.grower_base import Grower, grow_tree
@@ -45,8 +60,13 @@ from engine._core.tree_store import NODE_DTYPE, RowMatrix, TreeStore, as_csr32
 OPENMP = openmp_enabled()
 
 __all__ = [
+    "BoostSpec",
+    "EarlyStopping",
+    "HeldOutSet",
     "Loss",
+    "Projections",
     "Score",
+    "StepLog",
     "Strategy",
     "Workspace",
     "accumulate",

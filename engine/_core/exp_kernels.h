@@ -1,5 +1,5 @@
 /* exp over a contiguous array of doubles (the logistic loss's exp(2 y F) in
- * boosting_loop.pyx's update pass).
+ * updates.pyx's update pass; tests reach its mode through testing.pyx).
  *
  * Why our own: libm's exp is a scalar call (about 8-10 ns each), and the
  * logistic update pass takes one per entry of the n x d score matrix; the

@@ -13,7 +13,7 @@
  * Every Newton iteration takes it once per sample.
  *
  * engine_logistic_row_terms: the gradient and the loss of a chunk of one row
- * of the update pass (boosting_loop.pyx, _update_logistic_rows), given
+ * of the update pass (updates.pyx, _update_logistic_rows), given
  * z = 2 y f and e = exp(z). With s = 1 / (1 + e) the negative gradient is
  * 2 y s (the same double as 2 y / (1 + e): scaling by 2 is exact) and the
  * loss log(1 + exp(-z)) is -log(s) - z where z < 0, else -log(1 - s). Every

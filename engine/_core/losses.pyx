@@ -221,23 +221,19 @@ cdef void _logistic_slope(const LineSearchWork* work, intp_t n_nodes, float64_t 
     d2[0] = 4.0 * t2
 
 
-cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, const float64_t* e,
-                                    intp_t stride, const float64_t* values, intp_t n_values,
-                                    intp_t col, intp_t first, intp_t n_nodes,
-                                    LineSearchWork* work) noexcept nogil:
-    """argmin_rho sum_i w_i log(1 + exp(-2 y_i (f_i + rho a_i))), a_i = values[leaf_i, col].
+cdef float64_t _group_by_sign(const float64_t* y, const float64_t* f, const float64_t* e,
+                              intp_t stride, const float64_t* values, intp_t n_values,
+                              intp_t col, intp_t first, intp_t n_nodes,
+                              LineSearchWork* work) noexcept nogil:
+    """The groups g = (leaf, sign of y) of one output's search; returns a_max = max_l |a_l|.
 
-    The rows, their leaves and weights w are those of the last leaf_order (nodes [first,
-    first + n_nodes)). y_i in {-1, +1}; e (stride like y and f) holds exp(2 y_i f_i), or NULL
-    to compute it here.
+    work.e, work.w: this output's exp(2 y f) and weights on the leaves that
+    move it, each leaf's samples with y < 0 first, then those with y > 0, in
+    row order; work.positives[l]: where leaf l's y > 0 begin; work.direction:
+    the leaf values a_l (0 for inner nodes and empty leaves: no group).
     """
-    cdef intp_t i, k, l, it, neg, pos
-    cdef float64_t a, yi, ei, amax = 0.0, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
-    cdef bint hi_known = False
-    if n_nodes > work.max_leaves:
-        return 0.0      # cannot happen: a tree has fewer than 2n nodes
-    # This output's exp(2 y f) and weights on the leaves that move it, each
-    # leaf's samples with y < 0 first, then those with y > 0, in row order.
+    cdef intp_t i, k, l, neg, pos
+    cdef float64_t a, yi, ei, amax = 0.0
     for l in range(n_nodes):
         a = values[(first + l) * n_values + col]
         if work.start[l] == work.start[l + 1]:
@@ -266,6 +262,25 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
         work.positives[l] = neg
         memcpy(work.e + neg, work.positive_e, pos * sizeof(float64_t))
         memcpy(work.w + neg, work.positive_w, pos * sizeof(float64_t))
+    return amax
+
+
+cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, const float64_t* e,
+                                    intp_t stride, const float64_t* values, intp_t n_values,
+                                    intp_t col, intp_t first, intp_t n_nodes,
+                                    LineSearchWork* work) noexcept nogil:
+    """argmin_rho sum_i w_i log(1 + exp(-2 y_i (f_i + rho a_i))), a_i = values[leaf_i, col].
+
+    The rows, their leaves and weights w are those of the last leaf_order (nodes [first,
+    first + n_nodes)). y_i in {-1, +1}; e (stride like y and f) holds exp(2 y_i f_i), or NULL
+    to compute it here.
+    """
+    cdef intp_t it
+    cdef float64_t amax, rho_max, d1 = 0.0, d2 = 0.0, sign, lo, hi, rho, nxt
+    cdef bint hi_known = False
+    if n_nodes > work.max_leaves:
+        return 0.0      # cannot happen: a tree has fewer than 2n nodes
+    amax = _group_by_sign(y, f, e, stride, values, n_values, col, first, n_nodes, work)
     if amax == 0.0:
         return 0.0
     # The slope at rho = 0 (every c_g = exp(0) = 1) by the grouped sums: the
@@ -309,7 +324,7 @@ cdef float64_t logistic_line_search(const float64_t* y, const float64_t* f, cons
     return rho
 
 
-# ---------------------------------------------------------------- test hooks (compiled routines on plain arrays)
+# ---------------------------------------------------------------- the losses on plain arrays (the One step view, tests)
 
 def _elementwise(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F, bint gradient):
     """The loss (or, gradient, the negative gradient) of every entry."""
@@ -324,24 +339,10 @@ def _elementwise(int loss, const float64_t[:, ::1] Y, const float64_t[:, ::1] F,
 
 
 def elementwise_loss(int loss, Y, F):
-    """Element-wise loss, for tests against finite differences."""
+    """Element-wise loss (the One step view's numbers; tests hold it to finite differences)."""
     return _elementwise(loss, Y, F, False)
 
 
 def elementwise_negative_gradient(int loss, Y, F):
-    """Element-wise negative gradient, for tests against finite differences."""
+    """Element-wise negative gradient (the One step view's G; tests hold it to finite differences)."""
     return _elementwise(loss, Y, F, True)
-
-
-def line_search_on_vectors(int loss, const float64_t[::1] y, const float64_t[::1] f,
-                    const float64_t[::1] a, const float64_t[::1] w):
-    """The compiled line search on explicit vectors, for tests."""
-    cdef intp_t n = y.shape[0]
-    if n == 0:
-        return 0.0
-    if loss == LOGISTIC and not np.all(np.abs(np.asarray(y)) == 1.0):
-        raise ValueError("y must hold -1 and +1 for the logistic loss")
-    leaf = np.arange(n, dtype=np.int32)
-    cdef int32_t[::1] lv = leaf
-    cdef LineSearchBuffers buffers = LineSearchBuffers(n)
-    return line_search(loss, &y[0], &f[0], 1, &a[0], &lv[0], 1, 0, &w[0], n, &buffers.work)

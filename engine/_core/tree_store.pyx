@@ -8,7 +8,7 @@ of the labels of the training samples that reached it). Node ids are global
 to the store; ``tree_start[k]`` is the root of tree ``k``.
 
 The store knows nothing about how trees are grown (see grower.pyx,
-hist_grower.pyx) or combined (see boosting_loop.pyx): it adds nodes,
+hist_grower.pyx) or combined (see algorithms.pyx): it adds nodes,
 traverses, and pickles.
 
 Traversal reads features from a :class:`RowMatrix`: a dense array (any

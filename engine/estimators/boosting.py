@@ -8,7 +8,7 @@ Two scikit-learn estimators share one implementation:
   engine/estimators/labels.py), mapped to -1/+1, with the multi-label
   logistic loss (eq. 8) or the square loss.
 
-``strategy`` picks the paper's algorithm (see ``engine/_core/boosting_loop.pyx``):
+``strategy`` picks the paper's algorithm (see ``engine/_core/algorithms.pyx``):
 ``"single_target"`` (st-gbrt), ``"multi_output"`` (gbmort, Alg. 2),
 ``"projected"`` (gbrt-rpo, Alg. 3) and ``"projected_relabel"``
 (gbrt-relabel-rpo, Alg. 4). For single target one step fits one tree per
@@ -26,8 +26,14 @@ Training runs in compiled chunks of steps; between chunks an optional
 Missing targets and per-output weights (``missing_targets="ignore"``, an
 (n, d) ``sample_weight``): engine/estimators/targets.py reduces them to row
 and entry weights; what every strategy then does with them is written in
-engine/_core/boosting_loop.pyx ("per-entry weights"). Early stopping and the
+engine/_core/updates.pyx ("per-entry weights"). Early stopping and the
 held-out scores: engine/estimators/early_stopping.py.
+
+A fit hands the compiled loop (``engine._core.boost``) a few objects built
+once: what the fit is (``BoostSpec``: strategy, loss, learning rate,
+sub-sampling, q, leaf estimation and lambda), the training set and its
+buffers (``Workspace``), the per-step records (``StepLog``), the held-out set
+and its early-stopping state; every chunk of steps adds its projections.
 """
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -35,7 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from engine import _core
-from engine._core import Loss, RowMatrix, Score, Strategy, TreeStore
+from engine._core import BoostSpec, Loss, RowMatrix, Score, Strategy, TreeStore
 from engine.estimators.base import (
     MultiLabelMixin,
     TreeEnsemble,
@@ -50,6 +56,7 @@ from engine.estimators.early_stopping import (
     scoring_arrays,
     validation_split,
 )
+from engine.estimators.second_order import NEWTON_LEAVES, newton_leaves_refusal
 from engine.estimators.targets import resolve_weights
 from engine.estimators.growers import check_split_params, make_grower, n_threads_of
 from engine.names import (
@@ -111,15 +118,10 @@ class BoostingBase(TreeEnsemble):
         check_choice(self.loss, "loss", self._losses)
         check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
         check_real(self.l2_regularization, "l2_regularization", 0.0)
-        if self.leaf_estimation == "newton" and self.strategy == PROJECTED:
-            raise ValueError(
-                "leaf_estimation='newton' gives every leaf one value per output, which is "
-                "gbrt-relabel-rpo: use strategy='projected_relabel' (with n_projections=1 for "
-                "Algorithm 3's single projection) instead of 'projected'")
-        if self.leaf_estimation == "newton" and self.loss == "absolute_error":
-            raise ValueError(
-                "leaf_estimation='newton' needs a loss with a second derivative; the absolute "
-                "loss has none (0 almost everywhere): use leaf_estimation='mean'")
+        if self.leaf_estimation == NEWTON_LEAVES:
+            refusal = newton_leaves_refusal(self.strategy, self.loss)
+            if refusal is not None:
+                raise ValueError(refusal)
         if not is_real(self.learning_rate) or not 0.0 < self.learning_rate <= 1.0:
             raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}")
         if not is_int(self.n_estimators) or self.n_estimators < 1:
@@ -247,54 +249,52 @@ class BoostingBase(TreeEnsemble):
         held_out = (data.X[val], Y_enc[val], w_val, W_val)
         return data.X[train], np.ascontiguousarray(Y_enc[train]), w, W, held_out
 
+    def _boost_spec(self):
+        """What the compiled loop fits (its BoostSpec), from the validated parameters.
+
+        The core trusts it: the Newton leaves' rule (second_order.py) is
+        checked here too, with the message ``fit`` gives.
+        """
+        newton = self.leaf_estimation == NEWTON_LEAVES
+        refusal = newton_leaves_refusal(self.strategy, self.loss) if newton else None
+        if refusal is not None:
+            raise ValueError(refusal)
+        q = self.n_projections if self.strategy in PROJECTED_STRATEGIES else 1
+        return BoostSpec(STRATEGY_CODES[self.strategy], LOSS_CODES[self.loss],
+                         float(self.learning_rate), float(self.subsample), q, newton,
+                         float(self.l2_regularization))
+
     def _fit_steps(self, X, Y_enc, w, W, evaluation, callback):
         """Add n_estimators - n_steps_ steps (fewer if early stopping or the callback stops)."""
         n, d = Y_enc.shape
         params = self._tree_params(n, X.shape[1])
-        strategy = STRATEGY_CODES[self.strategy]
-        q = self.n_projections if self.strategy in PROJECTED_STRATEGIES else 1
+        spec = self._boost_spec()
+        q = spec.n_projections
         n_new = self.n_estimators - self.n_steps_
-        n_targets = {Strategy.SINGLE_TARGET: 1, Strategy.MULTI_OUTPUT: d,
-                     Strategy.PROJECTED: 1, Strategy.PROJECTED_RELABEL: q}[strategy]
-        grower, F = self._training_state(X, Y_enc, w, W, params, n_targets)
+        grower, F = self._training_state(X, Y_enc, w, W, params, spec.n_split_targets(d))
         if n_new == 0:
             return
-        ws = _core.Workspace(n, d, n_targets, 0 if evaluation is None else evaluation["X"].shape[0],
-                             W is not None, logistic=self.loss == "logistic")
+        ws = _core.Workspace(spec, Y_enc, F, w, W, self._rng_state)
         old = self.n_steps_
         rho = np.concatenate([self.rho_, np.empty((n_new, d))])
         train_loss = np.concatenate([self.train_score_, np.empty(n_new)])
         times = np.concatenate([self.fit_times_, np.empty(n_new)])
+        log = _core.StepLog(rho, train_loss, times)
         scores = self._eval_arrays(evaluation, old + n_new, d)
-        stop_history = None if self.n_iter_no_change is None else np.full(self.n_iter_no_change, -np.inf)
+        held_out, stopping = self._held_out_set(evaluation, scores)
         time_offset = self.fit_times_[-1] if old else 0.0
         t0 = _core.monotonic_now() - time_offset
         done, chunk = 0, 1
         self._projection_segments.append((self._projection_rng.bit_generator.state, 0))
         while done < n_new:
             c = min(chunk, n_new - done)
+            projections = None
             if self.strategy in PROJECTED_STRATEGIES:
                 phi = draw_projections(self.projection, c, q, d, self._projection_rng)
-                indptr, indices, data = to_csr(phi)
-            else:
-                indptr, indices, data = np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0)
-            a, b = old + done, old + done + c
-            extra = {}
-            if evaluation is not None:
-                extra = dict(X_eval=evaluation["X"], Y_eval=evaluation["Y"], F_eval=evaluation["F"],
-                             w_eval=evaluation["w"], eval_entry_weight=evaluation["W"],
-                             eval_sst=evaluation["sst"], score_kind=self._score_kind,
-                             stop_history=stop_history, stop_position=done, stop_tol=float(self.tol),
-                             **{name: values[a:b] for name, values in scores.items()})
+                projections = _core.Projections(*to_csr(phi))
             started = _core.monotonic_now()
-            eval_seconds, steps, stalled = _core.boost(
-                grower, self.trees_, ws, Y=Y_enc, F=F, sample_weight=w, strategy=strategy,
-                loss=LOSS_CODES[self.loss], learning_rate=float(self.learning_rate),
-                subsample=float(self.subsample), proj_indptr=indptr, proj_indices=indices,
-                proj_data=data, n_projections=q, n_steps=c, rho=rho[a:b], train_loss=train_loss[a:b],
-                times=times[a:b], t0=t0, rng_state=self._rng_state, entry_weight=W,
-                gradient_ready=done > 0, newton_leaves=self.leaf_estimation == "newton",
-                l2_regularization=float(self.l2_regularization), **extra)
+            eval_seconds, steps, stalled = _core.boost(grower, self.trees_, spec, ws, projections,
+                                                       log, old + done, c, t0, held_out, stopping)
             elapsed = _core.monotonic_now() - started - eval_seconds
             t0 += eval_seconds          # held-out scoring is not training time
             done += steps
@@ -315,6 +315,19 @@ class BoostingBase(TreeEnsemble):
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
         # The presorted features and raw predictions only speed up a warm start.
         self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}
+
+    def _held_out_set(self, evaluation, scores):
+        """The compiled loop's held-out set (writing into ``scores``) and early-stopping state."""
+        if evaluation is None:
+            return None, None
+        held_out = _core.HeldOutSet(
+            evaluation["X"], evaluation["Y"], evaluation["F"], evaluation["w"], evaluation["W"],
+            evaluation["sst"], LOSS_CODES[self.loss], self._score_kind, scores["eval_loss"],
+            scores["eval_sse"], scores["eval_score"], scores["eval_score_out"])
+        stopping = None
+        if self.n_iter_no_change is not None:
+            stopping = _core.EarlyStopping(self.n_iter_no_change, float(self.tol))
+        return held_out, stopping
 
     def _eval_arrays(self, evaluation, n_steps, d):
         """Per-step held-out arrays; steps fitted before a warm start keep their scores
@@ -338,9 +351,7 @@ class BoostingBase(TreeEnsemble):
         self._projection_segments = []
         self.n_outputs_ = d
         self.init_ = self._initial_raw(Y_enc, w, W)
-        strategy = STRATEGY_CODES[self.strategy]
-        n_values = 1 if strategy in (Strategy.SINGLE_TARGET, Strategy.PROJECTED) else d
-        self.trees_ = TreeStore(n_values)
+        self.trees_ = TreeStore(self._boost_spec().n_values(d))
         self._train_cache = {}
         self._eval_history = None
         self._set_progress(np.empty((0, d)), np.empty(0), np.empty(0), 0)

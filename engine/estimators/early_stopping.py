@@ -23,8 +23,8 @@ each label's mean held-out loss (the loss the model is fitted with: logistic
 or square), a smooth score that early stopping can follow step by step (LRAP
 would need a sort per sample and step).
 
-The compiled loop applies the rule after every step (``_stalled`` in
-``engine/_core/boosting_loop.pyx``), so a fit stops at the step itself, with
+The compiled loop applies the rule after every step (``stalled`` in
+``engine/_core/held_out.pyx``), so a fit stops at the step itself, with
 no step beyond it fitted and thrown away. :func:`stopping_step` is the same
 rule on a recorded curve: where early stopping would have stopped.
 """

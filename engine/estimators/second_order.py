@@ -1,14 +1,39 @@
-"""The parameters of a "<method> (newton)" row: the real-data study and its page name a
-second-order variant by a suffix (``engine.names.NEWTON_SUFFIX``) beside the paper's methods."""
+"""Second-order (Newton) leaves: which fits accept them, and the "<method> (newton)" rows.
+
+The rule lives here once: the boosting estimators validate with it
+(engine/estimators/boosting.py), and the compiled core trusts the validated
+fit it is handed (engine/_core/fit_state.pyx, BoostSpec). The real-data study
+and its page name a second-order variant by a suffix
+(``engine.names.NEWTON_SUFFIX``) beside the paper's methods.
+"""
 from __future__ import annotations
 
-from engine.names import NEWTON_SUFFIX
+from engine.names import LEAF_ESTIMATIONS, NEWTON_SUFFIX, PROJECTED
 
-__all__ = ["split_leaf_variant"]
+__all__ = ["MEAN_LEAVES", "NEWTON_LEAVES", "newton_leaves_refusal", "split_leaf_variant"]
+
+MEAN_LEAVES, NEWTON_LEAVES = LEAF_ESTIMATIONS
+
+
+def newton_leaves_refusal(strategy, loss):
+    """Why Newton leaves do not apply to this strategy and loss (a message), or None if they do.
+
+    Newton leaves hold one value per output, so gbrt-rpo (Algorithm 3, one
+    scalar per leaf rescaled per output by rho) would become gbrt-relabel-rpo;
+    and they need the loss' second derivative, which the absolute loss lacks.
+    """
+    if strategy == PROJECTED:
+        return (f"leaf_estimation={NEWTON_LEAVES!r} gives every leaf one value per output, which is "
+                "gbrt-relabel-rpo: use strategy='projected_relabel' (with n_projections=1 for "
+                "Algorithm 3's single projection) instead of 'projected'")
+    if loss == "absolute_error":
+        return (f"leaf_estimation={NEWTON_LEAVES!r} needs a loss with a second derivative; the "
+                f"absolute loss has none (0 almost everywhere): use leaf_estimation={MEAN_LEAVES!r}")
+    return None
 
 
 def split_leaf_variant(method):
     """("gbmort", {"leaf_estimation": "newton"}) for "gbmort (newton)"; (method, {}) otherwise."""
     if method.endswith(NEWTON_SUFFIX):
-        return method[: -len(NEWTON_SUFFIX)], {"leaf_estimation": "newton"}
+        return method[: -len(NEWTON_SUFFIX)], {"leaf_estimation": NEWTON_LEAVES}
     return method, {}

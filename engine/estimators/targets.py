@@ -19,7 +19,7 @@ reduces to
   per row): the fit is then the per-row fit, bit for bit.
 
 What the estimators do with per-entry weights is written where they do it:
-``engine/_core/boosting_loop.pyx`` ("per-entry weights") for boosting and
+``engine/_core/updates.pyx`` ("per-entry weights") for boosting and
 ``engine/estimators/forest.py`` (``masked_relabel``) for forests.
 """
 import numpy as np

@@ -1,9 +1,9 @@
-"""The boosting loop's two ways of adding a step to F agree (engine/_core/boosting_loop.pyx).
+"""The boosting loop's two ways of adding a step to F agree (engine/_core/algorithms.pyx).
 
-A step updates the training predictions in the step routines (``_apply_step``,
-``_update_output`` for st-gbrt: one pass that also computes G and the training
+A step updates the training predictions in the step routines (``apply_step``,
+``update_output`` for st-gbrt, updates.pyx: one pass that also computes G and the training
 loss) and the held-out predictions by routing the rows through the new trees
-(``_add_step``, which ``accumulate`` and so ``predict`` share). With the
+(``add_step`` of prediction.pyx, which ``accumulate`` and so ``predict`` share). With the
 training set itself as the evaluation set, the two must give the same F after
 every step, hence the same loss: ``eval_loss_`` equals ``train_score_`` step by
 step, for every algorithm, with row weights and with per-entry weights

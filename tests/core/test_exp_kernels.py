@@ -10,7 +10,7 @@ oracle, within 2 ulp (its error plus ours).
 import numpy as np
 import pytest
 
-from engine._core import boosting_loop as _loop
+from engine._core import testing as _hooks
 
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
 MODES = ("portable", "avx2")
@@ -18,9 +18,9 @@ MODES = ("portable", "avx2")
 
 @pytest.fixture(params=MODES)
 def mode(request):
-    used = _loop.set_exp_mode(request.param)
+    used = _hooks.set_exp_mode(request.param)
     yield used
-    _loop.set_exp_mode("avx2")          # the module's default (the best this CPU has)
+    _hooks.set_exp_mode("avx2")          # the module's default (the best this CPU has)
 
 
 def _oracle(x):
@@ -48,7 +48,7 @@ def test_within_one_ulp_over_the_whole_range(mode):
         (np.arange(-1000, 1000) + 0.5) * np.log(2.0),   # r at +-ln(2)/2, where k flips
     ])
     want, bound = _oracle(x)
-    ulps = _ulps(_loop.exp_array(x), want)
+    ulps = _ulps(_hooks.exp_array(x), want)
     assert ulps.max() <= bound, (mode, ulps.max())
 
 
@@ -58,11 +58,11 @@ def test_extremes_saturate_like_libm(mode):
                   -708.0, -708.0000001, -707.9999999, 709.0, 709.0000001, 708.9999999,
                   -709.1, -720.0, -744.4, -745.13, -745.14, -746.0, -1e4, -1e308,
                   709.78, 709.79, 710.0, 1e4, 1e308, -np.inf, np.inf, np.nan])
-    got = _loop.exp_array(x)
-    libm_mode = _loop.set_exp_mode("libm")
+    got = _hooks.exp_array(x)
+    libm_mode = _hooks.set_exp_mode("libm")
     assert libm_mode == "libm"
-    libm = _loop.exp_array(x)
-    _loop.set_exp_mode(mode)
+    libm = _hooks.exp_array(x)
+    _hooks.set_exp_mode(mode)
     outside = ~((x >= -708.0) & (x <= 709.0))      # libm's own values there, bit for bit
     assert np.array_equal(got[outside], libm[outside], equal_nan=True)
     assert got[x == 0].tolist() == [1.0, 1.0]
@@ -76,14 +76,14 @@ def test_extremes_saturate_like_libm(mode):
 def test_a_value_does_not_depend_on_its_place_in_the_array(mode):
     """The tail is padded to a full vector: the same argument gives the same double anywhere."""
     x = np.random.default_rng(1).uniform(-30.0, 30.0, 37)
-    whole = _loop.exp_array(x)
+    whole = _hooks.exp_array(x)
     for start in range(8):
-        np.testing.assert_array_equal(_loop.exp_array(x[start:]), whole[start:])
-    np.testing.assert_array_equal(np.concatenate([_loop.exp_array(x[k:k + 1]) for k in range(37)]),
+        np.testing.assert_array_equal(_hooks.exp_array(x[start:]), whole[start:])
+    np.testing.assert_array_equal(np.concatenate([_hooks.exp_array(x[k:k + 1]) for k in range(37)]),
                                   whole)
 
 
 def test_set_exp_mode_names_its_argument():
     with pytest.raises(ValueError, match="mode"):
-        _loop.set_exp_mode("fast")
-    assert _loop.set_exp_mode("avx2") in MODES
+        _hooks.set_exp_mode("fast")
+    assert _hooks.set_exp_mode("avx2") in MODES

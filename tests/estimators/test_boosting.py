@@ -22,6 +22,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.metrics import r2_score
 
 from engine._core import losses as _losses
+from engine._core import testing as _testing
 from engine._core.losses import Loss
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.projections import PROJECTIONS
@@ -311,7 +312,7 @@ def _line_search_case(loss, seed, imbalanced=False):
 @pytest.mark.parametrize("seed", range(4))
 def test_line_search_hits_the_minimum(loss, imbalanced, seed):
     y, f, a, w = _line_search_case(loss, seed, imbalanced)
-    rho = _losses.line_search_on_vectors(LOSS_CODE[loss], y, f, a, w)
+    rho = _testing.line_search_on_vectors(LOSS_CODE[loss], y, f, a, w)
     value = _objective(loss, y, f, a, w, rho)
     best = minimize_scalar(lambda r: _objective(loss, y, f, a, w, r), bounds=(-50, 50),
                            method="bounded", options={"xatol": 1e-12}).fun
@@ -333,13 +334,13 @@ def test_logistic_line_search_imbalanced_far_from_optimum():
     a = -np.ones(n)              # a direction that fixes it
     a[:3] = 1.0
     w = np.ones(n)
-    rho = _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
+    rho = _testing.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
     # separable along a: the loss decreases forever; the search stops where the
     # raw score moved by at most 15 and the loss is already flat.
     assert 0 < rho <= 15.0 + 1e-12
     assert _objective("logistic", y, f, a, w, rho) < 1e-4
     a[5] = 1.0                   # now one negative goes the wrong way: a finite optimum
-    rho = _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
+    rho = _testing.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
     grid = np.linspace(0, 20, 40001)
     assert _objective("logistic", y, f, a, w, rho) <= min(
         _objective("logistic", y, f, a, w, r) for r in grid) + 1e-12
@@ -348,7 +349,7 @@ def test_logistic_line_search_imbalanced_far_from_optimum():
 @pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "logistic"])
 def test_line_search_zero_direction_gives_zero(loss):
     y, f, _, w = _line_search_case(loss, 0)
-    assert _losses.line_search_on_vectors(LOSS_CODE[loss], y, f, np.zeros_like(y), w) == 0.0
+    assert _testing.line_search_on_vectors(LOSS_CODE[loss], y, f, np.zeros_like(y), w) == 0.0
 
 
 # ---------------------------------------------------------------- stages, seeds, warm start

@@ -11,7 +11,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from engine import MultiLabelBoostingClassifier
-from engine._core import losses as _losses
+from engine._core import testing as _testing
 from engine._core.losses import Loss
 from oracles.logistic_line_search import MAX_LOGIT_STEP, old_logistic_line_search
 
@@ -71,7 +71,7 @@ KINDS = ["random", "imbalanced", "all_negative", "all_positive", "saturated_righ
 @pytest.mark.parametrize("seed", range(3))
 def test_line_search_is_the_exact_minimiser(kind, seed):
     y, f, a, w = _case(kind, seed)
-    rho = _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
+    rho = _testing.line_search_on_vectors(Loss.LOGISTIC, y, f, a, w)
     assert np.isfinite(rho)
     brute, bound = _brute_force(y, f, a, w)
     value, best = _objective(y, f, a, w, rho), _objective(y, f, a, w, brute)
@@ -93,14 +93,14 @@ def test_line_search_is_the_exact_minimiser(kind, seed):
 
 def test_line_search_of_a_loss_that_no_sample_feels_is_zero():
     y, f, a, w = _case("random", 0)
-    assert _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, a, np.zeros_like(w)) == 0.0
-    assert _losses.line_search_on_vectors(Loss.LOGISTIC, y, f, np.zeros_like(a), w) == 0.0
+    assert _testing.line_search_on_vectors(Loss.LOGISTIC, y, f, a, np.zeros_like(w)) == 0.0
+    assert _testing.line_search_on_vectors(Loss.LOGISTIC, y, f, np.zeros_like(a), w) == 0.0
 
 
 def test_line_search_on_vectors_refuses_labels_other_than_plus_minus_one():
     y, f, a, w = _case("random", 0)
     with pytest.raises(ValueError, match="y must hold -1 and \\+1"):
-        _losses.line_search_on_vectors(Loss.LOGISTIC, 0.5 * y, f, a, w)
+        _testing.line_search_on_vectors(Loss.LOGISTIC, 0.5 * y, f, a, w)
 
 
 # ---------------------------------------------------------------- models: the former line search, replayed
@@ -178,12 +178,11 @@ EXP_STRATEGIES = [
 
 
 def _fit_with_exp(mode, X, Y, fit_kw, **params):
-    from engine._core import boosting_loop as _loop
-    assert _loop.set_exp_mode(mode) in (mode, "portable")
+    assert _testing.set_exp_mode(mode) in (mode, "portable")
     try:
         return MultiLabelBoostingClassifier(**params).fit(X, Y, **fit_kw)
     finally:
-        _loop.set_exp_mode("avx2")
+        _testing.set_exp_mode("avx2")
 
 
 def _equal_fits(X, Y, fit_kw=None, **params):
