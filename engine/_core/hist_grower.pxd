@@ -3,7 +3,7 @@ from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint8_t, uint64_t
 from engine._core.tree_store cimport TreeStore
 from engine._core.grower_base cimport Grower
 from engine._core.histogram cimport BinnedView
-from engine._core.frontier cimport HistNode, HistSplit
+from engine._core.frontier cimport NodeRecord, SplitRecord
 
 
 cdef class HistGrower(Grower):
@@ -13,15 +13,8 @@ cdef class HistGrower(Grower):
     cdef object _unit_arrays                # unit_first, unit_last, dense_feature
     cdef const float64_t[::1] thresholds
     cdef const intp_t[::1] threshold_start
-    # Growth parameters.
-    cdef intp_t max_leaf_nodes              # <= 0: unlimited
-    cdef intp_t max_depth                   # <= 0: unlimited
-    cdef intp_t min_samples_leaf
-    cdef intp_t min_samples_split
-    cdef intp_t max_features
+    # Growth parameters (the others are Grower's).
     cdef bint per_node_features             # max_features < p: build only the drawn features' cells
-    cdef bint random_splits                 # extra-trees: one random bin boundary per feature
-    cdef bint leaf_impurity
     cdef intp_t max_t                       # largest number of split targets
     cdef int _n_threads                     # OpenMP threads for histograms and split search
     # Workspace for one tree at a time.
@@ -56,48 +49,45 @@ cdef class HistGrower(Grower):
     cdef intp_t n_free
     cdef float64_t* scratch[2]
     cdef intp_t hist_len                    # doubles in one histogram buffer
-    # Best-first growth.
-    cdef HistNode* frontier                 # max-heap on improvement
-    cdef intp_t frontier_size
-    cdef intp_t frontier_capacity
-    cdef HistNode* leaves
-    cdef intp_t n_leaves
-    cdef intp_t leaves_capacity
+    # Routing of out-of-bag samples by bin.
     cdef int32_t* node_bin                  # split bin per node of the current tree
     cdef intp_t node_bin_capacity
 
     cdef float64_t* _buffer(self, intp_t slot) noexcept nogil
     cdef intp_t _take_slot(self, intp_t fallback) except -2 nogil
-    cdef void _release(self, HistNode* rec) noexcept nogil
-    cdef int _push(self, HistNode* rec) except -1 nogil
-    cdef HistNode _pop(self) noexcept nogil
-    cdef int _add_leaf(self, HistNode* rec) except -1 nogil
+    cdef void _release(self, NodeRecord* rec) noexcept nogil
     cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                            const float64_t* weights, float64_t* tot) noexcept nogil
-    cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
+    cdef void _totals(self, NodeRecord* rec, const float64_t* targets, intp_t t,
                       const float64_t* weights, float64_t* tot) noexcept nogil
-    cdef bint _sums_in_threads(self, HistNode* rec, intp_t t) noexcept nogil
+    cdef bint _sums_in_threads(self, NodeRecord* rec, intp_t t) noexcept nogil
     cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                          const float64_t* weights, float64_t* out) noexcept nogil
     cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
                              const float64_t* weights, const float64_t* mean) noexcept nogil
-    cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
+    cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets, intp_t t,
                                const float64_t* weights, const float64_t* sums) noexcept nogil
-    cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
+    cdef void _build(self, NodeRecord* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil
     cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil
-    cdef bint _best_split(self, HistNode* rec, intp_t t, const float64_t* targets,
+    cdef bint _best_split(self, NodeRecord* rec, intp_t t, const float64_t* targets,
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil
-    cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
-    cdef void _partition_blocks(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil
+    cdef void _partition(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil
+    cdef void _partition_blocks(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil
     cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil
     cdef int row_threads(self) noexcept nogil
-    cdef int _reset(self, const float64_t* weights, intp_t t) except -1 nogil
-    cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
-                        const float64_t* weights, uint64_t* rng_state,
-                        bint may_split) except -1 nogil
-    cdef bint _may_split(self, HistNode* rec) noexcept nogil
-    cdef void _leaf_sums(self, HistNode* rec, const float64_t* labels, intp_t m,
+    cdef int _record_bin(self, TreeStore store, NodeRecord* parent) except -1 nogil
+    cdef void _leaf_sums(self, NodeRecord* rec, const float64_t* labels, intp_t m,
                          const float64_t* weights, float64_t* values) noexcept nogil
+    # The per-node operations of the best-first skeleton (Grower.grow).
+    cdef intp_t _reset(self, const float64_t* weights, intp_t t) except -1 nogil
+    cdef int _open_root(self, NodeRecord* root, const float64_t* targets, intp_t t,
+                        const float64_t* weights, bint may_split) except -1 nogil
+    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                            const float64_t* weights, uint64_t* rng_state) except -1 nogil
+    cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
+                         NodeRecord* right, const float64_t* targets, intp_t t,
+                         const float64_t* weights, bint children_may_split) except -1 nogil
+    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil

@@ -56,7 +56,7 @@ from engine._core.histogram cimport (
 )
 from engine._core.rng cimport draw_next, rng_int
 from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
-from engine._core.frontier cimport frontier_pop, frontier_push, leaves_append
+from engine._core.frontier cimport NodeRecord
 
 cdef float64_t EPSILON = 2.220446049250313e-16
 # Histogram memory a grower may keep for the nodes waiting in its frontier.
@@ -97,19 +97,12 @@ cdef class HistGrower(Grower):
         n, p = binned.n_samples, binned.n_features
         self.n_samples = n
         self.n_features = p
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_depth = max_depth
-        self.min_samples_leaf = max(min_samples_leaf, 1)
-        self.min_samples_split = max(min_samples_split, 2)
-        if max_features <= 0 or max_features > p:
-            max_features = p
-        self.max_features = max_features
+        self._set_limits(max_leaf_nodes, max_depth, min_samples_leaf, min_samples_split,
+                         max_features, random_splits, leaf_impurity)
         # A node that scans only a few drawn features builds only their cells,
         # from its own samples (no sibling subtraction): on wide data, forests'
         # sqrt(p) draws would otherwise pay for p features in every node.
-        self.per_node_features = max_features < p
-        self.random_splits = random_splits
-        self.leaf_impurity = leaf_impurity
+        self.per_node_features = self.max_features < p
         self.max_t = max(max_targets, 1)
         self._n_threads = max(n_threads, 1)
         self._set_view(binned)
@@ -145,18 +138,13 @@ cdef class HistGrower(Grower):
         self.free_slots = <intp_t*> malloc(self.pool_limit * sizeof(intp_t))
         self.scratch[0] = NULL
         self.scratch[1] = NULL
-        self.frontier_capacity = 64
-        self.frontier = <HistNode*> malloc(self.frontier_capacity * sizeof(HistNode))
-        self.leaves_capacity = 64
-        self.leaves = <HistNode*> malloc(self.leaves_capacity * sizeof(HistNode))
         self.node_bin_capacity = 64
         self.node_bin = <int32_t*> malloc(self.node_bin_capacity * sizeof(int32_t))
-        if (self.pool == NULL or self.free_slots == NULL or self.frontier == NULL
-                or self.leaves == NULL or self.node_bin == NULL):
+        if self.pool == NULL or self.free_slots == NULL or self.node_bin == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        """Free the histogram buffers, the frontier, the leaf list and node_bin."""
+        """Free the histogram buffers and node_bin."""
         cdef intp_t k
         if self.pool != NULL:
             for k in range(self.pool_allocated):
@@ -165,8 +153,6 @@ cdef class HistGrower(Grower):
         free(self.free_slots)
         free(self.scratch[0])
         free(self.scratch[1])
-        free(self.frontier)
-        free(self.leaves)
         free(self.node_bin)
 
     def _set_view(self, binned):
@@ -291,27 +277,18 @@ cdef class HistGrower(Grower):
             self.scratch[fallback - self.pool_limit] = buf
         return fallback
 
-    cdef void _release(self, HistNode* rec) noexcept nogil:
+    cdef void _release(self, NodeRecord* rec) noexcept nogil:
         """Give the node's pool slot back (scratch buffers are not pooled); rec.hist = -1."""
         if 0 <= rec.hist < self.pool_limit:
             self.free_slots[self.n_free] = rec.hist
             self.n_free += 1
         rec.hist = -1
 
-    # ------------------------------------------------------------ frontier (frontier.pxd)
-
-    cdef int _push(self, HistNode* rec) except -1 nogil:
-        """Queue an evaluated node (rec.split, rec.improvement set) for splitting."""
-        return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
-
-    cdef HistNode _pop(self) noexcept nogil:
-        """The queued node whose split lowers the SSE most."""
-        return frontier_pop(self.frontier, &self.frontier_size)
-
-    cdef int _add_leaf(self, HistNode* rec) except -1 nogil:
+    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil:
         """A leaf keeps no histogram: its pool slot goes back before it joins the leaf list."""
         self._release(rec)
-        return leaves_append(&self.leaves, &self.n_leaves, &self.leaves_capacity, rec)
+        rec.sums = NULL
+        return Grower._add_leaf(self, rec)
 
     # ------------------------------------------------------------ node statistics
 
@@ -341,7 +318,7 @@ cdef class HistGrower(Grower):
                 tot[t] += w
                 tot[t + 1] += 1.0
 
-    cdef void _totals(self, HistNode* rec, const float64_t* targets, intp_t t,
+    cdef void _totals(self, NodeRecord* rec, const float64_t* targets, intp_t t,
                       const float64_t* weights, float64_t* tot) noexcept nogil:
         """tot[:stride] = the node's cell totals: target sums, weight sum, count (row blocks).
 
@@ -368,7 +345,7 @@ cdef class HistGrower(Grower):
             for k in range(s):
                 tot[k] += part[b * width + k]
 
-    cdef bint _sums_in_threads(self, HistNode* rec, intp_t t) noexcept nogil:
+    cdef bint _sums_in_threads(self, NodeRecord* rec, intp_t t) noexcept nogil:
         """Whether the node's sums over its rows go to threads (see PARALLEL_ROW_WORK)."""
         cdef intp_t rows = rec.end - rec.start, nb = n_row_blocks(rows)
         return self._n_threads > 1 and nb >= 2 and (nb >= PARALLEL_ROW_BLOCKS
@@ -404,7 +381,7 @@ cdef class HistGrower(Grower):
                 sse += weights[i] * diff * diff
         return sse
 
-    cdef float64_t _node_stats(self, HistNode* rec, const float64_t* targets, intp_t t,
+    cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets, intp_t t,
                                const float64_t* weights, const float64_t* sums) noexcept nogil:
         """Fill node_mean; return the node's weighted SSE (two passes, in row blocks).
 
@@ -454,10 +431,10 @@ cdef class HistGrower(Grower):
         rec.weight = W
         return sse
 
-    cdef void _build(self, HistNode* rec, bint root, const float64_t* targets, intp_t t,
+    cdef void _build(self, NodeRecord* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil:
         """The node's histogram from its samples, into its buffer; its totals into tot,
-        which rec.sums then points to (for _open_node).
+        which rec.sums then points to (for _evaluate_node).
 
         node = -1 tells the sparse kernels that every sample is in the node (the
         root of a tree without sub-sampling), so they need not test node_of.
@@ -490,7 +467,7 @@ cdef class HistGrower(Grower):
         hi[0] = b - self.B.bin_start[f]
         return a >= b
 
-    cdef bint _best_split(self, HistNode* rec, intp_t t, const float64_t* targets,
+    cdef bint _best_split(self, NodeRecord* rec, intp_t t, const float64_t* targets,
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil:
         """Search the node's best split from its histogram; fill rec.split and rec.improvement.
 
@@ -553,6 +530,7 @@ cdef class HistGrower(Grower):
             return False
         rec.split.feature = self.candidates[best]
         rec.split.bin = self.cand_bin[best]
+        rec.split.threshold = self.thresholds[self.threshold_start[rec.split.feature] + rec.split.bin]
         rec.split.gain = best_gain
         rec.split.weight_left = self.cand_wl[best]
         rec.split.n_left = <intp_t> self.cand_nl[best]
@@ -561,7 +539,7 @@ cdef class HistGrower(Grower):
 
     # ------------------------------------------------------------ partition and routing
 
-    cdef void _partition(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
+    cdef void _partition(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil:
         """Stable-partition the node's samples by its split; mark their new nodes.
 
         A sample goes left when its bin in the split feature is <= split.bin.
@@ -605,7 +583,7 @@ cdef class HistGrower(Grower):
         if n_right > 0:
             memcpy(&self.samples[n_left], &self.tmp[0], n_right * sizeof(int32_t))
 
-    cdef void _partition_blocks(self, HistNode* rec, intp_t left_id, intp_t right_id) noexcept nogil:
+    cdef void _partition_blocks(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil:
         """_partition in threads, one row block per task: each block marks and counts its
         samples, the offsets follow in block order, and each block then writes its left and
         right samples at its offsets. The result is the one stable partition, exactly."""
@@ -711,7 +689,7 @@ cdef class HistGrower(Grower):
 
     # ------------------------------------------------------------ growth
 
-    cdef int _reset(self, const float64_t* weights, intp_t t) except -1 nogil:
+    cdef intp_t _reset(self, const float64_t* weights, intp_t t) except -1 nogil:
         """List the in-bag samples (in index order); set the tree's cell layout."""
         cdef intp_t n = self.n_samples, i, c, n_in = 0
         self.unit_weights = True
@@ -729,43 +707,40 @@ cdef class HistGrower(Grower):
         # Feature draws start from the identity permutation in every tree.
         for i in range(self.n_features):
             self.features[i] = <int32_t> i
-        self.frontier_size = 0
-        self.n_leaves = 0
         self.n_free = 0
         for i in range(self.pool_allocated):
             self.free_slots[self.n_free] = i
             self.n_free += 1
         return n_in
 
-    cdef bint _may_split(self, HistNode* rec) noexcept nogil:
-        """Whether the growth limits allow splitting the node (min_samples_*, max_depth)."""
-        cdef intp_t n_node = rec.end - rec.start
-        return not (n_node < self.min_samples_split or n_node < 2 * self.min_samples_leaf
-                    or (self.max_depth > 0 and rec.depth >= self.max_depth))
+    cdef int _open_root(self, NodeRecord* root, const float64_t* targets, intp_t t,
+                        const float64_t* weights, bint may_split) except -1 nogil:
+        """The root's weight and node marks; its histogram when it may be split.
 
-    cdef int _open_node(self, TreeStore store, HistNode* rec, const float64_t* targets, intp_t t,
-                        const float64_t* weights, uint64_t* rng_state,
-                        bint may_split) except -1 nogil:
-        """Add a node to the store, and queue it on the frontier if it can be split.
-
-        As the exact grower's _open_node (leaf when the limits forbid a split,
-        when SSE <= eps t W or when no feature offers a threshold), plus the
-        histogram's bookkeeping: a node that will be split keeps its histogram
-        in a pool slot for its children's subtraction; a leaf gives it back.
+        The root's histogram is built here, with root=True: when every sample
+        is in bag the sparse kernels take all stored entries without testing
+        node_of. (With per_node_features each node builds its drawn cells.)
         """
-        cdef intp_t node_id = store.add_node()
-        if node_id != rec.node_id:
-            with gil:
-                raise RuntimeError("HistGrower: node ids out of order")
-        cdef intp_t n_node = rec.end - rec.start
+        cdef intp_t r
+        for r in range(root.end):
+            root.weight += weights[self.samples[r]]
+            self.node_of[self.samples[r]] = <int32_t> root.node_id
+        if may_split and self._may_split(root) and not self.per_node_features:
+            root.hist = self._take_slot(self.pool_limit)
+            self._build(root, True, targets, t, weights, &self.built_sums[0])
+        return 0
+
+    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                            const float64_t* weights, uint64_t* rng_state) except -1 nogil:
+        """The node's SSE, then its best split from its histogram (see Grower._evaluate_node).
+
+        As the exact grower's (a leaf when SSE <= eps t W or when no feature
+        offers a threshold), plus the histogram's bookkeeping: a node that will
+        be split keeps its histogram in a pool slot for its children's
+        subtraction (_add_leaf gives a leaf's back).
+        """
         cdef const float64_t* sums = rec.sums
         rec.sums = NULL         # valid only until the next build
-        store._nodes[node_id].n_node_samples = <int32_t> n_node
-        store._nodes[node_id].weighted_n_node_samples = rec.weight
-        rec.sse = -1.0
-        rec.improvement = 0.0
-        if not may_split or not self._may_split(rec):
-            return self._add_leaf(rec)
         if self.per_node_features:
             # The totals give the sparse features' zero bins, and the node's sums.
             self._totals(rec, targets, t, weights, &self.totals[0])
@@ -773,7 +748,7 @@ cdef class HistGrower(Grower):
         rec.sse = self._node_stats(rec, targets, t, weights, sums)
         # Constant targets (up to rounding): no split can lower the SSE.
         if rec.sse <= EPSILON * t * rec.weight:
-            return self._add_leaf(rec)
+            return 0
         # A node without a histogram yet gets a buffer (a slot, else scratch):
         # built here from its samples, or with per_node_features filled feature
         # by feature in _best_split.
@@ -783,130 +758,75 @@ cdef class HistGrower(Grower):
                 self._build(rec, False, targets, t, weights, &self.totals[0])
                 rec.sums = NULL
         # Queued nodes keep their pool slot for the children's subtraction.
-        if self._best_split(rec, t, targets, weights, rng_state):
-            if self.per_node_features:
-                self._release(rec)  # the children build their own cells
-            elif rec.hist >= self.pool_limit:
-                rec.hist = -1       # a scratch buffer is not kept
-            return self._push(rec)
-        return self._add_leaf(rec)
+        if not self._best_split(rec, t, targets, weights, rng_state):
+            return 0
+        if self.per_node_features:
+            self._release(rec)  # the children build their own cells
+        elif rec.hist >= self.pool_limit:
+            rec.hist = -1       # a scratch buffer is not kept
+        return 1
 
-    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
-                  const float64_t* labels, const float64_t* weights,
-                  uint64_t* rng_state) except -1 nogil:
-        """Grow one tree (see Grower.grow), best-first as the exact grower.
+    cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
+                         NodeRecord* right, const float64_t* targets, intp_t t,
+                         const float64_t* weights, bint children_may_split) except -1 nogil:
+        """Partition the parent's samples; build the children's histograms.
 
-        Per split: partition the parent's samples, build the histogram of the
-        child with fewer samples from its samples and get the other's as the
-        parent's minus it (in the parent's buffer), then open both children.
-        Children that can never be split (leaf budget, limits) get no histogram.
+        The child with fewer samples is built from its samples and the other
+        one is the parent's histogram minus it (in the parent's buffer).
+        Children that can never be split (leaf budget, limits) get no
+        histogram. node_bin keeps the split bin for training_leaves.
         """
-        cdef intp_t t = n_targets
-        cdef intp_t n_in = self._reset(weights, t)
-        cdef intp_t n_leaves = 1, r, first, left_id, right_id, f
-        cdef HistNode root, parent, left, right
-        cdef HistNode* small
-        cdef HistNode* large
-        cdef bint children_may_split, root_may_split, need_small, need_large
-        cdef int32_t* grown
-        store.begin_tree()
-        first = store._node_count
-        root.node_id = first
-        root.start = 0
-        root.end = n_in
-        root.depth = 0
-        root.hist = -1
-        root.sums = NULL
-        root.weight = 0.0
-        for r in range(n_in):
-            root.weight += weights[self.samples[r]]
-            self.node_of[self.samples[r]] = <int32_t> first
-        root_may_split = self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1
-        # The root's histogram is built here, with root=True: when every sample
-        # is in bag the sparse kernels take all stored entries without testing
-        # node_of. (With per_node_features each node builds its drawn cells.)
-        if root_may_split and self._may_split(&root) and not self.per_node_features:
-            root.hist = self._take_slot(self.pool_limit)
-            self._build(&root, True, targets, t, weights, &self.built_sums[0])
-        self._open_node(store, &root, targets, t, weights, rng_state, root_may_split)
-        while self.frontier_size > 0:
-            if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
-                break
-            parent = self._pop()
-            n_leaves += 1
-            # At the leaf budget the children will never be split: no histograms.
-            children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
-            left_id = store._node_count
-            right_id = left_id + 1
-            self._partition(&parent, left_id, right_id)
-            left.node_id = left_id
-            right.node_id = right_id
-            left.start = parent.start
-            left.end = parent.start + parent.split.n_left
-            right.start = left.end
-            right.end = parent.end
-            left.depth = right.depth = parent.depth + 1
-            left.weight = parent.split.weight_left
-            right.weight = parent.weight - parent.split.weight_left
-            left.hist = right.hist = -1
-            left.sums = right.sums = NULL
-            if children_may_split and not self.per_node_features:
-                # Build the smaller child from its samples; get the larger one as
-                # parent - smaller when the parent kept its histogram. A child that
-                # may not be split needs no histogram, except the small one when the
-                # large one is to be had by subtraction.
-                if left.end - left.start <= right.end - right.start:
-                    small, large = &left, &right
+        cdef NodeRecord* small
+        cdef NodeRecord* large
+        cdef bint need_small, need_large
+        self._partition(parent, left.node_id, right.node_id)
+        self._record_bin(store, parent)
+        if children_may_split and not self.per_node_features:
+            # Build the smaller child from its samples; get the larger one as
+            # parent - smaller when the parent kept its histogram. A child that
+            # may not be split needs no histogram, except the small one when the
+            # large one is to be had by subtraction.
+            if left.end - left.start <= right.end - right.start:
+                small, large = left, right
+            else:
+                small, large = right, left
+            need_small = self._may_split(small)
+            need_large = self._may_split(large)
+            if need_small or (need_large and parent.hist >= 0):
+                small.hist = self._take_slot(self.pool_limit)
+                self._build(small, False, targets, t, weights, &self.built_sums[0])
+            if need_large:
+                if parent.hist >= 0 and small.hist >= 0:
+                    # The sibling trick: large = parent - small, in the parent's buffer.
+                    large.hist = parent.hist
+                    parent.hist = -1
+                    subtract_histogram(self._buffer(large.hist), self._buffer(large.hist),
+                                       self._buffer(small.hist),
+                                       self.B.total_bins * self.stride, self._n_threads)
                 else:
-                    small, large = &right, &left
-                need_small = self._may_split(small)
-                need_large = self._may_split(large)
-                if need_small or (need_large and parent.hist >= 0):
-                    small.hist = self._take_slot(self.pool_limit)
-                    self._build(small, False, targets, t, weights, &self.built_sums[0])
-                if need_large:
-                    if parent.hist >= 0 and small.hist >= 0:
-                        # The sibling trick: large = parent - small, in the parent's buffer.
-                        large.hist = parent.hist
-                        parent.hist = -1
-                        subtract_histogram(self._buffer(large.hist), self._buffer(large.hist),
-                                           self._buffer(small.hist),
-                                           self.B.total_bins * self.stride, self._n_threads)
-                    else:
-                        # No parent histogram (pool full): build it from its samples too,
-                        # in the second scratch buffer if the pool has no slot.
-                        large.hist = self._take_slot(self.pool_limit + 1)
-                        self._build(large, False, targets, t, weights,
-                                    &self.built_sums[self.max_t + 8])
-            self._release(&parent)
-            self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
-            self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
-            # The parent's split, in the store's node: the bin boundary's threshold in
-            # the feature's units; node_bin keeps the bin for training_leaves.
-            f = parent.split.feature
-            store._nodes[parent.node_id].left_child = <int32_t> left_id
-            store._nodes[parent.node_id].right_child = <int32_t> right_id
-            store._nodes[parent.node_id].feature = <int32_t> f
-            store._nodes[parent.node_id].threshold = self.thresholds[
-                self.threshold_start[f] + parent.split.bin]
-            store._nodes[parent.node_id].improvement = parent.improvement
-            store._nodes[parent.node_id].impurity = parent.sse / parent.weight
-            if parent.node_id - first >= self.node_bin_capacity:
-                grown = <int32_t*> realloc(self.node_bin, 2 * (parent.node_id - first + 1) * sizeof(int32_t))
-                if grown == NULL:
-                    with gil:
-                        raise MemoryError()
-                self.node_bin = grown
-                self.node_bin_capacity = 2 * (parent.node_id - first + 1)
-            self.node_bin[parent.node_id - first] = <int32_t> parent.split.bin
-        # Nodes still queued (leaf budget reached) stay leaves.
-        while self.frontier_size > 0:
-            parent = self._pop()
-            self._add_leaf(&parent)
-        self._finish(store, targets, t, labels, weights)
+                    # No parent histogram (pool full): build it from its samples too,
+                    # in the second scratch buffer if the pool has no slot.
+                    large.hist = self._take_slot(self.pool_limit + 1)
+                    self._build(large, False, targets, t, weights,
+                                &self.built_sums[self.max_t + 8])
+        self._release(parent)
         return 0
 
-    cdef void _leaf_sums(self, HistNode* rec, const float64_t* labels, intp_t m,
+    cdef int _record_bin(self, TreeStore store, NodeRecord* parent) except -1 nogil:
+        """node_bin[parent] = its split bin (node_bin grows with the tree)."""
+        cdef intp_t at = parent.node_id - store._starts[store._n_trees - 1]
+        cdef int32_t* grown
+        if at >= self.node_bin_capacity:
+            grown = <int32_t*> realloc(self.node_bin, 2 * (at + 1) * sizeof(int32_t))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError()
+            self.node_bin = grown
+            self.node_bin_capacity = 2 * (at + 1)
+        self.node_bin[at] = <int32_t> parent.split.bin
+        return 0
+
+    cdef void _leaf_sums(self, NodeRecord* rec, const float64_t* labels, intp_t m,
                          const float64_t* weights, float64_t* values) noexcept nogil:
         """A leaf's weighted label sums into its value slot.
 
@@ -941,7 +861,7 @@ cdef class HistGrower(Grower):
         cdef intp_t first = store._starts[store._n_trees - 1]
         cdef intp_t m = store.n_values
         cdef intp_t a, node
-        cdef HistNode* rec
+        cdef NodeRecord* rec
         cdef Node* nd
         cdef float64_t* values = store._values
         # Every leaf sums its own rows in order, so the leaves can go to threads.
@@ -982,7 +902,7 @@ cdef class HistGrower(Grower):
         rows = np.sort(rows[w[rows] != 0]).astype(np.int32)
         cdef const float64_t[:, ::1] Tv = T
         cdef const float64_t[::1] wv = w
-        cdef HistNode rec
+        cdef NodeRecord rec
         cdef intp_t k
         self.unit_weights = bool(np.all(w[rows] == 1.0))
         self.stride = cell_stride(t, self.unit_weights)
