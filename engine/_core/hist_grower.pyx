@@ -2,8 +2,9 @@
 
 The same trees as the exact grower (grower.pyx) in every respect but where
 thresholds may sit: the criterion (SSE summed over the split targets, its
-centred gain), best-first growth, the stopping rules, the tie-breaking
-(lowest feature visited first, then lowest threshold), the feature draws of
+centred gain), best-first growth (the skeleton both share, Grower.grow in
+grower_base.pyx), the stopping rules, the tie-breaking (lowest feature
+visited first, then lowest threshold), the feature draws of
 ``max_features`` and the node values (weighted label means) are the same.
 Candidate thresholds are the bin boundaries of binning.pyx, in the original
 feature units: a fitted tree is stored in a TreeStore like any other and
@@ -14,11 +15,19 @@ Per node, instead of scanning every sample of every feature:
 1. the node's histogram (histogram.pyx) holds per bin the sums of the t
    split targets, the weight and the count; only the child with fewer
    samples is built from its samples, the other is its parent's histogram
-   minus it;
-2. every candidate feature's bins are scanned left to right (hist_kernels.h):
+   minus it (the sibling subtraction, here);
+2. every candidate feature's bins are scanned left to right (hist_split.pyx):
    cost O(bins x t) per feature, independent of the node's size;
-3. the chosen split partitions the node's sample list stably (a sparse
-   split feature: the zero bin's side by default, then its stored entries).
+3. the chosen split partitions the node's sample list stably
+   (binned_samples.pyx, which also handles the sparse features).
+
+The class is built in layers, one concept per module: BinnedSamples
+(binned_samples.pyx: binned features, sample lists, partition, routing) <
+HistSums (hist_sums.pyx: a node's sums in row blocks) < HistSplitter
+(hist_split.pyx: split search over a histogram) < HistGrower (here: the
+histogram buffers of the nodes, the sibling subtraction, and the per-node
+operations the best-first skeleton calls: _reset, _open_root,
+_evaluate_node, _split_node, _add_leaf, _finish).
 
 Threads: the histogram's work units and the candidate features' scans run
 in OpenMP threads (``n_threads``); every feature's histogram and best
@@ -37,45 +46,29 @@ histogram is dropped and its children are built from their samples.
 """
 import numpy as np
 from cython.parallel cimport prange
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcpy
-from libc.math cimport INFINITY, NAN
+from libc.stdlib cimport malloc, free
+from libc.math cimport NAN
 
-from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_t, uint64_t
-from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
+from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint64_t
+from engine._core.tree_store cimport TreeStore, Node
 from engine._core.grower_base cimport Grower
-from engine._core.histogram import sparse_by_row, work_units
+from engine._core.binned_samples cimport PARALLEL_ROW_BLOCKS
+from engine._core.hist_split cimport HistSplitter
 from engine._core.histogram cimport (
-    BinnedView,
     alloc_histogram,
-    build_feature,
     build_histogram,
     cell_stride,
-    scan_feature,
     subtract_histogram,
 )
-from engine._core.rng cimport draw_next, rng_int
-from engine._core.row_blocks cimport ROW_BLOCK, block_end, n_row_blocks, padded_width
+from engine._core.row_blocks cimport n_row_blocks, padded_width
 from engine._core.frontier cimport NodeRecord
 
 cdef float64_t EPSILON = 2.220446049250313e-16
 # Histogram memory a grower may keep for the nodes waiting in its frontier.
 HIST_MEMORY_BUDGET = 256 * 2**20
-# The candidates' scans go to threads from this many cells x targets on (a
-# node of 50 features of 255 bins with one target is 12750): below it a
-# parallel region costs more than it saves. Each candidate's running sums sit
-# on cache lines of their own (scan_stride), or neighbouring scans on two
-# threads would keep stealing each other's lines.
-cdef intp_t PARALLEL_SCAN_WORK = 1 << 12
-# A node's loops over its samples (totals, statistics, partition) go to threads from
-# this many row blocks on, or, for the sums over wide target rows, from two blocks
-# when rows x (t + 1) reaches PARALLEL_ROW_WORK; the blocks themselves
-# (row_blocks.pxd) never depend on the number of threads, so neither do the sums.
-cdef intp_t PARALLEL_ROW_BLOCKS = 4
-cdef intp_t PARALLEL_ROW_WORK = 4 * ROW_BLOCK * 2
 
 
-cdef class HistGrower(Grower):
+cdef class HistGrower(HistSplitter):
     """Grows one tree at a time on binned training inputs.
 
     Parameters
@@ -144,7 +137,7 @@ cdef class HistGrower(Grower):
             raise MemoryError()
 
     def __dealloc__(self):
-        """Free the histogram buffers and node_bin."""
+        """Free the histogram buffers."""
         cdef intp_t k
         if self.pool != NULL:
             for k in range(self.pool_allocated):
@@ -153,93 +146,6 @@ cdef class HistGrower(Grower):
         free(self.free_slots)
         free(self.scratch[0])
         free(self.scratch[1])
-        free(self.node_bin)
-
-    def _set_view(self, binned):
-        """Point the BinnedView at the binned arrays; cut the dense features into blocks.
-
-        The view B is what the nogil code reads (histogram.pxd); the arrays it
-        points into stay alive in ``binned`` and ``_unit_arrays`` (which also
-        holds the sparse entries regrouped by row, for the one-thread build). The work
-        units depend on the thread count, hence the call from n_threads' setter.
-        """
-        cdef const intp_t[::1] bin_start = binned.bin_start
-        cdef const int32_t[::1] zero_bin = binned.zero_bin
-        cdef const int32_t[::1] dense_column = binned.dense_column
-        cdef const uint8_t[::1, :] codes = binned.codes
-        cdef const intp_t[::1] sparse_start = binned.sparse_start
-        cdef const int32_t[::1] sparse_rows
-        cdef const int32_t[::1] sparse_codes
-        cdef const int32_t[::1] dense_feature
-        cdef const intp_t[::1] unit_first
-        cdef const intp_t[::1] unit_last
-        cdef const int32_t[::1] sparse_feature
-        cdef const intp_t[::1] row_start
-        cdef const int32_t[::1] row_bins
-        p = binned.n_features
-        units = work_units(binned, self.max_t, self._n_threads)
-        by_row = sparse_by_row(binned)
-        n_dense = len(units[2]) - 1
-        self._unit_arrays = units + by_row
-        sparse_feature, row_start, row_bins = by_row
-        unit_first, unit_last, dense_feature = units[0], units[1], units[2]
-        sparse_rows, sparse_codes = units[3], units[4]
-        if n_dense == 0 or binned.n_samples == 0:
-            codes = units[5]
-        # One spare entry: a feature with no threshold still has a valid start.
-        self.thresholds = np.concatenate([binned.thresholds, [0.0]])
-        self.threshold_start = binned.threshold_start
-        self.B.n_samples = binned.n_samples
-        self.B.n_features = p
-        self.B.total_bins = binned.bin_start[p]
-        self.B.bin_start = &bin_start[0]
-        self.B.zero_bin = &zero_bin[0] if p else NULL
-        self.B.dense_column = &dense_column[0] if p else NULL
-        self.B.dense_feature = &dense_feature[0]
-        self.B.codes = &codes[0, 0]
-        self.B.n_dense = n_dense
-        self.B.sparse_start = &sparse_start[0]
-        self.B.sparse_rows = &sparse_rows[0]
-        self.B.sparse_codes = &sparse_codes[0]
-        self.B.n_units = len(units[0]) - 1
-        self.B.unit_first = &unit_first[0]
-        self.B.unit_last = &unit_last[0]
-        self.B.n_sparse = len(by_row[0]) - 1
-        self.B.sparse_feature = &sparse_feature[0]
-        self.B.row_start = &row_start[0]
-        self.B.row_bins = &row_bins[0]
-
-    @property
-    def max_targets(self):
-        """Largest number of split targets t a tree may be grown on (the buffers' width)."""
-        return self.max_t
-
-    @property
-    def n_threads(self):
-        """OpenMP threads for histograms and split search (the tree does not depend on it)."""
-        return self._n_threads
-
-    @n_threads.setter
-    def n_threads(self, value):
-        self._n_threads = max(int(value), 1)
-        self._set_view(self.binned)      # the work units are cut for the thread count
-
-    @property
-    def per_node_features(self):
-        """Whether a node builds only its drawn features' cells (max_features < p).
-
-        Settable, for tests: False builds every feature's cells, with the sibling subtraction.
-        """
-        return self.per_node_features
-
-    @per_node_features.setter
-    def per_node_features(self, value):
-        self.per_node_features = bool(value)
-
-    @property
-    def n_units(self):
-        """Work units of a histogram build (dense blocks and sparse features)."""
-        return self.B.n_units
 
     # ------------------------------------------------------------ histogram buffers
 
@@ -290,146 +196,7 @@ cdef class HistGrower(Grower):
         rec.sums = NULL
         return Grower._add_leaf(self, rec)
 
-    # ------------------------------------------------------------ node statistics
-
-    cdef void _totals_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
-                           const float64_t* weights, float64_t* tot) noexcept nogil:
-        """tot[:stride] = the cell totals of the samples [lo, hi) of the node order.
-
-        A cell is (S_1..S_t, W, count) with unit weights folding W and count
-        into one slot (count_slot = t): the layout of histogram.pyx's cells.
-        """
-        cdef intp_t r, k, i
-        cdef float64_t w
-        cdef const float64_t* y
-        for k in range(self.stride):
-            tot[k] = 0.0
-        for r in range(lo, hi):
-            i = self.samples[r]
-            y = targets + i * t
-            if self.unit_weights:
-                for k in range(t):
-                    tot[k] += y[k]
-                tot[t] += 1.0
-            else:
-                w = weights[i]
-                for k in range(t):
-                    tot[k] += w * y[k]
-                tot[t] += w
-                tot[t + 1] += 1.0
-
-    cdef void _totals(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                      const float64_t* weights, float64_t* tot) noexcept nogil:
-        """tot[:stride] = the node's cell totals: target sums, weight sum, count (row blocks).
-
-        The target sums and the weight sum are bit for bit those of _node_stats's
-        first pass (same rows, blocks and order), which therefore reuses them.
-        """
-        cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
-        cdef intp_t width = padded_width(s)
-        cdef float64_t* part = &self.block_sums[0]
-        if nb == 1:
-            self._totals_rows(rec.start, rec.end, targets, t, weights, tot)
-            return
-        if self._sums_in_threads(rec, t):
-            for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-                self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                  weights, part + b * width)
-        else:
-            for b in range(nb):
-                self._totals_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets, t,
-                                  weights, part + b * width)
-        for k in range(s):
-            tot[k] = 0.0
-        for b in range(nb):
-            for k in range(s):
-                tot[k] += part[b * width + k]
-
-    cdef bint _sums_in_threads(self, NodeRecord* rec, intp_t t) noexcept nogil:
-        """Whether the node's sums over its rows go to threads (see PARALLEL_ROW_WORK)."""
-        cdef intp_t rows = rec.end - rec.start, nb = n_row_blocks(rows)
-        return self._n_threads > 1 and nb >= 2 and (nb >= PARALLEL_ROW_BLOCKS
-                                                     or rows * (t + 1) >= PARALLEL_ROW_WORK)
-
-    cdef void _sums_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
-                         const float64_t* weights, float64_t* out) noexcept nogil:
-        """out[:t] = sum_r w y, out[t] = sum_r w over the samples [lo, hi) of the node order."""
-        cdef intp_t r, k, i
-        cdef float64_t w
-        cdef const float64_t* y
-        for k in range(t + 1):
-            out[k] = 0.0
-        for r in range(lo, hi):
-            i = self.samples[r]
-            w = weights[i]
-            out[t] += w
-            y = targets + i * t
-            for k in range(t):
-                out[k] += w * y[k]
-
-    cdef float64_t _sse_rows(self, intp_t lo, intp_t hi, const float64_t* targets, intp_t t,
-                             const float64_t* weights, const float64_t* mean) noexcept nogil:
-        """sum_r w |y - mean|^2 over the samples [lo, hi) of the node order."""
-        cdef intp_t r, k, i
-        cdef float64_t diff, sse = 0.0
-        cdef const float64_t* y
-        for r in range(lo, hi):
-            i = self.samples[r]
-            y = targets + i * t
-            for k in range(t):
-                diff = y[k] - mean[k]
-                sse += weights[i] * diff * diff
-        return sse
-
-    cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                               const float64_t* weights, const float64_t* sums) noexcept nogil:
-        """Fill node_mean; return the node's weighted SSE (two passes, in row blocks).
-
-        As the exact grower's: m = S / W over the node's samples, then
-        SSE = sum_i w_i |y_i - m|^2 about that mean (no cancellation for targets
-        with a large mean). sums: the node's totals (_totals) when known, which
-        are the first pass's result exactly; NULL to sum.
-        """
-        cdef intp_t b, k, nb = n_row_blocks(rec.end - rec.start), s = self.stride
-        cdef float64_t W = 0.0, sse = 0.0
-        cdef float64_t* mean = &self.node_mean[0]
-        cdef float64_t* part = &self.block_sums[0]
-        cdef bint parallel = self._sums_in_threads(rec, t)
-        cdef intp_t width = padded_width(t + 1)
-        if sums != NULL:
-            W = sums[t]
-            for k in range(t):
-                mean[k] = sums[k]
-        else:
-            if parallel:
-                for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-                    self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets,
-                                    t, weights, part + b * width)
-            else:
-                for b in range(nb):
-                    self._sums_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end), targets,
-                                    t, weights, part + b * width)
-            for k in range(t):
-                mean[k] = 0.0
-            for b in range(nb):
-                W += part[b * width + t]
-                for k in range(t):
-                    mean[k] += part[b * width + k]
-        for k in range(t):
-            mean[k] = mean[k] / W if W > 0.0 else 0.0
-        # Second pass: each block's SSE about m, added in block order.
-        if parallel:
-            for b in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-                part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
-                                         targets, t, weights, mean)
-        else:
-            for b in range(nb):
-                part[b] = self._sse_rows(rec.start + b * ROW_BLOCK, block_end(b, rec.start, rec.end),
-                                         targets, t, weights, mean)
-        for b in range(nb):
-            sse += part[b]
-        rec.weight = W
-        return sse
+    # ------------------------------------------------------------ histograms of nodes
 
     cdef void _build(self, NodeRecord* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil:
@@ -446,246 +213,6 @@ cdef class HistGrower(Grower):
                         tot, self.stride, &self.col_offset[0],
                         self._buffer(rec.hist), self._n_threads)
         rec.sums = tot
-
-    # ------------------------------------------------------------ split search
-
-    cdef bint _constant(self, const float64_t* h, intp_t f, intp_t* lo, intp_t* hi) noexcept nogil:
-        """Whether the node has a single occupied bin of f; lo, hi: first and last occupied.
-
-        Occupied: a non-zero count in the histogram h. A feature constant in the
-        node has no threshold to offer; lo and hi bound the extra-trees draw.
-        """
-        cdef intp_t s = self.stride
-        cdef intp_t slot = self.count_slot
-        cdef intp_t a = self.B.bin_start[f], b = self.B.bin_start[f + 1] - 1
-        cdef const float64_t* hf = h
-        while a < b and hf[a * s + slot] == 0.0:
-            a += 1
-        while b > a and hf[b * s + slot] == 0.0:
-            b -= 1
-        lo[0] = a - self.B.bin_start[f]
-        hi[0] = b - self.B.bin_start[f]
-        return a >= b
-
-    cdef bint _best_split(self, NodeRecord* rec, intp_t t, const float64_t* targets,
-                          const float64_t* weights, uint64_t* rng_state) noexcept nogil:
-        """Search the node's best split from its histogram; fill rec.split and rec.improvement.
-
-        Needs node_mean and rec.weight (from _node_stats); with per_node_features
-        it builds each drawn feature's cells first (and needs the node's totals).
-        """
-        cdef float64_t* h = self._buffer(rec.hist)
-        cdef int32_t node = -1 if (rec.depth == 0 and rec.end - rec.start == self.n_samples) \
-            else <int32_t> rec.node_id
-        cdef intp_t p = self.n_features
-        cdef intp_t n_drawn = 0, n_visited = 0, n_constant = 0, n_cand = 0, j, f, lo, hi
-        cdef intp_t work = 0, best = -1
-        cdef intp_t s = self.stride
-        cdef intp_t count_slot = self.count_slot
-        cdef float64_t n_node = rec.end - rec.start
-        cdef float64_t msl = self.min_samples_leaf
-        cdef float64_t best_gain = -INFINITY
-        # Draw features as the exact grower does (max_features visited, at least
-        # one not constant); list the candidates, then scan them (in threads
-        # when there is enough work), each into its own cand_* slot.
-        while n_drawn < p and (n_visited < self.max_features or n_visited <= n_constant):
-            f = draw_next(&self.features[0], n_drawn, p, self.max_features < p, rng_state)
-            n_drawn += 1
-            n_visited += 1
-            if self.per_node_features:
-                build_feature(&self.B, f, &self.samples[rec.start], rec.end - rec.start, node,
-                              &self.node_of[0], targets, t, NULL if self.unit_weights else weights,
-                              &self.totals[0], self.stride, &self.col_offset[0], h)
-            if self._constant(h, f, &lo, &hi):
-                n_constant += 1
-                continue
-            self.candidates[n_cand] = <int32_t> f
-            if self.random_splits:
-                self.cand_at[n_cand] = lo + rng_int(rng_state, hi - lo)
-            work += (self.B.bin_start[f + 1] - self.B.bin_start[f]) * t
-            n_cand += 1
-        if n_cand == 0:
-            return False
-        # Each candidate's best boundary by gain |S_l - W_l m|^2 / (W_l W_r)
-        # (hist_kernels.h, engine_hist_best; one drawn boundary for extra-trees).
-        if self._n_threads > 1 and work >= PARALLEL_SCAN_WORK and not self.random_splits:
-            for j in prange(n_cand, schedule="dynamic", num_threads=self._n_threads):
-                scan_feature(&self.B, h, j, self.candidates[j], False, 0, s, t, count_slot,
-                                &self.node_mean[0], rec.weight, n_node, msl,
-                                &self.scan_scratch[j * self.scan_stride], &self.cand_bin[0],
-                                &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
-        else:
-            for j in range(n_cand):
-                scan_feature(&self.B, h, j, self.candidates[j], self.random_splits,
-                                self.cand_at[j], s, t, count_slot,
-                                &self.node_mean[0], rec.weight, n_node, msl,
-                                &self.scan_scratch[j * self.scan_stride], &self.cand_bin[0],
-                                &self.cand_gain[0], &self.cand_wl[0], &self.cand_nl[0])
-        # Reduce in draw order: a later feature wins only with a strictly larger gain.
-        for j in range(n_cand):
-            if self.cand_bin[j] >= 0 and self.cand_gain[j] > best_gain:
-                best_gain = self.cand_gain[j]
-                best = j
-        if best < 0:
-            return False
-        rec.split.feature = self.candidates[best]
-        rec.split.bin = self.cand_bin[best]
-        rec.split.threshold = self.thresholds[self.threshold_start[rec.split.feature] + rec.split.bin]
-        rec.split.gain = best_gain
-        rec.split.weight_left = self.cand_wl[best]
-        rec.split.n_left = <intp_t> self.cand_nl[best]
-        rec.improvement = rec.weight * best_gain    # the SSE decrease, W * gain
-        return True
-
-    # ------------------------------------------------------------ partition and routing
-
-    cdef void _partition(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil:
-        """Stable-partition the node's samples by its split; mark their new nodes.
-
-        A sample goes left when its bin in the split feature is <= split.bin.
-        For a sparse feature every sample first takes the zero bin's side, then
-        the feature's stored entries that belong to this node correct it.
-        Left samples keep their order at the front, right ones follow (staged in
-        tmp), so each child's samples stay in index order.
-        """
-        cdef intp_t f = rec.split.feature, b = rec.split.bin
-        cdef intp_t col = self.B.dense_column[f]
-        cdef intp_t r, e, i, n_left, n_right
-        cdef uint8_t side
-        cdef int32_t node = <int32_t> rec.node_id
-        if self._n_threads > 1 and n_row_blocks(rec.end - rec.start) >= PARALLEL_ROW_BLOCKS:
-            self._partition_blocks(rec, left_id, right_id)
-            return
-        if col >= 0:
-            for r in range(rec.start, rec.end):
-                i = self.samples[r]
-                self.goes_left[i] = self.B.codes[col * self.n_samples + i] <= b
-        else:
-            side = self.B.zero_bin[f] <= b
-            for r in range(rec.start, rec.end):
-                self.goes_left[self.samples[r]] = side
-            for e in range(self.B.sparse_start[f], self.B.sparse_start[f + 1]):
-                i = self.B.sparse_rows[e]
-                if self.node_of[i] == node:
-                    self.goes_left[i] = self.B.sparse_codes[e] <= b
-        n_left = rec.start
-        n_right = 0
-        for r in range(rec.start, rec.end):
-            i = self.samples[r]
-            if self.goes_left[i]:
-                self.samples[n_left] = <int32_t> i
-                self.node_of[i] = <int32_t> left_id
-                n_left += 1
-            else:
-                self.tmp[n_right] = <int32_t> i
-                self.node_of[i] = <int32_t> right_id
-                n_right += 1
-        if n_right > 0:
-            memcpy(&self.samples[n_left], &self.tmp[0], n_right * sizeof(int32_t))
-
-    cdef void _partition_blocks(self, NodeRecord* rec, intp_t left_id, intp_t right_id) noexcept nogil:
-        """_partition in threads, one row block per task: each block marks and counts its
-        samples, the offsets follow in block order, and each block then writes its left and
-        right samples at its offsets. The result is the one stable partition, exactly."""
-        cdef intp_t f = rec.split.feature, bin_ = rec.split.bin
-        cdef intp_t col = self.B.dense_column[f]
-        cdef intp_t n_node = rec.end - rec.start, nb = n_row_blocks(n_node)
-        cdef intp_t blk, r, e, i, lo, hi, lpos, rpos, total_left = 0, total_right = 0
-        cdef uint8_t side
-        cdef int32_t node = <int32_t> rec.node_id
-        cdef intp_t* count = &self.block_left[0]
-        cdef intp_t* left_at = count + nb
-        cdef intp_t* right_at = count + 2 * nb
-        cdef int32_t* samples = &self.samples[0]
-        cdef int32_t* out = &self.tmp[0]
-        cdef int32_t* node_of = &self.node_of[0]
-        cdef uint8_t* goes_left = &self.goes_left[0]
-        cdef const uint8_t* codes = self.B.codes
-        cdef intp_t n = self.n_samples
-        if col < 0:
-            side = self.B.zero_bin[f] <= bin_
-            for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-                for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
-                    goes_left[samples[r]] = side
-            for e in range(self.B.sparse_start[f], self.B.sparse_start[f + 1]):
-                i = self.B.sparse_rows[e]
-                if node_of[i] == node:
-                    goes_left[i] = self.B.sparse_codes[e] <= bin_
-        for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-            lo = rec.start + blk * ROW_BLOCK
-            hi = block_end(blk, rec.start, rec.end)
-            lpos = 0            # this block's lefts, counted in a register
-            for r in range(lo, hi):
-                i = samples[r]
-                if col >= 0:
-                    goes_left[i] = codes[col * n + i] <= bin_
-                lpos = lpos + goes_left[i]
-            count[blk] = lpos
-        for blk in range(nb):
-            left_at[blk] = total_left
-            total_left += count[blk]
-        for blk in range(nb):
-            right_at[blk] = total_left + total_right
-            total_right += block_end(blk, rec.start, rec.end) - (rec.start + blk * ROW_BLOCK) - count[blk]
-        for blk in prange(nb, schedule="dynamic", num_threads=self._n_threads):
-            lpos = left_at[blk]
-            rpos = right_at[blk]
-            for r in range(rec.start + blk * ROW_BLOCK, block_end(blk, rec.start, rec.end)):
-                i = samples[r]
-                if goes_left[i]:
-                    out[lpos] = <int32_t> i
-                    node_of[i] = <int32_t> left_id
-                    lpos = lpos + 1
-                else:
-                    out[rpos] = <int32_t> i
-                    node_of[i] = <int32_t> right_id
-                    rpos = rpos + 1
-        memcpy(&samples[rec.start], out, n_node * sizeof(int32_t))
-
-    cdef int32_t _code(self, intp_t i, intp_t f) noexcept nogil:
-        """Bin of sample i in feature f: its code, or for a sparse feature the stored
-        entry's code (binary search over the feature's rows) or else the zero bin."""
-        cdef intp_t col = self.B.dense_column[f], lo, hi, mid
-        if col >= 0:
-            return self.B.codes[col * self.n_samples + i]
-        lo = self.B.sparse_start[f]
-        hi = self.B.sparse_start[f + 1]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if self.B.sparse_rows[mid] < i:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < self.B.sparse_start[f + 1] and self.B.sparse_rows[lo] == i:
-            return self.B.sparse_codes[lo]
-        return self.B.zero_bin[f]
-
-    cdef int row_threads(self) noexcept nogil:
-        """The boosting loop's row loops may use the grower's threads (see Grower.row_threads)."""
-        return self._n_threads
-
-    cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:
-        """In-bag samples' leaves come from the growth; the others are routed by their bins.
-
-        Routing by bin (node_bin: the split bin of every node of the last tree)
-        gives the same leaf as routing by threshold, without reading X.
-        """
-        cdef intp_t i, node, n = self.n_samples
-        cdef intp_t first = store._starts[store._n_trees - 1]
-        cdef Node* nd
-        for i in range(n):
-            leaf[i] = self.sample_leaf[i]
-            if leaf[i] >= 0:
-                continue
-            node = first
-            nd = &store._nodes[node]
-            while nd.left_child != TREE_LEAF:
-                if self._code(i, nd.feature) <= self.node_bin[node - first]:
-                    node = nd.left_child
-                else:
-                    node = nd.right_child
-                nd = &store._nodes[node]
-            leaf[i] = <int32_t> node
 
     # ------------------------------------------------------------ growth
 
@@ -758,7 +285,7 @@ cdef class HistGrower(Grower):
                 self._build(rec, False, targets, t, weights, &self.totals[0])
                 rec.sums = NULL
         # Queued nodes keep their pool slot for the children's subtraction.
-        if not self._best_split(rec, t, targets, weights, rng_state):
+        if not self._best_split(rec, self._buffer(rec.hist), t, targets, weights, rng_state):
             return 0
         if self.per_node_features:
             self._release(rec)  # the children build their own cells
@@ -811,45 +338,6 @@ cdef class HistGrower(Grower):
                                 &self.built_sums[self.max_t + 8])
         self._release(parent)
         return 0
-
-    cdef int _record_bin(self, TreeStore store, NodeRecord* parent) except -1 nogil:
-        """node_bin[parent] = its split bin (node_bin grows with the tree)."""
-        cdef intp_t at = parent.node_id - store._starts[store._n_trees - 1]
-        cdef int32_t* grown
-        if at >= self.node_bin_capacity:
-            grown = <int32_t*> realloc(self.node_bin, 2 * (at + 1) * sizeof(int32_t))
-            if grown == NULL:
-                with gil:
-                    raise MemoryError()
-            self.node_bin = grown
-            self.node_bin_capacity = 2 * (at + 1)
-        self.node_bin[at] = <int32_t> parent.split.bin
-        return 0
-
-    cdef void _leaf_sums(self, NodeRecord* rec, const float64_t* labels, intp_t m,
-                         const float64_t* weights, float64_t* values) noexcept nogil:
-        """A leaf's weighted label sums into its value slot.
-
-        One label is summed in a register: leaves sharing a cache line of
-        values would otherwise slow each other's threads down (false sharing).
-        """
-        cdef intp_t r, i, k
-        cdef float64_t w, acc
-        cdef const float64_t* y
-        cdef float64_t* value = values + rec.node_id * m
-        if m == 1:
-            acc = value[0]
-            for r in range(rec.start, rec.end):
-                i = self.samples[r]
-                acc += weights[i] * labels[i]
-            value[0] = acc
-            return
-        for r in range(rec.start, rec.end):
-            i = self.samples[r]
-            w = weights[i]
-            y = labels + i * m
-            for k in range(m):
-                value[k] += w * y[k]
 
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil:
@@ -927,4 +415,3 @@ cdef class HistGrower(Grower):
         if self.unit_weights:
             return np.column_stack([out[:, :t + 1], out[:, t]])
         return out[:, :t + 2].copy()
-
