@@ -14,8 +14,8 @@ index order, and ``node_of``, the node of every sample. This module computes:
   with the one result of the serial partition;
 * a sample's bin in any feature (a sparse one: binary search of its entries);
 * the routing of out-of-bag samples to their leaves by bin (node_bin: the
-  split bin of every split node of the last tree), with the leaves routing
-  by threshold would give.
+  split bin of every split node of the last tree): the same leaves as
+  routing by threshold, without reading X.
 """
 from cython.parallel cimport prange
 from libc.stdlib cimport realloc, free

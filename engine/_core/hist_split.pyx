@@ -69,10 +69,12 @@ cdef class HistSplitter(HistSums):
 
     cdef bint _best_split(self, NodeRecord* rec, float64_t* h, intp_t t, const float64_t* targets,
                           const float64_t* weights, uint64_t* rng_state) noexcept nogil:
-        """Search the node's best split from its histogram; fill rec.split and rec.improvement.
+        """Search the node's best split from its histogram h; fill rec.split
+        (feature, bin, the bin's threshold, gain, left weight and count) and
+        rec.improvement.
 
         Needs node_mean and rec.weight (from _node_stats); with per_node_features
-        it builds each drawn feature's cells first (and needs the node's totals).
+        it builds each drawn feature's cells into h first (and needs the node's totals).
         """
         cdef int32_t node = -1 if (rec.depth == 0 and rec.end - rec.start == self.n_samples) \
             else <int32_t> rec.node_id
