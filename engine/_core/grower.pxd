@@ -49,8 +49,10 @@ cdef class TreeGrower(Grower):
     cdef intp_t _reset(self, const float64_t* weights, intp_t t) except -1 nogil
     cdef int _open_root(self, NodeRecord* root, const float64_t* targets, intp_t t,
                         const float64_t* weights, bint may_split) except -1 nogil
-    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                            const float64_t* weights, uint64_t* rng_state) except -1 nogil
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil
     cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
                          NodeRecord* right, const float64_t* targets, intp_t t,
                          const float64_t* weights, bint children_may_split) except -1 nogil

@@ -21,7 +21,7 @@ on the same float32 data agree with scikit-learn's.
 
 Growth. Best-first, by the skeleton both growers share (Grower.grow,
 grower_base.pyx): this grower supplies the per-node operations, evaluating a
-node (statistics, split search: _evaluate_node), applying a split (the
+node (statistics, split search: _node_sse, _search_split), applying a split (the
 partition of the sorted rows: _split_node) and labelling the leaves
 (_finish). Ties go to the lower feature index, then the lower threshold.
 
@@ -70,7 +70,6 @@ def set_simd(bint enabled):
     return bool(engine_set_simd(enabled))
 
 cdef float64_t FEATURE_THRESHOLD = 1e-7
-cdef float64_t EPSILON = 2.220446049250313e-16
 
 
 cdef inline float64_t _midpoint(float64_t lo, float64_t hi) noexcept nogil:
@@ -523,14 +522,14 @@ cdef class TreeGrower(Grower):
             root.weight += weights[self.rows_idx[r]]
         return 0
 
-    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                            const float64_t* weights, uint64_t* rng_state) except -1 nogil:
-        """The node's SSE, then its best split: 0 (a leaf) when the targets are
-        constant (SSE <= eps t W: no split can lower it) or no feature has a
-        valid threshold."""
-        rec.sse = self._node_stats(rec, targets, t, weights)
-        if rec.sse <= EPSILON * t * rec.weight:
-            return 0
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil:
+        """The node's SSE (_node_stats: also its sum, mean and centred targets)."""
+        return self._node_stats(rec, targets, t, weights)
+
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil:
+        """The node's best split over every drawn feature's thresholds (_best_split)."""
         return self._best_split(rec, targets, t, weights, rng_state)
 
     cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,

@@ -18,12 +18,14 @@ node's feature, threshold, improvement and impurity are written to the store
 here too; nodes never split go to the leaf list, which the grower labels.
 
 The per-node operations are virtual ``cdef`` methods each grower supplies
-(one call per node, never per sample):
+(one call per tree or per node, never per sample):
 
 * ``_reset``: set up the tree's in-bag samples; return how many;
 * ``_open_root``: the root's weight (and the histogram grower's root histogram);
-* ``_evaluate_node``: the node's statistics and best split search, filling
-  ``rec.split``, ``rec.sse`` and ``rec.improvement``; 0 when it stays a leaf;
+* ``_node_sse``: the node's weight, mean and weighted SSE (a node whose SSE
+  is 0 up to rounding stays a leaf);
+* ``_search_split``: the node's best split, filling ``rec.split`` and
+  ``rec.improvement``; 0 when it stays a leaf;
 * ``_split_node``: apply the parent's split to the samples (partition) and
   prepare the children (the histogram grower: their histograms);
 * ``_add_leaf`` (extended by the histogram grower to give back a histogram);
@@ -36,6 +38,8 @@ from libc.stdlib cimport malloc, free
 from engine._core.typedefs cimport float64_t, intp_t, int32_t, uint64_t
 from engine._core.tree_store cimport TreeStore
 from engine._core.frontier cimport NodeRecord, frontier_pop, frontier_push, leaves_append
+
+cdef float64_t EPSILON = 2.220446049250313e-16
 
 
 
@@ -141,10 +145,10 @@ cdef class Grower:
         """Add a node to the store, and queue it on the frontier if it can be split.
 
         A node stays a leaf (leaf list) when growth may not split it (leaf
-        budget, min_samples_split, 2 min_samples_leaf, max_depth) or when
-        _evaluate_node finds no split (constant targets, no valid threshold);
-        otherwise its best split is searched now, so the frontier can order it
-        by that split's SSE decrease.
+        budget, min_samples_split, 2 min_samples_leaf, max_depth), when its
+        targets are constant (SSE <= eps t W: no split can lower it) or when
+        no feature has a valid threshold; otherwise its best split is searched
+        now, so the frontier can order it by that split's SSE decrease.
         """
         cdef intp_t node_id = store.add_node()
         if node_id != rec.node_id:
@@ -156,7 +160,11 @@ cdef class Grower:
         rec.improvement = 0.0
         if not may_split or not self._may_split(rec):
             return self._add_leaf(rec)
-        if self._evaluate_node(rec, targets, t, weights, rng_state):
+        rec.sse = self._node_sse(rec, targets, t, weights)
+        # Constant targets (up to rounding): no split can lower the SSE.
+        if rec.sse <= EPSILON * t * rec.weight:
+            return self._add_leaf(rec)
+        if self._search_split(rec, targets, t, weights, rng_state):
             return self._push(rec)
         return self._add_leaf(rec)
 
@@ -197,12 +205,18 @@ cdef class Grower:
         with gil:
             raise NotImplementedError("Grower._open_root")
 
-    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                            const float64_t* weights, uint64_t* rng_state) except -1 nogil:
-        """Fill rec.sse, rec.weight and, when a split lowers the SSE, rec.split and
-        rec.improvement; return 1 then, 0 when the node stays a leaf."""
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil:
+        """The node's weighted SSE about its mean; sets rec.weight (and the mean
+        the split search reads). Abstract: every grower supplies it."""
+        return 0.0
+
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil:
+        """Search the node's best split: fill rec.split and rec.improvement and
+        return 1, or 0 when no feature offers a valid threshold (a leaf)."""
         with gil:
-            raise NotImplementedError("Grower._evaluate_node")
+            raise NotImplementedError("Grower._search_split")
 
     cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
                          NodeRecord* right, const float64_t* targets, intp_t t,

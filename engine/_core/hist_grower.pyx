@@ -26,8 +26,8 @@ The class is built in layers, one concept per module: BinnedSamples
 HistSums (hist_sums.pyx: a node's sums in row blocks) < HistSplitter
 (hist_split.pyx: split search over a histogram) < HistGrower (here: the
 histogram buffers of the nodes, the sibling subtraction, and the per-node
-operations the best-first skeleton calls: _reset, _open_root,
-_evaluate_node, _split_node, _add_leaf, _finish).
+operations the best-first skeleton calls: _reset, _open_root, _node_sse,
+_search_split, _split_node, _add_leaf, _finish).
 
 Threads: the histogram's work units and the candidate features' scans run
 in OpenMP threads (``n_threads``); every feature's histogram and best
@@ -63,7 +63,6 @@ from engine._core.histogram cimport (
 from engine._core.row_blocks cimport n_row_blocks, padded_width
 from engine._core.frontier cimport NodeRecord
 
-cdef float64_t EPSILON = 2.220446049250313e-16
 # Histogram memory a grower may keep for the nodes waiting in its frontier.
 HIST_MEMORY_BUDGET = 256 * 2**20
 
@@ -201,7 +200,7 @@ cdef class HistGrower(HistSplitter):
     cdef void _build(self, NodeRecord* rec, bint root, const float64_t* targets, intp_t t,
                      const float64_t* weights, float64_t* tot) noexcept nogil:
         """The node's histogram from its samples, into its buffer; its totals into tot,
-        which rec.sums then points to (for _evaluate_node).
+        which rec.sums then points to (for _node_sse).
 
         node = -1 tells the sparse kernels that every sample is in the node (the
         root of a tree without sub-sampling), so they need not test node_of.
@@ -257,25 +256,25 @@ cdef class HistGrower(HistSplitter):
             self._build(root, True, targets, t, weights, &self.built_sums[0])
         return 0
 
-    cdef int _evaluate_node(self, NodeRecord* rec, const float64_t* targets, intp_t t,
-                            const float64_t* weights, uint64_t* rng_state) except -1 nogil:
-        """The node's SSE, then its best split from its histogram (see Grower._evaluate_node).
-
-        As the exact grower's (a leaf when SSE <= eps t W or when no feature
-        offers a threshold), plus the histogram's bookkeeping: a node that will
-        be split keeps its histogram in a pool slot for its children's
-        subtraction (_add_leaf gives a leaf's back).
-        """
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil:
+        """The node's SSE (_node_stats), from the totals of its histogram's build when known."""
         cdef const float64_t* sums = rec.sums
         rec.sums = NULL         # valid only until the next build
         if self.per_node_features:
             # The totals give the sparse features' zero bins, and the node's sums.
             self._totals(rec, targets, t, weights, &self.totals[0])
             sums = &self.totals[0]
-        rec.sse = self._node_stats(rec, targets, t, weights, sums)
-        # Constant targets (up to rounding): no split can lower the SSE.
-        if rec.sse <= EPSILON * t * rec.weight:
-            return 0
+        return self._node_stats(rec, targets, t, weights, sums)
+
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil:
+        """The node's best split from its histogram (HistSplitter._best_split).
+
+        With the histogram's bookkeeping: a node that will be split keeps its
+        histogram in a pool slot for its children's subtraction (_add_leaf
+        gives a leaf's back).
+        """
         # A node without a histogram yet gets a buffer (a slot, else scratch):
         # built here from its samples, or with per_node_features filled feature
         # by feature in _best_split.
