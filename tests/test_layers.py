@@ -391,3 +391,43 @@ def test_the_c_function_parser_measures_header_functions():
             "static inline double\nsmall(double x, double y)\n{\n    return x + y;\n}\n\n"
             "static int huge(int x)\n{\n" + body + "\n    return x;\n}\n")
     assert c_function_lengths(text) == [("small", 8, 5), ("huge", 14, 89)]
+
+
+# ---------------------------------------------------------------- one best-first loop (issue 30)
+
+FRONTIER_CALL = re.compile(r"\b(frontier_pop|frontier_push|leaves_append)\s*\(")
+
+
+def frontier_callers(core):
+    """{file name: [line]} of the compiled-core sources that call the frontier's functions
+    (frontier.pxd: pop, push, append a leaf), their definitions and comments left out."""
+    found = {}
+    for path in sorted(core.iterdir()):
+        if path.suffix not in (".pyx", ".pxd", ".pxi", ".h"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if FRONTIER_CALL.search(code) and not re.match(r"\s*cdef\b", code):
+                found.setdefault(path.name, []).append(number)
+    return found
+
+
+def test_the_best_first_loop_is_written_once():
+    # Only the skeleton (Grower.grow and its helpers) pops, pushes or appends: a grower that
+    # grew its own loop again would have to call them.
+    assert list(frontier_callers(ROOT / "engine" / "_core")) == ["grower_base.pyx"]
+
+
+def test_a_second_best_first_loop_is_found(tmp_path):
+    _plant(tmp_path, {
+        "frontier.pxd": """\
+            cdef inline NodeRecord frontier_pop(NodeRecord* heap, intp_t* size) noexcept nogil:
+                # frontier_pop(...) in a comment is no call
+                return heap[0]
+            """,
+        "grower_base.pyx": "        parent = frontier_pop(self.frontier, &self.frontier_size)\n",
+        "grower.pyx": "# no loop here\n",
+    })
+    assert frontier_callers(tmp_path) == {"grower_base.pyx": [1]}
+    _plant(tmp_path, {"hist_grower.pyx": "    while n > 0:\n        rec = frontier_pop (self.frontier, &n)\n"})
+    assert frontier_callers(tmp_path) == {"grower_base.pyx": [1], "hist_grower.pyx": [2]}

@@ -27,8 +27,9 @@ from setuptools.build_meta import *  # noqa: F401,F403  (re-export the PEP 517 h
 # The compiled core: engine/_core/<name>.pyx -> engine._core.<name>.
 CORE_PACKAGE = "engine._core"
 COMPILED_MODULES = ["tree_store", "grower_base", "grower", "binning", "histogram",
-                    "hist_grower", "losses", "fit_state", "split_targets", "leaves", "updates",
-                    "prediction", "held_out", "algorithms", "testing", "stagewise"]
+                    "binned_samples", "hist_sums", "hist_split", "hist_grower", "losses",
+                    "fit_state", "split_targets", "leaves", "updates", "prediction", "held_out",
+                    "algorithms", "testing", "stagewise"]
 # C headers a module includes (listed so a change rebuilds it and sdists ship them).
 HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "histogram": ["engine/_core/openmp_shim.h", "engine/_core/hist_kernels.h"],
@@ -36,10 +37,12 @@ HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "updates": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
            "losses": ["engine/_core/logistic_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
-# Extra flags per module. The histogram kernels copy short rows of targets per
-# sample; without this gcc turns those loops into memcpy/memset calls.
-MODULE_FLAGS = {"histogram": ["-fno-tree-loop-distribute-patterns"],
-                "hist_grower": ["-fno-tree-loop-distribute-patterns"]}
+# Extra flags per module. The histogram kernels and the histogram grower's
+# loops over a node's samples copy or sum short rows of targets per sample;
+# without this gcc turns those loops into memcpy/memset calls.
+_NO_LOOP_PATTERNS = ["-fno-tree-loop-distribute-patterns"]
+MODULE_FLAGS = {name: _NO_LOOP_PATTERNS
+                for name in ("histogram", "binned_samples", "hist_sums", "hist_split", "hist_grower")}
 
 _OPENMP_PROBE = r"""
 #include <omp.h>

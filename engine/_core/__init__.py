@@ -4,16 +4,22 @@ One concept per module, from the bottom up:
 
 * ``typedefs.pxd``, ``rng.pxd``: the C types and the small nogil random generator;
 * ``tree_store``: :class:`TreeStore`, every node of many trees in one growable buffer;
-* ``grower_base``: :class:`Grower`, the one interface both growers share (``grow`` a
-  tree, route the training samples);
-* ``grower``: :class:`TreeGrower`, exact split search on presorted features and
-  best-first growth; ``scan_kernels.h`` holds its C scan kernels (AVX2 chosen at run time);
+* ``frontier.pxd``: the node record of best-first growth, its max-heap (the frontier)
+  and leaf list;
+* ``grower_base``: :class:`Grower`, the one interface both growers share and the
+  best-first loop written once (``grow``), which calls the per-node operations
+  (evaluate a node, apply its split, label the leaves) each grower supplies;
+* ``grower``: :class:`TreeGrower`, exact split search on presorted features;
+  ``scan_kernels.h`` holds its C scan kernels (AVX2 chosen at run time);
 * ``binning``: :func:`bin_features`, quantile bins (uint8 codes; a sparse
   feature keeps only its samples outside the zero bin);
 * ``histogram``: node histograms built in OpenMP threads, or by subtraction;
   ``hist_kernels.h`` holds their C loops;
-* ``hist_grower``: :class:`HistGrower`, histogram split search with the same
-  best-first growth, on dense or sparse binned features;
+* the histogram grower, in layers: ``binned_samples`` (binned dense and sparse
+  features, a node's sample list, its partition by a split, routing by bin),
+  ``hist_sums`` (a node's sums in row blocks), ``hist_split`` (split search over a
+  histogram), ``hist_grower`` (:class:`HistGrower`: node histograms and the sibling
+  subtraction, the per-node operations of the best-first loop);
 * ``losses``: the three losses, their gradients (inline, ``losses.pxd``) and the exact
   line search of a step's weights rho;
 * ``fit_state``: what a boosting fit is (:class:`BoostSpec`) and the state its steps

@@ -10,14 +10,6 @@ cdef class TreeGrower(Grower):
     cdef const float32_t[::1, :] X          # n_samples x n_features, Fortran order
     cdef const int32_t[:, ::1] order        # n_features x n_samples, samples sorted by feature
     cdef const float32_t[:, ::1] sorted_x   # n_features x n_samples, X values in that order
-    # Growth parameters.
-    cdef intp_t max_leaf_nodes              # <= 0: unlimited
-    cdef intp_t max_depth                   # <= 0: unlimited
-    cdef intp_t min_samples_leaf
-    cdef intp_t min_samples_split
-    cdef intp_t max_features
-    cdef bint random_splits                 # extra-trees: one random threshold per feature
-    cdef bint leaf_impurity                 # compute impurity of never-evaluated leaves
     # Workspace for one tree at a time.
     cdef const int32_t* rows_idx            # order, or idx once a tree partitions
     cdef const float32_t* rows_x            # sorted_x, or xs once a tree partitions
@@ -36,16 +28,7 @@ cdef class TreeGrower(Grower):
     cdef float64_t[::1] row_sq              # |S_left|^2 per row (multi-target scans)
     cdef float64_t[::1] node_mean
     cdef float64_t[::1] node_weight         # per tree node: sum of weights (values pass)
-    cdef NodeRecord* frontier               # max-heap on improvement
-    cdef intp_t frontier_size
-    cdef intp_t frontier_capacity
-    cdef NodeRecord* leaves                 # final leaves of the current tree
-    cdef intp_t n_leaves
-    cdef intp_t leaves_capacity
 
-    cdef int _push(self, NodeRecord* rec) except -1 nogil
-    cdef NodeRecord _pop(self) noexcept nogil
-    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil
     cdef float64_t _node_stats(self, NodeRecord* rec, const float64_t* targets,
                                intp_t t, const float64_t* weights) noexcept nogil
     cdef bint _best_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
@@ -62,13 +45,17 @@ cdef class TreeGrower(Grower):
                            const float64_t* weights, uint64_t* rng_state,
                            SplitRecord* best) noexcept nogil
     cdef void _partition(self, NodeRecord* rec) noexcept nogil
-    cdef int _reset(self, const float64_t* weights) except -1 nogil
-    cdef int _open_node(self, TreeStore store, NodeRecord* rec, const float64_t* targets,
-                        intp_t t, const float64_t* weights, uint64_t* rng_state,
-                        bint may_split) except -1 nogil
+    # The per-node operations of the best-first skeleton (Grower.grow).
+    cdef intp_t _reset(self, const float64_t* weights, intp_t t) except -1 nogil
+    cdef int _open_root(self, NodeRecord* root, const float64_t* targets, intp_t t,
+                        const float64_t* weights, bint may_split) except -1 nogil
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil
+    cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
+                         NodeRecord* right, const float64_t* targets, intp_t t,
+                         const float64_t* weights, bint children_may_split) except -1 nogil
     cdef int _finish(self, TreeStore store, const float64_t* targets, intp_t t,
                      const float64_t* labels, const float64_t* weights) except -1 nogil
-    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
-                  const float64_t* labels, const float64_t* weights,
-                  uint64_t* rng_state) except -1 nogil
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil

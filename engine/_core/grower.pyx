@@ -19,13 +19,11 @@ no node ever sorts. Thresholds sit halfway between consecutive distinct values
 (values closer than 1e-7 are not separated), as in scikit-learn, so trees grown
 on the same float32 data agree with scikit-learn's.
 
-Growth. Best-first, as in Friedman's and scikit-learn's best-first builders:
-every evaluated node waits in a max-heap keyed by the SSE decrease of its best
-split, and the best one is split until ``max_leaf_nodes`` leaves exist (the
-heap and the leaf list are frontier.pxd's, shared with the histogram grower).
-A child is only evaluated when the leaf budget allows it to be split later,
-so a stump costs one split search. Ties go to the lower feature index, then
-the lower threshold.
+Growth. Best-first, by the skeleton both growers share (Grower.grow,
+grower_base.pyx): this grower supplies the per-node operations, evaluating a
+node (statistics, split search: _node_sse, _search_split), applying a split (the
+partition of the sorted rows: _split_node) and labelling the leaves
+(_finish). Ties go to the lower feature index, then the lower threshold.
 
 Features are visited in index order when all are candidates; with
 ``max_features = k`` they are drawn without replacement until k have been
@@ -33,7 +31,6 @@ visited and at least one of them is not constant in the node.
 """
 import numpy as np
 
-from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.math cimport INFINITY, NAN
 
@@ -41,7 +38,7 @@ from engine._core.typedefs cimport float32_t, float64_t, intp_t, int32_t, uint8_
 from engine._core.tree_store cimport TreeStore, Node, TREE_LEAF
 from engine._core.grower_base cimport Grower
 from engine._core.rng cimport draw_next, rng_uniform
-from engine._core.frontier cimport frontier_pop, frontier_push, leaves_append
+from engine._core.frontier cimport NodeRecord
 
 cdef extern from "scan_kernels.h" nogil:
     void engine_left_norms(const float64_t* centered, intp_t stride, intp_t t,
@@ -73,7 +70,6 @@ def set_simd(bint enabled):
     return bool(engine_set_simd(enabled))
 
 cdef float64_t FEATURE_THRESHOLD = 1e-7
-cdef float64_t EPSILON = 2.220446049250313e-16
 
 
 cdef inline float64_t _midpoint(float64_t lo, float64_t hi) noexcept nogil:
@@ -118,15 +114,8 @@ cdef class TreeGrower(Grower):
         order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T, dtype=np.int32)
         self.order = order
         self.sorted_x = np.ascontiguousarray(np.take_along_axis(X, order.T, axis=0).T)
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_depth = max_depth
-        self.min_samples_leaf = max(min_samples_leaf, 1)
-        self.min_samples_split = max(min_samples_split, 2)
-        if max_features <= 0 or max_features > self.n_features:
-            max_features = self.n_features
-        self.max_features = max_features
-        self.random_splits = random_splits
-        self.leaf_impurity = leaf_impurity
+        self._set_limits(max_leaf_nodes, max_depth, min_samples_leaf, min_samples_split,
+                         max_features, random_splits, leaf_impurity)
         n, p = self.n_samples, self.n_features
         self.idx = np.empty((p, n), dtype=np.int32)
         self.xs = np.empty((p, n), dtype=np.float32)
@@ -148,35 +137,11 @@ cdef class TreeGrower(Grower):
         self.node_weight = np.zeros(64)
         self.sample_leaf = np.full(n, -1, dtype=np.int32)
         self.inverse = 1.0 / np.maximum(np.arange(n + 1, dtype=np.float64), 1.0)
-        self.frontier_capacity = 64
-        self.frontier = <NodeRecord*> malloc(self.frontier_capacity * sizeof(NodeRecord))
-        self.leaves_capacity = 64
-        self.leaves = <NodeRecord*> malloc(self.leaves_capacity * sizeof(NodeRecord))
-        if self.frontier == NULL or self.leaves == NULL:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        free(self.frontier)
-        free(self.leaves)
 
     @property
     def max_targets(self):
         """Largest number of split targets t a tree may be grown on (the buffers' width)."""
         return self.node_sum.shape[0]
-
-    # ------------------------------------------------------------ frontier (frontier.pxd)
-
-    cdef int _push(self, NodeRecord* rec) except -1 nogil:
-        """Queue an evaluated node (rec.split, rec.improvement set) for splitting."""
-        return frontier_push(&self.frontier, &self.frontier_size, &self.frontier_capacity, rec)
-
-    cdef NodeRecord _pop(self) noexcept nogil:
-        """The queued node whose split lowers the SSE most."""
-        return frontier_pop(self.frontier, &self.frontier_size)
-
-    cdef int _add_leaf(self, NodeRecord* rec) except -1 nogil:
-        """Record a node that stays a leaf (labelled by _finish)."""
-        return leaves_append(&self.leaves, &self.n_leaves, &self.leaves_capacity, rec)
 
     # ------------------------------------------------------------ node statistics
 
@@ -512,7 +477,7 @@ cdef class TreeGrower(Grower):
 
     # ------------------------------------------------------------ growth
 
-    cdef int _reset(self, const float64_t* weights) except -1 nogil:
+    cdef intp_t _reset(self, const float64_t* weights, intp_t t) except -1 nogil:
         """Set up the tree's sample rows: the in-bag (non-zero weight) samples, sorted per feature.
 
         Returns the number of in-bag samples. unit_weights records whether
@@ -547,100 +512,35 @@ cdef class TreeGrower(Grower):
                         self.idx[f, n_in] = <int32_t> i
                         self.xs[f, n_in] = self.sorted_x[f, r]
                         n_in += 1
-        self.frontier_size = 0
-        self.n_leaves = 0
         return n_in
 
-    cdef int _open_node(self, TreeStore store, NodeRecord* rec, const float64_t* targets,
-                        intp_t t, const float64_t* weights, uint64_t* rng_state,
-                        bint may_split) except -1 nogil:
-        """Add a node to the store, and queue it on the frontier if it can be split.
-
-        A node stays a leaf (leaf list) when growth may not split it (leaf
-        budget, min_samples_split, 2 min_samples_leaf, max_depth), when its
-        targets are constant (SSE <= eps t W: no split can lower it) or when no
-        feature has a valid threshold; otherwise its best split is searched
-        now, so the frontier can order it by that split's SSE decrease.
-        """
-        rec.node_id = store.add_node()
-        cdef intp_t n_node = rec.end - rec.start
-        store._nodes[rec.node_id].n_node_samples = <int32_t> n_node
-        store._nodes[rec.node_id].weighted_n_node_samples = rec.weight
-        rec.sse = -1.0
-        rec.improvement = 0.0
-        if (not may_split or n_node < self.min_samples_split
-                or n_node < 2 * self.min_samples_leaf
-                or (self.max_depth > 0 and rec.depth >= self.max_depth)):
-            return self._add_leaf(rec)
-        rec.sse = self._node_stats(rec, targets, t, weights)
-        if rec.sse <= EPSILON * t * rec.weight:
-            return self._add_leaf(rec)
-        if self._best_split(rec, targets, t, weights, rng_state):
-            return self._push(rec)
-        return self._add_leaf(rec)
-
-    cdef int grow(self, TreeStore store, const float64_t* targets, intp_t n_targets,
-                  const float64_t* labels, const float64_t* weights,
-                  uint64_t* rng_state) except -1 nogil:
-        """Grow one tree on ``targets`` and label its nodes with means of ``labels``.
-
-        targets : n_samples x n_targets, row-major. The split criterion sees only these.
-        labels : n_samples x store.n_values, row-major (may be ``targets`` itself).
-        weights : n_samples; samples with weight 0 are left out (out-of-bag).
-
-        Afterwards ``sample_leaf[i]`` is the leaf of every in-bag sample i.
-        """
-        cdef intp_t t = n_targets
-        cdef intp_t n_in = self._reset(weights)
-        cdef intp_t n_leaves = 1
-        cdef NodeRecord root, parent, left, right
-        cdef bint children_may_split
-        store.begin_tree()
-        root.start = 0
-        root.end = n_in
-        root.depth = 0
-        root.range_feature = 0
-        root.weight = 0.0
+    cdef int _open_root(self, NodeRecord* root, const float64_t* targets, intp_t t,
+                        const float64_t* weights, bint may_split) except -1 nogil:
+        """The root's weight: the in-bag weights summed in feature 0's sorted order."""
         cdef intp_t r
-        for r in range(n_in):
+        for r in range(root.end):
             root.weight += weights[self.rows_idx[r]]
-        self._open_node(store, &root, targets, t, weights, rng_state,
-                        self.max_leaf_nodes <= 0 or self.max_leaf_nodes > 1)
-        # Best-first: split the queued node of largest SSE decrease; each split
-        # turns one leaf into two.
-        while self.frontier_size > 0:
-            if self.max_leaf_nodes > 0 and n_leaves >= self.max_leaf_nodes:
-                break
-            parent = self._pop()
-            n_leaves += 1
-            # At the leaf budget the children will never be split: they need
-            # neither a split search nor sorted rows (a stump costs one search).
-            children_may_split = self.max_leaf_nodes <= 0 or n_leaves < self.max_leaf_nodes
-            if children_may_split:
-                self._partition(&parent)
-            # Children are ranges of the parent's range: left first, then right.
-            left.start = parent.start
-            left.end = parent.start + parent.split.n_left
-            right.start = left.end
-            right.end = parent.end
-            left.depth = right.depth = parent.depth + 1
-            left.range_feature = right.range_feature = parent.split.feature
-            left.weight = parent.split.weight_left
-            right.weight = parent.weight - parent.split.weight_left
-            self._open_node(store, &left, targets, t, weights, rng_state, children_may_split)
-            self._open_node(store, &right, targets, t, weights, rng_state, children_may_split)
-            # The parent's split, in the store's node (impurity = SSE / W).
-            store._nodes[parent.node_id].left_child = <int32_t> left.node_id
-            store._nodes[parent.node_id].right_child = <int32_t> right.node_id
-            store._nodes[parent.node_id].feature = <int32_t> parent.split.feature
-            store._nodes[parent.node_id].threshold = parent.split.threshold
-            store._nodes[parent.node_id].improvement = parent.improvement
-            store._nodes[parent.node_id].impurity = parent.sse / parent.weight
-        # Nodes still queued (leaf budget reached) stay leaves.
-        while self.frontier_size > 0:
-            parent = self._pop()
-            self._add_leaf(&parent)
-        self._finish(store, targets, t, labels, weights)
+        return 0
+
+    cdef float64_t _node_sse(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                             const float64_t* weights) noexcept nogil:
+        """The node's SSE (_node_stats: also its sum, mean and centred targets)."""
+        return self._node_stats(rec, targets, t, weights)
+
+    cdef int _search_split(self, NodeRecord* rec, const float64_t* targets, intp_t t,
+                           const float64_t* weights, uint64_t* rng_state) except -1 nogil:
+        """The node's best split over every drawn feature's thresholds (_best_split)."""
+        return self._best_split(rec, targets, t, weights, rng_state)
+
+    cdef int _split_node(self, TreeStore store, NodeRecord* parent, NodeRecord* left,
+                         NodeRecord* right, const float64_t* targets, intp_t t,
+                         const float64_t* weights, bint children_may_split) except -1 nogil:
+        """Partition the sorted rows by the split (only for children that may be
+        split: leaves need no sorted rows); the split feature's row then holds
+        each child's samples contiguously."""
+        if children_may_split:
+            self._partition(parent)
+        left.range_feature = right.range_feature = parent.split.feature
         return 0
 
     cdef void training_leaves(self, TreeStore store, int32_t* leaf) noexcept nogil:

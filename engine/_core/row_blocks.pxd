@@ -1,5 +1,5 @@
-# Deterministic parallel loops over rows (split_targets.pyx, leaves.pyx, updates.pyx,
-# hist_grower.pyx).
+# Deterministic parallel loops over rows (split_targets.pyx, leaves.pyx, updates.pyx; the
+# histogram grower's hist_sums.pyx, binned_samples.pyx and hist_grower.pyx).
 #
 # A loop over rows that sums something (a loss, a node's target totals) runs
 # in fixed blocks of ROW_BLOCK consecutive rows: each block sums its rows in
