@@ -14,7 +14,7 @@ A compute page makes one ``PageRun`` and keeps only its widgets, its call and it
         run.rerun_when_finished()               # one full rerun once the job has ended
 
 Runs go through the server's run store (``pages/_session.py``,
-:mod:`engine.dashboard.runstore`): a run that another session already asked for (same page,
+:mod:`engine.serving.runstore`): a run that another session already asked for (same page,
 function and arguments) is computed once and shared, a finished one comes from the cache, and
 at most ``RPO_MAX_JOBS`` compute at once while the others wait in line (the progress message
 says where). One slot per page: starting a run leaves the page's previous one (it stops when no
@@ -35,7 +35,7 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.logger import get_logger
 
-from engine.dashboard.runstore import short_key
+from engine.serving.runstore import short_key
 from pages._session import session_runs, shared_store
 
 # One line in the server's log per session, per run asked for (a new run, attached to the same run

@@ -1,6 +1,6 @@
 """The server's one run store, and this browser session's place in it (left when the session ends).
 
-``shared_store()`` is the :class:`~engine.dashboard.runstore.RunStore` of the whole server (one
+``shared_store()`` is the :class:`~engine.serving.runstore.RunStore` of the whole server (one
 ``st.cache_resource``): identical runs of every session computed once, at most ``RPO_MAX_JOBS``
 at once, the others in a first-in-first-out queue, finished runs cached (see that module's
 "Running it for a class"). Its limits are read from the environment at start-up; a bad value
@@ -24,8 +24,8 @@ import streamlit as st
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine.dashboard.memory import Debounced, release_memory, set_malloc_thresholds
-from engine.dashboard.runstore import RunStore, limits_from_env
+from engine.serving.memory import Debounced, release_memory, set_malloc_thresholds
+from engine.serving.runstore import RunStore, limits_from_env
 
 SWEEP_SECONDS = 30.0
 _ids = itertools.count(1)

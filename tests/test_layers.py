@@ -10,9 +10,11 @@ The layers, bottom to top (a module may import from its own layer or any below i
 2. ``engine.experiments``: computes, draws nothing;
 3. ``engine.plotting``: draws the experiments' results;
 4. ``engine.reports`` and the command line ``engine.__main__``: write files;
-5. ``engine.dashboard``: what the pages need that is not UI;
-6. ``engine.bench``: the benchmarks, which also time the dashboard's services as a page uses
-   them (the One step page's interactions, a class on one server);
+5. what the pages need that is not UI: ``engine.serving`` (runs served to many sessions: jobs,
+   the run store, memory), ``engine.page_content`` (presets, challenges, takeaways, defaults) and
+   ``engine.page_models`` (the state a page steps and draws);
+6. ``engine.bench``: the benchmarks, which also time the page models as a page uses them (the
+   One step page's interactions, the cost pages' default views);
 7. the pages (``pages``) and ``app.py``.
 
 Every import counts, also one inside a function: a lazy import still ties the layers.
@@ -32,7 +34,7 @@ LAYERS = (
     ("engine.experiments", 2),
     ("engine.plotting", 3),
     ("engine.reports", 4), ("engine.__main__", 4),
-    ("engine.dashboard", 5),
+    ("engine.serving", 5), ("engine.page_content", 5), ("engine.page_models", 5),
     ("engine.bench", 6),
     ("pages", 7), ("app", 7),
     ("engine", 1),      # the package's __init__ (after every engine.<sub> above: first match wins)

@@ -78,13 +78,13 @@ from pathlib import Path
 from engine.bench.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor, Ready, cpu_seconds,
                                           free_port, load_missed, load_text, low_priority_browser, print_failures,
                                           result_text, server_times, student, wait_healthy)
-from engine.dashboard.memory import resident_mb
+from engine.serving.memory import resident_mb
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # Figure 1c's preset (Home: ind, stumps, learning rate 0.1, 10 000 steps) with the paper's 4000 test
 # samples and five methods: about 20-30 s alone on 2 cores, estimated above the page's 15 s, so it waits
-# for Start. Measured with engine.dashboard.live_convergence.train_curves alone, idle: 18.4 s for four
+# for Start. Measured with engine.page_models.live_convergence.train_curves alone, idle: 18.4 s for four
 # of the methods.
 PRESET = ("/convergence?problem=ind&learning_rate=0.1&max_leaf_nodes=2&n_steps=10000&n_test=4000"
           "&variants=st-gbrt&variants=gbmort&variants=gbrt-rpo-subsampled&variants=gbrt-rpo-gaussian"

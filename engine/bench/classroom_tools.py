@@ -22,7 +22,7 @@ import threading
 import time
 import urllib.request
 
-from engine.dashboard.memory import resident_mb
+from engine.serving.memory import resident_mb
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Flags verified on this kind of machine (STREAMLIT.md section 3b), shared with tests/browser: no

@@ -36,7 +36,7 @@ import types
 from engine.bench.classroom_tools import (DONE_TEXT, RESULT_TIMEOUT, SERVER_DONE, Monitor, Ready, cpu_seconds,
                                           load_missed, load_text, log_time, note_failure, print_failures,
                                           result_text, server_times, spread_text, student)
-from engine.dashboard.memory import resident_mb
+from engine.serving.memory import resident_mb
 
 __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
 

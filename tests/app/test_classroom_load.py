@@ -24,8 +24,8 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import finished, job_of
 
 from engine.bench.classroom_tools import SERVER_ASKED, SERVER_DONE
-from engine.dashboard import live_convergence as live
-from engine.dashboard.memory import release_memory, resident_mb
+from engine.page_models import live_convergence as live
+from engine.serving.memory import release_memory, resident_mb
 from pages._session import SWITCH_INTERVAL
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

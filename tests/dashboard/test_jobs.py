@@ -1,11 +1,11 @@
-"""engine.dashboard.jobs: the background job runner (threads only, no streamlit)."""
+"""engine.serving.jobs: the background job runner (threads only, no streamlit)."""
 
 import threading
 import time
 
 import pytest
 
-from engine.dashboard.jobs import STATUSES, Job, JobGroup
+from engine.serving.jobs import STATUSES, Job, JobGroup
 
 
 def counting(n, *, progress, stop, step=0.01, offset=0):

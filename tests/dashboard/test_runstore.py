@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine.dashboard.runstore import Limits, ResultCache, RunStore, limits_from_env, ordinal, run_key
+from engine.serving.runstore import Limits, ResultCache, RunStore, limits_from_env, ordinal, run_key
 
 SETTINGS = dict(problem="friedman1-group", variants=("st-gbrt", "gbmort"), q=1, learning_rate=0.1, max_leaf_nodes=2,
                 max_features="all", loss="default", n_steps=1000, n_test=1000, seed=0)

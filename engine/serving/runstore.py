@@ -21,7 +21,7 @@ settings and seed, same result), so the server keeps one :class:`RunStore` for a
 Why a store of our own and not ``st.cache_data``: a Streamlit cache computes in the script
 thread of the first caller and holds every other caller of the same key until it returns, with no
 progress, no Stop, no queue and no way to share a run that is already in flight; and it caches
-failures' absence only by luck of exceptions. Here a run is a :class:`~engine.dashboard.jobs.Job`
+failures' absence only by luck of exceptions. Here a run is a :class:`~engine.serving.jobs.Job`
 in the background, as before, and the store only decides when it starts and who sees it. It
 never imports streamlit (``pages/_session.py`` keeps the one store of the server).
 
@@ -64,7 +64,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from engine.dashboard.jobs import Job
+from engine.serving.jobs import Job
 from engine.experiments.engine_version import engine_version   # version + the core's sources' hash
 
 __all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",

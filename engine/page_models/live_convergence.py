@@ -1,6 +1,6 @@
 """Figure 1 trained live: learning curves that grow while the estimators fit (no streamlit).
 
-The Convergence page runs :func:`train_curves` in a background :class:`engine.dashboard.jobs.Job` and
+The Convergence page runs :func:`train_curves` in a background :class:`engine.serving.jobs.Job` and
 redraws the ``partial`` result it reports. The numbers are the ones of
 :func:`engine.experiments.convergence.run_convergence` (same data, same seeds, same test curves), but a
 regression estimator is fitted once, with the test set as ``eval_set``: its test macro-r2 and
@@ -9,7 +9,7 @@ fit times are read from the estimator after every compiled chunk of steps (about
 (NaN). artificial-gbrt and multi-label data sets go through the experiment's own measuring
 code and appear when they are complete.
 
-* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dashboard/dataspec.py).
+* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/page_models/dataspec.py).
 * :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
 * :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
 * :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);
@@ -28,8 +28,8 @@ import time
 
 import numpy as np
 
-from engine.dashboard.dataspec import dataset_from_spec
-from engine.dashboard.one_step import FirstTrees
+from engine.page_models.dataspec import dataset_from_spec
+from engine.page_models.one_step import FirstTrees
 from engine.estimators.early_stopping import stopping_step
 from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
 from engine.experiments import convergence as ex
@@ -321,8 +321,8 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
 
 def compact_extra(extra: dict) -> dict:
     """What the server's cache keeps of a finished run's page data ``{"models": ..., "kind": ...}``
-    once no session holds the run (engine.dashboard.runstore): everything but the fitted models,
-    and each model's first trees as a :class:`~engine.dashboard.one_step.FirstTrees` under
+    once no session holds the run (engine.serving.runstore): everything but the fitted models,
+    and each model's first trees as a :class:`~engine.page_models.one_step.FirstTrees` under
     ``"first_trees"``.
 
     The choice (issue 23): the fitted models of a 10 000-step run of five methods took about 70 MB

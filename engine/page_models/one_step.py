@@ -342,7 +342,7 @@ class FirstTrees:
     """The first ``n_trees`` steps' trees of a fitted boosting model, kept without the model.
 
     What the server's cache keeps of a finished Convergence run once no session holds it
-    (:func:`engine.dashboard.live_convergence.compact_extra`): the page's tree strip draws only
+    (:func:`engine.page_models.live_convergence.compact_extra`): the page's tree strip draws only
     the first STRIP_TREES steps, a few KB, while the fitted models of a 10 000-step run take tens
     of MB. It reads like the model where the strip reads it (``strategy``, ``n_outputs_``,
     ``n_steps_``) and :func:`first_trees` takes it; it cannot be continued (no ``trees_``).
