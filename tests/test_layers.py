@@ -18,6 +18,9 @@ The layers, bottom to top (a module may import from its own layer or any below i
 7. the pages (``pages``) and ``app.py``.
 
 Every import counts, also one inside a function: a lazy import still ties the layers.
+
+And the engine never imports a test-only package: Playwright (a test extra) drives Chromium for the
+browser tests and the class load tool, both under ``tests/``.
 """
 import ast
 import textwrap
@@ -61,6 +64,24 @@ def source_modules(root):
             parts.pop()
         modules[".".join(parts)] = path
     return modules
+
+
+def raw_imports(path):
+    """(imported module, line) of every absolute import in the file, as written."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.module, node.lineno))
+    return found
+
+
+def engine_imports_of(root, package):
+    """Lines 'module imports package, line n' for every engine module importing ``package``."""
+    return [f"{name} imports {module}, line {line}" for name, path in source_modules(root).items()
+            if name == "engine" or name.startswith("engine.")
+            for module, line in raw_imports(path) if module == package or module.startswith(package + ".")]
 
 
 def imports_of(name, path, known):
@@ -148,6 +169,10 @@ def test_no_import_cycle_between_modules():
     assert import_cycles(import_graph(ROOT)) == []
 
 
+def test_no_engine_module_imports_playwright():
+    assert engine_imports_of(ROOT, "playwright") == []
+
+
 # ---------------------------------------------------------------- the checks catch a planted fault
 
 def _plant(root, files):
@@ -203,3 +228,9 @@ def test_a_cycle_within_a_layer_is_found(small_tree):
     graph = import_graph(small_tree)
     assert upward_imports(graph) == []
     assert import_cycles(graph) == [["engine.experiments.a", "engine.experiments.b"]]
+
+
+def test_an_engine_import_of_playwright_is_found(small_tree):
+    _plant(small_tree, {"engine/bench/load.py": "def run():\n    from playwright.async_api import async_playwright\n",
+                        "pages/browse.py": "import playwright\n"})
+    assert engine_imports_of(small_tree, "playwright") == ["engine.bench.load imports playwright.async_api, line 2"]

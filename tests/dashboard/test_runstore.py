@@ -184,7 +184,7 @@ def test_a_shared_run_stops_only_when_the_last_session_leaves(caplog):
     assert "nobody watches" not in caplog.text
     store.leave("b")                       # the last watcher's tab closes
     assert b.wait(5) and b.snapshot()["status"] == "stopped"
-    assert caplog.text.count("stopped: nobody watches it") == 1     # the classroom bench counts these
+    assert caplog.text.count("stopped: nobody watches it") == 1     # the class load tool counts these
     wait_for(lambda: f"run {b.key[:8]} ended (stopped)" in caplog.text)     # logged once the job's thread ends
     assert "watched by 0 sessions" in caplog.text
     assert len(store.cache) == 0           # a stopped run is not a result
