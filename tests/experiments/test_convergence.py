@@ -326,3 +326,26 @@ def test_an_explicit_loss_reaches_the_models_and_the_result(loss):
     other = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
                                         loss="absolute_error" if loss is None else None, seed=0)
     assert not np.allclose(conv.curves["gbmort"].test_score, other.curves["gbmort"].test_score)
+
+
+def test_a_live_run_on_a_drawn_problem_reports_growing_curves_and_keeps_its_models():
+    """run_convergence(problem tuple, live=True): the Convergence page's run. One fit per regression model
+    (the test curves of the plain run, no train curve), partial results while the curves grow, the
+    fitted models kept warm-startable; artificial-gbrt measured in full."""
+    problem = ex.get_problem("friedman1-chain", n_test=300, seed=1)
+    partials, models = [], {}
+    live = ex.run_convergence(problem, ["gbmort", "artificial-gbrt"], n_steps=60, seed=1, live=True, models=models,
+                              progress=lambda f, m, partial=None: partials.append(partial))
+    plain = ex.run_convergence("friedman1-chain", ["gbmort", "artificial-gbrt"], n_steps=60, n_test=300, seed=1)
+    for name in ("gbmort", "artificial-gbrt"):
+        np.testing.assert_allclose(live.curves[name].test_score, plain.curves[name].test_score)
+    assert np.isnan(live.curves["gbmort"].train_score).all() and np.isfinite(plain.curves["gbmort"].train_score).all()
+    assert np.isfinite(live.curves["artificial-gbrt"].train_score).all()
+    assert set(models) == {"gbmort"} and models["gbmort"].warm_start and models["gbmort"].n_steps_ == 60
+    grown = [p for p in partials if p is not None]
+    assert grown and grown[0].curves and not grown[0].complete and partials[-1] is not None and partials[-1].complete
+    assert live.params["n_test"] == 300 and live.dataset == "friedman1-chain"
+    with pytest.raises(ValueError, match="models"):
+        ex.run_convergence(problem, ["gbmort"], n_steps=5, models={})
+    with pytest.raises(ValueError, match="max_features"):
+        ex.run_convergence(problem, ["gbmort"], n_steps=5, max_features=999)
