@@ -50,17 +50,18 @@ from engine.names import (
     ALIASES,
     ARTIFICIAL,
     FRIEDMAN_PROBLEMS,
+    LEAF_ESTIMATIONS,
     LOSSES,
     METRICS,
     PROJECTIONS,
     boosting_name,
 )
 from engine.projections import check_projection
-from engine.validation import check_in_interval
+from engine.validation import check_choice, check_in_interval
 from engine.validation import check_int as _int
 
 __all__ = ["EXPERIMENT_ESTIMATORS", "Curve", "ConvergenceResult", "run_convergence", "run_projection_schemes",
-           "check_convergence_args", "model_for", "fitted_curve"]
+           "check_convergence_args", "model_for", "fitted_curve", "BoostingSettings"]
 
 EXPERIMENT_ESTIMATORS = ESTIMATOR_NAMES + tuple(ALIASES) + (ARTIFICIAL,)
 N_EVAL_POINTS = 60
@@ -233,6 +234,43 @@ def check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, ma
     # max_features: let the estimator check it (it knows the accepted forms).
     probe = make_estimator("gbmort", task=task, max_features=max_features)
     probe.check_params()
+
+
+@dataclass(frozen=True)
+class BoostingSettings:
+    """The boosting settings of a learning-curve experiment: every model of the run is fitted with
+    them (and its own strategy, projection and q).
+
+    n_steps : boosting steps of every model
+    learning_rate, max_leaf_nodes, max_features : as in :func:`engine.make_estimator`
+    loss : None (the task's default: square loss for regression, logistic for multi-label) or a
+        name of ``engine.names.LOSSES[task]``
+    leaf_estimation : None (the estimators' default, the papers' "mean") or "newton"
+        (second-order leaves, an extension beyond paper 002)
+    """
+
+    n_steps: int
+    learning_rate: float = 0.1
+    max_leaf_nodes: int | None = 2
+    max_features: object = None
+    loss: str | None = None
+    leaf_estimation: str | None = None
+
+    def check(self, task, n_outputs):
+        """ValueError naming the first setting a ``task`` problem with ``n_outputs`` outputs refuses."""
+        if self.leaf_estimation is not None:
+            check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+        check_model_args(task, n_outputs, self.n_steps, self.learning_rate, self.max_leaf_nodes, self.max_features,
+                         self.loss)
+
+    def model_kwargs(self) -> dict:
+        """What every estimator is made with (``loss`` and ``leaf_estimation`` only when chosen)."""
+        kw = dict(learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes, max_features=self.max_features)
+        if self.loss is not None:
+            kw["loss"] = self.loss
+        if self.leaf_estimation is not None:
+            kw["leaf_estimation"] = self.leaf_estimation
+        return kw
 
 
 def check_estimators(estimators, dataset, task):
