@@ -1,5 +1,6 @@
 """The run store of a class on one server: run keys, the bounded cache, sharing, the fair queue."""
 
+import logging
 import threading
 import time
 
@@ -7,10 +8,21 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine.serving.runstore import Limits, ResultCache, RunStore, limits_from_env, ordinal, run_key
+from engine.serving.runstore import LOG_NAME, Limits, ResultCache, RunStore, limits_from_env, ordinal, run_key
 
 SETTINGS = dict(problem="friedman1-group", variants=("st-gbrt", "gbmort"), q=1, learning_rate=0.1, max_leaf_nodes=2,
                 max_features="all", loss="default", n_steps=1000, n_test=1000, seed=0)
+
+
+@pytest.fixture
+def runs_log(caplog):
+    """caplog of the run store's logger, also once Streamlit's get_logger has stopped it from
+    propagating (any test module importing pages._session does so, at collection)."""
+    logger = logging.getLogger(LOG_NAME)
+    caplog.set_level("INFO", logger=LOG_NAME)
+    logger.addHandler(caplog.handler)
+    yield caplog
+    logger.removeHandler(caplog.handler)
 
 
 def target(*args, progress=None, stop=None, **kwargs):
@@ -171,8 +183,8 @@ def test_a_failure_is_shown_to_every_session_and_not_cached():
     assert again.wait(5) and gate.calls == 2 and again.snapshot()["status"] == "failed"
 
 
-def test_a_shared_run_stops_only_when_the_last_session_leaves(caplog):
-    caplog.set_level("INFO", logger="rpo.runs")
+def test_a_shared_run_stops_only_when_the_last_session_leaves(runs_log):
+    caplog = runs_log
     store = RunStore(Limits(max_jobs=1))
     gate = Gate()
     a = store.request("a", "page", gate, 1)
@@ -230,8 +242,8 @@ def test_one_session_holds_at_most_one_running_job():
     assert second.wait(5) and other.wait(5) and first.wait(5)
 
 
-def test_a_session_that_leaves_while_queued_leaves_the_queue(caplog):
-    caplog.set_level("INFO", logger="rpo.runs")
+def test_a_session_that_leaves_while_queued_leaves_the_queue(runs_log):
+    caplog = runs_log
     store = RunStore(Limits(max_jobs=1))
     g1, g2, g3 = Gate(), Gate(), Gate()
     store.request("a", "page", g1, 1)
