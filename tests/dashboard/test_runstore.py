@@ -20,9 +20,12 @@ def runs_log(caplog):
     propagating (any test module importing pages._session does so, at collection)."""
     logger = logging.getLogger(LOG_NAME)
     caplog.set_level("INFO", logger=LOG_NAME)
-    logger.addHandler(caplog.handler)
+    own = not logger.propagate              # else the root's handler (caplog's) sees the records already
+    if own:
+        logger.addHandler(caplog.handler)
     yield caplog
-    logger.removeHandler(caplog.handler)
+    if own:
+        logger.removeHandler(caplog.handler)
 
 
 def target(*args, progress=None, stop=None, **kwargs):
