@@ -14,7 +14,7 @@ A compute page makes one ``PageRun`` and keeps only its widgets, its call and it
         run.rerun_when_finished()               # one full rerun once the job has ended
 
 Runs go through the server's run store (``pages/_session.py``,
-:mod:`engine.dashboard.runstore`): a run that another session already asked for (same page,
+:mod:`engine.serving.runstore`): a run that another session already asked for (same page,
 function and arguments) is computed once and shared, a finished one comes from the cache, and
 at most ``RPO_MAX_JOBS`` compute at once while the others wait in line (the progress message
 says where). One slot per page: starting a run leaves the page's previous one (it stops when no
@@ -35,14 +35,15 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.logger import get_logger
 
-from engine.dashboard.runstore import short_key
+from engine.serving.runstore import ASKED_HOW, LOG_NAME, RUN_ASKED, RUN_DRAWN, short_key
 from pages._session import session_runs, shared_store
 
 # One line in the server's log per session, per run asked for (a new run, attached to the same run
 # in flight, or from the cache) and per finished run (when the session's page first draws it): who
-# got which result when. Parsed by ``python -m engine.bench --classroom`` for the server-side time
-# to result and for how many sessions watched the run live.
-log = get_logger("rpo.runs")
+# got which result when, in the run store's formats (engine/serving/runstore.py). Parsed by the class
+# load tool (``python tests/load/classroom.py``) for the server-side time to result and for how many
+# sessions watched the run live.
+log = get_logger(LOG_NAME)
 
 STOP_TIMEOUT = 5.0      # seconds a Stop waits for the run to end (a fit ends at its next chunk)
 MIN_POLL_SECONDS = 1.0  # a live page redraws at most about once a second (the server's Python is shared)
@@ -148,9 +149,8 @@ class PageRun:
         session = session_runs()
         ticket = session.store.request(session.owner, self.name, target, *args, share=share, extra=extra,
                                        estimate=estimate, compact=compact, **kwargs)
-        how = {"new": "new run", "private": "private run", "cached": "from the cache",
-               "attached": f"attached to the run in flight, shared by {ticket.snapshot()['shared']} sessions"}
-        log.info("run %s: %s asked: %s [run %s]", self.name, session.owner, how[ticket.how], short_key(ticket.key))
+        how = ASKED_HOW[ticket.how].format(shared=ticket.snapshot()["shared"] if ticket.how == "attached" else 1)
+        log.info(RUN_ASKED, {"page": self.name, "session": session.owner, "how": how, "key": short_key(ticket.key)})
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry
@@ -176,8 +176,8 @@ class PageRun:
                                              settings=entry["settings"], extra=entry["extra"])
             entry["harvested"] = True
             how = "from the cache" if done.cached else f"shared by {done.shared} sessions" if done.shared > 1 else "alone"
-            log.info("run %s: %s %s after %.1f s (%s; the run's thread had %.1f s of CPU)", self.name,
-                     session_runs().owner, done.status, done.elapsed, how, snap["cpu_seconds"])
+            log.info(RUN_DRAWN, {"page": self.name, "session": session_runs().owner, "status": done.status,
+                                 "seconds": done.elapsed, "how": how, "cpu": snap["cpu_seconds"]})
         return entry["finished"]
 
     @property

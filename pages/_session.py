@@ -1,6 +1,6 @@
 """The server's one run store, and this browser session's place in it (left when the session ends).
 
-``shared_store()`` is the :class:`~engine.dashboard.runstore.RunStore` of the whole server (one
+``shared_store()`` is the :class:`~engine.serving.runstore.RunStore` of the whole server (one
 ``st.cache_resource``): identical runs of every session computed once, at most ``RPO_MAX_JOBS``
 at once, the others in a first-in-first-out queue, finished runs cached (see that module's
 "Running it for a class"). Its limits are read from the environment at start-up; a bad value
@@ -24,12 +24,12 @@ import streamlit as st
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine.dashboard.memory import Debounced, release_memory, set_malloc_thresholds
-from engine.dashboard.runstore import RunStore, limits_from_env
+from engine.serving.memory import Debounced, release_memory, set_malloc_thresholds
+from engine.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
 
 SWEEP_SECONDS = 30.0
 _ids = itertools.count(1)
-log = get_logger("rpo.runs")    # "session-12 opened" (and, from pages/_jobs.py, its finished runs)
+log = get_logger(LOG_NAME)    # "session-12 opened" (and, from pages/_jobs.py, its finished runs)
 _release_memory = Debounced(release_memory, delay=2.0)
 
 
@@ -41,7 +41,7 @@ class SessionRuns:
         self.owner = f"session-{next(_ids)}"
         self.entries: dict[str, dict] = {}     # page name -> its run entry (also in session_state)
         self.last_seen = time.monotonic()
-        log.info("%s opened", self.owner)
+        log.info(SESSION_OPENED, {"session": self.owner})
 
     def touch(self) -> None:
         self.last_seen = time.monotonic()
@@ -59,7 +59,7 @@ class SessionRuns:
         a while in case it reconnects: its results are dropped now all the same (a reconnect gets
         them back from the store's cache)."""
         self.expire()
-        log.info("%s closed", self.owner)
+        log.info(SESSION_CLOSED, {"session": self.owner})
 
 
 _sessions: "weakref.WeakSet[SessionRuns]" = weakref.WeakSet()

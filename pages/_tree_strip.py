@@ -7,7 +7,7 @@ button that marks its step on the curve; the mark lives in ``st.session_state[MA
 
 import streamlit as st
 
-from engine.dashboard.one_step import STRIP_TREES, FirstTrees, first_trees
+from engine.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
 

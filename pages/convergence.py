@@ -17,9 +17,9 @@ import string
 import streamlit as st
 
 from engine import plotting
-from engine.dashboard import dataspec
-from engine.dashboard import live_convergence as live
-from engine.dashboard import takeaways
+from engine.page_models import dataspec
+from engine.page_models import live_convergence as live
+from engine.page_content import takeaways
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
@@ -351,7 +351,7 @@ def checked_result():
 challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
-# What *this* run shows is computed from its curves (engine.dashboard.takeaways), never written here.
+# What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
 EXPLAIN = {
     "group": "Every output is the same signal plus its own noise. The paper (Figure 1a) finds the shared-tree "
              "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",

@@ -4,9 +4,9 @@ Three sources: the paper's synthetic friedman1 chain / group / ind problems, a s
 benchmark data set, or the user's own CSV. Every setting is in the URL (widget key = query
 parameter name), so a view can be shared as a link, e.g. ``/data?problem=group&seed=3``.
 
-For the other pages this page leaves two plain session_state keys (see engine/dashboard/dataspec.py):
+For the other pages this page leaves two plain session_state keys (see engine/page_models/dataspec.py):
 ``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
-``engine.dashboard.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
+``engine.page_models.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
 arrays). They change only when a data set loads without error.
 """
 
@@ -16,7 +16,7 @@ import secrets
 import streamlit as st
 
 from engine import plotting
-from engine.dashboard import dataspec
+from engine.page_models import dataspec
 from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES

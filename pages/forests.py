@@ -17,7 +17,7 @@ engine.plotting (forests, compression):
 Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
 ``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the linked view
 (default: projection size on corel5k, 374 labels, 10 trees, q = 1, 4, 16:
-engine.dashboard.page_defaults) at once.
+engine.page_content.page_defaults) at once.
 """
 
 import streamlit as st
@@ -26,8 +26,8 @@ from engine.experiments import compression as ce
 from engine.experiments import forest_variance
 from engine.experiments import forests as fe
 from engine import plotting as pf
-from engine.dashboard import takeaways
-from engine.dashboard.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
+from engine.page_content import takeaways
+from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app

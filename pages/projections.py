@@ -26,12 +26,12 @@ import numpy as np
 import streamlit as st
 
 from engine import plotting
-from engine.dashboard import takeaways
-from engine.dashboard.cost import estimate_projection_seconds
-from engine.dashboard.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
-from engine.dashboard.studies import clamp_note, parse_values
+from engine.page_content import takeaways
+from engine.page_models.cost import estimate_projection_seconds
+from engine.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
+from engine.page_content.studies import clamp_note, parse_values
 from engine.datasets import list_datasets, synthetic_catalogue
-from engine.experiments import problem_size, run_projection_schemes, run_projection_size
+from engine.experiments import BoostingSettings, Problem, problem_size, run_projection_schemes, run_projection_size
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
@@ -46,7 +46,7 @@ EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Project
 STRATEGIES = {"gbrt-rpo": "projected", "gbrt-relabel-rpo": "projected_relabel"}
 # Runs estimated up to this start by themselves: the default view (bibtex, about 13 s on a 2-core
 # machine: python -m engine.bench --pages) among them, so a class opening the page sees the chart
-# (identical runs are computed once for every session: engine.dashboard.runstore).
+# (identical runs are computed once for every session: engine.serving.runstore).
 AUTO_SECONDS = 20.0
 MAX_SECONDS = 900.0
 BOUND = {"bind": "query-params", "persist_state": "page"}
@@ -184,6 +184,12 @@ if experiment == "size":
     if leaf_estimation is not None:
         kwargs["leaf_estimation"] = leaf_estimation
     target = run_projection_size
+    # its call: the problem and the boosting settings as objects, the sweep as keywords
+    call_args = (Problem(dataset, **{k: common[k] for k in ("n_outputs", "n_test") if k in common}),
+                 BoostingSettings(common["n_steps"], learning_rate=common["learning_rate"],
+                                  max_leaf_nodes=common["max_leaf_nodes"], loss=common["loss"],
+                                  leaf_estimation=leaf_estimation))
+    call_kwargs = dict(q_values=q_values, projection=projection, seed=common["seed"], train_curve=False)
     models = [("projected_relabel", q) for q in q_values] + [("multi_output", None)]
 else:
     if not schemes:
@@ -191,6 +197,7 @@ else:
         st.stop()
     kwargs = dict(schemes=list(schemes), strategy=STRATEGIES[algorithm], **common)
     target = run_projection_schemes
+    call_args, call_kwargs = (dataset,), kwargs
     models = [(STRATEGIES[algorithm], 1)] * len(schemes)
 n_runs = len(models)
 config = json.dumps({"experiment": experiment, "dataset": dataset, **kwargs}, sort_keys=True)
@@ -201,7 +208,7 @@ cost = estimate_projection_seconds(
     **{k: size[k] for k in ("task", "n_train", "n_test", "n_features", "n_outputs", "nnz_per_row")},
 )  # fmt: skip
 
-gate(run, config, cost, lambda: run.start(target, dataset, settings=config, estimate=cost, **kwargs),
+gate(run, config, cost, lambda: run.start(target, *call_args, settings=config, estimate=cost, **call_kwargs),
      auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS, button_key="proj_run_big", force_key=FORCE,
      force=preset_go(),   # a Home preset runs on its one click
      too_costly="use fewer steps or fewer values of q.", detail=f"{n_runs} models × {n_steps} steps on {dataset}")

@@ -11,12 +11,17 @@ The layers, bottom to top (a module may import from its own layer or any below i
 2. ``engine.experiments``: computes, draws nothing;
 3. ``engine.plotting``: draws the experiments' results;
 4. ``engine.reports`` and the command line ``engine.__main__``: write files;
-5. ``engine.dashboard``: what the pages need that is not UI;
-6. ``engine.bench``: the benchmarks, which also time the dashboard's services as a page uses
-   them (the One step page's interactions, a class on one server);
+5. what the pages need that is not UI: ``engine.serving`` (runs served to many sessions: jobs,
+   the run store, memory), ``engine.page_content`` (presets, challenges, takeaways, defaults) and
+   ``engine.page_models`` (the state a page steps and draws);
+6. ``engine.bench``: the benchmarks, which also time the page models as a page uses them (the
+   One step page's interactions, the cost pages' default views);
 7. the pages (``pages``) and ``app.py``.
 
 Every import counts, also one inside a function: a lazy import still ties the layers.
+
+And the engine never imports a test-only package: Playwright (a test extra) drives Chromium for the
+browser tests and the class load tool, both under ``tests/``.
 """
 import ast
 import inspect
@@ -35,7 +40,7 @@ LAYERS = (
     ("engine.experiments", 2),
     ("engine.plotting", 3),
     ("engine.reports", 4), ("engine.__main__", 4),
-    ("engine.dashboard", 5),
+    ("engine.serving", 5), ("engine.page_content", 5), ("engine.page_models", 5),
     ("engine.bench", 6),
     ("pages", 7), ("app", 7),
     ("engine", 1),      # the package's __init__ (after every engine.<sub> above: first match wins)
@@ -62,6 +67,24 @@ def source_modules(root):
             parts.pop()
         modules[".".join(parts)] = path
     return modules
+
+
+def raw_imports(path):
+    """(imported module, line) of every absolute import in the file, as written."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.module, node.lineno))
+    return found
+
+
+def engine_imports_of(root, package):
+    """Lines 'module imports package, line n' for every engine module importing ``package``."""
+    return [f"{name} imports {module}, line {line}" for name, path in source_modules(root).items()
+            if name == "engine" or name.startswith("engine.")
+            for module, line in raw_imports(path) if module == package or module.startswith(package + ".")]
 
 
 def imports_of(name, path, known):
@@ -147,6 +170,10 @@ def test_no_module_imports_from_a_layer_above_it():
 
 def test_no_import_cycle_between_modules():
     assert import_cycles(import_graph(ROOT)) == []
+
+
+def test_no_engine_module_imports_playwright():
+    assert engine_imports_of(ROOT, "playwright") == []
 
 
 # ---------------------------------------------------------------- the checks catch a planted fault
@@ -431,3 +458,9 @@ def test_a_second_best_first_loop_is_found(tmp_path):
     assert frontier_callers(tmp_path) == {"grower_base.pyx": [1]}
     _plant(tmp_path, {"hist_grower.pyx": "    while n > 0:\n        rec = frontier_pop (self.frontier, &n)\n"})
     assert frontier_callers(tmp_path) == {"grower_base.pyx": [1], "hist_grower.pyx": [2]}
+
+
+def test_an_engine_import_of_playwright_is_found(small_tree):
+    _plant(small_tree, {"engine/bench/load.py": "def run():\n    from playwright.async_api import async_playwright\n",
+                        "pages/browse.py": "import playwright\n"})
+    assert engine_imports_of(small_tree, "playwright") == ["engine.bench.load imports playwright.async_api, line 2"]

@@ -11,10 +11,10 @@
 * :mod:`engine.bench.one_step` — the teaching interactions against their 1 s target
   (``--interactions``);
 * :mod:`engine.bench.pages` — the cost pages' default views (``--pages``);
-* :mod:`engine.bench.classroom` — a class of real browser sessions on one app server:
-  time to result, health probes, memory (``--classroom``);
 * :mod:`engine.bench.timing` — the one timing helper they share (best of repeats).
 
 The command line is in ``engine/bench/__main__.py``; measured tables and their
-readings are in ``engine/bench/RESULTS.md``.
+readings are in ``engine/bench/RESULTS.md``. A class of real browser sessions on one app server
+(time to result, health probes, memory) is measured by a test tool, ``python tests/load/classroom.py``
+(Playwright, a test extra, never imported under ``engine/``).
 """

@@ -7,8 +7,6 @@
     python -m engine.bench --gil [--repeats 1]
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
-    python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
-        [--scenarios class tour close reloads] [--tour-sessions 10] [--log FILE]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -20,18 +18,25 @@ runs beside a busy Python thread), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
 then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
-above 1.5), ``--classroom``
-:mod:`engine.bench.classroom` (a class of browser sessions on one server).
+above 1.5).
+
+A class of browser sessions on one server is a test tool (it drives Chromium through Playwright,
+a test extra): ``python tests/load/classroom.py`` from the repository's root, with the options
+``--classroom`` had here.
 """
 import argparse
 import sys
 
 from engine.bench import gil, logistic_step, multilabel, one_step, pages, scale, teaching
 
-CLASSROOM_SCENARIOS = ("class", "tour", "close", "reloads")   # engine.bench.classroom.SCENARIOS (a test checks)
+CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
+                   "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
 
 
 def main(argv=None):
+    if "--classroom" in (sys.argv[1:] if argv is None else argv):
+        print(CLASSROOM_MOVED, file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="python -m engine.bench",
                                      description="Speed of the engine next to its peers, measured in one run.")
     parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
@@ -66,35 +71,9 @@ def main(argv=None):
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
-    parser.add_argument("--classroom", action="store_true",
-                        help="browser sessions of a class on one server (engine.bench.classroom) instead")
-    parser.add_argument("--sessions", type=int, nargs="+", default=[20, 30],
-                        help="--classroom: class sizes to try (default 20 30)")
-    parser.add_argument("--max-jobs", type=int, default=0,
-                        help="--classroom: RPO_MAX_JOBS of the server (default: its own, the core count)")
-    parser.add_argument("--distinct", action="store_true",
-                        help="--classroom: also a scenario of one seed per student (the queue's wait)")
-    parser.add_argument("--preset", default=None,
-                        help="--classroom: the Convergence link the class opens, without a seed or go "
-                        "(default: Figure 1c's 10 000 steps, 4000 test samples, five methods; 20-30 s alone)")
-    parser.add_argument("--start", choices=("click", "link"), default="click",
-                        help="--classroom: click (default): every page loaded, then Start pressed within 5 s, "
-                        "so every session watches the run live; link: links that start the run opened within 5 s")
-    parser.add_argument("--scenarios", nargs="+", default=list(CLASSROOM_SCENARIOS),
-                        choices=CLASSROOM_SCENARIOS,
-                        help="--classroom: class (alone, then each class size on one preset), tour (four pages), "
-                        "close (tabs closed mid-run), reloads (a reload storm beside a run); default: all")
-    parser.add_argument("--tour-sessions", type=int, default=10,
-                        help="--classroom: students in the tour and close scenarios (default 10)")
-    parser.add_argument("--log", default="/tmp/classroom-streamlit.log",
-                        help="--classroom: where the server's log goes (the bench reads it)")
-    parser.add_argument("--browsers-share-cpu", action="store_true",
-                        help="--classroom: run the browsers at the server's CPU priority (the first measurement; "
-                        "default: nice 19, as if they ran on the students' machines)")
     args = parser.parse_args(argv)
-    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.classroom,
-            args.gil)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil and --classroom are "
+    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages and --gil are "
                      "separate benchmarks: choose one")
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
@@ -112,14 +91,6 @@ def main(argv=None):
     if args.multilabel:
         multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
         return 0
-    if args.classroom:
-        from engine.bench import classroom   # Playwright: only for this run
-
-        if any(n < 1 for n in args.sessions) or args.max_jobs < 0 or args.tour_sessions < 2:
-            parser.error("--sessions must be >= 1, --max-jobs >= 0 and --tour-sessions >= 2")
-        return classroom.run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
-                             browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or classroom.PRESET,
-                             start=args.start, log=args.log, scenarios=args.scenarios, tour_sessions=args.tour_sessions)
     if args.scale:
         if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")

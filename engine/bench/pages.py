@@ -4,7 +4,7 @@
 
 Runs the default problem of the Projections page (q sweep: gbrt-relabel-rpo against gbmort) and
 of the Forests page (projection size: Algorithm 2 against the unprojected forest), both exactly
-as the pages call them (``engine.dashboard.page_defaults``; timed as every timed chart is, a
+as the pages call them (``engine.page_content.page_defaults``; timed as every timed chart is, a
 warm-up then fits repeated in turns, but here every fit three times), and prints the ratio of q = 1's fit time to the
 reference's, with the range of the timed fits. Target: at most 1/3, so the default view shows
 the effect well above the noise. Exit status 1 when a ratio misses it.
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import time
 
-from engine.dashboard import page_defaults as pd_
-from engine.experiments import run_projection_size
+from engine.page_content import page_defaults as pd_
+from engine.experiments import BoostingSettings, Problem, run_projection_size
 from engine.experiments import forests as fe
 from engine.experiments.timing import Timing
 
@@ -34,9 +34,10 @@ def projections_default(timing=True):
 
     d = {r["name"]: r for r in list_datasets()}[pd_.PROJECTIONS_DATASET]["n_outputs"]
     qs = sorted({1, *(max(1, round(f * d)) for f in (0.1, 0.2, 0.5))})   # pages/projections.default_q
-    return run_projection_size(pd_.PROJECTIONS_DATASET, q_values=qs, projection="gaussian",
-                               n_steps=pd_.PROJECTIONS_STEPS, learning_rate=0.1, max_leaf_nodes=2, seed=0,
-                               loss=pd_.PROJECTIONS_LOSS, train_curve=False, timing=timing)
+    return run_projection_size(Problem(pd_.PROJECTIONS_DATASET),
+                               BoostingSettings(pd_.PROJECTIONS_STEPS, learning_rate=0.1, max_leaf_nodes=2,
+                                                loss=pd_.PROJECTIONS_LOSS),
+                               q_values=qs, projection="gaussian", seed=0, train_curve=False, timing=timing)
 
 
 def forests_default(timing=True):

@@ -24,6 +24,7 @@ from engine.experiments.bias_variance import BiasVarianceResult, run_bias_varian
 from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep
 from engine.experiments.convergence import (
     EXPERIMENT_ESTIMATORS,
+    BoostingSettings,
     ConvergenceResult,
     Curve,
     run_convergence,
@@ -38,13 +39,16 @@ from engine.experiments.forests import (
     run_forest_schemes,
 )
 from engine.experiments.model_selection import ModelSelectionResult, run_model_selection
-from engine.experiments.problems import get_problem, problem_size
+from engine.experiments.problems import Problem, ProblemData, get_problem, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult, run_projection_size
 
 __all__ = [
     "EXPERIMENT_ESTIMATORS",
     "get_problem",
     "problem_size",
+    "Problem",
+    "ProblemData",
+    "BoostingSettings",
     "Curve",
     "ConvergenceResult",
     "run_convergence",

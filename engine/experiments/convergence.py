@@ -39,7 +39,7 @@ import pandas as pd
 from engine.estimators.artificial import ArtificialGBRT
 from engine.estimators.registry import BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
-from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, partial_timer, to_list
 from engine.experiments.timing import resolve_timing, retime, warm_up
 from engine.metrics import ranking_average_precision
 from engine.names import (
@@ -50,19 +50,22 @@ from engine.names import (
     ALIASES,
     ARTIFICIAL,
     FRIEDMAN_PROBLEMS,
+    LEAF_ESTIMATIONS,
     LOSSES,
     METRICS,
     PROJECTIONS,
     boosting_name,
 )
 from engine.projections import check_projection
-from engine.validation import check_in_interval
+from engine.validation import check_choice, check_in_interval
 from engine.validation import check_int as _int
 
-__all__ = ["EXPERIMENT_ESTIMATORS", "Curve", "ConvergenceResult", "run_convergence", "run_projection_schemes"]
+__all__ = ["EXPERIMENT_ESTIMATORS", "Curve", "ConvergenceResult", "run_convergence", "run_projection_schemes",
+           "check_convergence_args", "model_for", "fitted_curve", "BoostingSettings"]
 
 EXPERIMENT_ESTIMATORS = ESTIMATOR_NAMES + tuple(ALIASES) + (ARTIFICIAL,)
 N_EVAL_POINTS = 60
+PARTIAL_SECONDS = 0.5          # a live run's partial result (copies of the curves) at most this often
 # Fraction of an estimator's progress given to each measuring pass (regression).
 _PASS_WEIGHTS = (0.6, 0.4)
 
@@ -233,6 +236,43 @@ def check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, ma
     probe.check_params()
 
 
+@dataclass(frozen=True)
+class BoostingSettings:
+    """The boosting settings of a learning-curve experiment: every model of the run is fitted with
+    them (and its own strategy, projection and q).
+
+    n_steps : boosting steps of every model
+    learning_rate, max_leaf_nodes, max_features : as in :func:`engine.make_estimator`
+    loss : None (the task's default: square loss for regression, logistic for multi-label) or a
+        name of ``engine.names.LOSSES[task]``
+    leaf_estimation : None (the estimators' default, the papers' "mean") or "newton"
+        (second-order leaves, an extension beyond paper 002)
+    """
+
+    n_steps: int
+    learning_rate: float = 0.1
+    max_leaf_nodes: int | None = 2
+    max_features: object = None
+    loss: str | None = None
+    leaf_estimation: str | None = None
+
+    def check(self, task, n_outputs):
+        """ValueError naming the first setting a ``task`` problem with ``n_outputs`` outputs refuses."""
+        if self.leaf_estimation is not None:
+            check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+        check_model_args(task, n_outputs, self.n_steps, self.learning_rate, self.max_leaf_nodes, self.max_features,
+                         self.loss)
+
+    def model_kwargs(self) -> dict:
+        """What every estimator is made with (``loss`` and ``leaf_estimation`` only when chosen)."""
+        kw = dict(learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes, max_features=self.max_features)
+        if self.loss is not None:
+            kw["loss"] = self.loss
+        if self.leaf_estimation is not None:
+            kw["leaf_estimation"] = self.leaf_estimation
+        return kw
+
+
 def check_estimators(estimators, dataset, task):
     """The estimators argument as a list of distinct known names (artificial-gbrt on Friedman1 only)."""
     if isinstance(estimators, str):
@@ -316,18 +356,33 @@ def _copied_sse(est, X, Y, chunk=256):
     return np.vstack(rows) if rows else np.zeros((0, Y.shape[1]))
 
 
-def _fit(est, X, Y, n, runner, at, width, message, eval_set=None):
+def _fit(est, X, Y, n, runner, at, width, message, eval_set=None, partial=None):
     est.set_params(n_estimators=n)
-    est.fit(X, Y, eval_set=eval_set, callback=runner.fit_callback(at, message, width, planned=n))
+    est.fit(X, Y, eval_set=eval_set, callback=runner.fit_callback(at, message, width, planned=n, partial=partial))
     return est
 
 
-def _make(est_name, task, seed, model_kwargs, **extra):
-    """The estimator ``measure`` fits (n_projections only where the strategy takes it)."""
+def model_for(est_name, task, seed, model_kwargs, **extra):
+    """The estimator the experiments fit for ``est_name``: :func:`engine.make_estimator` with the
+    model arguments (``n_projections`` only where the strategy takes it), seeded with ``seed``."""
     kw = dict(model_kwargs)
     if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != PROJECTED_RELABEL:
         kw.pop("n_projections", None)
     return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
+
+
+def fitted_curve(name, label, est, n_outputs, trees_per_step):
+    """The :class:`Curve` of a regression fit with the test set as ``eval_set``, as far as it has
+    grown (a copy: the fit may go on): its test score, fit times and training loss at every step,
+    no train score (NaN). ``trees_per_step``: the outputs fitted for st-gbrt (a tree per output
+    and step), else 1; ``n_outputs``: the problem's, for ``trees_per_output``."""
+    k = int(est.n_steps_)
+    n_trees = np.arange(1, k + 1, dtype=np.int64) * int(trees_per_step)
+    train = np.full(k, np.nan)
+    return Curve(name=name, label=label, step=np.arange(1, k + 1), n_trees=n_trees,
+                 trees_per_output=n_trees / n_outputs, fit_time=np.asarray(est.fit_times_, dtype=float).copy(),
+                 train_score=train, test_score=np.asarray(est.eval_score_, dtype=float).copy(),
+                 train_loss=np.asarray(est.train_score_, dtype=float).copy())
 
 
 def refit_function(name, problem, model_kwargs, n_steps, seed, runner, label):
@@ -339,14 +394,14 @@ def refit_function(name, problem, model_kwargs, n_steps, seed, runner, label):
 
     def refit():
         runner.report(runner.fraction * runner.n_units, f"{label}: timing, one more fit")
-        est = _make(name, task, seed, model_kwargs, n_estimators=n_steps)
+        est = model_for(name, task, seed, model_kwargs, n_estimators=n_steps)
         est.fit(X_tr, Y_tr, callback=lambda n_done, _: runner.stopped())
         return est.fit_times_ if est.n_steps_ == n_steps else None
     return refit
 
 
 def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, timing=None, *,
-            train_curve=True, n_eval_points=N_EVAL_POINTS):
+            train_curve=True, n_eval_points=N_EVAL_POINTS, growing=None, models=None):
     """Fit one estimator (all passes) and return its :class:`Curve` (maybe shortened by stop).
 
     The fits report progress as unit ``unit`` of ``runner`` (one unit per estimator).
@@ -355,6 +410,10 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
     model is measured; the artificial oracle is always fitted once).
     ``train_curve=False`` leaves the train score NaN (no second pass over the training set);
     ``n_eval_points``: the log-spaced steps at which LRAP is evaluated (multi-label).
+    Regression models (artificial-gbrt aside): ``growing(curve)``, called after every compiled
+    chunk of the test-curve fit with the curve so far, returns what goes to ``progress`` as
+    ``partial=`` (None: nothing); ``models`` (a dict) receives that fit's estimator under
+    ``name``, fitted with ``warm_start=True`` so it can be continued.
     """
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     d = Y_tr.shape[1]
@@ -364,7 +423,7 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
     structure = info["name"].split("-", 1)[1] if artificial else None
 
     def make(est_name, **extra):
-        return _make(est_name, task, seed, model_kwargs, **extra)
+        return model_for(est_name, task, seed, model_kwargs, **extra)
 
     if artificial and structure in ("chain", "group"):
         # One single-target model on the output the oracle knows is best, copied to the d0
@@ -394,12 +453,18 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
         # artificial-gbrt on ind is st-gbrt on the real outputs (noisy ones: training mean).
         Ytr_fit, Yte_fit = (Y_tr[:, :d0], Y_te[:, :d0]) if artificial else (Y_tr, Y_te)
         d_fit = Ytr_fit.shape[1]
-        est = make(est_name)
+        kept = models is not None and task == "regression" and not artificial
+        est = make(est_name, **({"warm_start": True} if kept else {}))
+        if kept:
+            models[name] = est
         if timing is not None:
             warm_up(lambda: make(est_name), X_tr, Ytr_fit, timing)
         if task == "regression":
-            w1, w2 = _PASS_WEIGHTS
-            _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, w1, f"{msg} (test curve)", eval_set=(X_te, Yte_fit))
+            w1, w2 = _PASS_WEIGHTS if train_curve else (1.0, 0.0)
+            partial = None if growing is None or artificial else (
+                lambda e: growing(fitted_curve(name, label, e, d, d_fit if single else 1)))
+            _fit(est, X_tr, Ytr_fit, n_steps, runner, unit, w1, f"{msg} (test curve)", eval_set=(X_te, Yte_fit),
+                 partial=partial)
             k = est.n_steps_
             test, train_loss = est.eval_score_.copy(), est.train_score_.copy()
             fit_time, train = est.fit_times_.copy(), np.full(k, np.nan)
@@ -433,10 +498,13 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
                  train_loss=np.asarray(train_loss, dtype=float))
 
 
-def measuring_notes(task, n_steps, timing=None, *, train_curve=True, n_eval_points=N_EVAL_POINTS):
+def measuring_notes(task, n_steps, timing=None, *, train_curve=True, n_eval_points=N_EVAL_POINTS, live=False):
     """Sentences that say how :func:`measure` measured the curves."""
     timed = [timing.describe()] if timing is not None else []
     which = "Test and train" if train_curve else "Test (not train)"
+    if task == "regression" and live:
+        return ["Test macro-r2 after every step (eval_set inside the compiled loop, one fit per estimator); "
+                "fit times exclude that scoring; train scores are not measured live."] + timed
     if task == "regression":
         return [f"{which} macro-r2 after every step (eval_set inside the compiled loop); fit "
                 "times exclude that scoring."] + timed
@@ -457,36 +525,60 @@ def auto_eval_points(n_test, n_outputs):
 
 
 def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_steps, seed, params,
-                progress, stop, timing=None, train_curve=True, n_eval_points=N_EVAL_POINTS):
+                progress, stop, timing=None, train_curve=True, n_eval_points=N_EVAL_POINTS, live=False,
+                models=None):
     X_tr, Y_tr, X_te, Y_te, task, info = problem
     runner = Runner(progress, stop, len(names_labels))
     curves = {}
     complete = True
+    notes = measuring_notes(task, n_steps, timing, train_curve=train_curve, n_eval_points=n_eval_points,
+                            live=live) + [info["split"]]
+    partial_due = partial_timer(PARTIAL_SECONDS)
+
+    def result(growing=None, complete=False):
+        cs = dict(curves)
+        if growing is not None and growing.n_steps:
+            cs[growing.name] = growing
+        return ConvergenceResult(experiment=experiment, dataset=dataset, task=task, metric=METRICS[task],
+                                 n_outputs=int(Y_tr.shape[1]), curves=cs, params=params, complete=complete,
+                                 notes=list(notes))
+
+    def growing(curve):          # the live run's partial result, at most every PARTIAL_SECONDS
+        return result(curve) if partial_due() else None
+
     for i, (name, label) in enumerate(names_labels):
         if runner.stopped():
             complete = False
             break
-        if (name == ARTIFICIAL and info["name"] == "friedman1-ind" and "st-gbrt" in curves
+        live_fit = live and task == "regression" and name != ARTIFICIAL
+        if (not live and name == ARTIFICIAL and info["name"] == "friedman1-ind" and "st-gbrt" in curves
                 and Y_tr.shape[1] == info["n_original_outputs"]):
             # On ind the oracle is st-gbrt itself: same model, same seed, same curves.
             curve = Curve(ARTIFICIAL, label, **{k: curves["st-gbrt"].__dict__[k].copy() for k in Curve.ARRAYS})
         else:
             curve = measure(name, problem, model_kwargs, n_steps, seed, runner, i, label, timing,
-                            train_curve=train_curve, n_eval_points=n_eval_points)
+                            train_curve=train_curve and not live_fit, n_eval_points=n_eval_points,
+                            growing=growing if live_fit else None, models=models if live_fit else None)
         if curve.n_steps:
             curves[name] = curve
         if runner.stopped():
             complete = False
             break
+        if live:
+            runner.report(i + 1, f"{label}: done", partial=result())
     if timing is not None and complete:
         labels = {name: label for name, label in names_labels}
         retime(curves, {name: refit_function(name, problem, model_kwargs, n_steps, seed, runner, labels[name])
                         for name in curves}, timing, runner.stopped)
-    runner.finish(complete)
-    return ConvergenceResult(experiment=experiment, dataset=dataset, task=task, metric=METRICS[task],
-                             n_outputs=int(Y_tr.shape[1]), curves=curves, params=params,
-                             complete=complete, notes=measuring_notes(task, n_steps, timing, train_curve=train_curve,
-                                                                     n_eval_points=n_eval_points) + [info["split"]])
+        if live:                     # a stop during the repeats: the live page says the run stopped
+            complete = not runner.stopped()
+        params.setdefault("timing", asdict(timing))
+    final = result(complete=complete)
+    if live and progress is not None:
+        progress(1.0 if complete else None, "done" if complete else "stopped", partial=final)
+    else:
+        runner.finish(complete)
+    return final
 
 
 # --------------------------------------------------------------------------
@@ -494,12 +586,37 @@ def _run_curves(experiment, dataset, names_labels, problem, model_kwargs, n_step
 # --------------------------------------------------------------------------
 
 
+def check_convergence_args(task, n_outputs, dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2,
+                           max_features=None, loss=None, n_projections=1, n_features=None) -> list:
+    """Every model argument of :func:`run_convergence` for a problem of ``task`` with ``n_outputs``
+    outputs (and ``n_features`` inputs, when known), checked before any work (a ``ValueError``
+    naming the argument); returns the estimators as a list."""
+    estimators = check_estimators(estimators, dataset, task)
+    check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    _int(n_projections, "n_projections", 1)
+    for name in estimators:
+        if name != ARTIFICIAL:
+            check_q(name, n_projections, n_outputs)
+    if n_features is not None and isinstance(max_features, (int, np.integer)) and max_features > n_features:
+        raise ValueError(f"max_features = {max_features} exceeds the number of inputs ({n_features})")
+    return estimators
+
+
+def _drawn(dataset):
+    """True when ``dataset`` is a problem already drawn (get_problem's 6-tuple), not a name."""
+    return isinstance(dataset, tuple) and len(dataset) == 6 and isinstance(dataset[5], dict)
+
+
 def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2,
                     max_features=None, loss=None, n_projections=1, seed=0,
                     n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
-                    n_noisy_outputs=0, progress=None, stop=None) -> ConvergenceResult:
+                    n_noisy_outputs=0, timing=None, live=False, models=None, progress=None,
+                    stop=None) -> ConvergenceResult:
     """Learning curves of several estimators on one problem (paper Figure 1).
 
+    dataset : a problem name of :func:`get_problem` (drawn with the data arguments and ``seed``),
+        or a problem already drawn: the ``(X_train, Y_train, X_test, Y_test, task, info)`` of
+        :func:`get_problem` (e.g. the Data page's choice; the data arguments are then unused).
     estimators : names from ``ESTIMATOR_NAMES`` (or "br-gbrt") plus
         "artificial-gbrt" (Friedman1 problems only): chain -> one single-target
         model of output 1, copied to all outputs; group -> one model of the
@@ -512,17 +629,45 @@ def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf
     :func:`engine.make_estimator`; ``loss=None`` is the square loss
     (regression) or the logistic loss (multi-label). Every estimator is seeded
     with ``seed``.
+    timing : None (one fit per model, as the paper's figure) or how fit times are measured
+        (:mod:`engine.experiments.timing`: True, a Timing or a dict): once every curve is drawn,
+        the short fits are repeated in turns and the fit-time axis is their step-wise median.
+    live : the curves as they grow (the Convergence page). Each regression model
+        (artificial-gbrt aside) is fitted once, with the test set as ``eval_set``: no train
+        curve (that would be a second fit); ``progress`` is then called as
+        ``progress(fraction, message, partial=result_so_far)``: after every compiled chunk (at
+        most every 0.5 s) a :class:`ConvergenceResult` of the finished curves and the one
+        growing, and after every estimator the finished ones. The others (artificial-gbrt,
+        multi-label) are measured in full and appear when complete.
+    models : a dict that receives each regression model of a live run (artificial-gbrt aside),
+        fitted with ``warm_start=True``, so that more steps can continue it.
 
     Returns a :class:`ConvergenceResult`.
     """
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
-    estimators = check_estimators(estimators, dataset, task)
-    check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
-    _int(n_projections, "n_projections", 1)
-    for name in estimators:
-        if name != ARTIFICIAL:
-            check_q(name, n_projections, d)
+    if models is not None and not isinstance(models, dict):
+        raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
+    if models is not None and not live:
+        raise ValueError("models: only a live run keeps its models (live=True)")
+    if _drawn(dataset):
+        problem = dataset
+        X_tr, Y_tr, X_te, _, task, info = problem
+        d = int(Y_tr.shape[1])
+        name = info["name"]
+        # artificial-gbrt knows the Friedman1 structures only: checked against the problem's name
+        estimators = check_convergence_args(
+            task, d, name if name in FRIEDMAN_PROBLEMS else f"data set {name}", estimators, n_steps=n_steps,
+            learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
+            n_projections=n_projections, n_features=X_tr.shape[1])
+        data_kw = dict(n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=d)
+        dataset = name
+    else:
+        data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
+        task, d = problem_shape(dataset, seed=seed, **data_kw)
+        estimators = check_convergence_args(task, d, dataset, estimators, n_steps=n_steps, learning_rate=learning_rate,
+                                            max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
+                                            n_projections=n_projections)
+        problem = None
+    timing = resolve_timing(timing)
     check_callbacks(progress, stop)
 
     model_kwargs = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
@@ -531,9 +676,10 @@ def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf
         model_kwargs["loss"] = loss
     params = dict(estimators=estimators, n_steps=n_steps, seed=seed, **data_kw, **model_kwargs)
     params["loss"] = loss           # None (the task's default) too: model_kwargs holds it only when given
-    problem = get_problem(dataset, seed=seed, **data_kw)
+    if problem is None:
+        problem = get_problem(dataset, seed=seed, **data_kw)
     return _run_curves("convergence", dataset, [(e, e) for e in estimators], problem, model_kwargs,
-                       n_steps, seed, params, progress, stop)
+                       n_steps, seed, params, progress, stop, timing, live=bool(live), models=models)
 
 
 def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlioptas", "sparse"),

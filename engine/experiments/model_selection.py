@@ -72,7 +72,7 @@ Our own forests (``engine.FOREST_NAMES``: mo-rf, st-rf, mo-et and the random
 forests on projected outputs of paper 003) run exactly like those reference
 forests: the same default settings, no grid, fitted on the whole training set.
 
-The app's cost estimate (``estimate_model_selection_cost`` in ``engine/dashboard/cost.py``, a
+The app's cost estimate (``estimate_model_selection_cost`` in ``engine/page_models/cost.py``, a
 layer above) predicts the number of fits and the running time of a call before it starts
 (its "this will take about ..." message) from the helpers here.
 """
@@ -465,7 +465,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         first fit; with n_jobs=1 also inside every fit, see the module doc).
     report_partial : if True, after every finished repeat ``progress`` is also
         called as ``progress(fraction, message, partial=result_so_far)`` (the
-        signature of :class:`engine.dashboard.jobs.Job`'s callback), the result flagged
+        signature of :class:`engine.serving.jobs.Job`'s callback), the result flagged
         ``partial`` until the last repeat.
     refit : True: the chosen setting is fitted again on the whole training set
         (training + validation) before the test; False: on the 80% it was

@@ -10,6 +10,8 @@ Names: the Friedman1 multi-output problems of paper 002 (``friedman1-chain`` / `
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.datasets import (
@@ -156,3 +158,57 @@ def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
     info.update(n_features=int(X_tr.shape[1]), n_outputs=int(Y_tr.shape[1]),
                 n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]))
     return X_tr, Y_tr, X_te, Y_te, task, info
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem an experiment runs on, before it is drawn: a data set's name and the data
+    arguments of :func:`get_problem` (Friedman1's sizes, noise and input law; a shipped data set
+    keeps its own split and ignores them)."""
+
+    dataset: str
+    n_train: int = 300
+    n_test: int = 4000
+    n_outputs: int = 16
+    noise: float = 1.0
+    input_distribution: str = "uniform"
+    n_noisy_outputs: int = 0
+
+    def data_kwargs(self) -> dict:
+        """The data arguments as one dict (the keys of :func:`data_kwargs`)."""
+        return data_kwargs(self.n_train, self.n_test, self.n_outputs, self.noise, self.input_distribution,
+                           self.n_noisy_outputs)
+
+    def shape(self, seed=0) -> tuple:
+        """Validate the data arguments; ``(task, outputs)`` without loading anything."""
+        return problem_shape(self.dataset, seed=seed, **self.data_kwargs())
+
+    def draw(self, seed=0) -> "ProblemData":
+        """The problem drawn with ``seed`` (:func:`get_problem`)."""
+        return ProblemData(*get_problem(self.dataset, seed=seed, **self.data_kwargs()))
+
+
+@dataclass(frozen=True, eq=False)
+class ProblemData:
+    """A drawn problem: the training and test sets, the task and :func:`get_problem`'s ``info``
+    (name, split, the original outputs, ...)."""
+
+    X_train: object
+    Y_train: np.ndarray
+    X_test: object
+    Y_test: np.ndarray
+    task: str
+    info: dict
+
+    @property
+    def n_outputs(self) -> int:
+        return int(self.Y_train.shape[1])
+
+    @property
+    def split(self) -> str:
+        """How the data were split into training and test sets (a sentence)."""
+        return self.info["split"]
+
+    def as_tuple(self) -> tuple:
+        """``(X_train, Y_train, X_test, Y_test, task, info)``, as :func:`get_problem` returns it."""
+        return self.X_train, self.Y_train, self.X_test, self.Y_test, self.task, self.info

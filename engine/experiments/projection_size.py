@@ -13,16 +13,16 @@ import numpy as np
 import pandas as pd
 
 from engine.experiments.convergence import (
+    BoostingSettings,
     ConvergenceResult,
     Curve,
     auto_eval_points,
     check_eval_points,
-    check_model_args,
     measure,
     measuring_notes,
     refit_function,
 )
-from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
 from engine.experiments.timing import resolve_timing, retime
 from engine.metrics import macro_r2, ranking_average_precision
@@ -163,14 +163,35 @@ def constant_model_score(task, Y_train, Y_test):
     return float(macro_r2(Y_test, constant))
 
 
-def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, time_budget=None,
-                        include_gbmort=True, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
-                        loss=None, seed=0, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
-                        input_distribution="uniform", n_noisy_outputs=0, timing=True, train_curve=True,
-                        n_eval_points=None, leaf_estimation=None, progress=None, stop=None) -> ProjectionSizeResult:
+def _checked_q_values(q_values, projection, d):
+    """q_values as a list of distinct positive integers the projection scheme accepts for d outputs."""
+    try:
+        q_values = [int(_int(q, "q_values", 1)) for q in q_values]
+    except TypeError:
+        raise ValueError("q_values must be a list of integers") from None
+    if not q_values:
+        raise ValueError("q_values is empty: give at least one number of projections q")
+    if len(set(q_values)) != len(q_values):
+        raise ValueError(f"q_values lists a value twice: {q_values}")
+    for q in q_values:
+        try:
+            check_projection(projection, q, d)
+        except ValueError as exc:
+            raise ValueError(f"q_values: {exc}") from None
+    return q_values
+
+
+def run_projection_size(problem, boosting, *, q_values, projection="gaussian", time_budget=None,
+                        include_gbmort=True, seed=0, timing=True, train_curve=True, n_eval_points=None,
+                        progress=None, stop=None) -> ProjectionSizeResult:
     """gbrt-relabel-rpo (Algorithm 4) with each q in ``q_values`` random
     projections of the given scheme, and gbmort (Algorithm 2, the q -> infinity
     limit) as the reference (paper Figures 5-6).
+
+    ``problem``: a :class:`~engine.experiments.problems.Problem` (a data set and its data
+    arguments) or a data set's name (its defaults); drawn with ``seed``, which also seeds every
+    model. ``boosting``: the :class:`~engine.experiments.convergence.BoostingSettings` every model
+    is fitted with (``n_steps``, learning rate, tree size, loss, leaf estimation).
 
     For each q: the test score after ``n_steps`` steps and the fit time
     (Figure 6), the best score reached within ``time_budget`` seconds of
@@ -187,50 +208,37 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     default :func:`~engine.experiments.convergence.auto_eval_points` of the
     test set's size (60 on small problems, 8 on the delicious-shaped set).
 
-    ``leaf_estimation`` (None: the estimators' default, the papers' "mean"): "newton" gives
-    every model second-order leaves (an extension beyond paper 002).
-
     Returns a :class:`ProjectionSizeResult`.
     """
-    if leaf_estimation is not None:
-        check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    if isinstance(problem, str):
+        problem = Problem(problem)
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a Problem or a data set name, got {type(problem).__name__}")
+    if not isinstance(boosting, BoostingSettings):
+        raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
+    if boosting.leaf_estimation is not None:
+        check_choice(boosting.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+    task, d = problem.shape(seed)
     if projection not in PROJECTIONS:
         raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
-    try:
-        q_values = [int(_int(q, "q_values", 1)) for q in q_values]
-    except TypeError:
-        raise ValueError("q_values must be a list of integers") from None
-    if not q_values:
-        raise ValueError("q_values is empty: give at least one number of projections q")
-    if len(set(q_values)) != len(q_values):
-        raise ValueError(f"q_values lists a value twice: {q_values}")
-    for q in q_values:
-        try:
-            check_projection(projection, q, d)
-        except ValueError as exc:
-            raise ValueError(f"q_values: {exc}") from None
+    q_values = _checked_q_values(q_values, projection, d)
     if time_budget is not None:
         check_in_interval(time_budget, "time_budget", 0.0, low_open=True)
-    check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
+    boosting.check(task, d)
     timing = resolve_timing(timing)
     n_eval_points = check_eval_points(n_eval_points)
     check_callbacks(progress, stop)
 
+    n_steps = boosting.n_steps
     name = boosting_name(PROJECTED_RELABEL, projection)
-    base = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features)
-    if loss is not None:
-        base["loss"] = loss
-    if leaf_estimation is not None:
-        base["leaf_estimation"] = leaf_estimation
+    base = boosting.model_kwargs()
     params = dict(q_values=q_values, projection=projection, n_steps=n_steps, time_budget=time_budget,
-                  include_gbmort=include_gbmort, seed=seed, loss=loss,
-                  timing=None if timing is None else asdict(timing), train_curve=bool(train_curve), **data_kw,
-                  **{k: v for k, v in base.items() if k != "loss"})
-    problem = get_problem(dataset, seed=seed, **data_kw)
+                  include_gbmort=include_gbmort, seed=seed, loss=boosting.loss,
+                  timing=None if timing is None else asdict(timing), train_curve=bool(train_curve),
+                  **problem.data_kwargs(), **{k: v for k, v in base.items() if k != "loss"})
+    data = problem.draw(seed)
     if n_eval_points is None:
-        n_eval_points = auto_eval_points(problem[3].shape[0], d)
+        n_eval_points = auto_eval_points(data.Y_test.shape[0], d)
     params["n_eval_points"] = n_eval_points
     runs = [(name, f"q={q}", q) for q in q_values] + ([("gbmort", "gbmort", 1)] if include_gbmort else [])
     runner = Runner(progress, stop, len(runs))
@@ -239,16 +247,16 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
         if runner.stopped():
             complete = False
             break
-        curve = measure(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner, i, label, timing,
-                        train_curve=bool(train_curve), n_eval_points=n_eval_points)
+        curve = measure(est_name, data.as_tuple(), {**base, "n_projections": q}, n_steps, seed, runner, i, label,
+                        timing, train_curve=bool(train_curve), n_eval_points=n_eval_points)
         if curve.n_steps:
             curves[label] = curve
         if runner.stopped():
             complete = False
             break
     if timing is not None and complete:
-        retime(curves, {label: refit_function(est_name, problem, {**base, "n_projections": q}, n_steps, seed, runner,
-                                              label) for est_name, label, q in runs if label in curves},
+        retime(curves, {label: refit_function(est_name, data.as_tuple(), {**base, "n_projections": q}, n_steps, seed,
+                                              runner, label) for est_name, label, q in runs if label in curves},
                timing, runner.stopped)
     runner.finish(complete)
 
@@ -263,12 +271,11 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
 
     rows = np.array([stats(curves.get(f"q={q}")) for q in q_values], dtype=float).reshape(len(q_values), 4)
     g = stats(curves.get("gbmort"))
-    baseline = constant_model_score(task, problem[1], problem[3])
-    notes = measuring_notes(task, n_steps, timing, train_curve=bool(train_curve),
-                            n_eval_points=n_eval_points) + [problem[5]["split"],
-                                     f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
+    baseline = constant_model_score(task, data.Y_train, data.Y_test)
+    notes = measuring_notes(task, n_steps, timing, train_curve=bool(train_curve), n_eval_points=n_eval_points) + [
+        data.split, f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
     return ProjectionSizeResult(
-        dataset=dataset, task=task, metric=METRICS[task], n_outputs=d, projection=projection,
+        dataset=problem.dataset, task=task, metric=METRICS[task], n_outputs=d, projection=projection,
         n_steps=n_steps, q_values=np.array(q_values, dtype=np.int64), score=rows[:, 0],
         best_score=rows[:, 1], fit_time=rows[:, 2], budget_score=rows[:, 3],
         gbmort_score=float(g[0]), gbmort_best_score=float(g[1]), gbmort_fit_time=float(g[2]),

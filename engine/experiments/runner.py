@@ -17,6 +17,7 @@ e.g. a ``threading.Event``), and returns what it finished when ``stop`` is set
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from pathlib import Path
 
@@ -61,15 +62,18 @@ class Runner:
         if self.progress is not None:
             self.progress(self.fraction, message, **extra)
 
-    def fit_callback(self, done, message, width=1.0, planned=None):
-        """Per-step callback of a fit that covers units [done, done + width); None if nothing listens."""
+    def fit_callback(self, done, message, width=1.0, planned=None, partial=None):
+        """Per-step callback of a fit that covers units [done, done + width); None if nothing listens.
+        ``partial(estimator)``: what to pass on as ``progress(..., partial=)`` after each chunk (None:
+        nothing new; only for a ``progress`` that takes it)."""
         if self.progress is None and self.stop is None:
             return None
 
         def callback(n_done, estimator):
             total = planned if planned is not None else getattr(estimator, "n_estimators", None)
             within = min(n_done / total, 1.0) if total else 0.0
-            self.report(done + width * within, f"{message}: step {n_done}" + (f"/{total}" if total else ""))
+            extra = {} if partial is None or self.progress is None else {"partial": partial(estimator)}
+            self.report(done + width * within, f"{message}: step {n_done}" + (f"/{total}" if total else ""), **extra)
             if not self.stopped():
                 return False
             if total is None or n_done < total:     # a stop at the last step cuts nothing
@@ -81,6 +85,21 @@ class Runner:
         """The last call: ``progress(1, "done")``, or where it stopped."""
         if self.progress is not None:
             self.progress(1.0 if complete else self.fraction, "done" if complete else "stopped")
+
+
+def partial_timer(every):
+    """A function that says True at most every ``every`` seconds (and the first time): a partial
+    result copies every curve, and after every compiled chunk (~50 ms) that copy would hold the
+    GIL in the training loop's way while a page redraws only about once a second."""
+    last = [-float("inf")]
+
+    def due():
+        now = time.perf_counter()
+        if now - last[0] < every:
+            return False
+        last[0] = now
+        return True
+    return due
 
 
 def ordered_map(fn, arglist, *, n_jobs=1, backend="loky", client=None, local_kwargs=None):

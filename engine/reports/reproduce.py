@@ -35,9 +35,10 @@ from engine import plotting
 from engine.estimators.averaged import AveragedEstimator
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.compression import run_compression, run_compression_sweep
-from engine.experiments.convergence import run_convergence, run_projection_schemes
+from engine.experiments.convergence import BoostingSettings, run_convergence, run_projection_schemes
 from engine.experiments.forest_table1 import TABLE1_DATASETS, run_forest_table1
 from engine.experiments.model_selection import run_model_selection
+from engine.experiments.problems import Problem
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import (
     FIGURE1_ESTIMATORS,
@@ -145,9 +146,10 @@ def reproduce_projection_size(out_dir, *, quick=False, seed=0, progress=None):
     report = Report("projection-size", f"Figures 5-6: effect of the number of projections q (seed {seed})")
     summaries = []
     for i, (dataset, projection, q_values, n_steps, extra) in enumerate(runs):
-        result = run_projection_size(dataset, q_values=q_values, projection=projection, n_steps=n_steps,
-                                     learning_rate=0.1, max_leaf_nodes=2, seed=seed,
-                                     progress=_part(progress, i, len(runs)), **extra)
+        result = run_projection_size(Problem(dataset, **extra),
+                                     BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2),
+                                     q_values=q_values, projection=projection, seed=seed,
+                                     progress=_part(progress, i, len(runs)))
         summary = result.to_frame().assign(projection=projection)
         summaries.append(summary)
         report.add(f"{dataset}_{projection}", result, f"{dataset}, {projection} projections",

@@ -16,7 +16,7 @@ from apptest_runs import job_of, page_run
 
 from engine.experiments.published import PAPER_TABLE4
 from engine.experiments.published import TABLE4_ESTIMATORS
-from engine.dashboard.presets import PRESETS
+from engine.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/benchmark.py"

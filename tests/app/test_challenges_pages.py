@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import poll
 
-from engine.dashboard.challenges import CHALLENGES
+from engine.page_content.challenges import CHALLENGES
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

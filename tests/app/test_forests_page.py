@@ -101,7 +101,7 @@ def test_stop_keeps_a_partial_result():
 
 
 def test_home_preset_opens_projection_size_on_emotions():
-    from engine.dashboard.presets import PRESETS
+    from engine.page_content.presets import PRESETS
 
     (preset,) = [p for p in PRESETS if p["page"] == PAGE and p["query_params"]["fx_exp"] == "size"]
     at = open_page(preset["query_params"])
@@ -181,7 +181,7 @@ def test_compression_on_a_shipped_multilabel_set_and_stop():
 
 
 def test_home_preset_table_7_1():
-    from engine.dashboard.presets import PRESETS
+    from engine.page_content.presets import PRESETS
 
     (preset,) = [p for p in PRESETS if p["label"] == "Thesis Table 7.1: compress a forest"]
     at = open_page(preset["query_params"])

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.live_app import wait_for_chart
-from engine.dashboard.presets import PRESETS
+from engine.page_content.presets import PRESETS
 
 pytestmark = pytest.mark.browser
 

@@ -1,11 +1,11 @@
-"""Every challenge's check (engine/dashboard/challenges.py) on a result that meets it and one that does not."""
+"""Every challenge's check (engine/page_content/challenges.py) on a result that meets it and one that does not."""
 
 import numpy as np
 import pytest
 
-from engine.dashboard import one_step as os_
-from engine.dashboard.challenges import CHALLENGES, challenges_for, evaluate, start_params
-from engine.dashboard.draws import RunningBiasVariance
+from engine.page_models import one_step as os_
+from engine.page_content.challenges import CHALLENGES, challenges_for, evaluate, start_params
+from engine.page_models.draws import RunningBiasVariance
 from engine.experiments.convergence import ConvergenceResult, Curve
 
 

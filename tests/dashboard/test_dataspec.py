@@ -1,11 +1,11 @@
-"""engine.dashboard.dataspec: the Data page's spec of the chosen data set, and the upload parsing path."""
+"""engine.page_models.dataspec: the Data page's spec of the chosen data set, and the upload parsing path."""
 
 import gzip
 
 import numpy as np
 import pytest
 
-from engine.dashboard import dataspec
+from engine.page_models import dataspec
 from engine.datasets import list_datasets
 
 GOOD = b"a,b,c,t1,t2\n1,2,3,0.5,1\n4,5,6,1.5,0\n7,8,9,2.5,1\n"

@@ -3,8 +3,8 @@
 import numpy as np
 from scipy import sparse
 
-from engine.dashboard import dataspec
-from engine.dashboard.live_convergence import problem_from_spec
+from engine.page_models import dataspec
+from engine.page_models.live_convergence import problem_from_spec
 from engine.datasets import Dataset
 
 

@@ -1,9 +1,9 @@
-"""Running bias–variance (engine/dashboard/draws.py) against the batch decomposition."""
+"""Running bias–variance (engine/page_models/draws.py) against the batch decomposition."""
 
 import numpy as np
 import pytest
 
-from engine.dashboard.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
+from engine.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_variance
 from engine.plotting.draws import forest_draws_figure

@@ -1,11 +1,11 @@
-"""engine.dashboard.jobs: the background job runner (threads only, no streamlit)."""
+"""engine.serving.jobs: the background job runner (threads only, no streamlit)."""
 
 import threading
 import time
 
 import pytest
 
-from engine.dashboard.jobs import STATUSES, Job, JobGroup
+from engine.serving.jobs import STATUSES, Job
 
 
 def counting(n, *, progress, stop, step=0.01, offset=0):
@@ -137,37 +137,3 @@ def test_target_must_be_callable():
     with pytest.raises(TypeError, match="callable"):
         Job(42)
 
-
-# --- JobGroup: one job per slot, all stoppable at once ------------------------------------------
-
-
-def forever(*, progress, stop):
-    while not stop.wait(0.01):
-        progress(None, "working")
-    return "stopped early"
-
-
-def test_group_start_stops_the_slots_previous_job():
-    group = JobGroup()
-    first = group.start("page", forever)
-    other = group.start("other page", forever)
-    second = group.start("page", counting, 3, step=0.0)
-    assert first.wait(5) and first.status == "stopped" and first.result == "stopped early"
-    assert group.get("page") is second and second.wait(5) and second.result == [0, 1, 2]
-    assert other.running and group.running == ["other page"]   # another slot is left alone
-    assert group.stop_all(timeout=5) and other.status == "stopped" and group.running == []
-
-
-def test_group_stop_all_without_waiting_only_asks():
-    group = JobGroup()
-    jobs = [group.start(f"s{i}", forever) for i in range(3)]
-    group.stop_all()                                           # the session-release hook: no waiting
-    assert all(j.stop_requested for j in jobs)
-    assert all(j.wait(5) for j in jobs) and {j.status for j in jobs} == {"stopped"}
-
-
-def test_group_bad_slot_and_empty_group():
-    group = JobGroup()
-    with pytest.raises(ValueError, match="slot"):
-        group.start("", counting, 1)
-    assert group.get("nothing") is None and group.stop("nothing") is True and group.stop_all(timeout=1)

@@ -1,4 +1,4 @@
-"""engine.dashboard.memory: memory freed in a thread's heap goes back to the system.
+"""engine.serving.memory: memory freed in a thread's heap goes back to the system.
 
 The server's sessions allocate from their own threads' heaps. With glibc's dynamic thresholds
 (raised for good by the first large buffer freed), 24 MB freed in a thread stay resident even
@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from engine.dashboard.memory import set_malloc_thresholds
+from engine.serving.memory import set_malloc_thresholds
 
 FREED_IN_A_THREAD = """
 import sys, threading
-from engine.dashboard.memory import release_memory, resident_mb, set_malloc_thresholds
+from engine.serving.memory import release_memory, resident_mb, set_malloc_thresholds
 if sys.argv[1] == "fixed":
     assert set_malloc_thresholds()
 size = int(sys.argv[2])

@@ -1,11 +1,11 @@
-"""The One step page's engine service (engine/dashboard/one_step.py) against numpy oracles."""
+"""The One step page's engine service (engine/page_models/one_step.py) against numpy oracles."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.dashboard import one_step as os_
+from engine.page_models import one_step as os_
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure, tree_layout
 

@@ -1,8 +1,8 @@
-"""engine.dashboard.presets: the preset table is well formed and filtered by registered pages."""
+"""engine.page_content.presets: the preset table is well formed and filtered by registered pages."""
 
 from pathlib import Path
 
-from engine.dashboard import presets
+from engine.page_content import presets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""engine.dashboard.cost.estimate_projection_seconds: the parts of a projection run's cost, as properties.
+"""engine.page_models.cost.estimate_projection_seconds: the parts of a projection run's cost, as properties.
 
 The unit costs are rough (machine dependent); what must hold is how the estimate moves with the
 size of each part of the work.
@@ -6,7 +6,7 @@ size of each part of the work.
 
 import pytest
 
-from engine.dashboard.cost import estimate_projection_seconds
+from engine.page_models.cost import estimate_projection_seconds
 from engine.experiments import problem_size
 from engine.experiments.timing import Timing
 

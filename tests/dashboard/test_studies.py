@@ -1,4 +1,4 @@
-"""engine.dashboard.studies: value parsing, multi-run studies and cost estimates behind the pages."""
+"""engine.page_content.studies: value parsing, multi-run studies and cost estimates behind the pages."""
 
 import threading
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.experiments.bias_variance import run_bias_variance
-from engine.dashboard.cost import estimate_bias_variance_seconds
-from engine.dashboard.studies import parse_values, run_bias_variance_study
+from engine.page_models.cost import estimate_bias_variance_seconds
+from engine.page_content.studies import parse_values, run_bias_variance_study
 
 SMALL = dict(structure="group", n_learning_sets=3, n_train=60, n_test=80, n_outputs=3, seed=1)
 

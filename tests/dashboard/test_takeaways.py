@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.dashboard import takeaways
-from engine.dashboard.studies import clamp_note
-from engine.dashboard.dataspec import separator_hint
+from engine.page_content import takeaways
+from engine.page_content.studies import clamp_note
+from engine.page_models.dataspec import separator_hint
 from engine.experiments.convergence import ConvergenceResult, Curve
 from engine.experiments.forests import FOREST_REF, PER_TREE, SHARED, ForestSweepResult
 from engine.experiments.projection_size import MATCH_TOLERANCE, ProjectionSizeResult

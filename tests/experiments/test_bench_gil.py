@@ -1,5 +1,6 @@
 """engine.bench.gil: the pages' default runs beside a busy Python thread (the bench's parts;
 the measurement itself is `python -m engine.bench --gil`)."""
+import dataclasses
 import inspect
 import sys
 import time
@@ -10,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.bench import gil
 from engine.bench import pages as bench_pages
+from engine.experiments import BoostingSettings
 from engine.experiments import forests as fe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +26,9 @@ def _bound(target, args, kwargs):
     out = dict(bound.arguments)
     if out.get("leaf_estimation") is None and "leaf_estimation" in out:
         out["leaf_estimation"] = "mean"
+    boosting = out.get("boosting")
+    if isinstance(boosting, BoostingSettings) and boosting.leaf_estimation is None:
+        out["boosting"] = dataclasses.replace(boosting, leaf_estimation="mean")
     for k in ("progress", "stop"):
         out.pop(k, None)
     return out

@@ -106,8 +106,9 @@ def _convergence(dataset, **kw):
     return ex.run_convergence(dataset, names, **kw)
 
 
-def _projection_size(dataset, **kw):
-    return ex.run_projection_size(dataset, q_values=[1, 3], projection="gaussian", **kw)
+def _projection_size(dataset, *, n_steps, n_test=4000, n_outputs=16, **kw):
+    return ex.run_projection_size(ex.Problem(dataset, n_test=n_test, n_outputs=n_outputs), ex.BoostingSettings(n_steps),
+                                  q_values=[1, 3], projection="gaussian", **kw)
 
 
 def _schemes(dataset, **kw):
@@ -236,10 +237,18 @@ def test_get_problem_friedman_and_shipped_splits():
     (lambda: ex.run_convergence("friedman1-group", ["gbrt-relabel-rpo-subsampled"], n_steps=5,
                                 n_projections=17), "n_projections"),
     (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, stop=object()), "stop"),
-    (lambda: ex.run_projection_size("friedman1-group", q_values=[], n_steps=5), "q_values"),
-    (lambda: ex.run_projection_size("friedman1-group", q_values=[1, 17], projection="subsample",
-                                    n_steps=5), "q_values"),
-    (lambda: ex.run_projection_size("friedman1-group", q_values=[2], projection="pca", n_steps=5), "projection"),
+    (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5), q_values=[]), "q_values"),
+    (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5), q_values=[1, 17],
+                                    projection="subsample"), "q_values"),
+    (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5), q_values=[2], projection="pca"),
+     "projection"),
+    (lambda: ex.run_projection_size(ex.Problem("friedman1-group", n_train=1), ex.BoostingSettings(5), q_values=[1]),
+     "n_train"),
+    (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(0), q_values=[1]), "n_steps"),
+    (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5, leaf_estimation="exact"),
+                                    q_values=[1]), "leaf_estimation"),
+    (lambda: ex.run_projection_size("friedman1-group", dict(n_steps=5), q_values=[1]), "boosting"),
+    (lambda: ex.run_projection_size(("friedman1-group",), ex.BoostingSettings(5), q_values=[1]), "problem"),
     (lambda: ex.run_projection_schemes("friedman1-group", schemes=(), n_steps=5), "schemes"),
     (lambda: ex.run_projection_schemes("friedman1-group", schemes=("dct",), n_steps=5), "schemes"),
     (lambda: ex.run_projection_schemes("friedman1-group", n_projections=2, n_steps=5), "n_projections"),
@@ -254,13 +263,14 @@ def test_validation_happens_before_work(monkeypatch):
     with pytest.raises(ValueError, match="n_steps"):
         ex.run_convergence("friedman1-group", ["gbmort"], n_steps=-1)
     with pytest.raises(ValueError, match="q_values"):
-        ex.run_projection_size("friedman1-group", q_values=[0], n_steps=3)
+        ex.run_projection_size("friedman1-group", ex.BoostingSettings(3), q_values=[0])
 
 
 @pytest.fixture(scope="module")
 def projection_size():
-    return ex.run_projection_size("friedman1-group", q_values=[1, 4, 64], projection="gaussian", n_steps=100,
-                                  **FAST)
+    return ex.run_projection_size(ex.Problem("friedman1-group", n_test=FAST["n_test"]),
+                                  ex.BoostingSettings(100, learning_rate=FAST["learning_rate"]),
+                                  q_values=[1, 4, 64], projection="gaussian")
 
 
 def test_projection_size_large_q_approaches_gbmort(projection_size):
@@ -326,3 +336,26 @@ def test_an_explicit_loss_reaches_the_models_and_the_result(loss):
     other = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
                                         loss="absolute_error" if loss is None else None, seed=0)
     assert not np.allclose(conv.curves["gbmort"].test_score, other.curves["gbmort"].test_score)
+
+
+def test_a_live_run_on_a_drawn_problem_reports_growing_curves_and_keeps_its_models():
+    """run_convergence(problem tuple, live=True): the Convergence page's run. One fit per regression model
+    (the test curves of the plain run, no train curve), partial results while the curves grow, the
+    fitted models kept warm-startable; artificial-gbrt measured in full."""
+    problem = ex.get_problem("friedman1-chain", n_test=300, seed=1)
+    partials, models = [], {}
+    live = ex.run_convergence(problem, ["gbmort", "artificial-gbrt"], n_steps=60, seed=1, live=True, models=models,
+                              progress=lambda f, m, partial=None: partials.append(partial))
+    plain = ex.run_convergence("friedman1-chain", ["gbmort", "artificial-gbrt"], n_steps=60, n_test=300, seed=1)
+    for name in ("gbmort", "artificial-gbrt"):
+        np.testing.assert_allclose(live.curves[name].test_score, plain.curves[name].test_score)
+    assert np.isnan(live.curves["gbmort"].train_score).all() and np.isfinite(plain.curves["gbmort"].train_score).all()
+    assert np.isfinite(live.curves["artificial-gbrt"].train_score).all()
+    assert set(models) == {"gbmort"} and models["gbmort"].warm_start and models["gbmort"].n_steps_ == 60
+    grown = [p for p in partials if p is not None]
+    assert grown and grown[0].curves and not grown[0].complete and partials[-1] is not None and partials[-1].complete
+    assert live.params["n_test"] == 300 and live.dataset == "friedman1-chain"
+    with pytest.raises(ValueError, match="models"):
+        ex.run_convergence(problem, ["gbmort"], n_steps=5, models={})
+    with pytest.raises(ValueError, match="max_features"):
+        ex.run_convergence(problem, ["gbmort"], n_steps=5, max_features=999)

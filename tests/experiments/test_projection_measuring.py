@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from engine.experiments import convergence, run_projection_schemes, run_projection_size
+from engine.experiments import BoostingSettings, Problem, convergence, run_projection_schemes, run_projection_size
 from engine import plotting
 from engine.experiments.projection_size import ProjectionSizeResult, constant_model_score
 from engine.experiments.timing import Timing, resolve_timing, retime, warm_up
@@ -138,15 +138,17 @@ def test_resolve_timing():
     with pytest.raises(ValueError, match="timing must be"):
         resolve_timing("yes")
     with pytest.raises(ValueError, match="timing must be"):
-        run_projection_size("friedman1-chain", q_values=[1], n_steps=5, timing="always")
+        run_projection_size("friedman1-chain", BoostingSettings(5), q_values=[1], timing="always")
 
 
-KW = dict(q_values=[1, 4], n_steps=30, n_outputs=4, n_test=100, n_train=60, seed=2)
+PROBLEM = Problem("friedman1-group", n_outputs=4, n_test=100, n_train=60)
+KW = dict(q_values=[1, 4], seed=2)
+STEPS30 = BoostingSettings(30)
 
 
 def test_projection_size_scores_do_not_depend_on_timing():
-    plain = run_projection_size("friedman1-group", timing=False, **KW)
-    timed = run_projection_size("friedman1-group", timing=dict(max_fits=3, budget_seconds=30), **KW)
+    plain = run_projection_size(PROBLEM, STEPS30, timing=False, **KW)
+    timed = run_projection_size(PROBLEM, STEPS30, timing=dict(max_fits=3, budget_seconds=30), **KW)
     np.testing.assert_array_equal(plain.score, timed.score)
     np.testing.assert_array_equal(plain.best_score, timed.best_score)
     assert plain.gbmort_score == timed.gbmort_score
@@ -180,7 +182,7 @@ def test_each_timed_model_is_warmed_up_before_its_timed_fit(monkeypatch):
         return real_fit(est, X, Y, n, *args, **kwargs)
 
     monkeypatch.setattr(convergence, "_fit", fit_spy)
-    run_projection_size("friedman1-group", timing=dict(max_fits=1, warmup_rows=8), **KW)
+    run_projection_size(PROBLEM, STEPS30, timing=dict(max_fits=1, warmup_rows=8), **KW)
     # per model: its warm-up (8 rows) first, then the test-curve and train-curve fits (60 rows)
     assert events == [("warm-up", 8), ("timed fit", 60), ("timed fit", 60)] * 3
 
@@ -196,7 +198,7 @@ def test_repeats_come_after_every_model_is_measured(monkeypatch):
         return real(curves, refits, timing, stopped)
 
     monkeypatch.setattr(projection_size, "retime", spy)
-    res = run_projection_size("friedman1-group", timing=dict(max_fits=2, budget_seconds=30), **KW)
+    res = run_projection_size(PROBLEM, STEPS30, timing=dict(max_fits=2, budget_seconds=30), **KW)
     assert seen == [(["q=1", "q=4", "gbmort"], ["gbmort", "q=1", "q=4"])]
     assert all(c.timed_fits == 2 for c in res.curves.values())
 
@@ -242,9 +244,9 @@ def test_auto_eval_points_follow_the_test_set_size():
 
 
 def test_multilabel_without_train_curve_and_with_few_eval_points():
-    kw = dict(q_values=[1, 3], n_steps=40, timing=False, seed=1)
-    full = run_projection_size("flags", **kw)
-    lean = run_projection_size("flags", train_curve=False, n_eval_points=5, **kw)
+    kw = dict(q_values=[1, 3], timing=False, seed=1)
+    full = run_projection_size("flags", BoostingSettings(40), **kw)
+    lean = run_projection_size("flags", BoostingSettings(40), train_curve=False, n_eval_points=5, **kw)
     for label, curve in lean.curves.items():
         assert np.isnan(curve.train_score).all()
         evaluated = np.flatnonzero(np.isfinite(curve.test_score)) + 1
@@ -258,7 +260,7 @@ def test_multilabel_without_train_curve_and_with_few_eval_points():
     assert full.params["n_eval_points"] == 60
     assert any(n.startswith("Test (not train) LRAP evaluated") and " 5 log-spaced" in n for n in lean.notes)
     with pytest.raises(ValueError, match="n_eval_points"):
-        run_projection_size("flags", n_eval_points=1, **kw)
+        run_projection_size("flags", BoostingSettings(40), n_eval_points=1, **kw)
 
 
 def test_regression_without_train_curve_keeps_the_test_curve():
@@ -286,7 +288,7 @@ def test_constant_model_score_against_scikit_learn():
 
 
 def test_projection_size_records_the_baseline_and_draws_it():
-    res = run_projection_size("flags", q_values=[1, 3], n_steps=20, timing=False, train_curve=False, seed=0)
+    res = run_projection_size("flags", BoostingSettings(20), q_values=[1, 3], timing=False, train_curve=False, seed=0)
     from engine.experiments.problems import get_problem
 
     _, Y_tr, _, Y_te, _, _ = get_problem("flags", seed=0)

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from engine._core.losses import Loss, elementwise_loss, elementwise_negative_gradient
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.losses import loss_values, negative_gradient
 from engine.experiments.problems import get_problem
 from engine.names import (CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, MULTI_OUTPUT,
                           PROJECTED, PROJECTED_RELABEL, PROJECTIONS, REGRESSION_LOSSES, SINGLE_TARGET)
@@ -53,8 +53,6 @@ N_TEST = 500
 MAX_STEPS = 500
 # Feature values closer than this are not separated (the growers' FEATURE_THRESHOLD, grower.pyx).
 FEATURE_THRESHOLD = 1e-7
-LOSS_CODES = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,
-              "logistic": Loss.LOGISTIC}
 
 
 def load_problem(problem: str, n_train: int, seed: int):
@@ -206,7 +204,7 @@ def _score_per_output(task, loss, Y, F):
         sse = ((Y - F) ** 2).sum(axis=0)
         sst = ((Y - Y.mean(axis=0)) ** 2).sum(axis=0)
         return 1.0 - sse / np.where(sst > 0, sst, 1.0)
-    return -elementwise_loss(int(LOSS_CODES[loss]), Y, F).mean(axis=0)
+    return -loss_values(loss, Y, F).mean(axis=0)
 
 
 class OneStepRun:
@@ -261,18 +259,17 @@ class OneStepRun:
         self.advance_to(max(k, 1))
         s, m = self.settings, self.model
         d = self.Y_enc.shape[1]
-        code = int(LOSS_CODES[self.loss])
         score_name = "r2" if self.task == "regression" else "minus mean loss"
         if k == 0:
             F0 = self._raw(self.X, 0)
-            G = elementwise_negative_gradient(code, self.Y_enc, F0)
+            G = negative_gradient(self.loss, self.Y_enc, F0)
             sc = _score_per_output(self.task, self.loss, self.Y_enc, F0)
             sct = _score_per_output(self.task, self.loss, self.Yt_enc, self._raw(self.Xt, 0))
             return StepView(0, s, self.task, G, None, None, train_before=sc, train_after=sc,
                             test_before=sct, test_after=sct, score_name=score_name,
                             sample_order=np.arange(len(G)))
         F_before, F_after = self._raw(self.X, k - 1), self._raw(self.X, k)
-        G = elementwise_negative_gradient(code, self.Y_enc, F_before)
+        G = negative_gradient(self.loss, self.Y_enc, F_before)
         phi = m.projections_[k - 1] if s.method in ("gbrt-rpo", "gbrt-relabel-rpo") else None
         targets = G if phi is None else G @ phi.T
         store = m.trees_
@@ -342,7 +339,7 @@ class FirstTrees:
     """The first ``n_trees`` steps' trees of a fitted boosting model, kept without the model.
 
     What the server's cache keeps of a finished Convergence run once no session holds it
-    (:func:`engine.dashboard.live_convergence.compact_extra`): the page's tree strip draws only
+    (:func:`engine.page_models.live_convergence.compact_extra`): the page's tree strip draws only
     the first STRIP_TREES steps, a few KB, while the fitted models of a 10 000-step run take tens
     of MB. It reads like the model where the strip reads it (``strategy``, ``n_outputs_``,
     ``n_steps_``) and :func:`first_trees` takes it; it cannot be continued (no ``trees_``).

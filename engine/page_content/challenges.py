@@ -6,8 +6,8 @@ pure function of that page's result object returning ``(met, message)``. The pag
 :func:`evaluate` on what they show; Home lists the challenges as cards.
 
 Result objects: the Convergence page's :class:`engine.experiments.convergence.ConvergenceResult`,
-the One step page's :class:`engine.dashboard.one_step.StepView`, and the Bias–variance page's
-:class:`engine.dashboard.draws.RunningBiasVariance`. The thresholds were chosen from runs of the
+the One step page's :class:`engine.page_models.one_step.StepView`, and the Bias–variance page's
+:class:`engine.page_models.draws.RunningBiasVariance`. The thresholds were chosen from runs of the
 default settings (written next to each check), so that the starting point does not meet the
 challenge and a few moves of the controls do.
 """

@@ -28,10 +28,6 @@ Every attribute is read under a lock, so polling from another thread is safe. ``
 is the CPU time of the job's own thread (``time.thread_time`` there; the compiled loops run in
 it): unlike ``elapsed`` it does not grow while other runs share the cores. ``version`` grows
 with every change a page would draw, so a page can skip a redraw when nothing changed.
-
-A :class:`JobGroup` holds the jobs of one owner (a browser session), one per named slot:
-starting a job in a slot stops the one it replaces, and :meth:`JobGroup.stop_all` ends them
-all (the app calls it when the session ends, so no job outlives its session).
 """
 
 from __future__ import annotations
@@ -41,7 +37,7 @@ import time
 import traceback
 from typing import Any, Callable
 
-__all__ = ["Job", "JobGroup", "STATUSES", "PARTIAL_SECONDS"]
+__all__ = ["Job", "STATUSES", "PARTIAL_SECONDS"]
 
 STATUSES = ("running", "done", "stopped", "failed")
 PARTIAL_SECONDS = 0.5     # a lazily built partial result is rebuilt at most this often
@@ -241,55 +237,3 @@ class Job:
         s = self.snapshot()
         return f"<Job {s['name']} {s['status']} {s['fraction']:.0%} {s['elapsed']:.1f}s>"
 
-
-class JobGroup:
-    """The background jobs of one owner, one per slot (e.g. one per page of a session).
-
-    ``start(slot, target, *args, **kwargs)`` stops the slot's previous job (so a new Start
-    never leaves the old run computing in the background) and starts a :class:`Job`.
-    ``stop_all()`` asks every job to stop without waiting: it is safe to call from any thread,
-    e.g. from Streamlit's session-release hook.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._jobs: dict[str, Job] = {}
-
-    def start(self, slot: str, target: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Job:
-        if not isinstance(slot, str) or not slot:
-            raise ValueError(f"slot must be a non-empty string, got {slot!r}")
-        self.stop(slot)
-        job = Job(target, *args, **kwargs)
-        with self._lock:
-            self._jobs[slot] = job
-        return job
-
-    def get(self, slot: str) -> Job | None:
-        with self._lock:
-            return self._jobs.get(slot)
-
-    def stop(self, slot: str, timeout: float | None = None) -> bool:
-        """Stop the slot's job (if any); with ``timeout``, wait that long. True if none runs."""
-        job = self.get(slot)
-        return True if job is None else job.stop(timeout)
-
-    def stop_all(self, timeout: float | None = None) -> bool:
-        """Ask every job to stop; with ``timeout``, wait up to that long in total. True if all ended."""
-        with self._lock:
-            jobs = list(self._jobs.values())
-        for job in jobs:
-            job.stop()
-        if timeout is None:
-            return all(job.done for job in jobs)
-        deadline = time.perf_counter() + float(timeout)
-        return all(job.wait(max(0.0, deadline - time.perf_counter())) for job in jobs)
-
-    @property
-    def running(self) -> list[str]:
-        """Slots whose job is still running."""
-        with self._lock:
-            return [slot for slot, job in self._jobs.items() if job.running]
-
-    def __repr__(self) -> str:
-        with self._lock:
-            return f"<JobGroup {dict((k, j.status) for k, j in self._jobs.items())}>"

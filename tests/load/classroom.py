@@ -1,14 +1,16 @@
 """A class on one server: many real browser sessions against one ``streamlit run app.py``.
 
-Reruns the scenarios of issue 23 and prints the figures (a measurement, not a test)::
+Reruns the scenarios of issue 23 and prints the figures (a measurement, not a test), from the
+repository's root::
 
-    python -m engine.bench --classroom                       # every scenario (about 25 min)
-    python -m engine.bench --classroom --scenarios class     # 20 and 30 sessions watching one run live
-    python -m engine.bench --classroom --sessions 8 --max-jobs 2
-    python -m engine.bench --classroom --browsers-share-cpu   # the browsers at the server's priority
-    python -m engine.bench --classroom --start link --preset "/convergence?problem=ind&n_steps=2000"
+    python tests/load/classroom.py                            # every scenario (about 25 min)
+    python tests/load/classroom.py --scenarios class          # 20 and 30 sessions watching one run live
+    python tests/load/classroom.py --sessions 8 --max-jobs 2
+    python tests/load/classroom.py --browsers-share-cpu       # the browsers at the server's priority
+    python tests/load/classroom.py --start link --preset "/convergence?problem=ind&n_steps=2000"
 
-Needs the test extras (Playwright) and Debian's chromium (``sh tests/install_browser.sh``).
+Needs the test extras (Playwright) and Debian's chromium (``sh tests/install_browser.sh``): a test
+tool, so it lives under ``tests/`` and nothing in ``engine/`` imports Playwright.
 
 Each student is a headless Chromium browser context (Debian's chromium, as tests/browser).
 Scenarios, each on a fresh seed so nothing is cached from the one before:
@@ -19,7 +21,7 @@ Scenarios, each on a fresh seed so nothing is cached from the one before:
   queue's wait).
 
 The rest of issue 23's table (``scenarios``; all by default) is in
-:mod:`engine.bench.classroom_visits`: a tour of four pages, tabs closed while their runs compute
+:mod:`load.classroom_visits`: a tour of four pages, tabs closed while their runs compute
 or wait, and a reload storm beside a training session.
 
 How the class starts its run (``start``):
@@ -66,6 +68,7 @@ it, and the verdict says which is which).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import subprocess
@@ -75,23 +78,26 @@ import time
 import types
 from pathlib import Path
 
-from engine.bench.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor, Ready, cpu_seconds,
-                                          free_port, load_missed, load_text, low_priority_browser, print_failures,
-                                          result_text, server_times, student, wait_healthy)
-from engine.dashboard.memory import resident_mb
-
 REPO_ROOT = Path(__file__).resolve().parents[2]
+for _path in (str(REPO_ROOT), str(REPO_ROOT / "tests")):     # run as a script: the engine and load.*
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from engine.serving.memory import resident_mb  # noqa: E402
+from load.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor, Ready, cpu_seconds,  # noqa: E402
+                                  free_port, load_missed, load_text, low_priority_browser, print_failures,
+                                  result_text, server_times, student, wait_healthy)
 
 # Figure 1c's preset (Home: ind, stumps, learning rate 0.1, 10 000 steps) with the paper's 4000 test
 # samples and five methods: about 20-30 s alone on 2 cores, estimated above the page's 15 s, so it waits
-# for Start. Measured with engine.dashboard.live_convergence.train_curves alone, idle: 18.4 s for four
+# for Start. Measured with engine.page_models.live_convergence.train_curves alone, idle: 18.4 s for four
 # of the methods.
 PRESET = ("/convergence?problem=ind&learning_rate=0.1&max_leaf_nodes=2&n_steps=10000&n_test=4000"
           "&variants=st-gbrt&variants=gbmort&variants=gbrt-rpo-subsampled&variants=gbrt-rpo-gaussian"
           "&variants=gbrt-relabel-rpo-gaussian")
 WARM_UP = "/convergence?problem=ind&n_steps=200&seed=999"     # loads the modules; starts by itself
 STARTS = ("click", "link")
-SCENARIOS = ("class", "tour", "close", "reloads")   # the last three: engine/bench/classroom_visits.py
+SCENARIOS = ("class", "tour", "close", "reloads")   # the last three: tests/load/classroom_visits.py
 
 
 async def scenario(browser, base: str, urls: list[str], spread: float, click: bool) -> list[float | None]:
@@ -176,7 +182,7 @@ async def main_async(args) -> int:
                         print(f"{'':>14}(in the browser: {max(got):.1f} s, above 2x alone; "
                               "not the target: the browsers run on the server's cores)", flush=True)
                     missed += load_missed(name, mon, after, first_idle)
-            from engine.bench import classroom_visits as visits
+            from load import classroom_visits as visits
             server = types.SimpleNamespace(base=base, pid=proc.pid, log=log, log_path=args.log, first_idle=first_idle,
                                            group_nice=None if args.browsers_share_cpu else BROWSER_NICE,
                                            max_jobs=args.max_jobs or os.cpu_count() or 1, alone=alone_run)
@@ -212,7 +218,7 @@ def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/cla
     ``start``: "click" (every page loaded, then Start pressed within ``spread`` seconds) or "link"
     (links that start the run opened within ``spread`` seconds); ``scenarios``: which of
     :data:`SCENARIOS` to run ("class": alone and same-N, here; the others in
-    :mod:`engine.bench.classroom_visits`, with ``tour_sessions`` students)."""
+    :mod:`load.classroom_visits`, with ``tour_sessions`` students)."""
     if isinstance(scenarios, str) or not scenarios or any(s not in SCENARIOS for s in scenarios):
         raise ValueError(f"scenarios must be a non-empty list of {SCENARIOS}, got {scenarios!r}")
     if int(tour_sessions) < 2:
@@ -230,3 +236,41 @@ def run(sessions=(20, 30), max_jobs=0, spread=5.0, distinct=False, log="/tmp/cla
                                  distinct=bool(distinct), log=log, browsers_share_cpu=bool(browsers_share_cpu),
                                  preset=preset, start=start, scenarios=tuple(scenarios), tour_sessions=int(tour_sessions))
     return asyncio.run(main_async(args))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python tests/load/classroom.py",
+                                     description="Browser sessions of a class on one server: time to result, "
+                                     "health probes, memory (a measurement, not a test).")
+    parser.add_argument("--sessions", type=int, nargs="+", default=[20, 30],
+                        help="class sizes to try (default 20 30)")
+    parser.add_argument("--max-jobs", type=int, default=0,
+                        help="RPO_MAX_JOBS of the server (default: its own, the core count)")
+    parser.add_argument("--distinct", action="store_true",
+                        help="also a scenario of one seed per student (the queue's wait)")
+    parser.add_argument("--preset", default=None,
+                        help="the Convergence link the class opens, without a seed or go "
+                        "(default: Figure 1c's 10 000 steps, 4000 test samples, five methods; 20-30 s alone)")
+    parser.add_argument("--start", choices=STARTS, default="click",
+                        help="click (default): every page loaded, then Start pressed within 5 s, "
+                        "so every session watches the run live; link: links that start the run opened within 5 s")
+    parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS,
+                        help="class (alone, then each class size on one preset), tour (four pages), "
+                        "close (tabs closed mid-run), reloads (a reload storm beside a run); default: all")
+    parser.add_argument("--tour-sessions", type=int, default=10,
+                        help="students in the tour and close scenarios (default 10)")
+    parser.add_argument("--log", default="/tmp/classroom-streamlit.log",
+                        help="where the server's log goes (the tool reads it)")
+    parser.add_argument("--browsers-share-cpu", action="store_true",
+                        help="run the browsers at the server's CPU priority (the first measurement; "
+                        "default: nice 19, as if they ran on the students' machines)")
+    args = parser.parse_args(argv)
+    if any(n < 1 for n in args.sessions) or args.max_jobs < 0 or args.tour_sessions < 2:
+        parser.error("--sessions must be >= 1, --max-jobs >= 0 and --tour-sessions >= 2")
+    return run(args.sessions, max_jobs=args.max_jobs, distinct=args.distinct,
+               browsers_share_cpu=args.browsers_share_cpu, preset=args.preset or PRESET,
+               start=args.start, log=args.log, scenarios=args.scenarios, tour_sessions=args.tour_sessions)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

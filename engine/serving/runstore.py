@@ -21,7 +21,7 @@ settings and seed, same result), so the server keeps one :class:`RunStore` for a
 Why a store of our own and not ``st.cache_data``: a Streamlit cache computes in the script
 thread of the first caller and holds every other caller of the same key until it returns, with no
 progress, no Stop, no queue and no way to share a run that is already in flight; and it caches
-failures' absence only by luck of exceptions. Here a run is a :class:`~engine.dashboard.jobs.Job`
+failures' absence only by luck of exceptions. Here a run is a :class:`~engine.serving.jobs.Job`
 in the background, as before, and the store only decides when it starts and who sees it. It
 never imports streamlit (``pages/_session.py`` keeps the one store of the server).
 
@@ -64,13 +64,36 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from engine.dashboard.jobs import Job
+from engine.serving.jobs import Job
 from engine.experiments.engine_version import engine_version   # version + the core's sources' hash
 
 __all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
-           "approx_bytes", "ordinal"]
+           "approx_bytes", "ordinal", "LOG_NAME", "SESSION_OPENED", "SESSION_CLOSED", "RUN_ASKED", "ASKED_HOW",
+           "RUN_DRAWN", "RUN_ENDED", "RUN_LEFT_QUEUE", "RUN_STOPPED"]
 
-log = logging.getLogger("rpo.runs")   # the server's log (pages/_session.py); plain logging: no streamlit here
+# --- the server's log ----------------------------------------------------------------------------
+# Who asked for which run, how it was served, when each session drew it, and what became of runs
+# nobody watches: one line each in the server's log, written from these formats (%-formats with
+# named fields, logged with a dict: ``log.info(RUN_STOPPED, {"key": ...})``) by the store and by
+# the pages (pages/_session.py, pages/_jobs.py, which add Streamlit's time stamp). The class load
+# tool (tests/load/classroom_tools.py) builds its regular expressions from these same constants,
+# so a line and its parser cannot drift apart.
+LOG_NAME = "rpo.runs"
+SESSION_OPENED = "%(session)s opened"
+SESSION_CLOSED = "%(session)s closed"
+# a session asks a page (``page``: conv, bv, proj, fx, ...) for a run; ``how`` is one of ASKED_HOW's
+# phrases (the attached one with the number of sessions sharing the run)
+RUN_ASKED = "run %(page)s: %(session)s asked: %(how)s [run %(key)s]"
+ASKED_HOW = {"new": "new run", "private": "private run", "cached": "from the cache",
+             "attached": "attached to the run in flight, shared by {shared} sessions"}
+# the session's page first draws the finished run (``status``: done, stopped or failed; ``how``:
+# "from the cache", "shared by N sessions" or "alone")
+RUN_DRAWN = "run %(page)s: %(session)s %(status)s after %(seconds).1f s (%(how)s; the run's thread had %(cpu).1f s of CPU)"
+RUN_ENDED = "run %(key)s ended (%(status)s) after %(seconds).1f s, watched by %(watchers)d sessions"
+RUN_LEFT_QUEUE = "run %(key)s left the queue: nobody waits for it"
+RUN_STOPPED = "run %(key)s stopped: nobody watches it"
+
+log = logging.getLogger(LOG_NAME)   # the server's log (pages/_session.py); plain logging: no streamlit here
 MB = 1 << 20
 DEFAULT_ENTRIES = 64
 DEFAULT_CACHE_MB = 256
@@ -553,8 +576,8 @@ class RunStore:
             if snap["cpu_seconds"] > 0.2:
                 self._slowdowns = (self._slowdowns + [(self._clock(), snap["elapsed"] / snap["cpu_seconds"])])[-10:]
             self._pump()
-            log.info("run %s ended (%s) after %.1f s, watched by %d sessions", short_key(run.key), snap["status"],
-                     snap["elapsed"], len(run.owners))
+            log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
+                                 "watchers": len(run.owners)})
         self._compact_if_free(run.key)       # every session left while it finished
 
     def _detach(self, ticket: Ticket) -> Job | None:
@@ -579,7 +602,7 @@ class RunStore:
                 if last:
                     self._queue.remove(run)
                     run.state = "cancelled"
-                    log.info("run %s left the queue: nobody waits for it", short_key(run.key))
+                    log.info(RUN_LEFT_QUEUE, {"key": short_key(run.key)})
                     if run.key is not None and self._inflight.get(run.key) is run:
                         del self._inflight[run.key]
                 snap = self._snapshot(run)
@@ -589,7 +612,7 @@ class RunStore:
             job = run.job
             if run.state == "running" and last:
                 job.stop()                      # nobody watches: stop computing
-                log.info("run %s stopped: nobody watches it", short_key(run.key))
+                log.info(RUN_STOPPED, {"key": short_key(run.key)})
                 return job                      # the ticket follows the job to its end
             if job is not None and not job.done:
                 snap = job.snapshot()           # others still watch: this session keeps what it saw

@@ -1,8 +1,9 @@
-"""The classroom bench's instruments (:mod:`engine.bench.classroom`, :mod:`engine.bench.classroom_visits`).
+"""The class load tool's instruments (:mod:`load.classroom`, :mod:`load.classroom_visits`).
 
 * the browsers' CPU priority: a Chromium launcher at low nice (:func:`low_priority_browser`) and
   their kernel autogroups kept low too (:func:`lower_browser_groups`);
-* the server's log: when each session asked for a page's run and first drew it (:func:`server_times`);
+* the server's log: when each session asked for a page's run and first drew it (:func:`server_times`),
+  read with regular expressions built from the run store's own line formats (:func:`line_pattern`);
 * :class:`Monitor`: the server's peak memory and health probes while a scenario runs;
 * :func:`student`: one browser session that opens a page, presses Start and waits for the result;
 * the report's pieces: result and load lines, the targets every scenario shares (:func:`load_missed`).
@@ -22,7 +23,8 @@ import threading
 import time
 import urllib.request
 
-from engine.dashboard.memory import resident_mb
+from engine.serving import runstore as rs
+from engine.serving.memory import resident_mb
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Flags verified on this kind of machine (STREAMLIT.md section 3b), shared with tests/browser: no
@@ -35,14 +37,44 @@ DONE_TEXT = "Status: done"
 IDLE_TEXT = "Press Start to train."       # the page's status while it waits for Start
 RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
-# The pages' log lines (pages/_jobs.py, Streamlit's format) when a session asks for a page's run
-# (run name: conv, bv, proj, fx, ...) and when it first draws the finished run.
-_LINE = r"^(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) run (?P<run>\w+): (?P<session>session-\d+) "
-SERVER_DONE = re.compile(_LINE + r"done after (?P<seconds>[\d.]+) s")
-SERVER_ASKED = re.compile(_LINE + r"asked: (?P<how>new run|attached|from the cache|private run)")
-HOW = {"new run": "computed", "attached": "attached live", "from the cache": "from the cache",
-       "private run": "private"}
+# The server's log: Streamlit's time stamp, then a message written from one of the run store's line
+# formats (engine/serving/runstore.py: the store, pages/_session.py and pages/_jobs.py write them).
+STAMP = r"(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) "
+_FIELD = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?([sdf])")
+_FIELD_PATTERNS = {"s": r".+?", "d": r"\d+", "f": r"[\d.]+"}
 
+
+def line_pattern(fmt: str, **fields: str) -> re.Pattern:
+    """The regular expression of a server log line written from ``fmt`` (a %-format with named
+    fields, one of the run store's constants) after Streamlit's time stamp: each field a named
+    group, its pattern from its conversion (``s``: any text, ``d``: digits, ``f``: a decimal) or
+    from ``fields`` (e.g. ``status="done"``)."""
+    parts, at = [], 0
+    for m in _FIELD.finditer(fmt):
+        parts += [re.escape(fmt[at:m.start()]), f"(?P<{m[1]}>{fields.get(m[1], _FIELD_PATTERNS[m[2]])})"]
+        at = m.end()
+    return re.compile("^" + STAMP + "".join(parts) + re.escape(fmt[at:]) + r"\s*$")
+
+
+_SESSION, _KEY, _PAGE = r"session-\d+", r"\w+", r"\w+"
+# a session first draws a page's finished run (page run name: conv, bv, proj, fx, ...)
+SERVER_DONE = line_pattern(rs.RUN_DRAWN, page=_PAGE, session=_SESSION, status="done")
+# a session asks a page for a run; how_served(m["how"]) says how it was served
+SERVER_ASKED = line_pattern(rs.RUN_ASKED, page=_PAGE, session=_SESSION, key=_KEY)
+SESSION_CLOSED = line_pattern(rs.SESSION_CLOSED, session=_SESSION)
+RUN_STOPPED = line_pattern(rs.RUN_STOPPED, key=_KEY)
+RUN_LEFT_QUEUE = line_pattern(rs.RUN_LEFT_QUEUE, key=_KEY)
+RUN_ENDED = line_pattern(rs.RUN_ENDED, key=_KEY, status=r"\w+")
+HOW = {"new": "computed", "attached": "attached live", "cached": "from the cache", "private": "private"}
+
+
+def how_served(text: str) -> str:
+    """The run store's word (a key of ``runstore.ASKED_HOW``: new, attached, cached, private) for
+    the ``how`` of an ``asked`` line."""
+    for word, phrase in rs.ASKED_HOW.items():
+        if text.startswith(phrase.split("{")[0]):
+            return word
+    raise ValueError(f"not one of the run store's ways to serve a run: {text!r}")
 
 def low_priority_browser(folder: str, nice: int = BROWSER_NICE) -> str:
     """A launcher for Chromium at CPU priority ``nice`` (every process it starts inherits it).
@@ -142,11 +174,11 @@ def server_times(log_path: str, since: float, run: str = "conv") -> tuple[list[f
     with open(log_path, errors="replace") as f:
         for line in f:
             m = SERVER_ASKED.match(line)
-            if m is not None and m["run"] == run and (when := log_time(m["stamp"])) >= since:
-                asked.setdefault(m["session"], (when, HOW[m["how"]]))
+            if m is not None and m["page"] == run and (when := log_time(m["stamp"])) >= since:
+                asked.setdefault(m["session"], (when, HOW[how_served(m["how"])]))
                 continue
             m = SERVER_DONE.match(line)
-            if m is not None and m["run"] == run and (when := log_time(m["stamp"])) >= since:
+            if m is not None and m["page"] == run and (when := log_time(m["stamp"])) >= since:
                 done.setdefault(m["session"], when)
                 run_seconds = max(run_seconds or 0.0, float(m["seconds"]))
     served: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """The other rows of issue 23's table, rerun with real browsers on the class's server.
 
-:mod:`engine.bench.classroom` measures a class watching one run. These scenarios are the rest of
+:mod:`load.classroom` measures a class watching one run. These scenarios are the rest of
 what a class does to one server (issue 23 measured each before the run store existed):
 
 * ``tour``: every student opens the Convergence, Bias-variance, Projections and Forests pages
@@ -19,7 +19,7 @@ what a class does to one server (issue 23 measured each before the run store exi
   ``n`` times in a row, twice, 10 s apart. Per reload, the time until the page shows its
   status; exceptions in the server's log; memory.
 
-Every scenario runs under :class:`engine.bench.classroom.Monitor` (health probes, peak memory)
+Every scenario runs under :class:`load.classroom_tools.Monitor` (health probes, peak memory)
 and is followed by 60 s of quiet before the memory is read again: the targets shared with the
 class scenarios (no probe fails, memory within 100 MB of the first idle level) hold for each.
 """
@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import threading
 import time
 import types
 
-from engine.bench.classroom_tools import (DONE_TEXT, RESULT_TIMEOUT, SERVER_DONE, Monitor, Ready, cpu_seconds,
-                                          load_missed, load_text, log_time, note_failure, print_failures,
-                                          result_text, server_times, spread_text, student)
-from engine.dashboard.memory import resident_mb
+from load.classroom_tools import (DONE_TEXT, RESULT_TIMEOUT, RUN_ENDED, RUN_LEFT_QUEUE, RUN_STOPPED, SERVER_ASKED,
+                                  SERVER_DONE, SESSION_CLOSED, Monitor, Ready, cpu_seconds, load_missed, load_text,
+                                  log_time, note_failure, print_failures, result_text, server_times, spread_text,
+                                  student)
+from engine.serving.memory import resident_mb
 
 __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
 
@@ -67,11 +67,6 @@ async def _measure(server, work, lower_when: threading.Event | None = None):
     return out, load
 
 
-_EVENT = re.compile(r"^(\S+ \S+) (?:run \w+: (session-\d+) asked: .*\[run (\w+)\]|(session-\d+) closed|"
-                    r"run (\w+) (stopped: nobody watches|left the queue: nobody waits|ended \((\w+)\) after "
-                    r"[\d.]+ s, watched by (\d+)))")
-
-
 def run_events(log_path: str, since: float) -> dict:
     """The run store's story after ``since`` (time.time()) from the server's log: ``asked``
     {session: run key (its first ask)}, ``closed`` {session: time}, ``stopped`` and ``left`` {run key:
@@ -80,25 +75,18 @@ def run_events(log_path: str, since: float) -> dict:
     events = {"asked": {}, "closed": {}, "stopped": {}, "left": {}, "ended": {}, "drawn": set()}
     with open(log_path, errors="replace") as f:
         for line in f:
-            m = _EVENT.match(line)
-            if m is None:
-                done = SERVER_DONE.match(line)
-                if done is not None and log_time(done["stamp"]) >= since:
-                    events["drawn"].add(done["session"])
-                continue
-            when = log_time(m.group(1))
-            if when < since:
-                continue
-            if m.group(2):
-                events["asked"].setdefault(m.group(2), m.group(3))
-            elif m.group(4):
-                events["closed"][m.group(4)] = when
-            elif m.group(6).startswith("stopped"):
-                events["stopped"][m.group(5)] = when
-            elif m.group(6).startswith("left"):
-                events["left"][m.group(5)] = when
-            else:
-                events["ended"][m.group(5)] = (when, m.group(7), int(m.group(8)))
+            if (m := SERVER_ASKED.match(line)) and log_time(m["stamp"]) >= since:
+                events["asked"].setdefault(m["session"], m["key"])
+            elif (m := SESSION_CLOSED.match(line)) and log_time(m["stamp"]) >= since:
+                events["closed"][m["session"]] = log_time(m["stamp"])
+            elif (m := RUN_STOPPED.match(line)) and log_time(m["stamp"]) >= since:
+                events["stopped"][m["key"]] = log_time(m["stamp"])
+            elif (m := RUN_LEFT_QUEUE.match(line)) and log_time(m["stamp"]) >= since:
+                events["left"][m["key"]] = log_time(m["stamp"])
+            elif (m := RUN_ENDED.match(line)) and log_time(m["stamp"]) >= since:
+                events["ended"][m["key"]] = (log_time(m["stamp"]), m["status"], int(m["watchers"]))
+            elif (m := SERVER_DONE.match(line)) and log_time(m["stamp"]) >= since:
+                events["drawn"].add(m["session"])
     return events
 
 

@@ -1,15 +1,15 @@
 """Figure 1 trained live: learning curves that grow while the estimators fit (no streamlit).
 
-The Convergence page runs :func:`train_curves` in a background :class:`engine.dashboard.jobs.Job` and
-redraws the ``partial`` result it reports. The numbers are the ones of
-:func:`engine.experiments.convergence.run_convergence` (same data, same seeds, same test curves), but a
-regression estimator is fitted once, with the test set as ``eval_set``: its test macro-r2 and
-fit times are read from the estimator after every compiled chunk of steps (about every
+The Convergence page runs :func:`train_curves` in a background :class:`engine.serving.jobs.Job` and
+redraws the ``partial`` result it reports. :func:`train_curves` is
+:func:`engine.experiments.convergence.run_convergence` on the page's drawn problem, live
+(``live=True``): a regression estimator is fitted once, with the test set as ``eval_set``, and
+its test macro-r2 and fit times are reported after every compiled chunk of steps (about every
 50 ms), so a curve can be drawn while it grows. The train score is therefore not measured
-(NaN). artificial-gbrt and multi-label data sets go through the experiment's own measuring
-code and appear when they are complete.
+(NaN). artificial-gbrt and multi-label data sets are measured in full by the experiment and
+appear when they are complete.
 
-* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/dashboard/dataspec.py).
+* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/page_models/dataspec.py).
 * :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
 * :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
 * :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);
@@ -28,16 +28,14 @@ import time
 
 import numpy as np
 
-from engine.dashboard.dataspec import dataset_from_spec
-from engine.dashboard.one_step import FirstTrees
+from engine.page_models.dataspec import dataset_from_spec
+from engine.page_models.one_step import FirstTrees
 from engine.estimators.early_stopping import stopping_step
-from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
+from engine.estimators.registry import BOOSTING_CONFIGS
 from engine.experiments import convergence as ex
 from engine.experiments.problems import get_problem
-from engine.experiments.runner import Runner, check_callbacks
-from engine.experiments.timing import resolve_timing, retime
-from engine.names import (ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS, PROJECTED_RELABEL,
-                          SINGLE_TARGET)
+from engine.experiments.runner import check_callbacks, partial_timer
+from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS, SINGLE_TARGET
 from engine.validation import check_int
 
 __all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
@@ -46,7 +44,7 @@ __all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_cur
 # Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
 VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
 PROBE_STEPS = 8
-PARTIAL_SECONDS = 0.5          # a partial result (copies of the curves) at most this often
+PARTIAL_SECONDS = ex.PARTIAL_SECONDS   # a partial result (copies of the curves) at most this often
 EARLY_STOPPING_TOL = 1e-4      # scikit-learn's default tol
 
 
@@ -91,40 +89,28 @@ def _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projectio
 
 def check_settings(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
                    loss=None, n_projections=1) -> list:
-    """Validate everything before any work; return the estimator list. Raises ValueError."""
+    """Validate everything before any work (the experiment's own checks); return the estimator
+    list. Raises ValueError."""
     X_tr, Y_tr, _, _, task, info = problem
     # artificial-gbrt knows the Friedman1 structures only: check against the problem's name.
     dataset = info["name"] if info["name"] in FRIEDMAN_PROBLEMS else f"data set {info['name']}"
-    estimators = ex.check_estimators(estimators, dataset, task)
-    ex.check_model_args(task, Y_tr.shape[1], n_steps, learning_rate, max_leaf_nodes, max_features, loss)
-    check_int(n_projections, "n_projections", 1)
-    for name in estimators:
-        if name != ARTIFICIAL:
-            ex.check_q(name, n_projections, Y_tr.shape[1])
-    if isinstance(max_features, (int, np.integer)) and max_features > X_tr.shape[1]:
-        raise ValueError(f"max_features = {max_features} exceeds the number of inputs ({X_tr.shape[1]})")
-    return estimators
+    return ex.check_convergence_args(task, Y_tr.shape[1], dataset, estimators, n_steps=n_steps,
+                                     learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
+                                     max_features=max_features, loss=loss, n_projections=n_projections,
+                                     n_features=X_tr.shape[1])
 
 
-def _live(name, problem, kw, n_steps, seed):
+def _live(name, problem):
     """True when the estimator's test curve can be read while it fits."""
     return problem[4] == "regression" and name != ARTIFICIAL
 
 
 def _make(name, task, kw, seed, n_steps, warm_start=False):
-    kw = dict(kw)
-    if BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] != PROJECTED_RELABEL:
-        kw.pop("n_projections", None)
-    return make_estimator(name, task=task, random_state=seed, n_estimators=n_steps, warm_start=warm_start, **kw)
+    return ex.model_for(name, task, seed, kw, n_estimators=n_steps, warm_start=warm_start)
 
 
 def _curve_of(name, est, d, single):
-    k = est.n_steps_
-    n_trees = np.arange(1, k + 1, dtype=np.int64) * (d if single else 1)
-    return ex.Curve(name=name, label=name, step=np.arange(1, k + 1), n_trees=n_trees,
-                    trees_per_output=n_trees / d, fit_time=np.asarray(est.fit_times_, dtype=float).copy(),
-                    train_score=np.full(k, np.nan), test_score=np.asarray(est.eval_score_, dtype=float).copy(),
-                    train_loss=np.asarray(est.train_score_, dtype=float).copy())
+    return ex.fitted_curve(name, name, est, d, d if single else 1)
 
 
 def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_STEPS, **model) -> dict:
@@ -152,106 +138,31 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
             seconds.append(time.thread_time() - t0)
         per_step = max((seconds[1] - seconds[0]) / (k2 - k1), seconds[1] / k2 / 10)
         setup = max(seconds[0] - k1 * per_step, 0.0)
-        factor = 1.0 if _live(name, problem, kw, n_steps, seed) else 2.5
+        factor = 1.0 if _live(name, problem) else 2.5
         out[name] = (setup + per_step * n_steps) * factor
     return out
-
-
-def _partial_timer(every=PARTIAL_SECONDS):
-    """A function that says True at most every ``every`` seconds (and the first time): a partial
-    result copies every curve, and after every compiled chunk (~50 ms) that copy would hold the
-    GIL in the training loop's way while a page redraws only about once a second."""
-    last = [-float("inf")]
-
-    def due():
-        now = time.perf_counter()
-        if now - last[0] < every:
-            return False
-        last[0] = now
-        return True
-    return due
 
 
 def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
                  loss=None, n_projections=1, seed=0, timing=None, progress=None, stop=None,
                  models=None) -> ex.ConvergenceResult:
-    """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple).
+    """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple), live:
+    :func:`engine.experiments.convergence.run_convergence` with ``live=True``.
 
     ``progress(fraction, message, partial=result_so_far)`` is called after every compiled
     chunk (about every 50 ms); ``partial`` is a :class:`ConvergenceResult` holding the
-    finished curves and the one growing. ``stop.is_set()`` ends the run early with what is
-    done (``complete=False``). ``models``: a dict that receives each live-fitted estimator
-    (fitted with ``warm_start=True``), for :func:`continue_curves`. ``timing`` (None: the live
-    fit's own times; True, a :class:`~engine.experiments.timing.Timing` or a dict): once every
-    curve is drawn, the short fits are repeated in turns and the fit-time axis is their step-wise
-    median (:func:`engine.experiments.timing.retime`, as every timed chart of the app), so a stall
-    of the machine during one fit no longer draws a step in the time panel.
+    finished curves and the one growing (at most every 0.5 s). ``stop.is_set()`` ends the run
+    early with what is done (``complete=False``). ``models``: a dict that receives each
+    live-fitted estimator (fitted with ``warm_start=True``), for :func:`continue_curves`.
+    ``timing`` (None: the live fit's own times; True, a :class:`~engine.experiments.timing.Timing`
+    or a dict): once every curve is drawn, the short fits are repeated in turns and the fit-time
+    axis is their step-wise median (:func:`engine.experiments.timing.retime`, as every timed chart
+    of the app), so a stall of the machine during one fit no longer draws a step in the time panel.
     """
-    if models is not None and not isinstance(models, dict):
-        raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
-    estimators = check_settings(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
-                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
-                                n_projections=n_projections)
-    check_callbacks(progress, stop)
-    X_tr, Y_tr, X_te, Y_te, task, info = problem
-    d = Y_tr.shape[1]
-    kw = _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projections)
-    # (kw holds "loss" too when one is chosen: merge, not two keywords)
-    params = dict(estimators=list(estimators), n_steps=int(n_steps), seed=int(seed),
-                  n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=int(d), **{**kw, "loss": loss})
-    notes = (["Test macro-r2 after every step (eval_set inside the compiled loop, one fit per estimator); "
-              "fit times exclude that scoring; train scores are not measured live."] if task == "regression"
-             else ex.measuring_notes(task, n_steps)) + [info["split"]]
-    curves: dict = {}
-    n = len(estimators)
-    stopped = (lambda: stop is not None and stop.is_set())
-    partial_due = _partial_timer()
-
-    def result(extra=None, complete=False):
-        cs = dict(curves)
-        if extra is not None and extra.n_steps:
-            cs[extra.name] = extra
-        return ex.ConvergenceResult("convergence", info["name"], task, METRICS[task], int(d), cs, params,
-                                    complete, list(notes))
-
-    def report(fraction, message, partial=None):
-        if progress is not None:
-            progress(fraction, message, partial=partial)
-
-    for i, name in enumerate(estimators):
-        if stopped():
-            break
-        if _live(name, problem, kw, n_steps, seed):
-            single = BOOSTING_CONFIGS[name]["strategy"] == SINGLE_TARGET
-            est = _make(name, task, kw, seed, n_steps, warm_start=models is not None)
-            if models is not None:
-                models[name] = est
-
-            def cb(n_done, e, i=i, name=name, single=single):
-                report((i + n_done / n_steps) / n, f"{name}: step {n_done}/{n_steps}",
-                       result(_curve_of(name, e, d, single)) if partial_due() else None)
-                return stopped()
-
-            est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
-            curve = _curve_of(name, est, d, single)
-        else:
-            runner = Runner(lambda f, m: report(f, m), stop, n)
-            curve = ex.measure(name, problem, kw, n_steps, seed, runner, i, name)
-        if curve.n_steps:
-            curves[name] = curve
-        report((i + 1) / n if not stopped() else None, f"{name}: done", result())
-    complete = not stopped() and len(curves) == n and all(c.n_steps == n_steps for c in curves.values())
-    timing = resolve_timing(timing)
-    if timing is not None and complete:
-        runner = Runner(lambda f, m: report(None, m), stop, n)
-        retime(curves, {name: ex.refit_function(name, problem, kw, n_steps, seed, runner, name) for name in curves},
-               timing, stopped)
-        params["timing"] = dict(timing.__dict__)
-        notes.append(timing.describe())
-        complete = not stopped()
-    final = result(complete=complete)
-    report(1.0 if complete else None, "done" if complete else "stopped", final)
-    return final
+    return ex.run_convergence(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
+                              max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
+                              n_projections=n_projections, seed=seed, timing=timing, live=True, models=models,
+                              progress=progress, stop=stop)
 
 
 def can_continue(problem, estimators, models) -> bool:
@@ -280,7 +191,7 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
     names = list(estimators)
     curves: dict = {}
     stopped = (lambda: stop is not None and stop.is_set())
-    partial_due = _partial_timer()
+    partial_due = partial_timer(PARTIAL_SECONDS)
 
     def result(extra=None, complete=False):
         cs = dict(curves)
@@ -321,8 +232,8 @@ def continue_curves(problem, estimators, models, *, n_more, params=None, progres
 
 def compact_extra(extra: dict) -> dict:
     """What the server's cache keeps of a finished run's page data ``{"models": ..., "kind": ...}``
-    once no session holds the run (engine.dashboard.runstore): everything but the fitted models,
-    and each model's first trees as a :class:`~engine.dashboard.one_step.FirstTrees` under
+    once no session holds the run (engine.serving.runstore): everything but the fitted models,
+    and each model's first trees as a :class:`~engine.page_models.one_step.FirstTrees` under
     ``"first_trees"``.
 
     The choice (issue 23): the fitted models of a 10 000-step run of five methods took about 70 MB
