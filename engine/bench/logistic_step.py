@@ -22,7 +22,8 @@ import sys
 
 from engine.bench.timing import per_step_ms
 from engine.datasets import load_dataset
-from engine.estimators.registry import make_estimator
+from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
+from engine.estimators.second_order import newton_leaves_refusal
 
 DATASETS = ("bibtex", "corel5k")
 STRATEGIES = ("gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
@@ -33,7 +34,6 @@ TARGET_RATIO = 1.5
 # (task, leaf estimation): the logistic loss with its line search, the square loss on the same
 # 0/1 labels, the logistic loss with Newton leaves (no line search).
 VARIANTS = (("multilabel", "mean"), ("regression", "mean"), ("multilabel", "newton"))
-NO_NEWTON = ("gbrt-rpo-gaussian",)      # Newton leaves would make it the relabelled variant
 
 
 def step_ratios(X, Y, steps=30, repeats=3, strategies=STRATEGIES, leaves=LEAVES):
@@ -44,8 +44,9 @@ def step_ratios(X, Y, steps=30, repeats=3, strategies=STRATEGIES, leaves=LEAVES)
         for n_leaves in leaves:
             ms = {}
             for task, leaf_estimation in VARIANTS:
-                if leaf_estimation == "newton" and name in NO_NEWTON:
-                    continue
+                strategy = BOOSTING_CONFIGS[name]["strategy"]
+                if leaf_estimation == "newton" and newton_leaves_refusal(strategy, "logistic"):
+                    continue        # Newton leaves would make gbrt-rpo the relabelled variant
                 def make_fit(k, task=task, leaf_estimation=leaf_estimation):
                     model = make_estimator(name, task=task, n_estimators=k, max_leaf_nodes=n_leaves,
                                            learning_rate=0.1, n_jobs=1, random_state=0,
