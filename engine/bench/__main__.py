@@ -7,6 +7,7 @@
     python -m engine.bench --gil [--repeats 1]
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
+    python -m engine.bench --defaults [--quick]
     python -m engine.bench --classroom [--sessions 20 30] [--max-jobs N] [--distinct] [--browsers-share-cpu] [--preset URL] [--start click|link]
         [--scenarios class tour close reloads] [--tour-sessions 10] [--log FILE]
 
@@ -21,12 +22,14 @@ runs beside a busy Python thread), ``--multilabel``
 then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
 above 1.5), ``--classroom``
-:mod:`engine.bench.classroom` (a class of browser sessions on one server).
+:mod:`engine.bench.classroom` (a class of browser sessions on one server), ``--defaults``
+:mod:`engine.bench.defaults` (the estimators' defaults: the study, and defaults against XGBoost's,
+CatBoost's and LightGBM's; exit status 1 when a target is missed).
 """
 import argparse
 import sys
 
-from engine.bench import gil, logistic_step, multilabel, one_step, pages, scale, teaching
+from engine.bench import defaults, gil, logistic_step, multilabel, one_step, pages, scale, teaching
 
 CLASSROOM_SCENARIOS = ("class", "tour", "close", "reloads")   # engine.bench.classroom.SCENARIOS (a test checks)
 
@@ -66,6 +69,8 @@ def main(argv=None):
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="the defaults study and defaults against defaults (engine.bench.defaults) instead")
     parser.add_argument("--classroom", action="store_true",
                         help="browser sessions of a class on one server (engine.bench.classroom) instead")
     parser.add_argument("--sessions", type=int, nargs="+", default=[20, 30],
@@ -93,9 +98,11 @@ def main(argv=None):
                         "default: nice 19, as if they ran on the students' machines)")
     args = parser.parse_args(argv)
     if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.classroom,
-            args.gil)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil and --classroom are "
-                     "separate benchmarks: choose one")
+            args.gil, args.defaults)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults and "
+                     "--classroom are separate benchmarks: choose one")
+    if args.defaults:
+        return defaults.run(quick=args.quick)
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.gil:
