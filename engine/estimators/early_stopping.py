@@ -28,7 +28,8 @@ XGBoost's and LightGBM's best iteration: ``n_steps_ = n_estimators_ =
 best_iteration_ + 1`` and every per-step array, the trees and the
 projections keep only those steps; ``n_steps_run_`` says how many steps were
 fitted (the step the rule stopped at). A fit that reaches ``n_estimators``
-without stopping keeps every step.
+without stopping keeps every step. A warm start continues from the kept steps
+(the raw training predictions of the cut steps are recomputed).
 
 The held-out score (higher is better) is the one ``eval_score_`` reports:
 macro-r2 for the regressor; for the classifier minus the mean over labels of
@@ -38,7 +39,7 @@ would need a sort per sample and step).
 
 The compiled loop applies the rule after every step (``stalled`` in
 ``engine/_core/held_out.pyx``), so a fit stops at the step itself, with
-no step beyond it fitted and thrown away. :func:`stopping_step` is the same
+no step beyond it fitted; the steps after the best are then cut. :func:`stopping_step` is the same
 rule on a recorded curve: where early stopping would have stopped.
 """
 import numpy as np
@@ -93,7 +94,10 @@ def validation_split(n_samples, validation_fraction, random_state):
 
 
 def stopping_step(scores, n_iter_no_change, tol=1e-4):
-    """Steps early stopping keeps on this held-out score curve (len(scores) if it never stops).
+    """Steps early stopping runs on this held-out score curve (len(scores) if it never stops).
+
+    A fit stops after this many steps (``n_steps_run_``) and then keeps its best
+    ``argmax(scores[:m]) + 1``.
 
     The compiled rule written in numpy: keep going while a score beats one
     of the last ``n_iter_no_change`` recorded scores by more than ``tol``.

@@ -187,7 +187,7 @@ def run_projection_size(dataset, *, q_values, projection="gaussian", n_steps, ti
     default :func:`~engine.experiments.convergence.auto_eval_points` of the
     test set's size (60 on small problems, 8 on the delicious-shaped set).
 
-    ``leaf_estimation`` (None: the estimators' default, the papers' "mean"): "newton" gives
+    ``leaf_estimation`` (None: the papers' "mean", which ``make_estimator`` sets): "newton" gives
     every model second-order leaves (an extension beyond paper 002).
 
     Returns a :class:`ProjectionSizeResult`.
