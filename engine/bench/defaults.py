@@ -86,7 +86,9 @@ def current_defaults(task):
 
 
 def is_current_default(setting, task):
-    return all(current_defaults(task)[k] == v for k, v in setting.items())
+    """Whether ``setting`` (a dict of parameters, not empty) is the estimator's defaults for them."""
+    params = estimator_class(task)().get_params()
+    return bool(setting) and all(k in params and params[k] == v for k, v in setting.items())
 
 
 def _raw_test_prediction(model, problem):
@@ -231,7 +233,7 @@ def study_table(results, datasets, tasks):
         close = sum(g <= TOLERANCE for g in gaps)
         seconds = sum(results[label, n][1] for n in datasets)
         marks = [task for task in sorted(set(tasks.values()))
-                 if is_current_default(CANDIDATES.get(label, {}), task)]
+                 if label in CANDIDATES and is_current_default(CANDIDATES[label], task)]
         name = label + (f" **(the {', '.join(marks)} default)**" if marks else "")
         lines.append(f"| {name} | " + " | ".join(cells) +
                      f" | {np.mean(gaps):.4f} | {close} of {len(datasets)} | {seconds:.1f} |")

@@ -460,5 +460,5 @@ def test_absolute_loss_line_search_skips_ratios_beyond_float64(seed):
     X = rng.normal(size=(40, 1)) * 1e-300
     Y = rng.normal(size=(40, 2)) * 1e300
     model = PaperRegressor(learning_rate=0.05, loss="absolute_error", n_estimators=2,
-                                         projection="achlioptas", random_state=seed, strategy="projected")
+                           projection="achlioptas", random_state=seed, strategy="projected")
     assert np.isfinite(model.fit(X, Y).predict(X)).all()

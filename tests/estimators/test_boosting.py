@@ -80,7 +80,7 @@ def test_single_target_stumps_equal_sklearn_gbr(learning_rate, weighted):
     X, Y, w = _regression(1, n=120, d=1)
     w = w if weighted else None
     ours = PaperRegressor(strategy="single_target", learning_rate=learning_rate,
-                                        n_estimators=15, max_leaf_nodes=2).fit(X, Y[:, 0], w)
+                          n_estimators=15, max_leaf_nodes=2).fit(X, Y[:, 0], w)
     sk = GradientBoostingRegressor(loss="squared_error", max_depth=1, subsample=1.0,
                                    learning_rate=learning_rate, n_estimators=15,
                                    random_state=0).fit(X, Y[:, 0], sample_weight=w)
@@ -102,7 +102,7 @@ def test_single_target_stumps_equal_sklearn_gbr(learning_rate, weighted):
 def test_single_target_trees_equal_reference(max_leaf_nodes):
     X, Y, w = _regression(2, n=120, d=1)
     ours = PaperRegressor(strategy="single_target", learning_rate=0.3,
-                                        n_estimators=10, max_leaf_nodes=max_leaf_nodes).fit(X, Y, w)
+                          n_estimators=10, max_leaf_nodes=max_leaf_nodes).fit(X, Y, w)
     ref = reference_boosting(X, Y, strategy="single_target", learning_rate=0.3, n_steps=10,
                              max_leaf_nodes=max_leaf_nodes, sample_weight=w)
     for a, b in zip(_staged(ours, X), ref["staged_raw"]):
@@ -169,7 +169,7 @@ def test_projections_are_of_the_requested_scheme():
     X, Y, _ = _regression(3, d=5)
     for projection in PROJECTIONS:
         est = PaperRegressor(strategy="projected_relabel", projection=projection,
-                                           n_projections=3, n_estimators=30, random_state=0).fit(X, Y)
+                             n_projections=3, n_estimators=30, random_state=0).fit(X, Y)
         P = est.projections_
         assert P.shape == (30, 3, 5)
         if projection == "subsample":
@@ -527,8 +527,8 @@ def test_eval_set_scores_match_staged_predictions(strategy):
     Xe, Ye, _ = _regression(12, n=50, d=3)
     for loss in ("squared_error", "absolute_error"):
         est = PaperRegressor(strategy=strategy, n_projections=_q(strategy, 3), loss=loss,
-                                           n_estimators=10, learning_rate=0.3, subsample=0.8,
-                                           random_state=0).fit(X, Y, eval_set=(Xe, Ye))
+                             n_estimators=10, learning_rate=0.3, subsample=0.8,
+                             random_state=0).fit(X, Y, eval_set=(Xe, Ye))
         stages = list(est.staged_predict(Xe))
         assert est.eval_score_.shape == est.eval_loss_.shape == (10,)
         for m, P in enumerate(stages):
@@ -550,8 +550,8 @@ def test_classifier_eval_loss_matches_staged_decision_function():
 def test_pickle_round_trips_predictions():
     X, Y, _ = _regression(15, d=3)
     reg = PaperRegressor(strategy="projected_relabel", projection="gaussian",
-                                       n_projections=2, n_estimators=10, max_leaf_nodes=4,
-                                       random_state=0).fit(X, Y)
+                         n_projections=2, n_estimators=10, max_leaf_nodes=4,
+                         random_state=0).fit(X, Y)
     copy = pickle.loads(pickle.dumps(reg))
     np.testing.assert_array_equal(copy.predict(X), reg.predict(X))
     np.testing.assert_array_equal(copy.projections_, reg.projections_)
@@ -630,7 +630,7 @@ def test_feature_importances():
     Y = np.column_stack([3 * X[:, 3], -2 * X[:, 3] + 0.1 * X[:, 0]]) + 0.05 * rng.normal(size=(150, 2))
     for strategy in STRATEGIES:
         est = PaperRegressor(strategy=strategy, n_estimators=20, max_leaf_nodes=4,
-                                           random_state=0).fit(X, Y)
+                             random_state=0).fit(X, Y)
         imp = est.feature_importances_
         assert imp.shape == (5,) and (imp >= 0).all()
         np.testing.assert_allclose(imp.sum(), 1.0, rtol=1e-12)
@@ -653,7 +653,7 @@ def test_regressor_score_is_macro_r2_of_predict(strategy):
     X, Y, _ = _regression(20, d=3)
     Xt, Yt, _ = _regression(21, n=60, d=3)
     est = PaperRegressor(strategy=strategy, n_projections=_q(strategy, 3),
-                                       n_estimators=15, learning_rate=0.3, random_state=0).fit(X, Y)
+                         n_estimators=15, learning_rate=0.3, random_state=0).fit(X, Y)
     P = est.predict(Xt)
     assert est.score(Xt, Yt) == pytest.approx(macro_r2(Yt, P), rel=0, abs=1e-12)
     assert est.score(Xt, Yt) == pytest.approx(_macro_r2_by_hand(Yt, P), rel=0, abs=1e-12)
@@ -709,7 +709,7 @@ def test_max_features_draws_k_candidate_features(strategy, max_features, k):
     ranks = []
     for seed in range(n_seeds):
         est = PaperRegressor(strategy=strategy, n_estimators=1, max_leaf_nodes=2,
-                                           max_features=max_features, random_state=seed).fit(X, Y)
+                             max_features=max_features, random_state=seed).fit(X, Y)
         root = est.trees_.nodes[0]
         f = int(root["feature"])
         assert root["threshold"] == pytest.approx(threshold[f], abs=1e-12)   # best split of f

@@ -47,12 +47,12 @@ ESTIMATORS = [
     (PaperRegressor(n_estimators=20, learning_rate=0.5, max_leaf_nodes=4), {}),
     (PaperRegressor(strategy="single_target", n_estimators=10, learning_rate=0.5), {}),
     (PaperRegressor(strategy="projected", projection="gaussian", n_estimators=10,
-                                  learning_rate=0.5, max_leaf_nodes=3),
+                    learning_rate=0.5, max_leaf_nodes=3),
      {"check_sample_weight_equivalence_on_dense_data": TIES,
       "check_sample_weight_equivalence_on_sparse_data": TIES}),
     (PaperRegressor(strategy="projected_relabel", projection="sparse",
-                                  n_projections=2, n_estimators=10, learning_rate=0.5,
-                                  max_leaf_nodes=3),
+                    n_projections=2, n_estimators=10, learning_rate=0.5,
+                    max_leaf_nodes=3),
      {"check_sample_weight_equivalence_on_dense_data": TIES,
       "check_sample_weight_equivalence_on_sparse_data": TIES}),
     (PaperClassifier(strategy="single_target", n_estimators=5),
@@ -65,7 +65,7 @@ ESTIMATORS = [
      {"check_sample_weight_equivalence_on_dense_data": TIES,
       "check_sample_weight_equivalence_on_sparse_data": TIES}),
     (PaperClassifier(strategy="projected_relabel", projection="achlioptas",
-                                  n_projections=2, n_estimators=5),
+                     n_projections=2, n_estimators=5),
      {"check_sample_weight_equivalence_on_dense_data": TIES,
       "check_sample_weight_equivalence_on_sparse_data": TIES}),
 ]
@@ -82,3 +82,27 @@ def _expected_failed_checks(estimator):
                          xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_the_defaults_sample_weight_failures_are_ties_at_zero_weight_rows():
+    """The cause TIES names, on the check's own data, for the two default estimators: the
+    weighted and the repeated-rows fit predict the same at every row of positive weight, and
+    differ only at zero-weight rows."""
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.utils import shuffle
+    from sklearn.utils.estimator_checks import _enforce_estimator_tags_y
+
+    rng = np.random.RandomState(42)                  # as check_sample_weight_equivalence
+    X = rng.rand(15, 30)
+    y = rng.randint(0, 3, size=15)
+    sw = rng.randint(0, 5, size=15)
+    X_w, y_w, sw_w = shuffle(X, y, sw, random_state=0)
+    for est in (MultiOutputBoostingRegressor(random_state=0), MultiLabelBoostingClassifier(random_state=0)):
+        repeated = clone(est).fit(X.repeat(sw, axis=0), _enforce_estimator_tags_y(est, y.repeat(sw)))
+        weighted = clone(est).fit(X_w, _enforce_estimator_tags_y(est, y_w), sample_weight=sw_w)
+        raw = "predict" if isinstance(est, MultiOutputBoostingRegressor) else "decision_function"
+        a = getattr(repeated, raw)(X).reshape(15, -1)
+        b = getattr(weighted, raw)(X).reshape(15, -1)
+        np.testing.assert_array_equal(a[sw > 0], b[sw > 0])
+        assert not np.allclose(a[sw == 0], b[sw == 0])      # the expected failure is real

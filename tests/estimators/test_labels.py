@@ -17,8 +17,8 @@ from paper_settings import PaperClassifier
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
 CLASSIFIERS = [PaperClassifier(strategy=s, projection="gaussian",
-                                            n_projections=2 if s == "projected_relabel" else 1,
-                                            n_estimators=8, max_leaf_nodes=3, random_state=0)
+                               n_projections=2 if s == "projected_relabel" else 1,
+                               n_estimators=8, max_leaf_nodes=3, random_state=0)
                for s in STRATEGIES] + [
     PaperClassifier(loss="squared_error", n_estimators=8, random_state=0),
     ProjectedForestClassifier(n_estimators=4, projection="achlioptas", n_components=2, random_state=0),

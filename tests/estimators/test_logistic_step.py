@@ -242,8 +242,8 @@ def test_logistic_fits_agree_across_threads_and_sparse_input(strategy, extra):
     X, Y = _multilabel_data(7, n=9000, d=6, p=8)
     X[np.random.default_rng(0).random(X.shape) < 0.5] = 0.0
     fits = [PaperClassifier(strategy=strategy, learning_rate=0.3, n_estimators=4,
-                                         max_leaf_nodes=8, split_search="hist", n_jobs=k,
-                                         random_state=0, **extra).fit(X_in, Y)
+                            max_leaf_nodes=8, split_search="hist", n_jobs=k,
+                            random_state=0, **extra).fit(X_in, Y)
             for X_in, k in [(X, 1), (X, 2), (sparse.csr_matrix(X), 1), (sparse.csr_matrix(X), 2)]]
     for other in fits[1:]:
         np.testing.assert_array_equal(other.decision_function(X), fits[0].decision_function(X))

@@ -163,7 +163,7 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
     X, Y, holes, W = _data(6, n=40, d=3)
     W[holes] = 0.0
     gbmort = PaperRegressor(strategy="multi_output", loss="absolute_error", n_estimators=1,
-                                          max_leaf_nodes=3, learning_rate=1.0).fit(X, Y, sample_weight=W)
+                            max_leaf_nodes=3, learning_rate=1.0).fit(X, Y, sample_weight=W)
     F0 = np.tile(gbmort.init_, (len(X), 1))
     G = negative_gradient("absolute_error", Y, F0)
     leaves = gbmort.trees_.apply(X.astype(np.float32))[:, 0]
@@ -179,7 +179,7 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
                                rtol=1e-12)
     # gbrt-rpo with the square loss: eq. 23 over observed entries, per-output denominators.
     rpo = PaperRegressor(strategy="projected", projection="gaussian", n_estimators=1,
-                                       max_leaf_nodes=3, learning_rate=1.0, random_state=0).fit(
+                         max_leaf_nodes=3, learning_rate=1.0, random_state=0).fit(
         X, Y, sample_weight=W)
     G = Y - np.tile(rpo.init_, (len(X), 1))
     a = rpo.trees_.value[rpo.trees_.apply(X.astype(np.float32))[:, 0], 0]
@@ -200,7 +200,7 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
 def test_single_target_trees_leave_the_missing_samples_out():
     X, Y, holes, _ = _data(7, n=60, d=2)
     est = PaperRegressor(strategy="single_target", n_estimators=1, max_leaf_nodes=3,
-                                       missing_targets="ignore").fit(X, np.where(holes, np.nan, Y))
+                         missing_targets="ignore").fit(X, np.where(holes, np.nan, Y))
     for j in range(2):
         observed = ~holes[:, j]
         np.testing.assert_allclose(est.init_[j], Y[observed, j].mean(), rtol=1e-12)

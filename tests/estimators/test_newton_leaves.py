@@ -137,8 +137,8 @@ def test_saturated_leaves_without_penalty_are_zero_not_nan():
     X = np.linspace(-1, 1, 40)[:, None]
     Y = np.column_stack([np.ones(40), X[:, 0] > 0]).astype(float)
     model = PaperClassifier(strategy="multi_output", leaf_estimation="newton",
-                                         l2_regularization=0.0, learning_rate=1.0, n_estimators=800,
-                                         max_leaf_nodes=2, random_state=0).fit(X, Y)
+                            l2_regularization=0.0, learning_rate=1.0, n_estimators=800,
+                            max_leaf_nodes=2, random_state=0).fit(X, Y)
     F = model.decision_function(X)
     assert np.isfinite(F).all() and np.isfinite(model.trees_.value).all()
     assert F[:, 0].min() > 354.0

@@ -173,7 +173,7 @@ def test_auto_is_exact_below_the_threshold_and_hist_above(monkeypatch):
     auto = PaperRegressor(n_estimators=5, max_leaf_nodes=4).fit(X, Y)
     exact = PaperRegressor(n_estimators=5, max_leaf_nodes=4, split_search="exact").fit(X, Y)
     hist = PaperRegressor(n_estimators=5, max_leaf_nodes=4, split_search="hist",
-                                        max_bins=4).fit(X, Y)
+                          max_bins=4).fit(X, Y)
     _same_model(auto, exact)
     assert auto.trees_.nodes.tobytes() != hist.trees_.nodes.tobytes()
     monkeypatch.setattr(growers, "AUTO_HIST_MIN_SAMPLES", 100)

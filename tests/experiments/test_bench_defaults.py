@@ -27,6 +27,16 @@ def test_the_study_marks_the_estimators_defaults_and_the_papers_row_is_make_esti
     assert {k: papers[k] for k in row} == {**row, "projection": "subsample"}
 
 
+def test_only_the_row_of_the_defaults_is_marked():
+    """A setting that is not one of CANDIDATES (a caller's own) is never marked as the default."""
+    own = {"mine": dict(bd.CANDIDATES[DEFAULT_ROW], min_samples_leaf=5)}
+    results = {("mine", "emotions"): (0.8, 1.0, 300), (DEFAULT_ROW, "emotions"): (0.8, 1.0, 300)}
+    table = bd.study_table(results, ["emotions"], {"emotions": "multilabel"})
+    marked = [line for line in table.splitlines() if "default)**" in line]
+    assert len(marked) == 1 and marked[0].startswith(f"| {DEFAULT_ROW} **(the multilabel default)**")
+    assert not bd.is_current_default(own["mine"], "multilabel")
+
+
 def test_quick_run_prints_both_tables(monkeypatch, capsys):
     # tiny slices: three small data sets in the study, 40 rows and 3 labels against the peers
     monkeypatch.setattr(bd, "QUICK_ROWS", 40)
