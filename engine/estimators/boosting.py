@@ -323,7 +323,7 @@ class BoostingBase(TreeEnsemble):
         times = np.concatenate([self.fit_times_, np.empty(n_new)])
         log = _core.StepLog(rho, train_loss, times)
         scores = self._eval_arrays(evaluation, old + n_new, d)
-        held_out, stopping = self._held_out_set(evaluation, scores, stopping)
+        held_out, rule = self._held_out_set(evaluation, scores, stopping)
         time_offset = self.fit_times_[-1] if old else 0.0
         t0 = _core.monotonic_now() - time_offset
         done, chunk = 0, 1
@@ -336,7 +336,7 @@ class BoostingBase(TreeEnsemble):
                 projections = _core.Projections(*to_csr(phi))
             started = _core.monotonic_now()
             eval_seconds, steps, stalled = _core.boost(grower, self.trees_, spec, ws, projections,
-                                                       log, old + done, c, t0, held_out, stopping)
+                                                       log, old + done, c, t0, held_out, rule)
             elapsed = _core.monotonic_now() - started - eval_seconds
             t0 += eval_seconds          # held-out scoring is not training time
             done += steps
@@ -357,7 +357,7 @@ class BoostingBase(TreeEnsemble):
             chunk = int(np.clip(c * CHUNK_SECONDS / max(elapsed, 1e-6), 1, 4 * c + 16))
         # The presorted features and raw predictions only speed up a warm start.
         self._train_cache = {**self._train_cache, "F": F} if self.warm_start else {}
-        return bool(stalled) and stopping is not None
+        return bool(stalled) and rule is not None
 
     def _held_out_set(self, evaluation, scores, stopping):
         """The compiled loop's held-out set (writing into ``scores``) and early-stopping state
@@ -669,7 +669,8 @@ default "projected_relabel"
         Steps fitted by the last ``fit``, counting those early stopping then
         cut off (the step at which the rule stopped); n_steps_ otherwise.
     early_stopping_ : bool
-        Whether the last ``fit`` stopped early (``early_stopping`` resolved).
+        Whether early stopping was on in the last ``fit`` (``early_stopping``
+        resolved: "auto" on its number of training rows).
     eval_loss_, eval_score_ : ndarray (n_steps,)
         With ``eval_set`` (or early stopping's held-out rows): held-out loss and
         score after each step; the score is %(score)s.
