@@ -123,8 +123,8 @@ with st.sidebar:
         "Mark early stopping (n_iter_no_change)", list(PATIENCE), index=2, key="patience", **BOUND,
         help="A ◆ marks where early stopping would have stopped each method: the first step whose test "
         "score does not beat one of the previous n_iter_no_change by more than 1e-4 (scikit-learn's rule, "
-        "the estimators' n_iter_no_change / tol). Fitting with n_iter_no_change and this test set as "
-        "eval_set stops exactly there; without eval_set the estimators hold out validation_fraction of "
+        "the estimators' n_iter_no_change / tol). Fitting with early_stopping=True, n_iter_no_change and "
+        "this test set as eval_set stops exactly there (and keeps its best step); without eval_set the estimators hold out validation_fraction of "
         "the training rows instead. Only drawn on display: training does not change.",
     )  # fmt: skip
     x_axis = st.radio(

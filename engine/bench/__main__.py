@@ -7,6 +7,7 @@
     python -m engine.bench --gil [--repeats 1]
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
+    python -m engine.bench --defaults [--quick]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -18,7 +19,8 @@ runs beside a busy Python thread), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
 then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
-above 1.5).
+above 1.5), ``--defaults`` :mod:`engine.bench.defaults` (the estimators' defaults: the study, and
+defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed).
 
 A class of browser sessions on one server is a test tool (it drives Chromium through Playwright,
 a test extra): ``python tests/load/classroom.py`` from the repository's root, with the options
@@ -27,7 +29,7 @@ a test extra): ``python tests/load/classroom.py`` from the repository's root, wi
 import argparse
 import sys
 
-from engine.bench import gil, logistic_step, multilabel, one_step, pages, scale, teaching
+from engine.bench import defaults, gil, logistic_step, multilabel, one_step, pages, scale, teaching
 
 CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
@@ -71,10 +73,15 @@ def main(argv=None):
                         help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="the defaults study and defaults against defaults (engine.bench.defaults) instead")
     args = parser.parse_args(argv)
-    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages and --gil are "
-                     "separate benchmarks: choose one")
+    if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil,
+            args.defaults)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil and --defaults "
+                     "are separate benchmarks: choose one")
+    if args.defaults:
+        return defaults.run(quick=args.quick)
     if args.interactions:
         return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
     if args.gil:

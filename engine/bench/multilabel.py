@@ -15,8 +15,9 @@ macro-r2), every fit on one thread, in one run:
   the estimator refuses is listed as such), trees of 8 and 32 leaves, learning
   rates 0.1 and 0.3, at most ``STEP_CAPS[lr]`` steps, and a fit stops once
   its training time passes ``FIT_BUDGET_SECONDS`` (printed as such); the
-  other parameters are the estimators' defaults (``split_search="auto"``,
-  one projection for gbrt-relabel-rpo, the default ``l2_regularization``).
+  other parameters are the papers' settings ``make_estimator`` gives the method's name
+  (``split_search="auto"``, one projection for gbrt-relabel-rpo, ``l2_regularization=1.0``,
+  no early stopping).
   The sub-sampled projections are left out: they would add half again to a
   run that already takes minutes per data set;
 * **XGBoost** (hist, one thread) with ``multi_strategy`` "one_output_per_tree"

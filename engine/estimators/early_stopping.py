@@ -5,17 +5,31 @@ after every step inside the compiled loop; :func:`scoring_arrays` gathers what
 it reads (inputs, encoded targets, raw predictions, weights per row or per
 entry, the per-output sums of squares r2 divides by).
 
-Parameters (off by default, ``n_iter_no_change=None``):
+Parameters (as scikit-learn's HistGradientBoosting):
 
-* ``n_iter_no_change`` k: stop after the first step whose held-out score does
-  not beat one of the k previous recorded scores by more than ``tol``;
-  the step that triggers the stop is kept, as in scikit-learn, so
-  ``n_estimators_`` is the number of steps run;
+* ``early_stopping`` {"auto", True, False}, default "auto": "auto" turns it
+  on when the training set has more than :data:`AUTO_EARLY_STOPPING_ROWS`
+  rows (10 000, scikit-learn's rule), where holding rows out costs little
+  and steps cost most; True always, False never. ``n_estimators`` is then a
+  ceiling;
+* ``n_iter_no_change`` k, default 10: stop after the first step whose
+  held-out score does not beat one of the k previous recorded scores by
+  more than ``tol``. None means "never stop early" whatever
+  ``early_stopping`` says (the meaning None had before ``early_stopping``
+  existed: nothing is held out);
 * ``validation_fraction``: the share of the training rows held out to score
   (drawn by :func:`validation_split` from ``random_state``; no
   stratification, since rows of a label matrix form too many classes). With
   an ``eval_set`` nothing is held out: the eval set is scored instead.
 * ``tol``: the margin a score must beat.
+
+When the rule stops a fit, the model is cut back to its best step, as
+XGBoost's and LightGBM's best iteration: ``n_steps_ = n_estimators_ =
+best_iteration_ + 1`` and every per-step array, the trees and the
+projections keep only those steps; ``n_steps_run_`` says how many steps were
+fitted (the step the rule stopped at). A fit that reaches ``n_estimators``
+without stopping keeps every step. A warm start continues from the kept steps
+(the raw training predictions of the cut steps are recomputed).
 
 The held-out score (higher is better) is the one ``eval_score_`` reports:
 macro-r2 for the regressor; for the classifier minus the mean over labels of
@@ -25,7 +39,7 @@ would need a sort per sample and step).
 
 The compiled loop applies the rule after every step (``stalled`` in
 ``engine/_core/held_out.pyx``), so a fit stops at the step itself, with
-no step beyond it fitted and thrown away. :func:`stopping_step` is the same
+no step beyond it fitted; the steps after the best are then cut. :func:`stopping_step` is the same
 rule on a recorded curve: where early stopping would have stopped.
 """
 import numpy as np
@@ -36,14 +50,31 @@ from engine.estimators.base import fingerprint, is_int, is_real
 from engine.estimators.targets import entry_weights
 
 
-def check_early_stopping(validation_fraction, n_iter_no_change, tol):
+# "auto" early stopping is on above this many training rows (scikit-learn's HistGradientBoosting rule).
+AUTO_EARLY_STOPPING_ROWS = 10_000
+EARLY_STOPPING_CHOICES = ("auto", True, False)
+
+
+def check_early_stopping(early_stopping, validation_fraction, n_iter_no_change, tol):
     """ValueError naming the first bad parameter."""
+    if not (isinstance(early_stopping, str) and early_stopping == "auto") \
+            and not isinstance(early_stopping, (bool, np.bool_)):
+        raise ValueError(f"early_stopping must be 'auto', True or False, got {early_stopping!r}")
     if not is_real(validation_fraction) or not 0.0 < validation_fraction < 1.0:
         raise ValueError(f"validation_fraction must be a number in (0, 1), got {validation_fraction!r}")
     if n_iter_no_change is not None and (not is_int(n_iter_no_change) or n_iter_no_change < 1):
         raise ValueError(f"n_iter_no_change must be None or an integer >= 1, got {n_iter_no_change!r}")
     if not is_real(tol) or not tol >= 0.0 or not np.isfinite(tol):
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+
+
+def early_stopping_on(early_stopping, n_iter_no_change, n_samples):
+    """Whether a fit on ``n_samples`` training rows stops early (and scores a held-out set for it)."""
+    if n_iter_no_change is None:
+        return False
+    if isinstance(early_stopping, str):          # "auto"
+        return n_samples > AUTO_EARLY_STOPPING_ROWS
+    return bool(early_stopping)
 
 
 def validation_split(n_samples, validation_fraction, random_state):
@@ -63,7 +94,10 @@ def validation_split(n_samples, validation_fraction, random_state):
 
 
 def stopping_step(scores, n_iter_no_change, tol=1e-4):
-    """Steps early stopping keeps on this held-out score curve (len(scores) if it never stops).
+    """Steps early stopping runs on this held-out score curve (len(scores) if it never stops).
+
+    A fit stops after this many steps (``n_steps_run_``) and then keeps its best
+    ``argmax(scores[:m]) + 1``.
 
     The compiled rule written in numpy: keep going while a score beats one
     of the last ``n_iter_no_change`` recorded scores by more than ``tol``.

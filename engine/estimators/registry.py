@@ -1,7 +1,10 @@
 """The paper's method names (:mod:`engine.names`) and the estimator configuration each stands for.
 
 ``make_estimator("gbrt-rpo-gaussian", learning_rate=0.2)`` gives the estimator
-the paper calls gbrt-rpo-gaussian, with overrides. The dashboard, the
+the paper calls gbrt-rpo-gaussian, with overrides. A boosting name sets every
+hyper-parameter the papers rely on (:data:`PAPER_BOOSTING_SETTINGS`: 100 steps,
+learning rate 0.1, stumps, mean leaves with the line search, q = 1, no early
+stopping), not the estimators' defaults, which serve a first fit instead. The dashboard, the
 experiments and the command line all refer to estimators by these names.
 
 ``ESTIMATOR_NAMES`` are the boosting names (paper 002); ``FOREST_NAMES`` the
@@ -39,11 +42,24 @@ from engine.names import (
 )
 from engine.validation import check_choice
 
-BOOSTING_CONFIGS = {boosting_name(SINGLE_TARGET): dict(strategy=SINGLE_TARGET),
-                    boosting_name(MULTI_OUTPUT): dict(strategy=MULTI_OUTPUT)}
+# The papers' settings (paper 002's teaching setting, the estimators' defaults before issue 34):
+# every boosting name sets them explicitly, so the experiments, presets and pages that name a
+# paper's method stay exact whatever the estimators' defaults (chosen for a first fit) become.
+PAPER_BOOSTING_SETTINGS = dict(n_projections=1, learning_rate=0.1, n_estimators=100,
+                               max_leaf_nodes=2, max_depth=None, min_samples_leaf=1,
+                               max_features=None, subsample=1.0, leaf_estimation="mean",
+                               l2_regularization=1.0, early_stopping=False,
+                               validation_fraction=0.1, n_iter_no_change=None, tol=1e-4)
+
+BOOSTING_CONFIGS = {
+    boosting_name(SINGLE_TARGET): dict(PAPER_BOOSTING_SETTINGS, strategy=SINGLE_TARGET,
+                                       projection="subsample"),
+    boosting_name(MULTI_OUTPUT): dict(PAPER_BOOSTING_SETTINGS, strategy=MULTI_OUTPUT,
+                                      projection="subsample")}
 for _scheme in PROJECTIONS:
     for _strategy in STRATEGIES[2:]:
-        BOOSTING_CONFIGS[boosting_name(_strategy, _scheme)] = dict(strategy=_strategy, projection=_scheme)
+        BOOSTING_CONFIGS[boosting_name(_strategy, _scheme)] = dict(
+            PAPER_BOOSTING_SETTINGS, strategy=_strategy, projection=_scheme)
 
 FOREST_CONFIGS = {
     "mo-rf": dict(projection=None),

@@ -245,7 +245,7 @@ class BoostingSettings:
     learning_rate, max_leaf_nodes, max_features : as in :func:`engine.make_estimator`
     loss : None (the task's default: square loss for regression, logistic for multi-label) or a
         name of ``engine.names.LOSSES[task]``
-    leaf_estimation : None (the estimators' default, the papers' "mean") or "newton"
+    leaf_estimation : None (the papers' "mean", which ``make_estimator`` sets) or "newton"
         (second-order leaves, an extension beyond paper 002)
     """
 

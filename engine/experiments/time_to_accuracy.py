@@ -68,11 +68,12 @@ def _checkpoints(n):
 
 def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections, leaf_estimation,
                   seed, stop):
+    # Every hyper-parameter the curve relies on, explicitly (the estimators' defaults serve a first fit).
     params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=n_projections,
                   loss="logistic", learning_rate=learning_rate, n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
-                  n_jobs=1, random_state=seed)
-    if leaf_estimation != "mean":
-        params["leaf_estimation"] = leaf_estimation
+                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                  leaf_estimation=leaf_estimation, l2_regularization=1.0, early_stopping=False,
+                  split_search="auto", max_bins=255, n_jobs=1, random_state=seed)
     est = MultiLabelBoostingClassifier(**params)
     est.fit(X, Y, callback=None if stop is None else (lambda n, model: stop.is_set()))
     wanted = set(_checkpoints(est.n_steps_))

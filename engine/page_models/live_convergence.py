@@ -256,8 +256,9 @@ def early_stop_steps(result, n_iter_no_change, tol=EARLY_STOPPING_TOL) -> dict:
 
     The rule is the estimators' (scikit-learn's; engine.estimators.early_stopping): stop
     after the first step whose held-out score does not beat one of the ``n_iter_no_change``
-    before it by more than ``tol``. Fitting the method with ``n_iter_no_change`` and
-    ``eval_set=(X_test, Y_test)`` stops exactly there. None for a curve the rule does not stop
+    before it by more than ``tol``. Fitting the method with ``early_stopping=True``,
+    ``n_iter_no_change`` and ``eval_set=(X_test, Y_test)`` stops exactly there (``n_steps_run_``)
+    and keeps its best step. None for a curve the rule does not stop
     within its steps, and for curves not scored at every step by the score early stopping
     watches (the multi-label LRAP curves: the classifier stops on its held-out loss).
     ``n_iter_no_change`` None: no marks ({}).

@@ -91,7 +91,7 @@ class OneStepSettings:
     fixed_projection: bool = False
     learning_rate: float = 0.1
     max_leaf_nodes: int = 4
-    leaf_estimation: str | None = None  # None: the estimators' default, "mean"
+    leaf_estimation: str | None = None  # None: the papers' "mean"
     seed: int = 0
 
     def check(self, task):
@@ -217,9 +217,11 @@ class OneStepRun:
         settings.check(task)
         self.X, self.Xt, self.task, self.info = X, Xt, task, info
         self.loss = settings.loss or ("squared_error" if task == "regression" else "logistic")
+        # Every setting explicit (the estimators' defaults are a practitioner's, not the papers').
         kw = dict(strategy=METHODS[settings.method], loss=self.loss, learning_rate=settings.learning_rate,
                   max_leaf_nodes=settings.max_leaf_nodes, split_search="exact", warm_start=True,
-                  n_estimators=1, random_state=settings.seed)
+                  n_estimators=1, random_state=settings.seed, leaf_estimation="mean",
+                  early_stopping=False)
         if settings.method in ("gbrt-rpo", "gbrt-relabel-rpo"):
             kw.update(projection=settings.projection, n_projections=settings.n_projections)
         if settings.leaf_estimation is not None:

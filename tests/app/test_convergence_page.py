@@ -309,7 +309,8 @@ def test_stop_returns_a_partial_result_and_the_estimate_is_positive():
 
 
 def test_early_stop_marks_are_where_early_stopping_stops():
-    """The ◆ of each curve is the step a fit with n_iter_no_change and the test set as eval_set stops at."""
+    """The ◆ of each curve is the step a fit with early stopping and the test set as eval_set stops at
+    (``n_steps_run_``; the fit then keeps its best step, ``best_iteration_ + 1``)."""
     from engine.estimators.registry import make_estimator
     problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=300, seed=2)
     X_tr, Y_tr, X_te, Y_te = problem[:4]
@@ -319,9 +320,10 @@ def test_early_stop_marks_are_where_early_stopping_stops():
     assert set(stops) == set(names) and all(m is not None and m < 400 for m in stops.values())
     for name in names:
         kw = {"n_projections": 2} if "relabel" in name else {}
-        est = make_estimator(name, n_estimators=400, learning_rate=0.3, random_state=2, n_iter_no_change=5,
-                             **kw).fit(X_tr, Y_tr, eval_set=(X_te, Y_te))
-        assert est.n_estimators_ == stops[name]
+        est = make_estimator(name, n_estimators=400, learning_rate=0.3, random_state=2, early_stopping=True,
+                             n_iter_no_change=5, **kw).fit(X_tr, Y_tr, eval_set=(X_te, Y_te))
+        assert est.n_steps_run_ == stops[name]
+        assert est.n_estimators_ == est.best_iteration_ + 1 <= stops[name]
     fig = plotting.live_convergence_figure(res, [], "step", early_stops={"current": stops})
     marks = {t.meta["estimator"]: t.x[0] for t in fig.data if t.meta["kind"] == "early_stop" and t.xaxis == "x"}
     assert marks == {name: float(stops[name]) for name in names}

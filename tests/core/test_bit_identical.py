@@ -77,7 +77,7 @@ def _boosting(cell, X, Y, labels):
                   max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
                   leaf_estimation=leaves, l2_regularization=1.0,
                   missing_targets="ignore" if mask == "masked" else "error",
-                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
+                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
                   split_search=search, max_bins=32, n_jobs=1, warm_start=False, random_state=3)
     targets = labels if loss == "logistic" else Y
     if mask == "masked":
@@ -95,7 +95,8 @@ def _special(cell, X, Y, labels):
     base = dict(projection="gaussian", n_projections=1, learning_rate=0.2, n_estimators=15,
                 max_leaf_nodes=4, max_depth=None, min_samples_leaf=1, max_features=None,
                 subsample=1.0, leaf_estimation="mean", l2_regularization=1.0,
-                missing_targets="error", validation_fraction=0.1, n_iter_no_change=None,
+                missing_targets="error", early_stopping=False, validation_fraction=0.1,
+                n_iter_no_change=None,
                 tol=1e-4, split_search="exact", max_bins=255, n_jobs=1, warm_start=False,
                 random_state=5)
     if cell == "classifier-square-loss-relabel-newton":
@@ -104,10 +105,23 @@ def _special(cell, X, Y, labels):
                                             "leaf_estimation": "newton"})
         return m.fit(X, labels), X
     if cell == "early-stopping-relabel":
-        m = MultiLabelBoostingClassifier(**{**base, "strategy": "projected_relabel",
-                                            "loss": "logistic", "n_estimators": 80,
-                                            "n_iter_no_change": 3, "validation_fraction": 0.25})
-        return m.fit(X, labels), X
+        # Early stopping now cuts the model back to its best step (issue 34), so the steps the
+        # fingerprint was recorded on (every step run) are those of a fit without early stopping
+        # on the training rows: the fingerprint is taken on it, and the stopped model must be
+        # its first best_iteration_ + 1 steps.
+        from engine.estimators.early_stopping import validation_split
+
+        settings = {**base, "strategy": "projected_relabel", "loss": "logistic",
+                    "n_estimators": 80, "validation_fraction": 0.25}
+        m = MultiLabelBoostingClassifier(**{**settings, "early_stopping": True,
+                                            "n_iter_no_change": 3}).fit(X, labels)
+        train, _ = validation_split(len(X), 0.25, base["random_state"])
+        ran = MultiLabelBoostingClassifier(**{**settings, "n_estimators": m.n_steps_run_}).fit(
+            X[train], labels[train])
+        staged = list(ran._staged_raw_predict(X))
+        assert m.n_steps_ == m.best_iteration_ + 1 <= m.n_steps_run_
+        np.testing.assert_array_equal(m._raw_predict(X), staged[m.n_steps_ - 1])
+        return ran, X
     if cell == "warm-start-multi-output":
         m = MultiOutputBoostingRegressor(**{**base, "strategy": "multi_output",
                                             "loss": "squared_error", "warm_start": True,

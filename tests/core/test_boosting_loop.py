@@ -12,7 +12,7 @@ step, for every algorithm, with row weights and with per-entry weights
 import numpy as np
 import pytest
 
-from engine import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from paper_settings import PaperClassifier, PaperRegressor
 
 STRATEGIES = [
     dict(strategy="single_target"),
@@ -40,9 +40,9 @@ def test_held_out_predictions_on_the_training_set_follow_the_training_loss(param
               random_state=1, missing_targets="ignore" if missing else "error", **params)
     if loss == "logistic":
         labels = np.where(np.isnan(Y), np.nan, (Y > 0).astype(float))
-        est = MultiLabelBoostingClassifier(loss=loss, **kw).fit(X, labels, eval_set=(X, labels))
+        est = PaperClassifier(loss=loss, **kw).fit(X, labels, eval_set=(X, labels))
     else:
-        est = MultiOutputBoostingRegressor(loss=loss, **kw).fit(X, Y, eval_set=(X, Y))
+        est = PaperRegressor(loss=loss, **kw).fit(X, Y, eval_set=(X, Y))
     assert est.n_steps_ == 8
     # Each step lowers the training loss at least somewhere: a step that did nothing
     # would pass the comparison below trivially.

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
-from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.boosting import MultiLabelBoostingClassifier
 from engine.projections import PROJECTIONS
+from paper_settings import PaperClassifier, PaperRegressor
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
 
@@ -30,7 +31,7 @@ def _data(n=30, p=3, d=2, seed=0, kind="regressor"):
 
 
 def _est(kind="regressor", **kw):
-    cls = MultiOutputBoostingRegressor if kind == "regressor" else MultiLabelBoostingClassifier
+    cls = PaperRegressor if kind == "regressor" else PaperClassifier
     return cls(**{"n_estimators": 3, **kw})
 
 
@@ -233,17 +234,17 @@ def test_classifier_labels_are_two_values_per_output():
     not fitted on, is refused naming Y (or eval_set Y) and the output."""
     X, Y = _data()
     L = (Y > 0).astype(float)
-    reference = MultiLabelBoostingClassifier(n_estimators=2).fit(X, L).decision_function(X)
+    reference = PaperClassifier(n_estimators=2).fit(X, L).decision_function(X)
     for labels in (L * 2, L - 1, L + 0.5, np.where(L > 0, 1.0, -1.0), L.astype(bool),
                    np.where(L > 0, "yes", "no")):
-        model = MultiLabelBoostingClassifier(n_estimators=2).fit(X, labels)
+        model = PaperClassifier(n_estimators=2).fit(X, labels)
         np.testing.assert_array_equal(model.decision_function(X), reference)
     bad = L.copy()
     bad[0, 1] = 2.0
     with pytest.raises(ValueError, match=r"^Y output 1 has 3 distinct values \(0\.0, 1\.0, 2\.0\)"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
+        PaperClassifier(n_estimators=2).fit(X, bad)
     with pytest.raises(ValueError, match="^eval_set Y output 1 has labels the model was not fitted on"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, L, eval_set=(X, bad))
+        PaperClassifier(n_estimators=2).fit(X, L, eval_set=(X, bad))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -407,10 +408,10 @@ def _problems(draw):
     if task == "multilabel":
         Y = (Y > np.median(Y)).astype(float)
         params["loss"] = draw(st.sampled_from(["logistic", "squared_error"]))
-        model = MultiLabelBoostingClassifier(**params)
+        model = PaperClassifier(**params)
     else:
         params["loss"] = draw(st.sampled_from(["squared_error", "absolute_error"]))
-        model = MultiOutputBoostingRegressor(**params)
+        model = PaperRegressor(**params)
     weights = draw(st.sampled_from([None, "uniform", "some zero"]))
     w = None
     if weights == "uniform":
@@ -458,6 +459,6 @@ def test_absolute_loss_line_search_skips_ratios_beyond_float64(seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(40, 1)) * 1e-300
     Y = rng.normal(size=(40, 2)) * 1e300
-    model = MultiOutputBoostingRegressor(learning_rate=0.05, loss="absolute_error", n_estimators=2,
-                                         projection="achlioptas", random_state=seed, strategy="projected")
+    model = PaperRegressor(learning_rate=0.05, loss="absolute_error", n_estimators=2,
+                           projection="achlioptas", random_state=seed, strategy="projected")
     assert np.isfinite(model.fit(X, Y).predict(X)).all()

@@ -27,6 +27,7 @@ from engine._core.losses import Loss
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.projections import PROJECTIONS
 from engine.estimators.registry import ESTIMATOR_NAMES, make_estimator
+from paper_settings import PaperClassifier, PaperRegressor
 from oracles.boosting import loss_per_sample, mean_loss, numerical_gradient, reference_boosting
 from oracles.boosting import line_search as reference_line_search
 
@@ -78,8 +79,8 @@ def _staged(model, X):
 def test_single_target_stumps_equal_sklearn_gbr(learning_rate, weighted):
     X, Y, w = _regression(1, n=120, d=1)
     w = w if weighted else None
-    ours = MultiOutputBoostingRegressor(strategy="single_target", learning_rate=learning_rate,
-                                        n_estimators=15, max_leaf_nodes=2).fit(X, Y[:, 0], w)
+    ours = PaperRegressor(strategy="single_target", learning_rate=learning_rate,
+                          n_estimators=15, max_leaf_nodes=2).fit(X, Y[:, 0], w)
     sk = GradientBoostingRegressor(loss="squared_error", max_depth=1, subsample=1.0,
                                    learning_rate=learning_rate, n_estimators=15,
                                    random_state=0).fit(X, Y[:, 0], sample_weight=w)
@@ -100,8 +101,8 @@ def test_single_target_stumps_equal_sklearn_gbr(learning_rate, weighted):
 @pytest.mark.parametrize("max_leaf_nodes", [3, 5, 8])
 def test_single_target_trees_equal_reference(max_leaf_nodes):
     X, Y, w = _regression(2, n=120, d=1)
-    ours = MultiOutputBoostingRegressor(strategy="single_target", learning_rate=0.3,
-                                        n_estimators=10, max_leaf_nodes=max_leaf_nodes).fit(X, Y, w)
+    ours = PaperRegressor(strategy="single_target", learning_rate=0.3,
+                          n_estimators=10, max_leaf_nodes=max_leaf_nodes).fit(X, Y, w)
     ref = reference_boosting(X, Y, strategy="single_target", learning_rate=0.3, n_steps=10,
                              max_leaf_nodes=max_leaf_nodes, sample_weight=w)
     for a, b in zip(_staged(ours, X), ref["staged_raw"]):
@@ -114,11 +115,11 @@ def _fit_pair(strategy, loss, *, projection="subsample", max_leaf_nodes=2, learn
               n_steps=8, seed=0, d=3):
     if loss == "logistic":
         X, Y, w = _labels(seed, d=d)
-        model = MultiLabelBoostingClassifier
+        model = PaperClassifier
         targets = 2 * Y - 1
     else:
         X, Y, w = _regression(seed, d=d)
-        model = MultiOutputBoostingRegressor
+        model = PaperRegressor
         targets = Y
     est = model(strategy=strategy, projection=projection, n_projections=_q(strategy, d),
                 loss=loss, learning_rate=learning_rate, n_estimators=n_steps,
@@ -167,8 +168,8 @@ def test_projected_strategies_equal_reference_with_replayed_projections(strategy
 def test_projections_are_of_the_requested_scheme():
     X, Y, _ = _regression(3, d=5)
     for projection in PROJECTIONS:
-        est = MultiOutputBoostingRegressor(strategy="projected_relabel", projection=projection,
-                                           n_projections=3, n_estimators=30, random_state=0).fit(X, Y)
+        est = PaperRegressor(strategy="projected_relabel", projection=projection,
+                             n_projections=3, n_estimators=30, random_state=0).fit(X, Y)
         P = est.projections_
         assert P.shape == (30, 3, 5)
         if projection == "subsample":
@@ -178,7 +179,7 @@ def test_projections_are_of_the_requested_scheme():
             assert abs(P.std() - 1 / np.sqrt(3)) < 0.1
         else:
             assert len(np.unique(np.abs(P[P != 0]))) == 1
-    est = MultiOutputBoostingRegressor(strategy="multi_output", n_estimators=3).fit(X, Y)
+    est = PaperRegressor(strategy="multi_output", n_estimators=3).fit(X, Y)
     assert est.projections_ is None
 
 
@@ -187,7 +188,7 @@ def test_projections_are_of_the_requested_scheme():
 @pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "logistic"])
 def test_identity_projection_relabel_equals_multi_output(loss):
     X, Y, w = (_labels if loss == "logistic" else _regression)(4, d=4)
-    cls = MultiLabelBoostingClassifier if loss == "logistic" else MultiOutputBoostingRegressor
+    cls = PaperClassifier if loss == "logistic" else PaperRegressor
     kw = dict(loss=loss, learning_rate=0.4, n_estimators=12, max_leaf_nodes=4, random_state=3)
     a = cls(strategy="projected_relabel", projection="subsample", n_projections=4, **kw).fit(X, Y, w)
     b = cls(strategy="multi_output", **kw).fit(X, Y, w)
@@ -198,7 +199,7 @@ def test_identity_projection_relabel_equals_multi_output(loss):
 @pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "logistic"])
 def test_projected_on_identical_outputs_equals_multi_output(loss):
     X, Y, w = (_labels if loss == "logistic" else _regression)(5, d=1)
-    cls = MultiLabelBoostingClassifier if loss == "logistic" else MultiOutputBoostingRegressor
+    cls = PaperClassifier if loss == "logistic" else PaperRegressor
     Y3 = np.repeat(Y, 3, axis=1)
     kw = dict(loss=loss, learning_rate=0.4, n_estimators=12, max_leaf_nodes=4, random_state=3)
     a = cls(strategy="projected", projection="subsample", **kw).fit(X, Y3, w)
@@ -229,7 +230,7 @@ def _assert_monotone_and_consistent(est, X, targets, loss):
 def test_regressor_training_loss_never_increases(strategy, loss, learning_rate):
     X, Y, _ = _regression(6, d=3)
     for projection in (PROJECTIONS if strategy.startswith("projected") else ("subsample",)):
-        est = MultiOutputBoostingRegressor(
+        est = PaperRegressor(
             strategy=strategy, projection=projection, n_projections=_q(strategy, 3), loss=loss,
             learning_rate=learning_rate, n_estimators=12, max_leaf_nodes=3, random_state=0).fit(X, Y)
         _assert_monotone_and_consistent(est, X, Y, loss)
@@ -241,7 +242,7 @@ def test_regressor_training_loss_never_increases(strategy, loss, learning_rate):
 def test_classifier_training_loss_never_increases_with_imbalanced_labels(strategy, loss, learning_rate):
     X, Y = _imbalanced(7)
     for projection in (PROJECTIONS if strategy.startswith("projected") else ("subsample",)):
-        est = MultiLabelBoostingClassifier(
+        est = PaperClassifier(
             strategy=strategy, projection=projection, n_projections=_q(strategy, 3), loss=loss,
             learning_rate=learning_rate, n_estimators=12, max_leaf_nodes=4, random_state=0).fit(X, Y)
         _assert_monotone_and_consistent(est, X, 2 * Y - 1, loss)
@@ -367,12 +368,12 @@ RANDOMIZED = [
 def test_stage_i_equals_a_fresh_model_with_i_steps(params):
     X, Y, _ = _regression(8, d=3)
     kw = dict(learning_rate=0.3, random_state=4, **params)
-    full = MultiOutputBoostingRegressor(n_estimators=12, **kw).fit(X, Y)
+    full = PaperRegressor(n_estimators=12, **kw).fit(X, Y)
     stages = list(full.staged_predict(X))
     assert len(stages) == 12
     np.testing.assert_array_equal(stages[-1], full.predict(X))
     for i in (1, 2, 5, 12):
-        fresh = MultiOutputBoostingRegressor(n_estimators=i, **kw).fit(X, Y)
+        fresh = PaperRegressor(n_estimators=i, **kw).fit(X, Y)
         np.testing.assert_allclose(fresh.predict(X), stages[i - 1], rtol=0, atol=1e-12)
         np.testing.assert_array_equal(fresh.train_score_, full.train_score_[:i])
 
@@ -382,7 +383,7 @@ def test_stage_i_equals_a_fresh_model_with_i_steps(params):
 def test_classifier_stage_i_equals_a_fresh_model_with_i_steps(params, loss):
     X, Y, _ = _labels(8, d=3)
     kw = dict(learning_rate=0.3, random_state=4, loss=loss, **params)
-    full = MultiLabelBoostingClassifier(n_estimators=12, **kw).fit(X, Y)
+    full = PaperClassifier(n_estimators=12, **kw).fit(X, Y)
     scores = list(full.staged_decision_function(X))
     probas = list(full.staged_predict_proba(X))
     labels = list(full.staged_predict(X))
@@ -392,7 +393,7 @@ def test_classifier_stage_i_equals_a_fresh_model_with_i_steps(params, loss):
     np.testing.assert_array_equal(labels[-1], full.predict(X))
     assert not np.allclose(scores[0], scores[-1])
     for i in (1, 2, 5, 12):
-        fresh = MultiLabelBoostingClassifier(n_estimators=i, **kw).fit(X, Y)
+        fresh = PaperClassifier(n_estimators=i, **kw).fit(X, Y)
         np.testing.assert_allclose(fresh.decision_function(X), scores[i - 1], rtol=0, atol=1e-12)
         np.testing.assert_allclose(fresh.predict_proba(X), probas[i - 1], rtol=0, atol=1e-12)
         np.testing.assert_array_equal(fresh.predict(X), labels[i - 1])
@@ -412,9 +413,9 @@ def _warm_start_params():
 def test_same_seed_same_model_different_seed_different_model(params):
     X, Y, _ = _regression(9, d=3)
     kw = dict(learning_rate=0.3, n_estimators=10, **params)
-    a = MultiOutputBoostingRegressor(random_state=1, **kw).fit(X, Y)
-    b = MultiOutputBoostingRegressor(random_state=1, **kw).fit(X, Y)
-    c = MultiOutputBoostingRegressor(random_state=2, **kw).fit(X, Y)
+    a = PaperRegressor(random_state=1, **kw).fit(X, Y)
+    b = PaperRegressor(random_state=1, **kw).fit(X, Y)
+    c = PaperRegressor(random_state=2, **kw).fit(X, Y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     np.testing.assert_array_equal(a.rho_, b.rho_)
     assert not np.allclose(a.predict(X), c.predict(X))
@@ -424,8 +425,8 @@ def test_same_seed_same_model_different_seed_different_model(params):
 def test_warm_start_in_chunks_equals_one_fit(params):
     X, Y, _ = _regression(9, d=3)
     kw = dict(learning_rate=0.3, random_state=1, **params)
-    a = MultiOutputBoostingRegressor(n_estimators=20, **kw).fit(X, Y)
-    warm = MultiOutputBoostingRegressor(n_estimators=5, warm_start=True, **kw)
+    a = PaperRegressor(n_estimators=20, **kw).fit(X, Y)
+    warm = PaperRegressor(n_estimators=5, warm_start=True, **kw)
     for n_estimators in (5, 12, 20):      # 5 + 7 + 8 steps
         warm.set_params(n_estimators=n_estimators).fit(X, Y)
         assert warm.n_steps_ == n_estimators
@@ -459,11 +460,11 @@ def test_the_gradient_carried_across_chunks_is_the_recomputed_one(monkeypatch, s
     for chunk_seconds in (1e-12, 1e12):
         monkeypatch.setattr(boosting_module, "CHUNK_SECONDS", chunk_seconds)
         done = []
-        models.append(MultiOutputBoostingRegressor(**kw).fit(X, Y, callback=lambda k, est: done.append(k)))
+        models.append(PaperRegressor(**kw).fit(X, Y, callback=lambda k, est: done.append(k)))
         chunks.append(done)
     assert chunks == [list(range(1, 13)), [1, 12]]
     # A warm start recomputes the gradient from the predictions it kept.
-    warm = MultiOutputBoostingRegressor(**{**kw, "n_estimators": 4}, warm_start=True).fit(X, Y)
+    warm = PaperRegressor(**{**kw, "n_estimators": 4}, warm_start=True).fit(X, Y)
     warm.set_params(n_estimators=12).fit(X, Y)
     models.append(warm)
     for other in models[1:]:
@@ -478,8 +479,8 @@ def test_warm_start_after_pickling_continues_identically(subsample, max_features
     X, Y, _ = _regression(9, d=3)
     kw = dict(strategy="projected", projection="gaussian", subsample=subsample,
               max_features=max_features, learning_rate=0.3, random_state=5)
-    a = MultiOutputBoostingRegressor(n_estimators=10, **kw).fit(X, Y)
-    warm = MultiOutputBoostingRegressor(n_estimators=4, warm_start=True, **kw).fit(X, Y)
+    a = PaperRegressor(n_estimators=10, **kw).fit(X, Y)
+    warm = PaperRegressor(n_estimators=4, warm_start=True, **kw).fit(X, Y)
     warm = pickle.loads(pickle.dumps(warm))
     warm.set_params(n_estimators=10).fit(X, Y)
     np.testing.assert_allclose(warm.predict(X), a.predict(X), rtol=0, atol=1e-12)
@@ -487,8 +488,8 @@ def test_warm_start_after_pickling_continues_identically(subsample, max_features
 
 def test_same_seed_same_model_for_deterministic_variant():
     X, Y, _ = _regression(9, d=3)
-    a = MultiOutputBoostingRegressor(n_estimators=10, random_state=1).fit(X, Y)
-    b = MultiOutputBoostingRegressor(n_estimators=10, random_state=2).fit(X, Y)
+    a = PaperRegressor(n_estimators=10, random_state=1).fit(X, Y)
+    b = PaperRegressor(n_estimators=10, random_state=2).fit(X, Y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))  # nothing random in gbmort
 
 
@@ -500,21 +501,21 @@ def test_callback_stops_early_and_keeps_a_usable_model():
         calls.append(n_done)
         return n_done >= 3
 
-    est = MultiOutputBoostingRegressor(n_estimators=500, learning_rate=0.2, random_state=0)
+    est = PaperRegressor(n_estimators=500, learning_rate=0.2, random_state=0)
     est.fit(X, Y, callback=stop_after_three)
     assert calls == sorted(calls) and calls[0] >= 1
     k = est.n_steps_
     assert 3 <= k < 500 and k == calls[-1]
     assert est.rho_.shape == (k, 2) and est.train_score_.shape == (k,) and est.fit_times_.shape == (k,)
     assert est.trees_.n_trees == k
-    fresh = MultiOutputBoostingRegressor(n_estimators=k, learning_rate=0.2, random_state=0).fit(X, Y)
+    fresh = PaperRegressor(n_estimators=k, learning_rate=0.2, random_state=0).fit(X, Y)
     np.testing.assert_allclose(est.predict(X), fresh.predict(X), rtol=0, atol=1e-12)
     assert len(list(est.staged_predict(X))) == k
 
 
 def test_fit_times_are_positive_and_non_decreasing():
     X, Y, _ = _regression(10, d=2)
-    est = MultiOutputBoostingRegressor(n_estimators=40, warm_start=True, random_state=0).fit(X, Y)
+    est = PaperRegressor(n_estimators=40, warm_start=True, random_state=0).fit(X, Y)
     est.set_params(n_estimators=60).fit(X, Y)
     t = est.fit_times_
     assert t.shape == (60,) and (t > 0).all() and (np.diff(t) >= 0).all()
@@ -525,9 +526,9 @@ def test_eval_set_scores_match_staged_predictions(strategy):
     X, Y, _ = _regression(11, n=120, d=3)
     Xe, Ye, _ = _regression(12, n=50, d=3)
     for loss in ("squared_error", "absolute_error"):
-        est = MultiOutputBoostingRegressor(strategy=strategy, n_projections=_q(strategy, 3), loss=loss,
-                                           n_estimators=10, learning_rate=0.3, subsample=0.8,
-                                           random_state=0).fit(X, Y, eval_set=(Xe, Ye))
+        est = PaperRegressor(strategy=strategy, n_projections=_q(strategy, 3), loss=loss,
+                             n_estimators=10, learning_rate=0.3, subsample=0.8,
+                             random_state=0).fit(X, Y, eval_set=(Xe, Ye))
         stages = list(est.staged_predict(Xe))
         assert est.eval_score_.shape == est.eval_loss_.shape == (10,)
         for m, P in enumerate(stages):
@@ -539,7 +540,7 @@ def test_eval_set_scores_match_staged_predictions(strategy):
 def test_classifier_eval_loss_matches_staged_decision_function():
     X, Y, _ = _labels(13, d=3)
     Xe, Ye, _ = _labels(14, n=40, d=3)
-    est = MultiLabelBoostingClassifier(n_estimators=8, learning_rate=0.5).fit(X, Y, eval_set=(Xe, Ye))
+    est = PaperClassifier(n_estimators=8, learning_rate=0.5).fit(X, Y, eval_set=(Xe, Ye))
     for m, F in enumerate(est.staged_decision_function(Xe)):
         np.testing.assert_allclose(est.eval_loss_[m], mean_loss("logistic", 2 * Ye - 1, F), rtol=1e-10)
 
@@ -548,14 +549,14 @@ def test_classifier_eval_loss_matches_staged_decision_function():
 
 def test_pickle_round_trips_predictions():
     X, Y, _ = _regression(15, d=3)
-    reg = MultiOutputBoostingRegressor(strategy="projected_relabel", projection="gaussian",
-                                       n_projections=2, n_estimators=10, max_leaf_nodes=4,
-                                       random_state=0).fit(X, Y)
+    reg = PaperRegressor(strategy="projected_relabel", projection="gaussian",
+                         n_projections=2, n_estimators=10, max_leaf_nodes=4,
+                         random_state=0).fit(X, Y)
     copy = pickle.loads(pickle.dumps(reg))
     np.testing.assert_array_equal(copy.predict(X), reg.predict(X))
     np.testing.assert_array_equal(copy.projections_, reg.projections_)
     X, L, _ = _labels(15, d=3)
-    clf = MultiLabelBoostingClassifier(strategy="single_target", n_estimators=10).fit(X, L)
+    clf = PaperClassifier(strategy="single_target", n_estimators=10).fit(X, L)
     copy = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(copy.predict_proba(X), clf.predict_proba(X))
     np.testing.assert_array_equal(copy.predict(X), clf.predict(X))
@@ -596,7 +597,7 @@ def test_classifier_probabilities_and_labels(loss):
     """scikit-learn's multi-output format: a list of (n, 2) blocks [P(class 0), P(class 1)] per label,
     predict the positive class where the decision function is > 0."""
     X, Y, _ = _labels(17, d=3)
-    clf = MultiLabelBoostingClassifier(loss=loss, n_estimators=20, learning_rate=0.5).fit(X, Y)
+    clf = PaperClassifier(loss=loss, n_estimators=20, learning_rate=0.5).fit(X, Y)
     blocks = clf.predict_proba(X)
     assert isinstance(blocks, list) and len(blocks) == 3
     F = clf.decision_function(X)
@@ -611,7 +612,7 @@ def test_classifier_probabilities_and_labels(loss):
     np.testing.assert_array_equal(clf.classes_[(F > 0).astype(int)], pred)
     assert isinstance(clf.classes_, list) and all(list(c) == [0, 1] for c in clf.classes_)
     assert (pred == Y).mean() > 0.7
-    clf1 = MultiLabelBoostingClassifier(loss=loss, n_estimators=10).fit(X, Y[:, 0])
+    clf1 = PaperClassifier(loss=loss, n_estimators=10).fit(X, Y[:, 0])
     P1 = clf1.predict_proba(X)
     assert P1.shape == (len(X), 2)
     np.testing.assert_allclose(P1.sum(axis=1), 1.0)
@@ -628,8 +629,8 @@ def test_feature_importances():
     X = rng.uniform(size=(150, 5))
     Y = np.column_stack([3 * X[:, 3], -2 * X[:, 3] + 0.1 * X[:, 0]]) + 0.05 * rng.normal(size=(150, 2))
     for strategy in STRATEGIES:
-        est = MultiOutputBoostingRegressor(strategy=strategy, n_estimators=20, max_leaf_nodes=4,
-                                           random_state=0).fit(X, Y)
+        est = PaperRegressor(strategy=strategy, n_estimators=20, max_leaf_nodes=4,
+                             random_state=0).fit(X, Y)
         imp = est.feature_importances_
         assert imp.shape == (5,) and (imp >= 0).all()
         np.testing.assert_allclose(imp.sum(), 1.0, rtol=1e-12)
@@ -651,14 +652,14 @@ def test_regressor_score_is_macro_r2_of_predict(strategy):
     from engine.metrics import macro_r2
     X, Y, _ = _regression(20, d=3)
     Xt, Yt, _ = _regression(21, n=60, d=3)
-    est = MultiOutputBoostingRegressor(strategy=strategy, n_projections=_q(strategy, 3),
-                                       n_estimators=15, learning_rate=0.3, random_state=0).fit(X, Y)
+    est = PaperRegressor(strategy=strategy, n_projections=_q(strategy, 3),
+                         n_estimators=15, learning_rate=0.3, random_state=0).fit(X, Y)
     P = est.predict(Xt)
     assert est.score(Xt, Yt) == pytest.approx(macro_r2(Yt, P), rel=0, abs=1e-12)
     assert est.score(Xt, Yt) == pytest.approx(_macro_r2_by_hand(Yt, P), rel=0, abs=1e-12)
     # macro, not the variance-weighted r2: the outputs' scales differ a lot here
     assert abs(est.score(Xt, Yt) - r2_score(Yt, P, multioutput="variance_weighted")) > 1e-3
-    one = MultiOutputBoostingRegressor(strategy=strategy, n_estimators=15, random_state=0).fit(X, Y[:, 0])
+    one = PaperRegressor(strategy=strategy, n_estimators=15, random_state=0).fit(X, Y[:, 0])
     assert one.score(Xt, Yt[:, 0]) == pytest.approx(_macro_r2_by_hand(Yt[:, 0], one.predict(Xt)),
                                                     rel=0, abs=1e-12)
 
@@ -667,7 +668,7 @@ def test_classifier_score_is_subset_accuracy():
     from engine.metrics import subset_zero_one_loss
     X, Y, _ = _labels(22, d=3)
     Xt, Yt, _ = _labels(23, n=60, d=3)
-    clf = MultiLabelBoostingClassifier(n_estimators=15, learning_rate=0.5).fit(X, Y)
+    clf = PaperClassifier(n_estimators=15, learning_rate=0.5).fit(X, Y)
     P = clf.predict(Xt)
     assert clf.score(Xt, Yt) == pytest.approx(1.0 - subset_zero_one_loss(Yt, P), abs=1e-12)
     assert clf.score(Xt, Yt) == pytest.approx(np.mean((P == Yt).all(axis=1)), abs=1e-12)
@@ -707,8 +708,8 @@ def test_max_features_draws_k_candidate_features(strategy, max_features, k):
 
     ranks = []
     for seed in range(n_seeds):
-        est = MultiOutputBoostingRegressor(strategy=strategy, n_estimators=1, max_leaf_nodes=2,
-                                           max_features=max_features, random_state=seed).fit(X, Y)
+        est = PaperRegressor(strategy=strategy, n_estimators=1, max_leaf_nodes=2,
+                             max_features=max_features, random_state=seed).fit(X, Y)
         root = est.trees_.nodes[0]
         f = int(root["feature"])
         assert root["threshold"] == pytest.approx(threshold[f], abs=1e-12)   # best split of f

@@ -1,4 +1,5 @@
-"""Early stopping (n_iter_no_change, validation_fraction, tol) and the held-out scores.
+"""Early stopping (early_stopping, n_iter_no_change, validation_fraction, tol), the held-out
+scores, and the cut back to the best iteration when early stopping stops.
 
 Oracles: the same estimator fitted without early stopping for n_estimators_
 steps on the training rows (the models must be identical), the rule written
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import r2_score
 
-from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.early_stopping import stopping_step, validation_split
+from paper_settings import PaperClassifier, PaperRegressor
 from oracles.boosting import loss_per_sample
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
@@ -29,7 +30,9 @@ def _data(seed=0, n=120, kind="regressor"):
 
 
 def _model(kind, strategy, **params):
-    cls = MultiOutputBoostingRegressor if kind == "regressor" else MultiLabelBoostingClassifier
+    """The papers' setting with early_stopping=True: on whenever a test sets n_iter_no_change."""
+    cls = PaperRegressor if kind == "regressor" else PaperClassifier
+    params.setdefault("early_stopping", True)
     return cls(strategy=strategy, projection="gaussian",
                n_projections=2 if strategy == "projected_relabel" else 1, learning_rate=0.5,
                max_leaf_nodes=6, random_state=0, **params)
@@ -46,7 +49,11 @@ def test_early_stopping_equals_fitting_n_estimators_steps_without_it(kind, strat
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=len(X))
     stopped = _model(kind, strategy, n_estimators=300, n_iter_no_change=3, validation_fraction=0.25,
                      subsample=0.8).fit(X, Y, sample_weight=w)
-    assert stopped.n_estimators_ == stopped.n_steps_ < 300
+    assert stopped.early_stopping_ and stopped.n_steps_run_ < 300
+    # cut back to the best step: the last kept step is the best held-out score
+    assert stopped.n_estimators_ == stopped.n_steps_ == stopped.best_iteration_ + 1 <= stopped.n_steps_run_
+    assert stopped.best_iteration_ == int(np.argmax(stopped.eval_score_)) == stopped.n_steps_ - 1
+    assert len(stopped.rho_) == len(stopped.train_score_) == len(stopped.fit_times_) == stopped.n_steps_
     train, val = validation_split(len(X), 0.25, 0)
     assert len(val) == 30 and np.intersect1d(train, val).size == 0
     plain = _model(kind, strategy, n_estimators=stopped.n_estimators_, subsample=0.8).fit(
@@ -62,10 +69,16 @@ def test_early_stopping_equals_fitting_n_estimators_steps_without_it(kind, strat
         per = [loss_per_sample("logistic", 2 * Y[val][:, [j]] - 1, last[:, [j]]) for j in range(3)]
         expected = [-(w[val] @ p) / w[val].sum() for p in per]
     np.testing.assert_allclose(stopped.eval_score_per_output_[-1], expected, rtol=1e-10)
-    # sklearn's rule: the last step did not beat any of the 3 before it by more than tol
-    scores = stopped.eval_score_
-    assert not np.any(scores[-1] - 1e-4 > scores[-4:-1])
-    assert stopping_step(scores, 3) == len(scores)
+    # sklearn's rule on the curve of every step run: it stopped at n_steps_run_, its best before
+    ran = _model(kind, strategy, n_estimators=stopped.n_steps_run_, subsample=0.8).fit(
+        X[train], Y[train], sample_weight=w[train])
+    if kind == "regressor":
+        curve = [r2_score(Y[val], F, sample_weight=w[val]) for F in ran.staged_predict(X[val])]
+    else:
+        curve = [np.mean([-(w[val] @ loss_per_sample("logistic", 2 * Y[val][:, [j]] - 1, F[:, [j]]))
+                          / w[val].sum() for j in range(3)]) for F in ran.staged_decision_function(X[val])]
+    assert stopping_step(curve, 3) == stopped.n_steps_run_
+    assert int(np.argmax(curve)) == stopped.best_iteration_
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -79,10 +92,12 @@ def test_with_an_eval_set_early_stopping_stops_where_the_rule_says(kind):
             stopped = _model(kind, strategy, n_estimators=60, n_iter_no_change=k, tol=tol).fit(
                 X, Y, eval_set=(X_eval, Y_eval))
             m = stopping_step(full.eval_score_, k, tol)
-            assert stopped.n_estimators_ == m
-            np.testing.assert_array_equal(stopped.eval_score_, full.eval_score_[:m])
+            best = int(np.argmax(full.eval_score_[:m]))
+            assert stopped.n_steps_run_ == m
+            assert stopped.n_estimators_ == stopped.best_iteration_ + 1 == best + 1
+            np.testing.assert_array_equal(stopped.eval_score_, full.eval_score_[:best + 1])
             staged = list(full.staged_decision_function(X) if kind == "classifier" else full.staged_predict(X))
-            np.testing.assert_array_equal(_raw(stopped, X), staged[m - 1])
+            np.testing.assert_array_equal(_raw(stopped, X), staged[best])
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -100,7 +115,8 @@ def test_early_stopping_does_not_depend_on_how_steps_are_chunked(kind, monkeypat
         one_by_one = _model(kind, strategy, n_estimators=60, n_iter_no_change=3, tol=1e-4).fit(
             X, Y, eval_set=(X_eval, Y_eval))
         monkeypatch.undo()
-        assert default.n_estimators_ < 60
+        assert default.n_estimators_ <= default.n_steps_run_ < 60
+        assert one_by_one.n_steps_run_ == default.n_steps_run_
         assert one_by_one.n_estimators_ == default.n_estimators_
         np.testing.assert_array_equal(_raw(one_by_one, X), _raw(default, X))
 
@@ -130,9 +146,10 @@ def test_warm_start_and_callback_with_early_stopping():
     X, Y = _data(6)
     est = _model("regressor", "multi_output", n_estimators=200, n_iter_no_change=2, warm_start=True).fit(X, Y)
     first = est.n_estimators_
-    assert first < 200
-    est.fit(X, Y)                               # continues from where it stopped, stops again
-    assert first < est.n_estimators_ <= 200
+    assert first == est.best_iteration_ + 1 and est.n_steps_run_ < 200
+    est.fit(X, Y)                               # continues from the best step, stops again
+    assert est.n_steps_run_ > first             # it fitted new steps
+    assert first <= est.n_estimators_ == est.best_iteration_ + 1 <= 200
     calls = []
     _model("regressor", "multi_output", n_estimators=200, n_iter_no_change=2).fit(
         X, Y, callback=lambda n, e: calls.append(n))
@@ -178,3 +195,109 @@ def test_stopping_step_is_sklearns_rule():
     assert stopping_step([0.1, 0.2, 0.2, 0.3], 1) == 3            # stalls at the third step (kept)
     assert stopping_step([0.1, 0.2, 0.15, 0.19, 0.18], 2) == 5    # beats the older of the last two
     assert stopping_step([0.1, 0.2, 0.15, 0.19, 0.14], 2, tol=0.05) == 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("value", ["on", None, 1, 0.5])
+def test_bad_early_stopping_value(kind, value):
+    X, Y = _data(8, n=40, kind=kind)
+    with pytest.raises(ValueError, match="^early_stopping must be 'auto', True or False"):
+        _model(kind, "multi_output", n_estimators=3, early_stopping=value).fit(X, Y)
+
+
+def _noise(n, seed=0):
+    """Outputs independent of X: the held-out r2 peaks within a few steps, then falls."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(size=(n, 3)), rng.normal(size=(n, 2))
+
+
+@pytest.mark.parametrize("n, on", [(10_000, False), (10_001, True)])
+def test_auto_early_stopping_turns_on_above_10000_rows(n, on):
+    from engine.estimators.boosting import MultiOutputBoostingRegressor
+    from engine.estimators.early_stopping import AUTO_EARLY_STOPPING_ROWS
+
+    assert AUTO_EARLY_STOPPING_ROWS == 10_000
+    X, Y = _noise(n)
+    est = MultiOutputBoostingRegressor(n_estimators=30, max_leaf_nodes=4, random_state=0).fit(X, Y)
+    assert est.early_stopping == "auto" and est.early_stopping_ is on
+    assert hasattr(est, "eval_score_") is on            # held-out rows only when it is on
+    if on:
+        assert est.n_steps_run_ < 30 and est.n_steps_ == est.best_iteration_ + 1
+    else:
+        assert est.n_steps_ == 30
+
+
+def test_default_early_stopping_stops_and_keeps_the_best_iteration():
+    """The defaults on 12 000 noise rows: early stopping is on, stops, and keeps the best step;
+    the model is a fresh fit of best_iteration_ + 1 steps without early stopping on the same
+    training rows (the trees, rho_, the per-step arrays and the projections)."""
+    from engine.estimators.boosting import MultiOutputBoostingRegressor
+
+    X, Y = _noise(12_000)
+    est = MultiOutputBoostingRegressor(random_state=0).fit(X, Y)
+    assert est.early_stopping_ and est.n_iter_no_change == 10
+    assert est.best_iteration_ + 1 == est.n_steps_ == est.n_estimators_ < est.n_steps_run_ < 300
+    assert est.n_steps_run_ - est.n_steps_ >= 10        # the 10 steps without a better score are gone
+    assert est.trees_.n_trees == est.n_steps_
+    assert est.projections_.shape == (est.n_steps_, 1, 2)
+    train, _ = validation_split(len(X), 0.1, 0)
+    fresh = MultiOutputBoostingRegressor(n_estimators=est.n_steps_, early_stopping=False,
+                                         random_state=0).fit(X[train], Y[train])
+    np.testing.assert_array_equal(est.predict(X), fresh.predict(X))
+    np.testing.assert_array_equal(est.rho_, fresh.rho_)
+    np.testing.assert_array_equal(est.train_score_, fresh.train_score_)
+    np.testing.assert_array_equal(est.projections_, fresh.projections_)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_cut_keeps_every_strategy_consistent(kind, strategy):
+    """st-gbrt stores d trees per step: the cut keeps d (best_iteration_ + 1) trees; a pickled
+    cut model predicts the same; staged predictions stop at the kept step."""
+    import pickle
+
+    X, Y = _data(2, kind=kind)
+    X_eval, Y_eval = _data(3, n=60, kind=kind)
+    full = _model(kind, strategy, n_estimators=60).fit(X, Y, eval_set=(X_eval, Y_eval))
+    stopped = _model(kind, strategy, n_estimators=60, n_iter_no_change=3).fit(X, Y, eval_set=(X_eval, Y_eval))
+    k = stopped.n_steps_
+    assert k < stopped.n_steps_run_
+    assert stopped.trees_.n_trees == k * (3 if strategy == "single_target" else 1)
+    np.testing.assert_array_equal(stopped.rho_, full.rho_[:k])
+    np.testing.assert_array_equal(stopped.train_score_, full.train_score_[:k])
+    if strategy in ("projected", "projected_relabel"):
+        np.testing.assert_array_equal(stopped.projections_, full.projections_[:k])
+    staged = list(stopped.staged_decision_function(X) if kind == "classifier" else stopped.staged_predict(X))
+    assert len(staged) == k
+    np.testing.assert_array_equal(_raw(pickle.loads(pickle.dumps(stopped)), X), _raw(stopped, X))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_warm_start_after_a_cut_equals_fitting_on(strategy):
+    """A cut model warm-started to n steps (no early stopping) is the full model's first k steps
+    followed by n - k new steps: it predicts as a warm start of a plain k-step fit."""
+    X, Y = _data(2)
+    X_eval, Y_eval = _data(3, n=60)
+    stopped = _model("regressor", strategy, n_estimators=60, n_iter_no_change=3,
+                     warm_start=True).fit(X, Y, eval_set=(X_eval, Y_eval))
+    k = stopped.n_steps_
+    assert k < stopped.n_steps_run_
+    stopped.set_params(early_stopping=False, n_estimators=k + 7)
+    stopped.fit(X, Y)
+    assert stopped.n_steps_ == stopped.n_estimators_ == k + 7 and stopped.trees_.n_trees == \
+        (k + 7) * (3 if strategy == "single_target" else 1)
+    full = _model("regressor", strategy, n_estimators=60, early_stopping=False).fit(X, Y)
+    # the first k steps are those of the uncut fit
+    staged = list(stopped.staged_predict(X))
+    np.testing.assert_array_equal(staged[k - 1], list(full.staged_predict(X))[k - 1])
+    # the new steps train on the current model: the training loss keeps falling (square loss)
+    assert np.all(np.diff(stopped.train_score_[k - 1:]) <= 1e-12)
+    assert np.isfinite(stopped.predict(X)).all()
+
+
+def test_n_iter_no_change_none_never_stops_early():
+    """None keeps its meaning from before early_stopping: nothing is held out, no stop."""
+    X, Y = _data(9)
+    est = _model("regressor", "multi_output", n_estimators=40, n_iter_no_change=None).fit(X, Y)
+    assert est.early_stopping is True and not est.early_stopping_
+    assert est.n_steps_ == est.n_steps_run_ == 40 and not hasattr(est, "eval_score_")

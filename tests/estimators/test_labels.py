@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from engine.estimators.boosting import MultiLabelBoostingClassifier
 from engine.estimators.forest import PerOutputForestClassifier, ProjectedForestClassifier
 from engine.estimators.labels import PerOutputClasses
+from paper_settings import PaperClassifier
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
-CLASSIFIERS = [MultiLabelBoostingClassifier(strategy=s, projection="gaussian",
-                                            n_projections=2 if s == "projected_relabel" else 1,
-                                            n_estimators=8, max_leaf_nodes=3, random_state=0)
+CLASSIFIERS = [PaperClassifier(strategy=s, projection="gaussian",
+                               n_projections=2 if s == "projected_relabel" else 1,
+                               n_estimators=8, max_leaf_nodes=3, random_state=0)
                for s in STRATEGIES] + [
-    MultiLabelBoostingClassifier(loss="squared_error", n_estimators=8, random_state=0),
+    PaperClassifier(loss="squared_error", n_estimators=8, random_state=0),
     ProjectedForestClassifier(n_estimators=4, projection="achlioptas", n_components=2, random_state=0),
     PerOutputForestClassifier(n_estimators=3, random_state=0),
 ]
@@ -110,7 +110,7 @@ def test_a_single_class_is_positive_only_when_it_is_one():
     for value, sign in ((1, 1.0), (True, 1.0), (0, -1.0), (-1, -1.0), ("yes", -1.0)):
         labels = Y.astype(object)
         labels[:, 1] = value
-        clf = MultiLabelBoostingClassifier(n_estimators=3).fit(X, labels)
+        clf = PaperClassifier(n_estimators=3).fit(X, labels)
         assert np.sign(clf.init_[1]) == sign
         assert list(clf.classes_[1]) == [value]
         forest = ProjectedForestClassifier(n_estimators=2, random_state=0).fit(X, labels)
@@ -123,20 +123,20 @@ def test_eval_set_labels_are_read_with_the_fitted_classes():
     labels = np.where(Y == 1, "yes", "no")
     labels[:, 1] = "no"                                # never "yes" in training
     held = np.where(Y == 1, "yes", "no")               # but "yes" in the held-out set
-    clf = MultiLabelBoostingClassifier(n_estimators=4).fit(X, labels, eval_set=(X, held))
-    numeric = MultiLabelBoostingClassifier(n_estimators=4).fit(
+    clf = PaperClassifier(n_estimators=4).fit(X, labels, eval_set=(X, held))
+    numeric = PaperClassifier(n_estimators=4).fit(
         X, np.where(labels == "yes", 1, 0), eval_set=(X, Y))
     np.testing.assert_array_equal(clf.eval_loss_, numeric.eval_loss_)
     with pytest.raises(ValueError, match="^eval_set Y output 0 has labels the model was not fitted on"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, labels, eval_set=(X, np.where(Y == 1, "si", "no")))
+        PaperClassifier(n_estimators=2).fit(X, labels, eval_set=(X, np.where(Y == 1, "si", "no")))
 
 
 def test_warm_start_keeps_the_classes():
     X, Y = _indicator(5)
     labels = np.where(Y == 1, "yes", "no")
-    clf = MultiLabelBoostingClassifier(n_estimators=3, warm_start=True).fit(X, labels)
+    clf = PaperClassifier(n_estimators=3, warm_start=True).fit(X, labels)
     clf.set_params(n_estimators=6).fit(X, labels)
-    cold = MultiLabelBoostingClassifier(n_estimators=6).fit(X, labels)
+    cold = PaperClassifier(n_estimators=6).fit(X, labels)
     np.testing.assert_array_equal(clf.decision_function(X), cold.decision_function(X))
     with pytest.raises(ValueError, match="^Y output 0 has labels the model was not fitted on"):
         clf.set_params(n_estimators=8).fit(X, np.where(Y == 1, "oui", "non"))
@@ -144,7 +144,7 @@ def test_warm_start_keeps_the_classes():
 
 def test_classes_and_probabilities_pickle():
     X, Y = _indicator(6)
-    clf = MultiLabelBoostingClassifier(n_estimators=3).fit(X, np.where(Y == 1, "yes", "no"))
+    clf = PaperClassifier(n_estimators=3).fit(X, np.where(Y == 1, "yes", "no"))
     copy = pickle.loads(pickle.dumps(clf))
     assert isinstance(copy.classes_, PerOutputClasses)
     np.testing.assert_array_equal(copy.predict(X), clf.predict(X))
@@ -158,8 +158,8 @@ def test_classifier_rejects_a_third_label():
     bad = Y.copy()
     bad[3, 1] = 2.0
     with pytest.raises(ValueError, match=r"^Y output 1 has 3 distinct values"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad)
+        PaperClassifier(n_estimators=2).fit(X, bad)
     with pytest.raises(ValueError, match=r"^Y output 0 has 3 distinct values"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, bad[:, 1])
+        PaperClassifier(n_estimators=2).fit(X, bad[:, 1])
     with pytest.raises(ValueError, match="Unknown label type: 'continuous'"):
-        MultiLabelBoostingClassifier(n_estimators=2).fit(X, X[:, :2])
+        PaperClassifier(n_estimators=2).fit(X, X[:, :2])

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from engine import MultiLabelBoostingClassifier
 from engine._core import testing as _testing
 from engine._core.losses import Loss
+from paper_settings import PaperClassifier
 from oracles.logistic_line_search import MAX_LOGIT_STEP, old_logistic_line_search
 
 
@@ -153,7 +153,7 @@ def test_fitted_model_equals_the_former_line_search_replayed(strategy, extra, ma
         Y = Y.copy()
         Y[hide] = np.nan
         W[hide] = 0.0
-    model = MultiLabelBoostingClassifier(
+    model = PaperClassifier(
         strategy=strategy, learning_rate=0.3, n_estimators=12, max_leaf_nodes=max_leaf_nodes,
         missing_targets="ignore" if missing else "error", random_state=0, **extra).fit(
             X, Y, sample_weight=sample_weight)
@@ -180,7 +180,7 @@ EXP_STRATEGIES = [
 def _fit_with_exp(mode, X, Y, fit_kw, **params):
     assert _testing.set_exp_mode(mode) in (mode, "portable")
     try:
-        return MultiLabelBoostingClassifier(**params).fit(X, Y, **fit_kw)
+        return PaperClassifier(**params).fit(X, Y, **fit_kw)
     finally:
         _testing.set_exp_mode("avx2")
 
@@ -241,9 +241,9 @@ def test_logistic_fits_agree_across_threads_and_sparse_input(strategy, extra):
     from scipy import sparse
     X, Y = _multilabel_data(7, n=9000, d=6, p=8)
     X[np.random.default_rng(0).random(X.shape) < 0.5] = 0.0
-    fits = [MultiLabelBoostingClassifier(strategy=strategy, learning_rate=0.3, n_estimators=4,
-                                         max_leaf_nodes=8, split_search="hist", n_jobs=k,
-                                         random_state=0, **extra).fit(X_in, Y)
+    fits = [PaperClassifier(strategy=strategy, learning_rate=0.3, n_estimators=4,
+                            max_leaf_nodes=8, split_search="hist", n_jobs=k,
+                            random_state=0, **extra).fit(X_in, Y)
             for X_in, k in [(X, 1), (X, 2), (sparse.csr_matrix(X), 1), (sparse.csr_matrix(X), 2)]]
     for other in fits[1:]:
         np.testing.assert_array_equal(other.decision_function(X), fits[0].decision_function(X))

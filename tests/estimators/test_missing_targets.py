@@ -13,13 +13,13 @@ import pickle
 import numpy as np
 import pytest
 
-from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.forest import (
     PerOutputForestClassifier,
     PerOutputForestRegressor,
     ProjectedForestClassifier,
     ProjectedForestRegressor,
 )
+from paper_settings import PaperClassifier, PaperRegressor
 from oracles.boosting import (
     line_search,
     masked_leaf_table,
@@ -55,7 +55,7 @@ def _data(seed=0, n=90, p=4, d=3, kind="regressor", missing=0.2):
 
 
 def _boosting(kind, **params):
-    cls = MultiOutputBoostingRegressor if kind == "regressor" else MultiLabelBoostingClassifier
+    cls = PaperRegressor if kind == "regressor" else PaperClassifier
     return cls(**params)
 
 
@@ -162,8 +162,8 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
     """One gbmort step and one gbrt-rpo step, every number recomputed in numpy from the leaves."""
     X, Y, holes, W = _data(6, n=40, d=3)
     W[holes] = 0.0
-    gbmort = MultiOutputBoostingRegressor(strategy="multi_output", loss="absolute_error", n_estimators=1,
-                                          max_leaf_nodes=3, learning_rate=1.0).fit(X, Y, sample_weight=W)
+    gbmort = PaperRegressor(strategy="multi_output", loss="absolute_error", n_estimators=1,
+                            max_leaf_nodes=3, learning_rate=1.0).fit(X, Y, sample_weight=W)
     F0 = np.tile(gbmort.init_, (len(X), 1))
     G = negative_gradient("absolute_error", Y, F0)
     leaves = gbmort.trees_.apply(X.astype(np.float32))[:, 0]
@@ -178,8 +178,8 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
     np.testing.assert_allclose(gbmort.train_score_[0], masked_training_loss("absolute_error", Y, F1, W),
                                rtol=1e-12)
     # gbrt-rpo with the square loss: eq. 23 over observed entries, per-output denominators.
-    rpo = MultiOutputBoostingRegressor(strategy="projected", projection="gaussian", n_estimators=1,
-                                       max_leaf_nodes=3, learning_rate=1.0, random_state=0).fit(
+    rpo = PaperRegressor(strategy="projected", projection="gaussian", n_estimators=1,
+                         max_leaf_nodes=3, learning_rate=1.0, random_state=0).fit(
         X, Y, sample_weight=W)
     G = Y - np.tile(rpo.init_, (len(X), 1))
     a = rpo.trees_.value[rpo.trees_.apply(X.astype(np.float32))[:, 0], 0]
@@ -199,8 +199,8 @@ def test_masked_leaf_values_rho_and_line_search_by_brute_force():
 
 def test_single_target_trees_leave_the_missing_samples_out():
     X, Y, holes, _ = _data(7, n=60, d=2)
-    est = MultiOutputBoostingRegressor(strategy="single_target", n_estimators=1, max_leaf_nodes=3,
-                                       missing_targets="ignore").fit(X, np.where(holes, np.nan, Y))
+    est = PaperRegressor(strategy="single_target", n_estimators=1, max_leaf_nodes=3,
+                         missing_targets="ignore").fit(X, np.where(holes, np.nan, Y))
     for j in range(2):
         observed = ~holes[:, j]
         np.testing.assert_allclose(est.init_[j], Y[observed, j].mean(), rtol=1e-12)
@@ -266,8 +266,8 @@ def test_a_third_of_the_targets_missing_costs_little():
     holes = np.random.default_rng(0).random(Y.shape) < 0.3
     params = dict(strategy="multi_output", n_estimators=150, learning_rate=0.1, max_leaf_nodes=4,
                   random_state=0)
-    full = MultiOutputBoostingRegressor(**params).fit(X, Y).score(X_test, Y_test)
-    holed = MultiOutputBoostingRegressor(missing_targets="ignore", **params).fit(
+    full = PaperRegressor(**params).fit(X, Y).score(X_test, Y_test)
+    holed = PaperRegressor(missing_targets="ignore", **params).fit(
         X, np.where(holes, np.nan, Y)).score(X_test, Y_test)
     complete_rows = (~holes).all(axis=1).sum()
     assert complete_rows < 5               # dropping incomplete rows would leave almost nothing
@@ -313,19 +313,19 @@ def test_missing_target_errors_name_their_argument(kind):
 def test_eval_set_with_missing_targets_is_scored_over_observed_entries():
     X, Y, holes, _ = _data(11)
     Y_nan = np.where(holes, np.nan, Y)
-    est = MultiOutputBoostingRegressor(n_estimators=5, missing_targets="ignore").fit(
+    est = PaperRegressor(n_estimators=5, missing_targets="ignore").fit(
         X, Y_nan, eval_set=(X, Y_nan))
     from sklearn.metrics import r2_score
     P = est.predict(X)
     per_output = [r2_score(Y[~holes[:, j], j], P[~holes[:, j], j]) for j in range(3)]
     np.testing.assert_allclose(est.eval_score_per_output_[-1], per_output, rtol=1e-10)
     with pytest.raises(ValueError, match="^eval_set Y contains NaN or infinity; a NaN is a missing target"):
-        MultiOutputBoostingRegressor(n_estimators=2).fit(X, Y, eval_set=(X, Y_nan))
+        PaperRegressor(n_estimators=2).fit(X, Y, eval_set=(X, Y_nan))
 
 
 def test_models_fitted_with_missing_targets_pickle():
     X, Y, holes, _ = _data(12, kind="classifier")
-    for model in (MultiLabelBoostingClassifier(n_estimators=3, missing_targets="ignore"),
+    for model in (PaperClassifier(n_estimators=3, missing_targets="ignore"),
                   ProjectedForestClassifier(n_estimators=3, missing_targets="ignore")):
         model.fit(X, np.where(holes, np.nan, Y))
         copy = pickle.loads(pickle.dumps(model))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from engine import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from paper_settings import PaperClassifier, PaperRegressor
 
 
 def _data(seed, n=120, d=4, p=5):
@@ -31,7 +31,7 @@ def _derivatives(loss, y, F):
 
 def _model(kind, loss, strategy, **kw):
     extra = dict(projection="gaussian", n_projections=2) if strategy == "projected_relabel" else {}
-    cls = MultiLabelBoostingClassifier if kind == "classifier" else MultiOutputBoostingRegressor
+    cls = PaperClassifier if kind == "classifier" else PaperRegressor
     params = dict(strategy=strategy, loss=loss, leaf_estimation="newton", learning_rate=0.5,
                   n_estimators=5, max_leaf_nodes=4, random_state=0, **extra)
     return cls(**{**params, **kw})
@@ -92,7 +92,7 @@ def test_square_loss_newton_leaves_without_penalty_are_the_mean_leaves_of_gbmort
     target = Y if kind == "classifier" else Z
     common = dict(strategy="multi_output", loss="squared_error", learning_rate=0.5,
                   n_estimators=6, max_leaf_nodes=4, random_state=0)
-    cls = MultiLabelBoostingClassifier if kind == "classifier" else MultiOutputBoostingRegressor
+    cls = PaperClassifier if kind == "classifier" else PaperRegressor
     mean = cls(**common).fit(X, target)
     newton = cls(leaf_estimation="newton", l2_regularization=0.0, **common).fit(X, target)
     np.testing.assert_allclose(newton.trees_.value, mean.trees_.value, rtol=1e-12, atol=1e-14)
@@ -122,8 +122,8 @@ def test_newton_leaves_warm_start_and_early_stopping():
     warm.set_params(n_estimators=8).fit(X, Y)
     np.testing.assert_allclose(warm.decision_function(X), whole.decision_function(X), rtol=1e-12, atol=1e-12)
     stopped = _model("classifier", "logistic", "projected_relabel", n_estimators=200,
-                     n_iter_no_change=3, learning_rate=1.0).fit(X, Y)
-    assert 1 <= stopped.n_steps_ < 200
+                     early_stopping=True, n_iter_no_change=3, learning_rate=1.0).fit(X, Y)
+    assert 1 <= stopped.n_steps_ == stopped.best_iteration_ + 1 <= stopped.n_steps_run_ < 200
     assert np.isfinite(stopped.decision_function(X)).all()
 
 
@@ -136,9 +136,9 @@ def test_saturated_leaves_without_penalty_are_zero_not_nan():
     """
     X = np.linspace(-1, 1, 40)[:, None]
     Y = np.column_stack([np.ones(40), X[:, 0] > 0]).astype(float)
-    model = MultiLabelBoostingClassifier(strategy="multi_output", leaf_estimation="newton",
-                                         l2_regularization=0.0, learning_rate=1.0, n_estimators=800,
-                                         max_leaf_nodes=2, random_state=0).fit(X, Y)
+    model = PaperClassifier(strategy="multi_output", leaf_estimation="newton",
+                            l2_regularization=0.0, learning_rate=1.0, n_estimators=800,
+                            max_leaf_nodes=2, random_state=0).fit(X, Y)
     F = model.decision_function(X)
     assert np.isfinite(F).all() and np.isfinite(model.trees_.value).all()
     assert F[:, 0].min() > 354.0
@@ -160,15 +160,15 @@ def test_saturated_leaves_without_penalty_are_zero_not_nan():
 def test_bad_newton_parameters_are_refused(params, match):
     X, Y, Z = _data(7)
     with pytest.raises(ValueError, match=match):
-        MultiLabelBoostingClassifier(**params).fit(X, Y)
+        PaperClassifier(**params).fit(X, Y)
     with pytest.raises(ValueError, match=match):
-        MultiOutputBoostingRegressor(**params).fit(X, Z)
+        PaperRegressor(**params).fit(X, Z)
 
 
 def test_newton_leaves_refuse_the_absolute_loss():
     X, _, Z = _data(7)
     with pytest.raises(ValueError, match="absolute"):
-        MultiOutputBoostingRegressor(loss="absolute_error", leaf_estimation="newton").fit(X, Z)
+        PaperRegressor(loss="absolute_error", leaf_estimation="newton").fit(X, Z)
 
 
 def test_make_estimator_passes_the_leaf_estimation_through():

@@ -17,13 +17,13 @@ import pytest
 from scipy import sparse
 
 from engine.estimators import growers
-from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.forest import (
     PerOutputForestRegressor,
     ProjectedForestClassifier,
     ProjectedForestRegressor,
 )
 from engine.estimators.registry import make_estimator
+from paper_settings import PaperClassifier, PaperRegressor
 
 BOOSTING = ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-subsampled")
 
@@ -75,13 +75,13 @@ def test_boosting_subsample_weights_and_eval_set_on_sparse_x(split_search):
     w[:10] = 0.0
     params = dict(n_estimators=5, max_leaf_nodes=4, subsample=0.7, split_search=split_search,
                   random_state=0)
-    dense = MultiOutputBoostingRegressor(**params).fit(X, Y, sample_weight=w, eval_set=(X, Y))
-    sp = MultiOutputBoostingRegressor(**params).fit(S, Y, sample_weight=w, eval_set=(S, Y))
+    dense = PaperRegressor(**params).fit(X, Y, sample_weight=w, eval_set=(X, Y))
+    sp = PaperRegressor(**params).fit(S, Y, sample_weight=w, eval_set=(S, Y))
     _same_model(dense, sp)
     np.testing.assert_array_equal(dense.eval_score_, sp.eval_score_)
     L = (Y > np.median(Y, axis=0)).astype(float)
-    a = MultiLabelBoostingClassifier(n_estimators=4, split_search=split_search).fit(X, L)
-    b = MultiLabelBoostingClassifier(n_estimators=4, split_search=split_search).fit(S.tocsc(), L)
+    a = PaperClassifier(n_estimators=4, split_search=split_search).fit(X, L)
+    b = PaperClassifier(n_estimators=4, split_search=split_search).fit(S.tocsc(), L)
     _same_model(a, b)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(S))
 
@@ -156,7 +156,7 @@ def test_a_sparse_fit_does_not_densify_x(split_search):
     rows, cols = rng.integers(0, n, size=40000), rng.integers(0, p, size=40000)
     S = sparse.csr_matrix((rng.normal(size=40000), (rows, cols)), shape=(n, p))
     Y = np.asarray(S[:, :3].sum(axis=1)) + rng.normal(size=(n, 1))
-    model = MultiOutputBoostingRegressor(n_estimators=2, max_leaf_nodes=4, split_search=split_search)
+    model = PaperRegressor(n_estimators=2, max_leaf_nodes=4, split_search=split_search)
     tracemalloc.start()
     try:
         model.fit(S, Y)
@@ -170,14 +170,14 @@ def test_a_sparse_fit_does_not_densify_x(split_search):
 
 def test_auto_is_exact_below_the_threshold_and_hist_above(monkeypatch):
     X, S, Y = _sparse_problem(5, n=300, density=0.5)
-    auto = MultiOutputBoostingRegressor(n_estimators=5, max_leaf_nodes=4).fit(X, Y)
-    exact = MultiOutputBoostingRegressor(n_estimators=5, max_leaf_nodes=4, split_search="exact").fit(X, Y)
-    hist = MultiOutputBoostingRegressor(n_estimators=5, max_leaf_nodes=4, split_search="hist",
-                                        max_bins=4).fit(X, Y)
+    auto = PaperRegressor(n_estimators=5, max_leaf_nodes=4).fit(X, Y)
+    exact = PaperRegressor(n_estimators=5, max_leaf_nodes=4, split_search="exact").fit(X, Y)
+    hist = PaperRegressor(n_estimators=5, max_leaf_nodes=4, split_search="hist",
+                          max_bins=4).fit(X, Y)
     _same_model(auto, exact)
     assert auto.trees_.nodes.tobytes() != hist.trees_.nodes.tobytes()
     monkeypatch.setattr(growers, "AUTO_HIST_MIN_SAMPLES", 100)
-    auto = MultiOutputBoostingRegressor(n_estimators=5, max_leaf_nodes=4, max_bins=4).fit(X, Y)
+    auto = PaperRegressor(n_estimators=5, max_leaf_nodes=4, max_bins=4).fit(X, Y)
     _same_model(auto, hist)
     assert growers.resolved_split_search("auto", 99) == "exact"
     assert growers.resolved_split_search("auto", 100) == "hist"
@@ -200,8 +200,8 @@ def test_n_jobs_without_openmp_warns_once_and_runs_on_one_thread(monkeypatch):
 # ---------------------------------------------------------------- bad input
 
 ESTIMATORS = [
-    lambda **k: MultiOutputBoostingRegressor(n_estimators=2, **k),
-    lambda **k: MultiLabelBoostingClassifier(n_estimators=2, **k),
+    lambda **k: PaperRegressor(n_estimators=2, **k),
+    lambda **k: PaperClassifier(n_estimators=2, **k),
     lambda **k: ProjectedForestRegressor(n_estimators=2, **k),
     lambda **k: PerOutputForestRegressor(n_estimators=2, **k),
 ]

@@ -1,0 +1,79 @@
+"""python -m engine.bench --defaults --quick on tiny slices: both tables, the marked default row,
+the peers' rows and the target lines.
+
+No score or time is asserted (the full study, `python -m engine.bench --defaults`, measures
+them); the tests hold the bookkeeping, and that the study's row of the current defaults is the
+estimators' defaults.
+"""
+import numpy as np
+
+from engine.bench import defaults as bd
+from engine.bench.__main__ import main
+from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.registry import make_estimator
+
+DEFAULT_ROW = "relabel-rpo gaussian q=1, 32 leaves, Newton, lr 0.1, 300 steps, early stopping auto"
+PAPERS_ROW = "papers: gbmort, stumps, mean leaves, lr 0.1, 100 steps"
+
+
+def test_the_study_marks_the_estimators_defaults_and_the_papers_row_is_make_estimators():
+    for task in ("multilabel", "regression"):
+        assert [label for label, p in bd.CANDIDATES.items() if bd.is_current_default(p, task)] == [DEFAULT_ROW]
+    assert list(bd.quick_candidates()) == [PAPERS_ROW, DEFAULT_ROW]
+    # the papers' row is what make_estimator("gbmort") fits (n_iter_no_change aside: unused
+    # with early stopping off)
+    papers = make_estimator("gbmort").get_params()
+    row = {k: v for k, v in bd.CANDIDATES[PAPERS_ROW].items() if k != "n_iter_no_change"}
+    assert {k: papers[k] for k in row} == {**row, "projection": "subsample"}
+
+
+def test_only_the_row_of_the_defaults_is_marked():
+    """A setting that is not one of CANDIDATES (a caller's own) is never marked as the default."""
+    own = {"mine": dict(bd.CANDIDATES[DEFAULT_ROW], min_samples_leaf=5)}
+    results = {("mine", "emotions"): (0.8, 1.0, 300), (DEFAULT_ROW, "emotions"): (0.8, 1.0, 300)}
+    table = bd.study_table(results, ["emotions"], {"emotions": "multilabel"})
+    marked = [line for line in table.splitlines() if "default)**" in line]
+    assert len(marked) == 1 and marked[0].startswith(f"| {DEFAULT_ROW} **(the multilabel default)**")
+    assert not bd.is_current_default(own["mine"], "multilabel")
+
+
+def test_quick_run_prints_both_tables(monkeypatch, capsys):
+    # tiny slices: three small data sets in the study, 40 rows and 3 labels against the peers
+    monkeypatch.setattr(bd, "QUICK_ROWS", 40)
+    monkeypatch.setattr(bd, "QUICK_OUTPUTS", 3)
+    monkeypatch.setattr(bd, "QUICK_PEER_BUDGET_SECONDS", 3.0)
+    monkeypatch.setattr(bd, "shipped_sets",
+                        lambda: (["emotions", "flags", "enb"],
+                                 {"emotions": "multilabel", "flags": "multilabel", "enb": "regression"}))
+    fits = []
+    real_fit = bd.engine_fit
+    monkeypatch.setattr(bd, "engine_fit", lambda problem, params=None: fits.append(
+        (problem.name, problem.X.shape[0], params)) or real_fit(problem, params))
+    status = main(["--defaults", "--quick"])
+    text = capsys.readouterr().out
+    assert status in (0, 1)
+    study, against = text.split("Defaults against defaults")
+    rows = [line for line in study.splitlines() if line.startswith("| ") and not line.startswith("| setting")]
+    assert len(rows) == 2
+    assert rows[0].startswith(f"| {PAPERS_ROW} |")
+    assert rows[1].startswith(f"| {DEFAULT_ROW} **(the multilabel, regression default)** |")
+    for row in rows:
+        assert row.count(" s)") == 3                    # a score (seconds) cell per data set
+    # the study fits both candidates on the three sets, defaults against defaults the bare defaults
+    assert [(name, n) for name, n, _ in fits[:6]] == [(n, 40) for n in ("emotions",) * 2 + ("flags",) * 2 + ("enb",) * 2]
+    assert fits[-1] == ("bibtex", 40, None)
+    table = [line for line in against.splitlines() if line.startswith("| bibtex |")]
+    assert [line.split(" | ")[1] for line in table] == [
+        "engine, the estimator's defaults", "XGBoost", "CatBoost", "LightGBM, a model per label"]
+    assert np.isfinite(float(table[0].split(" | ")[2]))
+    targets = [line for line in against.splitlines() if line.startswith("- bibtex against ")]
+    assert [t.split(":")[0] for t in targets] == ["- bibtex against XGBoost", "- bibtex against CatBoost"]
+    assert status == (0 if all(t.endswith(": met") for t in targets) else 1)
+
+
+def test_engine_fit_with_no_params_fits_the_defaults():
+    problem = bd.load_problem("emotions", max_rows=50, max_test_rows=50)
+    score, seconds, steps = bd.engine_fit(problem)
+    assert steps == MultiLabelBoostingClassifier().n_estimators == 300   # 50 rows: no early stopping
+    assert 0 < score <= 1 and seconds > 0
+    assert bd.estimator_class("regression") is MultiOutputBoostingRegressor
