@@ -68,7 +68,15 @@ def test_quick_run_prints_both_tables(monkeypatch, capsys):
     assert np.isfinite(float(table[0].split(" | ")[2]))
     targets = [line for line in against.splitlines() if line.startswith("- bibtex against ")]
     assert [t.split(":")[0] for t in targets] == ["- bibtex against XGBoost", "- bibtex against CatBoost"]
-    assert status == (0 if all(t.endswith(": met") for t in targets) else 1)
+    assert status == (1 if any(t.endswith(": MISSED") for t in targets) else 0)
+
+
+def test_a_stopped_peer_leaves_the_target_undecided():
+    met = bd._verdict("bibtex", "CatBoost", 0.6, 2.0, 0.3, 600.0, stopped=True)
+    assert met[2] is None and "UNDECIDED" in met[3]
+    assert bd._verdict("bibtex", "CatBoost", 0.6, 2.0, 0.3, 600.0, stopped=False)[2] is True
+    assert bd._verdict("bibtex", "XGBoost", 0.58, 2.0, 0.59, 19.0, stopped=False)[2] is False
+    assert bd._verdict("bibtex", "XGBoost", 0.6, 10.0, 0.59, 19.0, stopped=False)[2] is False
 
 
 def test_engine_fit_with_no_params_fits_the_defaults():
