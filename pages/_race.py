@@ -40,7 +40,7 @@ def leaf_widget(loss_key):
     absolute loss: Newton leaves need a second derivative."""
     if st.session_state.get(loss_key) == "absolute_error":
         return None
-    return st.selectbox("Leaves", list(LEAVES), format_func=LEAVES.get, key="leaf_estimation",
+    return st.selectbox("Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_leaf_estimation",
                         bind="query-params", persist_state="page",
                         help="mean: the papers' leaves and line search. newton: every model (each q and gbmort) "
                              "gets second-order leaves, −Σg/(Σh+λ) per output with λ = 1 — an extension beyond "

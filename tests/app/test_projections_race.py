@@ -21,7 +21,7 @@ def open_page():
 def test_the_race_and_the_q_sweep_offer_both_leaf_estimations():
     at = open_page()
     assert not at.exception
-    for key in ("proj_race_leaves", "leaf_estimation"):
+    for key in ("proj_race_leaves", "proj_leaf_estimation"):
         assert len(at.selectbox(key=key).options) == 2
 
 
