@@ -22,6 +22,7 @@ from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -68,25 +69,25 @@ st.markdown(
 catalogue = shipped_catalogue()
 with st.sidebar:
     st.header("Data set")
-    source = st.radio(
+    source = url_widget(st.radio,
         "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
         help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
         "data sets are the paper's real benchmarks; or upload your own CSV file.",
     )  # fmt: skip
 
     if source == "friedman":
-        structure = st.radio(
+        structure = url_widget(st.radio,
             "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="data_problem", help=STRUCTURE_HELP, **BOUND
         )
-        n_outputs = st.slider(
+        n_outputs = url_widget(st.slider,
             "Outputs (d)", 1, 64, 16, key="data_n_outputs", **BOUND,
             help="Number of outputs; the paper uses 16. For ind, each output brings 5 inputs of its own.",
         )  # fmt: skip
-        n_samples = st.slider(
+        n_samples = url_widget(st.slider,
             "Samples (n)", 50, 5000, 300, step=50, key="data_n_samples", **BOUND,
             help="Rows drawn. Fewer samples make the empirical correlations noisier.",
         )  # fmt: skip
-        inputs = st.radio(
+        inputs = url_widget(st.radio,
             "Input distribution", ["uniform", "gaussian"], horizontal=True, key="data_inputs", **BOUND,
             help="uniform: x ~ U(0, 1), as in Friedman (1991). gaussian: x ~ N(0, I), as the paper's text says.",
         )  # fmt: skip
@@ -94,18 +95,18 @@ with st.sidebar:
             "The paper's text says x ~ N(0, I), but the scores it reports only fit uniform inputs, "
             "hence the uniform default."
         )
-        noise = st.slider(
+        noise = url_widget(st.slider,
             "Noise sd", 0.0, 5.0, 1.0, step=0.1, key="data_noise", **BOUND,
             help="Standard deviation of each output's Gaussian noise (paper: 1). For chain it accumulates: "
             "output j has noise variance j × sd².",
         )  # fmt: skip
-        n_noisy = st.slider(
+        n_noisy = url_widget(st.slider,
             "Extra noisy outputs", 0, 64, 0, key="data_noisy_outputs", **BOUND,
             help="Outputs unrelated to x: shuffled copies of real outputs (paper Table 6 adds 16). "
             "They test whether a method is misled by irrelevant outputs.",
         )  # fmt: skip
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-        seed = c1.number_input(
+        seed = url_widget(c1.number_input,
             "Seed", 0, 2**31 - 1, 0, step=1, key="data_seed", **BOUND,
             help="Random seed of the draw: the same seed gives the same data, on every machine.",
         )  # fmt: skip
@@ -117,7 +118,7 @@ with st.sidebar:
 
     elif source == "shipped":
         names = list(catalogue)
-        name = st.selectbox(
+        name = url_widget(st.selectbox,
             "Data set", names, index=names.index(DEFAULT_SHIPPED) if DEFAULT_SHIPPED in names else 0,
             key="data_dataset", **BOUND,
             help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
@@ -137,7 +138,7 @@ with st.sidebar:
             f"{engine_upload.DEFAULT_MAX_ROWS:,} rows, {engine_upload.DEFAULT_MAX_COLUMNS:,} columns. "
             "The file stays in this session; it is never saved.",
         )  # fmt: skip
-        sep_name = st.selectbox(
+        sep_name = url_widget(st.selectbox,
             "Separator", list(SEPARATORS), key="data_sep", **BOUND,
             help="The character between columns: comma , · semicolon ; · tab · pipe |",
         )  # fmt: skip
