@@ -103,7 +103,7 @@ def test_clamped_and_unknown_inputs_are_said_next_to_the_widget(streamlit_server
     page.goto(f"{streamlit_server}/bias_variance?bv_estimator=no-such-method&bv_values=0,-5,100000&bv_sweep=n_estimators",
               wait_until="domcontentloaded")
     sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar.get_by_text("estimator = “no-such-method”", exact=False)).to_be_visible(timeout=60_000)
+    expect(sidebar.get_by_text("bv_estimator = “no-such-method”", exact=False)).to_be_visible(timeout=60_000)
     expect(sidebar.get_by_text("0 → 1, -5 → 1, 100000 → 2000", exact=False)).to_be_visible()
     wait_until_idle(page)
     page.screenshot(path=str(screenshot_dir / "truth_clamped_notes.png"), full_page=True)
