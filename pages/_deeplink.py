@@ -29,22 +29,6 @@ def registered_pages() -> tuple:
     return st.session_state.get(REGISTERED_PAGES_KEY, ())
 
 
-def url_value_note(key, options):
-    """Call *before* a bound widget: when the URL asks for a value of ``key`` that is not one of
-    ``options``, Streamlit silently shows the widget's default instead. Return the sentence the page
-    shows next to the widget (kept for the session until the URL holds a valid value again), else None."""
-    notes = st.session_state.setdefault("url_value_notes", {})
-    raw = st.query_params.get_all(key)
-    bad = [v for v in raw if v not in {str(o) for o in options}]
-    if bad:
-        valid = f" Valid: {', '.join(map(str, options))}." if len(options) <= 8 else " Pick one in the list below."
-        notes[key] = (f"The link asked for {key} = “{', '.join(bad)}”, which this page does not know: "
-                      f"showing the default instead.{valid}")
-    elif raw:
-        notes.pop(key, None)
-    return notes.get(key)
-
-
 PRESET_GO = "go"   # a Home preset's link carries go=1: run what it promises on this one click
 
 

@@ -9,8 +9,9 @@ import streamlit as st
 from engine import plotting
 from engine.experiments.time_to_accuracy import RACE_DATASETS, run_time_to_accuracy, xgboost_installed
 from pages._jobs import PageRun
+from pages._url import url_widget
 
-run = PageRun("projrace")
+run = PageRun("proj_race")
 LEAVES = {"mean": "mean (the papers: mean gradient and line search)",
           "newton": "newton (second-order: −Σg / (Σh + λ), λ = 1)"}
 CHART_CONFIG = {"displaylogo": False}
@@ -19,19 +20,19 @@ BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link rest
 
 def _settings():
     c1, c2, c3, c4 = st.columns(4)
-    dataset = c1.radio("Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True, **BOUND,
-                       help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
+    dataset = url_widget(c1.radio, "Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True, **BOUND,
+                                   help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
                             "their standard split.")
     settings = dict(dataset=dataset)
-    settings["leaf_estimation"] = c2.selectbox(
+    settings["leaf_estimation"] = url_widget(c2.selectbox,
         "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
         help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
              "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
-    settings["n_steps"] = c3.slider("Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
-                                    help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
-    settings["xgboost_rounds"] = c4.slider("XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
-                                           disabled=not xgboost_installed(),
-                                           help="XGBoost with its defaults: one tree per label, depth 6.")
+    settings["n_steps"] = url_widget(c3.slider, "Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
+                                                help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
+    settings["xgboost_rounds"] = url_widget(c4.slider, "XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
+                                                       disabled=not xgboost_installed(),
+                                                       help="XGBoost with its defaults: one tree per label, depth 6.")
     return settings
 
 
@@ -40,9 +41,9 @@ def leaf_widget(loss_key):
     absolute loss: Newton leaves need a second derivative."""
     if st.session_state.get(loss_key) == "absolute_error":
         return None
-    return st.selectbox("Leaves", list(LEAVES), format_func=LEAVES.get, key="leaf_estimation",
-                        bind="query-params", persist_state="page",
-                        help="mean: the papers' leaves and line search. newton: every model (each q and gbmort) "
+    return url_widget(st.selectbox, "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_leaf_estimation",
+                                    bind="query-params", persist_state="page",
+                                    help="mean: the papers' leaves and line search. newton: every model (each q and gbmort) "
                              "gets second-order leaves, −Σg/(Σh+λ) per output with λ = 1 — an extension beyond "
                              "paper 002, after BOOMER and SketchBoost.")
 

@@ -25,8 +25,9 @@ from engine.reports.real_data import (
 )
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 from pages._jobs import PageRun
+from pages._url import url_widget
 
-run = PageRun("benchrd")      # its own slot: the one-data-set mode keeps its run
+run = PageRun("bench_rd")      # its own slot: the one-data-set mode keeps its run
 CACHE_VARIABLE = "RPO_REAL_DATA_CACHE"    # where finished cells go (tests give each their own)
 DEFAULT_DATASETS = ["edm", "emotions"]      # the two smallest of the paper's list: seconds
 BUDGETS = ("quick", "moderate")             # the paper's grid is for the command line
@@ -57,34 +58,34 @@ def sidebar():
     shipped = available_study_datasets()
     installed, message = boomer_available()
     st.session_state.setdefault("bench_rd_datasets", [d for d in DEFAULT_DATASETS if d in shipped])
-    datasets = st.multiselect(
+    datasets = url_widget(st.multiselect,
         "Data sets", shipped, key="bench_rd_datasets", **BOUND,
         help="The data sets of the paper's section 4.4 that this project ships (multi-label: LRAP; "
         "regression: macro-r2). Splits keep the paper's train/test sizes (Tables 2-3), 50/50 where it gives none.")
     st.button("The paper's list", key="bench_rd_papers_list", on_click=select_papers_list,
               help=f"Select every shipped data set of the paper's list ({len(shipped)} of its 29).")
-    methods = st.multiselect(
+    methods = url_widget(st.multiselect,
         "Methods", list(REAL_DATA_METHODS), default=list(REAL_DATA_METHODS), key="bench_rd_methods", **BOUND,
         help="The eight methods of section 4.4 (st-gbrt / st-rf are the paper's br-gbrt / br-rf in multi-label).")
-    boomer = st.checkbox(
+    boomer = url_widget(st.checkbox,
         "BOOMER reference rows", installed, key="bench_rd_boomer", disabled=not installed, **BOUND,
         help="BOOMER (paper 004, the real mlrl-boomer package) with its defaults and with its "
         "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
     if not installed:
         st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
-    newton = st.checkbox(
+    newton = url_widget(st.checkbox,
         "Second-order rows (Newton leaves)", False, key="bench_rd_newton", **BOUND,
         help="Extra rows, an extension beyond the paper: " + ", ".join(SECOND_ORDER_METHODS) + " (each leaf "
         "holds −Σg/(Σh+λ) per output, λ = 1, no line search). Ranked apart from the paper's eight methods, "
         "whose ranks stay comparable to the paper's.")
-    budget = st.radio("Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
-                      help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
-    refit = st.checkbox("Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
-                        **BOUND,
-                        help="The paper does not say whether the chosen boosting setting is fitted again on "
-                        "training + validation before the test. Both scores are computed; this picks the one ranked.")
-    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,
-                           help="Seeds the splits and the models: the same seed gives the same tables.")
+    budget = url_widget(st.radio, "Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
+                                  help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
+    refit = url_widget(st.checkbox, "Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
+                                    **BOUND,
+                                    help="The paper does not say whether the chosen boosting setting is fitted again on "
+                                    "training + validation before the test. Both scores are computed; this picks the one ranked.")
+    seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,
+                                       help="Seeds the splits and the models: the same seed gives the same tables.")
     return dict(datasets=list(datasets), methods=list(methods) + (list(BOOMER_NAMES) if boomer and installed else [])
                 + (list(SECOND_ORDER_METHODS) if newton else []), budget=budget, refit=bool(refit), seed=int(seed))
 

@@ -10,6 +10,7 @@ import streamlit as st
 from engine.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
+from pages._url import url_widget
 
 MARK_KEY = "conv_tree_mark"
 CONFIG = {"displaylogo": False, "displayModeBar": False}
@@ -43,13 +44,13 @@ def tree_strip(models: dict, feature_names=None):
         st.caption("The first trees appear here when a run of the boosting methods has finished.")
         return
     c = st.columns([2, 1, 3])
-    method = c[0].selectbox("Trees of", list(models), key="conv_strip_method", bind="query-params",
-                            help="The first trees this method grew in the current run.")
+    method = url_widget(c[0].selectbox, "Trees of", list(models), key="conv_strip_method", bind="query-params",
+                                        help="The first trees this method grew in the current run.")
     model = models[method]
     output = 0
     if model.strategy == "single_target":
-        output = c[1].selectbox("output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
-                                key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
+        output = url_widget(c[1].selectbox, "output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
+                                            key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
     c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "
                  "on the curve above (click again to clear).")
     drawings = shared_figure(strip_figures, model, output, feature_names)   # once for every session of the run

@@ -29,6 +29,7 @@ from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text
 from pages._real_data import real_data_mode
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -124,7 +125,7 @@ def drop_artificial():
 # --- page ------------------------------------------------------------------------------------
 st.title("Benchmark")
 with st.sidebar:
-    mode = st.radio(
+    mode = url_widget(st.radio,
         "Mode", MODES, horizontal=True, key="bench_mode", **BOUND,
         help="**one data set**: the Table 4 protocol on one data set, with scikit-learn reference rows. "
         "**real-data study**: paper 002's section 4.4 on several shipped data sets, ranks, Friedman / "
@@ -154,7 +155,7 @@ with st.sidebar:
             return f"{name} · {c['task']} · {c['n_samples']}×{c['n_outputs']}"
         return f"{name} (synthetic, 300 train / 4000 test)"
 
-    choice = st.selectbox(
+    choice = url_widget(st.selectbox,
         "Data set", dataset_options, index=dataset_options.index(DEFAULT_DATASET), key="bench_dataset",
         **BOUND,  # no format_func: the URL holds the formatted option, keep it the plain name
         help="friedman1 chain / group / ind are the paper's synthetic problems (Table 4): each repeat "
@@ -163,7 +164,7 @@ with st.sidebar:
         "(paper section 4.1.3). 'The Data page's choice' uses the data set chosen there.",
     )  # fmt: skip
     st.caption(dataset_label(choice))
-    estimators = st.multiselect(
+    estimators = url_widget(st.multiselect,
         "Estimators", ALL_ESTIMATORS, default=DEFAULT_ESTIMATORS, key="bench_estimators", **BOUND,
         help="Our boosting variants (st-gbrt: one model per output; gbmort: multi-output trees; "
         "gbrt-rpo / gbrt-relabel-rpo: trees on random output projections), our forests (mo-rf, "
@@ -175,29 +176,29 @@ with st.sidebar:
         "Every forest, ours and scikit-learn's, uses the paper's defaults (100 trees; k = p/3, min_samples_split 5 in regression; "
         "k = √p, fully grown in classification).",
     )  # fmt: skip
-    refs = st.checkbox(
+    refs = url_widget(st.checkbox,
         "scikit-learn reference rows", True, key="bench_refs", **BOUND,
         help="Add scikit-learn's gradient boosting fitted per output (sklearn-gb, same grid, steps chosen on "
         "validation) and its multi-output random forest (sklearn-rf) as reference rows. sklearn-gb makes a "
         "quick friedman1 run take about half a minute instead of a few seconds: untick for a faster run.",
     )  # fmt: skip
-    noisy = st.slider(
+    noisy = url_widget(st.slider,
         "Extra noisy outputs (Table 6)", 0, 32, 0, step=4, key="bench_noisy", **BOUND,
         disabled=choice not in FRIEDMAN,
         help="friedman1 only: append this many purely noisy outputs (rows of real outputs permuted, "
         "section 4.2.3). The paper's Table 6 adds 16: the table then also shows half-macro-r2, the score "
         "on the 16 real outputs, next to the paper's.",
     )  # fmt: skip
-    budget = st.radio(
+    budget = url_widget(st.radio,
         "Search budget", list(ms.BUDGETS), horizontal=True, key="bench_budget", **BOUND,
         help="How big the hyper-parameter grid and the step limit are. " + " ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()),
     )  # fmt: skip
-    repeats = st.slider(
+    repeats = url_widget(st.slider,
         "Repeats (random splits)", 2, 10, 2, key="bench_repeats", **BOUND,
         help="Independent train/test splits; the paper uses 5. More repeats give a steadier mean and "
         "a more powerful t-test, at a proportional cost.",
     )  # fmt: skip
-    seed = st.number_input(
+    seed = url_widget(st.number_input,
         "Seed", 0, 2**31 - 1, 0, step=1, key="bench_seed", **BOUND,
         help="Seeds the data draw (friedman1), the splits and the models: the same seed gives the same table.",
     )  # fmt: skip

@@ -2,7 +2,8 @@
 learning sets.
 
 Every setting is in the URL (widget key = query parameter), e.g.
-``/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2&compare_leaves=8&seed=0``.
+``/bias_variance?bv_problem=group&bv_sweep=n_estimators&bv_max_leaf_nodes=2&bv_compare_leaves=8&bv_seed=0``
+(every key starts with ``bv_``: a page's keys are its own, so no setting leaks to another page).
 Small runs start by themselves (the default view tells the story: stumps against 8-leaf trees
 over the number of boosting steps); bigger ones wait for an explicit button that shows the
 estimated cost first. The work runs in the page's background run (``pages/_jobs.py``) polled by one
@@ -22,9 +23,10 @@ from engine.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note,
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
-from pages._deeplink import registered_pages, route_through_app, url_value_note
+from pages._deeplink import registered_pages, route_through_app
 from pages._draws import draws_section
 from pages._jobs import PageRun, estimate_text, gate
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -65,7 +67,7 @@ def tree_label(leaves):
 
 
 def resample():
-    st.session_state["seed"] = secrets.randbelow(100_000)
+    st.session_state["bv_seed"] = secrets.randbelow(100_000)
     st.session_state[FORCE] = True
 
 
@@ -80,30 +82,28 @@ st.markdown(
 # --- controls -------------------------------------------------------------------------------------
 with st.sidebar:
     st.header("Bias–variance")
-    url_note = url_value_note("estimator", VARIANTS)
-    estimator = st.selectbox(
-        "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="estimator", **BOUND,
+    estimator = url_widget(st.selectbox,
+        "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="bv_estimator", **BOUND,
         help="The boosting variant or forest (paper names). Randomized variants (rpo, forests) also have "
         "an algorithm variance: set 'Seeds per learning set' above 1 to measure it.",
     )  # fmt: skip
-    if url_note:
-        st.warning(url_note, icon="🔗")
     forest = estimator in FOREST_NAMES
     projected_forest = forest and estimator.startswith("rf-")
     sweepable = FOREST_SWEEPABLE if forest else SWEEPABLE
     sweep_options = [k for k in sweepable if projected_forest or k != "n_components"]
     defaults = FOREST_DEFAULT_VALUES if forest else DEFAULT_VALUES
-    sweep = st.selectbox(
-        "Parameter to sweep", sweep_options, key="sweep", **BOUND,
+    sweep = url_widget(st.selectbox,
+        "Parameter to sweep", sweep_options, key="bv_sweep", **BOUND,
         help="The x axis: the decomposition is computed at each value. For boosting, n_estimators reuses "
         "one staged fit per learning set, so many values cost nothing extra; forests are refitted per value.",
     )  # fmt: skip
     st.caption(f"{sweep}: {SWEEP_HELP[sweep]}")
     kind, low, high = sweepable[sweep]
-    values_text = st.text_input(
-        "Values", "", key="values", placeholder=defaults[sweep], **BOUND,
+    values_text = url_widget(st.text_input,
+        "Values", "", key="bv_values", placeholder=defaults[sweep], **BOUND,
         help=f"Comma-separated values of {sweep} (at most 12, clamped to [{low}, {high}]). "
         f"Empty: {defaults[sweep]}.",
+        parse=lambda text: parse_values(text or defaults[sweep], kind=kind, low=low, high=high),
     )  # fmt: skip
     clamped = clamp_note(values_text, low, high, sweep) if values_text else None
     if clamped:
@@ -119,65 +119,65 @@ with st.sidebar:
             help="The Forests page's Appendix C experiment splits a projected forest's algorithm variance "
             "into the part due to the projection and the part due to the trees, for Algorithms 1 and 2.",
         )  # fmt: skip
-    leaves = st.select_slider(
-        "Leaves per tree", [2, 3, 4, 6, 8, 12, 16, 24, 32], 2, key="max_leaf_nodes", **BOUND,
+    leaves = url_widget(st.select_slider,
+        "Leaves per tree", [2, 3, 4, 6, 8, 12, 16, 24, 32], 2, key="bv_max_leaf_nodes", **BOUND,
         disabled=forest or sweep == "max_leaf_nodes",
         help="Tree size of the (first) run: 2 leaves = stumps. Bigger trees lower the bias per "
         "step but raise the variance.",
     )  # fmt: skip
-    compare = st.selectbox(
-        "Compare with trees of (leaves)", COMPARE, index=COMPARE.index("8"), key="compare_leaves", **BOUND,
+    compare = url_widget(st.selectbox,
+        "Compare with trees of (leaves)", COMPARE, index=COMPARE.index("8"), key="bv_compare_leaves", **BOUND,
         disabled=forest or sweep == "max_leaf_nodes",
         help="A second run with trees of this many leaves, drawn side by side: the classic bias–variance "
         "trade-off. none: a single run.",
     )  # fmt: skip
-    n_estimators = st.slider(
-        "Boosting steps M / trees", 1, 1000, 100, key="n_estimators", **BOUND, disabled=sweep == "n_estimators",
+    n_estimators = url_widget(st.slider,
+        "Boosting steps M / trees", 1, 1000, 100, key="bv_n_estimators", **BOUND, disabled=sweep == "n_estimators",
         help="Number of boosting steps, or of trees in a forest (used unless it is the swept parameter). "
         "Boosting: more steps, less bias, more variance. Forests: more trees, less algorithm variance.",
     )  # fmt: skip
-    learning_rate = st.slider(
-        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
+    learning_rate = url_widget(st.slider,
+        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="bv_learning_rate", **BOUND,
         disabled=forest or sweep == "learning_rate",
         help="Shrinkage of each step. A small μ needs more steps but each step adds less variance.",
     )  # fmt: skip
     relabel = estimator.startswith("gbrt-relabel")
     q_name = "n_components" if projected_forest else "n_projections"
-    n_projections = st.slider(
-        "Projections q", 1, 16, 1, key="n_projections", **BOUND,
+    n_projections = url_widget(st.slider,
+        "Projections q", 1, 16, 1, key="bv_n_projections", **BOUND,
         disabled=not (relabel or projected_forest) or sweep == q_name,
         help="gbrt-relabel-rpo: each tree is grown on q random projections of the residuals. Projected "
         "forests (rf-…): each tree is grown on q random projections of the outputs.",
     )  # fmt: skip
 
     st.subheader("Problem and repetitions")
-    structure = st.radio(
+    structure = url_widget(st.radio,
         "Output structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("group"), horizontal=True,
-        key="problem", **BOUND,
+        key="bv_problem", **BOUND,
         help="Friedman1 chain / group / ind (paper section 4.2.1), uniform inputs. The Bayes model is "
         "known, so bias and noise are exact.",
     )  # fmt: skip
-    n_outputs = st.slider("Outputs d", 1, 32, 16, key="n_outputs", **BOUND, help="Number of outputs (paper: 16).")
-    noise = st.slider(
-        "Noise sd", 0.0, 3.0, 1.0, step=0.1, key="noise", **BOUND,
+    n_outputs = url_widget(st.slider, "Outputs d", 1, 32, 16, key="bv_n_outputs", **BOUND, help="Number of outputs (paper: 16).")
+    noise = url_widget(st.slider,
+        "Noise sd", 0.0, 3.0, 1.0, step=0.1, key="bv_noise", **BOUND,
         help="Standard deviation of the output noise (paper: 1); the noise term is its square (times j for chain).",
     )  # fmt: skip
-    n_sets = st.slider(
-        "Learning sets", 2, 100, 8, key="n_sets", **BOUND,
+    n_sets = url_widget(st.slider,
+        "Learning sets", 2, 100, 8, key="bv_n_sets", **BOUND,
         help="Independent training sets drawn from the problem (the thesis uses 100). More sets: "
         "smoother estimates, proportionally longer runs.",
     )  # fmt: skip
-    n_train = st.slider("Training samples per set", 50, 1000, 300, step=50, key="n_train", **BOUND,
-                        help="Size of each learning set (paper: 300). Smaller sets mean more variance.")  # fmt: skip
-    n_test = st.slider("Test points", 100, 4000, 300, step=100, key="n_test", **BOUND,
-                       help="One fixed test set where the expectations are averaged.")  # fmt: skip
-    n_seeds = st.slider(
-        "Seeds per learning set", 1, 5, 1, key="n_seeds", **BOUND,
+    n_train = url_widget(st.slider, "Training samples per set", 50, 1000, 300, step=50, key="bv_n_train", **BOUND,
+                                    help="Size of each learning set (paper: 300). Smaller sets mean more variance.")  # fmt: skip
+    n_test = url_widget(st.slider, "Test points", 100, 4000, 300, step=100, key="bv_n_test", **BOUND,
+                                   help="One fixed test set where the expectations are averaged.")  # fmt: skip
+    n_seeds = url_widget(st.slider,
+        "Seeds per learning set", 1, 5, 1, key="bv_n_seeds", **BOUND,
         help="Fits per learning set with different random states: above 1 separates the algorithm "
         "variance (random projections) from the learning-set variance.",
     )  # fmt: skip
-    seed = st.number_input(
-        "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+    seed = url_widget(st.number_input,
+        "Seed", 0, 2**31 - 1, 0, step=1, key="bv_seed", **BOUND,
         help="Root of every random draw (learning sets, test set, models): same seed, same numbers.",
     )  # fmt: skip
 
@@ -334,7 +334,7 @@ st.subheader("Resample the training set")
 options = [str(v) for v in first.param_values]
 wanted_slice = st.session_state.get("bv_slice", st.query_params.get("bv_slice"))
 st.session_state["bv_slice"] = wanted_slice if wanted_slice in options else options[-1]
-slice_value = st.select_slider(
+slice_value = url_widget(st.select_slider,
     f"Curves at {p} =", options, key="bv_slice", **BOUND,
     help="Which value of the swept parameter the curves below show.",
 )  # fmt: skip

@@ -2,7 +2,8 @@
 
 Training runs in the page's background run (``pages/_jobs.py``); a fragment polls it about three
 times a second and redraws the curves. Every setting is in the URL (widget key = query parameter),
-e.g. ``/convergence?problem=ind&learning_rate=0.2&n_steps=2000&seed=3``.
+e.g. ``/convergence?conv_problem=ind&conv_learning_rate=0.2&conv_n_steps=2000&conv_seed=3``
+(every key starts with ``conv_``: a page's keys are its own, so no setting leaks to another page).
 
 Plain session_state keys of this page: ``conv_page_run`` (its background run, :class:`pages._jobs.PageRun`: settings, job,
 the fitted models kept for Step, the last finished result), ``conv_pins`` (pinned runs, overlaid
@@ -25,6 +26,7 @@ from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
 from pages._challenges import challenge_banner
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -56,7 +58,7 @@ estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=
 
 
 def new_seed():
-    st.session_state["seed"] = secrets.randbelow(100_000)
+    st.session_state["conv_seed"] = secrets.randbelow(100_000)
 
 
 # --- controls ----------------------------------------------------------------------------------
@@ -70,65 +72,65 @@ st.markdown(
 
 with st.sidebar:
     st.header("Convergence run")
-    problem = st.radio(
-        "Problem", list(PROBLEMS), key="problem", horizontal=True, **BOUND,
+    problem = url_widget(st.radio,
+        "Problem", list(PROBLEMS), key="conv_problem", horizontal=True, **BOUND,
         help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "
         "inputs), or data: the data set chosen on the Data page.",
     )  # fmt: skip
-    variants = st.multiselect(
-        "Methods", list(live.VARIANTS), default=DEFAULT_VARIANTS, key="variants", **BOUND,
+    variants = url_widget(st.multiselect,
+        "Methods", list(live.VARIANTS), default=DEFAULT_VARIANTS, key="conv_variants", **BOUND,
         help="st-gbrt: one tree per output and step. gbmort: one multi-output tree per step. gbrt-rpo-*: one "
         "single-output tree on a random projection of the residuals, weighted per output. gbrt-relabel-rpo-*: "
         "a tree on q projections, leaves refilled with unprojected means. artificial-gbrt: the oracle that "
         "knows the friedman1 output structure.",
     )  # fmt: skip
-    q = st.slider(
-        "Projections q (relabel only)", 1, 64, 1, key="q", **BOUND,
+    q = url_widget(st.slider,
+        "Projections q (relabel only)", 1, 64, 1, key="conv_q", **BOUND,
         help="Rows of the random projection used by the gbrt-relabel-rpo methods; the other methods ignore it. "
         "With output sub-sampling q cannot exceed the number of outputs.",
     )  # fmt: skip
-    learning_rate = st.slider(
-        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
+    learning_rate = url_widget(st.slider,
+        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="conv_learning_rate", **BOUND,
         help="Shrinkage of every tree. Smaller: slower but often better optima; larger: fast, then overfits.",
     )  # fmt: skip
-    max_leaf_nodes = st.slider(
-        "Leaves per tree", 2, 64, 2, key="max_leaf_nodes", **BOUND,
+    max_leaf_nodes = url_widget(st.slider,
+        "Leaves per tree", 2, 64, 2, key="conv_max_leaf_nodes", **BOUND,
         help="max_leaf_nodes of each best-first tree; 2 = stumps, as in Figure 1. Bigger trees learn faster per step.",
     )  # fmt: skip
-    max_features = st.selectbox(
-        "Features per split", list(MAX_FEATURES), key="max_features", **BOUND,
+    max_features = url_widget(st.selectbox,
+        "Features per split", list(MAX_FEATURES), key="conv_max_features", **BOUND,
         help="max_features: inputs drawn at each split. all = k = p, the paper's setting; fewer adds randomisation.",
     )  # fmt: skip
-    loss = st.selectbox(
-        "Loss", list(LOSSES), key="loss", **BOUND,
+    loss = url_widget(st.selectbox,
+        "Loss", list(LOSSES), key="conv_loss", **BOUND,
         help="default: square loss for regression, logistic for multi-label. absolute_error is for regression, "
         "logistic for 0/1 labels only.",
     )  # fmt: skip
-    n_steps = st.select_slider(
-        "Boosting steps", STEP_OPTIONS, value=1000, key="n_steps", **BOUND,
+    n_steps = url_widget(st.select_slider,
+        "Boosting steps", STEP_OPTIONS, value=1000, key="conv_n_steps", **BOUND,
         help="Steps per method. One st-gbrt step fits one tree per output, so curves are drawn per output. "
         "The range stops where a laptop still finishes in about a minute.",
     )  # fmt: skip
-    n_test = st.select_slider(
-        "Test samples", TEST_OPTIONS, value=1000, key="n_test", **BOUND,
+    n_test = url_widget(st.select_slider,
+        "Test samples", TEST_OPTIONS, value=1000, key="conv_n_test", **BOUND,
         help="Size of the friedman1 test sample (paper: 4000). Smaller is faster, the curves a bit noisier.",
     )  # fmt: skip
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    seed = c1.number_input(
-        "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+    seed = url_widget(c1.number_input,
+        "Seed", 0, 2**31 - 1, 0, step=1, key="conv_seed", **BOUND,
         help="Draws the training and test samples and seeds every model: same seed, same curves.",
     )  # fmt: skip
     c2.button("New seed", key="conv_new_seed", on_click=new_seed, help="Draw new samples and projections.")
-    patience = st.selectbox(
-        "Mark early stopping (n_iter_no_change)", list(PATIENCE), index=2, key="patience", **BOUND,
+    patience = url_widget(st.selectbox,
+        "Mark early stopping (n_iter_no_change)", list(PATIENCE), index=2, key="conv_patience", **BOUND,
         help="A ◆ marks where early stopping would have stopped each method: the first step whose test "
         "score does not beat one of the previous n_iter_no_change by more than 1e-4 (scikit-learn's rule, "
         "the estimators' n_iter_no_change / tol). Fitting with early_stopping=True, n_iter_no_change and "
         "this test set as eval_set stops exactly there (and keeps its best step); without eval_set the estimators hold out validation_fraction of "
         "the training rows instead. Only drawn on display: training does not change.",
     )  # fmt: skip
-    x_axis = st.radio(
-        "Left chart x axis", list(X_AXES), horizontal=True, key="x_axis", **BOUND,
+    x_axis = url_widget(st.radio,
+        "Left chart x axis", list(X_AXES), horizontal=True, key="conv_x_axis", **BOUND,
         help="trees: trees per output, which puts the methods on the same footing (a st-gbrt step fits d "
         "trees); steps: boosting iterations.",
     )  # fmt: skip
@@ -165,10 +167,10 @@ def describe(s):
 def widget_settings():
     """The run settings as the widgets hold them now."""
     ss = st.session_state
-    return {"problem": ss["problem"], "data": data_label(ss["problem"]), "variants": tuple(ss["variants"]), "q": int(ss["q"]),
-            "learning_rate": float(ss["learning_rate"]), "max_leaf_nodes": int(ss["max_leaf_nodes"]),
-            "max_features": ss["max_features"], "loss": ss["loss"], "n_steps": int(ss["n_steps"]),
-            "n_test": int(ss["n_test"]), "seed": int(ss["seed"])}
+    return {"problem": ss["conv_problem"], "data": data_label(ss["conv_problem"]), "variants": tuple(ss["conv_variants"]), "q": int(ss["conv_q"]),
+            "learning_rate": float(ss["conv_learning_rate"]), "max_leaf_nodes": int(ss["conv_max_leaf_nodes"]),
+            "max_features": ss["conv_max_features"], "loss": ss["conv_loss"], "n_steps": int(ss["conv_n_steps"]),
+            "n_test": int(ss["conv_n_test"]), "seed": int(ss["conv_seed"])}
 
 
 def changed_with_click(drawn):

@@ -2,7 +2,8 @@
 
 Three sources: the paper's synthetic friedman1 chain / group / ind problems, a shipped
 benchmark data set, or the user's own CSV. Every setting is in the URL (widget key = query
-parameter name), so a view can be shared as a link, e.g. ``/data?problem=group&seed=3``.
+parameter name), so a view can be shared as a link, e.g. ``/data?data_problem=group&data_seed=3``
+(every key starts with ``data_``: a page's keys are its own, so no setting leaks to another page).
 
 For the other pages this page leaves two plain session_state keys (see engine/page_models/dataspec.py):
 ``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
@@ -21,6 +22,7 @@ from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -54,7 +56,7 @@ def shipped_catalogue():
 
 
 def new_seed():
-    st.session_state["seed"] = secrets.randbelow(100_000)
+    st.session_state["data_seed"] = secrets.randbelow(100_000)
 
 
 st.title("Data")
@@ -67,45 +69,45 @@ st.markdown(
 catalogue = shipped_catalogue()
 with st.sidebar:
     st.header("Data set")
-    source = st.radio(
-        "Source", list(SOURCES), captions=list(SOURCES.values()), key="source", **BOUND,
+    source = url_widget(st.radio,
+        "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
         help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
         "data sets are the paper's real benchmarks; or upload your own CSV file.",
     )  # fmt: skip
 
     if source == "friedman":
-        structure = st.radio(
-            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="problem", help=STRUCTURE_HELP, **BOUND
+        structure = url_widget(st.radio,
+            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="data_problem", help=STRUCTURE_HELP, **BOUND
         )
-        n_outputs = st.slider(
-            "Outputs (d)", 1, 64, 16, key="n_outputs", **BOUND,
+        n_outputs = url_widget(st.slider,
+            "Outputs (d)", 1, 64, 16, key="data_n_outputs", **BOUND,
             help="Number of outputs; the paper uses 16. For ind, each output brings 5 inputs of its own.",
         )  # fmt: skip
-        n_samples = st.slider(
-            "Samples (n)", 50, 5000, 300, step=50, key="n_samples", **BOUND,
+        n_samples = url_widget(st.slider,
+            "Samples (n)", 50, 5000, 300, step=50, key="data_n_samples", **BOUND,
             help="Rows drawn. Fewer samples make the empirical correlations noisier.",
         )  # fmt: skip
-        inputs = st.radio(
-            "Input distribution", ["uniform", "gaussian"], horizontal=True, key="inputs", **BOUND,
+        inputs = url_widget(st.radio,
+            "Input distribution", ["uniform", "gaussian"], horizontal=True, key="data_inputs", **BOUND,
             help="uniform: x ~ U(0, 1), as in Friedman (1991). gaussian: x ~ N(0, I), as the paper's text says.",
         )  # fmt: skip
         st.caption(
             "The paper's text says x ~ N(0, I), but the scores it reports only fit uniform inputs, "
             "hence the uniform default."
         )
-        noise = st.slider(
-            "Noise sd", 0.0, 5.0, 1.0, step=0.1, key="noise", **BOUND,
+        noise = url_widget(st.slider,
+            "Noise sd", 0.0, 5.0, 1.0, step=0.1, key="data_noise", **BOUND,
             help="Standard deviation of each output's Gaussian noise (paper: 1). For chain it accumulates: "
             "output j has noise variance j × sd².",
         )  # fmt: skip
-        n_noisy = st.slider(
-            "Extra noisy outputs", 0, 64, 0, key="noisy_outputs", **BOUND,
+        n_noisy = url_widget(st.slider,
+            "Extra noisy outputs", 0, 64, 0, key="data_noisy_outputs", **BOUND,
             help="Outputs unrelated to x: shuffled copies of real outputs (paper Table 6 adds 16). "
             "They test whether a method is misled by irrelevant outputs.",
         )  # fmt: skip
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-        seed = c1.number_input(
-            "Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
+        seed = url_widget(c1.number_input,
+            "Seed", 0, 2**31 - 1, 0, step=1, key="data_seed", **BOUND,
             help="Random seed of the draw: the same seed gives the same data, on every machine.",
         )  # fmt: skip
         c2.button("New seed", key="data_new_seed", on_click=new_seed, help="Draw a fresh sample with a random seed.")
@@ -116,9 +118,9 @@ with st.sidebar:
 
     elif source == "shipped":
         names = list(catalogue)
-        name = st.selectbox(
+        name = url_widget(st.selectbox,
             "Data set", names, index=names.index(DEFAULT_SHIPPED) if DEFAULT_SHIPPED in names else 0,
-            key="dataset", **BOUND,
+            key="data_dataset", **BOUND,
             help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
             "multi-label classification.",
         )  # fmt: skip
@@ -136,8 +138,8 @@ with st.sidebar:
             f"{engine_upload.DEFAULT_MAX_ROWS:,} rows, {engine_upload.DEFAULT_MAX_COLUMNS:,} columns. "
             "The file stays in this session; it is never saved.",
         )  # fmt: skip
-        sep_name = st.selectbox(
-            "Separator", list(SEPARATORS), key="sep", **BOUND,
+        sep_name = url_widget(st.selectbox,
+            "Separator", list(SEPARATORS), key="data_sep", **BOUND,
             help="The character between columns: comma , · semicolon ; · tab · pipe |",
         )  # fmt: skip
         sep = SEPARATORS[sep_name]

@@ -24,14 +24,17 @@ import streamlit as st
 
 from engine.experiments import compression as ce
 from engine.experiments import forest_variance
+from engine.experiments import problem_size
 from engine.experiments import forests as fe
 from engine import plotting as pf
 from engine.page_content import takeaways
 from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
+from engine.page_content.studies import clamp_note
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._jobs import PageRun
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -101,7 +104,7 @@ catalogue = multilabel_sets()
 data_options = [FROM_DATA_PAGE, *catalogue]
 with st.sidebar:
     st.header("Forest experiment")
-    experiment = st.radio(
+    experiment = url_widget(st.radio,
         "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
         help="Which part of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
         "randomization, the projection scheme, or the split of the algorithm variance into its projection "
@@ -111,81 +114,83 @@ with st.sidebar:
     variance = experiment == "variance"
     compression = experiment == "compression"
     if variance:
-        structure = st.radio(
+        structure = url_widget(st.radio,
             "Friedman1 structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("ind"), horizontal=True,
             key="fx_structure", **BOUND,
             help="The variance split needs many learning sets drawn from a known generator: Friedman1 chain / "
             "group / ind, 300 training samples, 16 outputs, 500 test points.",
         )  # fmt: skip
-        n_sets = st.slider(
+        n_sets = url_widget(st.slider,
             "Learning sets", 2, 30, 6, key="fx_sets", **BOUND,
             help="Independent training sets; each gets 4 projections × 4 tree seeds (single trees) and 4 "
             "forests per algorithm. More sets: steadier estimates, proportionally longer runs.",
         )  # fmt: skip
     elif compression:
-        compression_data = st.selectbox(
+        compression_data = url_widget(st.selectbox,
             "Data set", compression_sets(), key="fx_cdata", **BOUND,
             help="friedman1 (10 inputs, one output, 300 train / 2000 test) and two-norm (20 Gaussian inputs, two "
             "classes) as in the thesis's Table 7.1, or any shipped data set (several outputs share one selection "
             "of nodes; 0/1 labels are compressed as scores and judged by the 0-1 loss).",
         )  # fmt: skip
-        n_min = st.slider(
+        n_min = url_widget(st.slider,
             "n_min (samples to split a node)", 1, 50, 1, key="fx_nmin", **BOUND,
             help="The extra trees' pre-pruning: a node with fewer samples is not split. 1 grows every tree until "
             "each leaf holds one sample (the thesis's Table 7.1); larger values give smaller forests (Figure 7.3).",
         )  # fmt: skip
-        n_folds = st.slider(
+        n_folds = url_widget(st.slider,
             "Cross-validation folds", 2, 10, 10, key="fx_cv", **BOUND,
             help="t, the ℓ1 budget of the node weights, is chosen by this many folds (the thesis: 10); each fold "
             "grows its own forest and path, so fewer folds run faster.",
         )  # fmt: skip
     else:
-        data_choice = st.selectbox(
+        data_choice = url_widget(st.selectbox,
             "Data set", data_options, index=data_options.index(FORESTS_DATASET) if FORESTS_DATASET in data_options else 0,
             key="fx_data", **BOUND,
             help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
             "Data page (Friedman1 problems are scored by macro-r2).",
         )  # fmt: skip
     if not compression:
-        q_text = st.text_input(
+        q_text = url_widget(st.text_input,
             "Projected dimensions q", FORESTS_Q, key="fx_q", **BOUND,
             help="Sizes of the random output projections, comma-separated. Small q = strong output "
             "randomization and cheap splits; q → d approaches the unprojected forest.",
+            parse=lambda text: parse_ints(text, "q"),
         )  # fmt: skip
     if experiment == "size":
-        single_trees = st.checkbox(
+        single_trees = url_widget(st.checkbox,
             "Single trees too", False, key="fx_single", **BOUND,
             help="Add a single unpruned tree (all features, no bootstrap) on q projections and on the original "
             "outputs, as in the paper's Figure 1. One such tree costs about as much as a forest on wide data.",
         )  # fmt: skip
     if experiment not in ("schemes", "compression"):
-        projection = st.selectbox(
+        projection = url_widget(st.selectbox,
             "Projection", list(SCHEME_NAMES), key="fx_proj", **BOUND,
             help="How the q × d projection matrix is drawn (paper 003, section 2.2): gaussian N(0, 1/q); "
             "achlioptas: Rademacher with density 1/3; sparse: density 1/√d; subsample: q of the d outputs.",
         )  # fmt: skip
     elif experiment == "schemes":
-        schemes = st.multiselect(
+        schemes = url_widget(st.multiselect,
             "Schemes", list(SCHEME_NAMES), default=list(SCHEME_NAMES), key="fx_schemes", **BOUND,
             help="Dense (Gaussian, Rademacher) vs sparse (sparse Rademacher, sub-sampling: each component "
             "reads few outputs) projections, all with a new projection per tree.",
         )  # fmt: skip
     if experiment == "randomization":
-        k_text = st.text_input(
+        k_text = url_widget(st.text_input,
             "Features per node k", "", key="fx_k", **BOUND,
             help="max_features values, comma-separated (empty: about six values from 1 to p). Small k = "
             "strong input randomization.",
+            parse=lambda text: parse_ints(text, "k") if text.strip() else None,
         )  # fmt: skip
-    n_trees = st.slider(
+    n_trees = url_widget(st.slider,
         "Trees per forest", 1, 100, 10, key="fx_trees", **BOUND,
         help="More trees average away more of the algorithm variance (and take longer). The paper uses 100.",
     )  # fmt: skip
-    n_repeats = st.slider(
+    n_repeats = url_widget(st.slider,
         "Repeats", 1, 5, 1, key="fx_repeats", **BOUND, disabled=variance,
         help="Fits per point with different seeds; the chart shows the mean ± one standard deviation "
         "(compression: independent runs, each with a new training and test set; the chart shows their mean).",
     )  # fmt: skip
-    seed = st.number_input(
+    seed = url_widget(st.number_input,
         "Seed", 0, 2**31 - 1, 0, step=1, key="fx_seed", **BOUND,
         help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
     )  # fmt: skip
@@ -205,7 +210,12 @@ try:
     if dataset is None:
         raise ValueError("this page needs the Friedman1 problems or a shipped data set; pick one above")
     common = dict(n_estimators=int(n_trees), n_repeats=int(n_repeats), seed=int(seed), **data_kw)
-    q_values = None if compression else parse_ints(q_text, "q")
+    # q above d, the number of outputs, adds nothing (q -> d approaches the unprojected forest) and costs
+    # more with every q: clamped to [1, d], and said (a link such as ?fx_q=100000 on corel5k's 374 labels).
+    d = None if compression else 16 if variance else problem_size(dataset, **data_kw)["n_outputs"]
+    q_values = None if compression else sorted({min(max(q, 1), d) for q in parse_ints(q_text, "q")})
+    if q_values and (q_note := clamp_note(q_text, 1, d, f"q (d = {d} outputs)")):
+        st.sidebar.warning(q_note, icon="✂️")
     if compression:
         # Extra trees as in Table 7.1: K = p (every feature a candidate), no bootstrap.
         call = (ce.run_compression, dict(n_estimators=int(n_trees), max_features=1.0, n_min=int(n_min),

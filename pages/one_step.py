@@ -19,6 +19,7 @@ from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
 from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -64,48 +65,48 @@ st.markdown(
 
 with st.sidebar:
     st.header("Step settings")
-    problem = st.selectbox(
+    problem = url_widget(st.selectbox,
         "Problem", os_.PROBLEMS, key="os_problem", **BOUND,
         help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "
         "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled.",
     )  # fmt: skip
-    n_train = st.select_slider("Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
-                               help="Few samples, so every row of the residual matrix is visible.")
-    method = st.radio(
+    n_train = url_widget(st.select_slider, "Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
+                                           help="Few samples, so every row of the residual matrix is visible.")
+    method = url_widget(st.radio,
         "Method", ["st-gbrt", "gbmort", "gbrt-rpo"], index=2, key="os_method", horizontal=True, **BOUND,
         help="st-gbrt: one tree per output and step. gbmort: one tree on all d residuals. gbrt-rpo: one "
         "tree on a random projection of the residuals.",
     )  # fmt: skip
     projected = method == "gbrt-rpo"
-    relabel = st.toggle(
+    relabel = url_widget(st.toggle,
         "Relabel leaves (gbrt-relabel-rpo)", key="os_relabel", disabled=not projected, **BOUND,
         help="Off: each leaf keeps the mean projected residual and ρ rescales it per output (Algorithm 3). "
         "On: each leaf is refilled with the mean of the unprojected residual rows (Algorithm 4).",
     )  # fmt: skip
-    q = st.slider(
+    q = url_widget(st.slider,
         "Projections q", 1, 16, 1, key="os_q", disabled=not (projected and relabel), **BOUND,
         help="Rows of Φ the tree is grown on (gbrt-relabel-rpo only; gbrt-rpo grows on one).",
     )  # fmt: skip
-    scheme = st.selectbox(
+    scheme = url_widget(st.selectbox,
         "Projection scheme", list(os_.PROJECTIONS), index=1, key="os_scheme", disabled=not projected, **BOUND,
         help="subsample: q random outputs; gaussian: N(0, 1) weights; achlioptas / sparse: sparse ±1 weights.",
     )  # fmt: skip
-    fixed = st.toggle(
+    fixed = url_widget(st.toggle,
         "Same projection at every step", key="os_fixed", disabled=not projected, **BOUND,
         help="Off: a fresh Φ is drawn at every step (the papers' algorithms). On: the Φ of step 1 is reused, "
         "so with output sub-sampling only the drawn outputs are ever fitted directly.",
     )  # fmt: skip
     task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
-    loss = st.selectbox("Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
-                        help="Square or absolute loss for regression; logistic or square for multi-label.")
-    leaf_estimation = st.radio("Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
-                               help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
-    learning_rate = st.slider("Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
-                              help="Shrinkage: the update of F is μ ρ_j times the tree.")
-    max_leaf_nodes = st.slider("Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND,
-                               help="max_leaf_nodes of each best-first tree (2 = a stump).")
-    seed = st.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND,
-                           help="Draws the data, the projections and every random choice: same seed, same steps.")
+    loss = url_widget(st.selectbox, "Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
+                                    help="Square or absolute loss for regression; logistic or square for multi-label.")
+    leaf_estimation = url_widget(st.radio, "Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
+                                           help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
+    learning_rate = url_widget(st.slider, "Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
+                                          help="Shrinkage: the update of F is μ ρ_j times the tree.")
+    max_leaf_nodes = url_widget(st.slider, "Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND,
+                                           help="max_leaf_nodes of each best-first tree (2 = a stump).")
+    seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND,
+                                       help="Draws the data, the projections and every random choice: same seed, same steps.")
 
 method_name = ("gbrt-relabel-rpo" if relabel else "gbrt-rpo") if projected else method
 settings = os_.OneStepSettings(
@@ -126,8 +127,8 @@ c[3].button("Pause" if st.session_state[PLAY_KEY] else "Play", key="os_play", on
             use_container_width=True, help="Advance about one step a second until Pause.")
 c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True,
             help="Back to step 0, the constant model.")
-step = int(c[5].number_input("Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND,
-                             help="The boosting step on display (in the URL: a shared link opens this step)."))
+step = int(url_widget(c[5].number_input, "Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND,
+                                         help="The boosting step on display (in the URL: a shared link opens this step)."))
 
 try:
     run = st.session_state.get(RUN_KEY)
@@ -152,9 +153,9 @@ else:
     tree_index = 0
     if method_name == "st-gbrt":
         d = view.gradient.shape[1]
-        tree_index = st.selectbox("st-gbrt grows one tree per output in every step; show the tree of output",
-                                  range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND,
-                                  help="Which of this step's d trees to draw.")
+        tree_index = url_widget(st.selectbox, "st-gbrt grows one tree per output in every step; show the tree of output",
+                                              range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND,
+                                              help="Which of this step's d trees to draw.")
     tree = view.trees[tree_index]
     root = tree.feature[0]
     feature_names = [f"x{i + 1}" for i in range(run.X.shape[1])]

@@ -2,13 +2,14 @@
 
 Two experiments, both from ``engine.experiments``:
 
-* ``experiment=size``: gbrt-relabel-rpo with each q of ``q_values`` against gbmort (the
+* ``proj_experiment=size``: gbrt-relabel-rpo with each q of ``proj_q_values`` against gbmort (the
   q -> infinity limit): test score and fit time against q (Figure 6), score against fit time
   (Figure 5);
-* ``experiment=schemes``: gbrt-rpo (or gbrt-relabel-rpo) with output sub-sampling, Gaussian,
+* ``proj_experiment=schemes``: gbrt-rpo (or gbrt-relabel-rpo) with output sub-sampling, Gaussian,
   Achlioptas and sparse projections (Figures 2-4).
 
-Every setting is in the URL, e.g. ``/projections?experiment=size&dataset=cal500&q_values=1,17,35,87``.
+Every setting is in the URL, e.g. ``/projections?proj_experiment=size&proj_dataset=cal500&proj_q_values=1,17,35,87``
+(every key starts with ``proj_``: a page's keys are its own, so no setting leaks to another page).
 Small runs start by themselves; bigger ones wait for a button that shows the estimated cost.
 
 Data sets: the Friedman1 problems, the shipped benchmarks and ``synthetic-delicious-shape``; the
@@ -39,6 +40,7 @@ from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate
 from pages._race import leaf_widget, race_section
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -71,11 +73,11 @@ def default_q(d):
 
 
 def new_seed():
-    st.session_state["seed"] = secrets.randbelow(100_000)
+    st.session_state["proj_seed"] = secrets.randbelow(100_000)
 
 
 def use_data_page(name):
-    st.session_state["dataset"] = name
+    st.session_state["proj_dataset"] = name
 
 
 st.title("Projections")
@@ -90,13 +92,13 @@ shipped = catalogue()
 datasets = list(FRIEDMAN_PROBLEMS) + list(shipped)
 with st.sidebar:
     st.header("Projections")
-    experiment = st.radio(
-        "Experiment", list(EXPERIMENTS), captions=list(EXPERIMENTS.values()), key="experiment", **BOUND,
+    experiment = url_widget(st.radio,
+        "Experiment", list(EXPERIMENTS), captions=list(EXPERIMENTS.values()), key="proj_experiment", **BOUND,
         help="q sweep: gbrt-relabel-rpo with q projections against gbmort. Schemes: the four random "
         "projections of section 2.3 compared on one problem.",
     )  # fmt: skip
-    dataset = st.selectbox(
-        "Data set", datasets, index=datasets.index(PROJECTIONS_DATASET), key="dataset", **BOUND,
+    dataset = url_widget(st.selectbox,
+        "Data set", datasets, index=datasets.index(PROJECTIONS_DATASET), key="proj_dataset", **BOUND,
         help="A synthetic Friedman1 problem (300 training samples, paper section 4.2.1), a shipped "
         "benchmark (its standard split, or a seeded 50/50 split) or synthetic-delicious-shape (scikit-learn's "
         "multi-label generator at delicious's size: 16105 × 500 sparse inputs, 983 labels; not delicious). "
@@ -116,55 +118,56 @@ with st.sidebar:
         st.button(f"Use the Data page's {data_page}", key="proj_use_data", on_click=use_data_page,
                   args=(data_page,), help="Switch to the data set chosen on the Data page.")  # fmt: skip
     friedman = dataset in FRIEDMAN_PROBLEMS
-    n_outputs = st.slider("Outputs d (Friedman1)", 2, 64, 16, key="n_outputs", **BOUND, disabled=not friedman,
-                          help="Number of outputs of the synthetic problem (paper: 16).")  # fmt: skip
-    n_test = st.slider("Test samples (Friedman1)", 500, 4000, 1000, step=500, key="n_test", **BOUND,
-                       disabled=not friedman, help="Test set size (paper: 4000); larger is smoother but slower.")  # fmt: skip
+    n_outputs = url_widget(st.slider, "Outputs d (Friedman1)", 2, 64, 16, key="proj_n_outputs", **BOUND, disabled=not friedman,
+                                      help="Number of outputs of the synthetic problem (paper: 16).")  # fmt: skip
+    n_test = url_widget(st.slider, "Test samples (Friedman1)", 500, 4000, 1000, step=500, key="proj_n_test", **BOUND,
+                                   disabled=not friedman, help="Test set size (paper: 4000); larger is smoother but slower.")  # fmt: skip
     d = n_outputs if friedman else shipped[dataset]["n_outputs"]
     task = "regression" if friedman else shipped[dataset]["task"]
 
     if experiment == "size":
-        projection = st.selectbox(
-            "Projection scheme", PROJECTIONS, index=PROJECTIONS.index("gaussian"), key="projection", **BOUND,
+        projection = url_widget(st.selectbox,
+            "Projection scheme", PROJECTIONS, index=PROJECTIONS.index("gaussian"), key="proj_projection", **BOUND,
             help="How the q projections are drawn (paper section 2.3): subsample = random outputs, gaussian = "
             "N(0, 1/q), achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
         )  # fmt: skip
-        q_text = st.text_input(
-            "Values of q", "", key="q_values", placeholder=default_q(d), **BOUND,
+        q_text = url_widget(st.text_input,
+            "Values of q", "", key="proj_q_values", placeholder=default_q(d), **BOUND,
             help=f"Comma-separated numbers of projections per tree, at most 8 (sub-sampling needs q ≤ d = {d}). "
             f"Empty: {default_q(d)}.",
+            parse=lambda text: parse_values(text or default_q(d), kind=int, low=1, max_count=8),
         )  # fmt: skip
         q_high = d if projection == "subsample" else 4 * d
         q_note = clamp_note(q_text, 1, q_high, "q" + (" (sub-sampling draws q of the d outputs)" if projection == "subsample" else ""))
         if q_note:
             st.warning(q_note, icon="✂️")
-        leaf_estimation = leaf_widget(loss_key=f"loss_{task}")   # None when the engine has no such parameter
+        leaf_estimation = leaf_widget(loss_key=f"proj_loss_{task}")   # None when the engine has no such parameter
     else:
-        schemes = st.multiselect(
-            "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="schemes", **BOUND,
+        schemes = url_widget(st.multiselect,
+            "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="proj_schemes", **BOUND,
             help="Random projection schemes to compare: subsample = random outputs, gaussian = N(0, 1/q), "
             "achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
         )  # fmt: skip
-        algorithm = st.radio(
-            "Algorithm", list(STRATEGIES), key="algorithm", **BOUND, horizontal=True,
+        algorithm = url_widget(st.radio,
+            "Algorithm", list(STRATEGIES), key="proj_algorithm", **BOUND, horizontal=True,
             help="gbrt-rpo: one projection per tree, one weight per output (Alg. 3). gbrt-relabel-rpo: leaves "
             "refilled with the unprojected residual means (Alg. 4).",
         )  # fmt: skip
-    loss = st.selectbox(
-        "Loss", LOSSES[task], key=f"loss_{task}", **BOUND,
+    loss = url_widget(st.selectbox,
+        "Loss", LOSSES[task], key=f"proj_loss_{task}", **BOUND,
         index=LOSSES[task].index(PROJECTIONS_LOSS) if PROJECTIONS_LOSS in LOSSES[task] and task == "multilabel" else 0,
         help="The loss the boosting minimises (paper Table 1). Multi-label: logistic (the paper's figures) or "
         "the square loss on the 0/1 labels, whose line search is closed-form and much cheaper with many labels.",
     )  # fmt: skip
-    n_steps = st.slider("Boosting steps", 10, 2000, PROJECTIONS_STEPS, step=10, key="n_steps", **BOUND,
-                        help="Steps per model (the paper runs up to 10 000 with stumps).")  # fmt: skip
-    learning_rate = st.slider("Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="learning_rate", **BOUND,
-                              help="Shrinkage of each step (paper: 0.1).")  # fmt: skip
-    leaves = st.select_slider("Leaves per tree", [2, 4, 8, 16, 32], 2, key="max_leaf_nodes", **BOUND,
-                              help="Tree size; 2 = stumps, as in the paper's figures.")  # fmt: skip
+    n_steps = url_widget(st.slider, "Boosting steps", 10, 2000, PROJECTIONS_STEPS, step=10, key="proj_n_steps", **BOUND,
+                                    help="Steps per model (the paper runs up to 10 000 with stumps).")  # fmt: skip
+    learning_rate = url_widget(st.slider, "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="proj_learning_rate", **BOUND,
+                                          help="Shrinkage of each step (paper: 0.1).")  # fmt: skip
+    leaves = url_widget(st.select_slider, "Leaves per tree", [2, 4, 8, 16, 32], 2, key="proj_max_leaf_nodes", **BOUND,
+                                          help="Tree size; 2 = stumps, as in the paper's figures.")  # fmt: skip
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    seed = c1.number_input("Seed", 0, 2**31 - 1, 0, step=1, key="seed", **BOUND,
-                           help="Seeds the data, the split and the projections: same seed, same numbers.")  # fmt: skip
+    seed = url_widget(c1.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="proj_seed", **BOUND,
+                                       help="Seeds the data, the split and the projections: same seed, same numbers.")  # fmt: skip
     c2.button("New seed", key="proj_new_seed", on_click=new_seed, help="Draw a random seed and run again.")
 
 # --- configuration and cost ---------------------------------------------------------------------------
@@ -283,7 +286,7 @@ if hasattr(res, "q_values"):
 else:
     figures["schemes"] = fig = plotting.schemes_figure(res)
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="proj_schemes", config=chart_config)
+    left.plotly_chart(fig, key="proj_schemes_chart", config=chart_config)
     summary = res.summary_frame()
     with right:
         st.markdown("**What to look for**")

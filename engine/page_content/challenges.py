@@ -111,12 +111,12 @@ CHALLENGES = (
     Challenge("ind-overfit", "Overfit before 200 steps",
               "On **ind**, find a learning rate at which st-gbrt's test score peaks before step 200 and then falls.",
               "pages/convergence.py",
-              {"problem": "ind", "variants": ["st-gbrt"], "n_steps": "500", "learning_rate": "0.1"},
+              {"conv_problem": "ind", "conv_variants": ["st-gbrt"], "conv_n_steps": "500", "conv_learning_rate": "0.1"},
               _ind_overfits_early),
     Challenge("chain-gbmort", "gbmort against st-gbrt",
               "Make **gbmort** beat **st-gbrt** on **chain** (best test score): which settings give the shared tree its edge?",
               "pages/convergence.py",
-              {"problem": "chain", "variants": ["st-gbrt", "gbmort"], "n_steps": "100"},
+              {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "100"},
               _gbmort_beats_st_on_chain),
     Challenge("near-tie", "A near tie at the root",
               "Step through a run until the **best rejected** root split is worth at least 95% of the chosen one.",
@@ -128,7 +128,7 @@ CHALLENGES = (
               _train_up_test_down),
     Challenge("draws-settle", "When does the estimate settle?",
               "Draw learning sets until **bias²** moves by less than 1% over the last 5 draws.",
-              "pages/bias_variance.py", {"n_sets": "3", "n_train": "100", "n_test": "100", "compare_leaves": "none"},
+              "pages/bias_variance.py", {"bv_n_sets": "3", "bv_n_train": "100", "bv_n_test": "100", "bv_compare_leaves": "none"},
               _draws_settle),
 )
 _BY_KEY = {c.key: c for c in CHALLENGES}

@@ -27,22 +27,22 @@ from collections.abc import Iterable
 
 # Stumps (2 leaves), learning rate 0.1, square loss, st-gbrt / gbmort / gbrt-rpo-subsampled: the
 # setting of Figure 1 (section 4.2.2); those three methods are the page's default. Names are
-# pages/convergence.py's widget keys (= URL parameters): problem (group / chain / ind / data),
-# variants (repeated: variants=a&variants=b), q, learning_rate, max_leaf_nodes, max_features,
-# loss, n_steps, n_test, seed, x_axis (trees / steps).
-_FIGURE1 = {"learning_rate": "0.1", "max_leaf_nodes": "2", "n_steps": "2000", "seed": "0"}
+# pages/convergence.py's widget keys (= URL parameters), each with the page's prefix conv_:
+# problem (group / chain / ind / data), variants (repeated: conv_variants=a&conv_variants=b), q,
+# learning_rate, max_leaf_nodes, max_features, loss, n_steps, n_test, seed, x_axis (trees / steps).
+_FIGURE1 = {"conv_learning_rate": "0.1", "conv_max_leaf_nodes": "2", "conv_n_steps": "2000", "conv_seed": "0"}
 
 PRESETS: list[dict] = [
     {
         "label": "Figure 1a: convergence on chain",
         "page": "pages/convergence.py",
-        "query_params": {"problem": "chain", **_FIGURE1},
+        "query_params": {"conv_problem": "chain", **_FIGURE1},
         "description": "st-gbrt, gbmort and gbrt-rpo on friedman1-chain: sharing trees converges far faster.",
     },
     {
         "label": "Figure 1b: convergence on group",
         "page": "pages/convergence.py",
-        "query_params": {"problem": "group", **_FIGURE1},
+        "query_params": {"conv_problem": "group", **_FIGURE1},
         "description": "The same three methods on friedman1-group, where averaging outputs filters noise.",
     },
     {
@@ -51,7 +51,7 @@ PRESETS: list[dict] = [
         # 10000 steps (the paper's range): at 2000 gbmort and gbrt-rpo were still rising (best step =
         # last), so "st-gbrt ends best" came from the budget. Measured: best steps 313 (st-gbrt), 7317
         # (gbmort), 5166 (gbrt-rpo-subsampled); 26 s at load ~8 on 2 cores, hence go=1.
-        "query_params": {"problem": "ind", **_FIGURE1, "n_steps": "10000", "go": "1"},
+        "query_params": {"conv_problem": "ind", **_FIGURE1, "conv_n_steps": "10000", "go": "1"},
         "description": "Independent outputs: each method trained to its plateau (10 000 steps, about 30 s).",
     },
     {
@@ -60,8 +60,8 @@ PRESETS: list[dict] = [
         # cal500 (174 labels) stands in for the paper's delicious (983 labels): q = 1 and about
         # 10 / 20 / 50 % of d, as 1 / 98 / 196 / 491 of 983 in the paper. About 20 s: go=1 starts it
         # on the link's click.
-        "query_params": {"experiment": "size", "dataset": "cal500", "projection": "gaussian",
-                         "q_values": "1,17,35,87", "n_steps": "100", "seed": "0", "go": "1"},
+        "query_params": {"proj_experiment": "size", "proj_dataset": "cal500", "proj_projection": "gaussian",
+                         "proj_q_values": "1,17,35,87", "proj_n_steps": "100", "proj_seed": "0", "go": "1"},
         "description": "gbmort versus gbrt-relabel-rpo with q random projections: score against fit time.",
     },
     {
@@ -75,9 +75,9 @@ PRESETS: list[dict] = [
         # all at load 1.9 (30 steps: 27 s, 50: 37 s); q = 1 took 8 % of gbmort's fit time, q = 20 25 %.
         # Trees learn next to nothing from this generator: the page draws the constant model and
         # says so; the bibtex preset below is the one where the scores mean something.
-        "query_params": {"experiment": "size", "dataset": "synthetic-delicious-shape", "projection": "gaussian",
-                         "q_values": "1,20", "n_steps": "40", "learning_rate": "0.1", "max_leaf_nodes": "2",
-                         "loss_multilabel": "squared_error", "seed": "0", "go": "1"},
+        "query_params": {"proj_experiment": "size", "proj_dataset": "synthetic-delicious-shape", "proj_projection": "gaussian",
+                         "proj_q_values": "1,20", "proj_n_steps": "40", "proj_learning_rate": "0.1", "proj_max_leaf_nodes": "2",
+                         "proj_loss_multilabel": "squared_error", "proj_seed": "0", "go": "1"},
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on 16105 samples, 500 sparse "
         "inputs and 983 labels (a synthetic set of delicious's shape): what each costs at the paper's scale.",
     },
@@ -89,9 +89,9 @@ PRESETS: list[dict] = [
         # paper, q = 1 and about 10 / 20 / 50 % of d; the square loss, because the logistic loss's
         # line searches make the run about five times longer. Measured: 8.7 s in all at load 1.5;
         # q = 1 reaches gbmort's LRAP (0.409 against 0.405) in 17 % of its fit time.
-        "query_params": {"experiment": "size", "dataset": "bibtex", "projection": "gaussian",
-                         "q_values": "1,16,32,80", "n_steps": "100", "learning_rate": "0.1", "max_leaf_nodes": "2",
-                         "loss_multilabel": "squared_error", "seed": "0", "go": "1"},
+        "query_params": {"proj_experiment": "size", "proj_dataset": "bibtex", "proj_projection": "gaussian",
+                         "proj_q_values": "1,16,32,80", "proj_n_steps": "100", "proj_learning_rate": "0.1", "proj_max_leaf_nodes": "2",
+                         "proj_loss_multilabel": "squared_error", "proj_seed": "0", "go": "1"},
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on bibtex (4880 training "
         "documents, 1836 sparse word features, 159 labels): the score gbmort reaches, and what each q costs.",
     },
@@ -133,8 +133,8 @@ PRESETS: list[dict] = [
     {
         "label": "Bias–variance of stumps vs depth",
         "page": "pages/bias_variance.py",
-        "query_params": {"problem": "group", "sweep": "n_estimators", "max_leaf_nodes": "2",
-                         "compare_leaves": "8", "seed": "0"},
+        "query_params": {"bv_problem": "group", "bv_sweep": "n_estimators", "bv_max_leaf_nodes": "2",
+                         "bv_compare_leaves": "8", "bv_seed": "0"},
         "description": "How bias² and variance move with the number of boosting steps, for stumps and 8-leaf trees.",
     },
 ]

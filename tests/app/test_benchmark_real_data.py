@@ -53,9 +53,9 @@ def test_quick_run_shows_ranks_wilcoxon_per_dataset_table_and_exports():
     at.multiselect(key="bench_rd_methods").set_value(FAST)
     at.run()
     at.button(key="bench_rd_start").click().run()
-    poll(at, "benchrd", timeout=180)
+    poll(at, "bench_rd", timeout=180)
     assert not at.exception
-    view = finished(at, "benchrd")
+    view = finished(at, "bench_rd")
     assert view.status == "done" and not view.result.partial
     result = view.result
     assert {d["name"] for d in result.datasets} == {"edm", "atp7d"}
@@ -80,12 +80,12 @@ def test_stop_keeps_the_finished_cells():
     at.radio(key="bench_rd_budget").set_value("moderate")
     at.run()
     at.button(key="bench_rd_start").click().run()
-    job = job_of(at, "benchrd")
+    job = job_of(at, "bench_rd")
     while job.running and "validation" not in job.snapshot()["message"]:    # past the timing probes
         at.run()
     at.button(key="bench_rd_stop").click().run()
-    poll(at, "benchrd")
-    view = finished(at, "benchrd")
+    poll(at, "bench_rd")
+    view = finished(at, "bench_rd")
     assert view.status == "stopped" and view.result.partial and view.result.n_computed > 0
     assert len(view.result.cells) == view.result.n_computed     # every finished cell is in the result
     assert not at.exception

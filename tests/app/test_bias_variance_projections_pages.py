@@ -79,34 +79,34 @@ def slice_titles(at):
 
 
 def test_bias_variance_slice_is_in_the_url_and_clamped():
-    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="10"), "bv")
+    at = poll(open_page(BV, bv_n_sets=3, bv_values="1,10,30", bv_compare_leaves="none", bv_slice="10"), "bv")
     assert not at.exception
     assert at.select_slider(key="bv_slice").value == "10"
     assert slice_titles(at) == ["stumps: n_estimators=10"]
     at.select_slider(key="bv_slice").set_value("1").run()
     assert slice_titles(at) == ["stumps: n_estimators=1"]
     # a value that is not in the sweep (a stale link, or the values changed) goes to the last one
-    at = poll(open_page(BV, n_sets=3, values="1,10,30", compare_leaves="none", bv_slice="999"), "bv")
+    at = poll(open_page(BV, bv_n_sets=3, bv_values="1,10,30", bv_compare_leaves="none", bv_slice="999"), "bv")
     assert not at.exception and at.select_slider(key="bv_slice").value == "30"
-    at.text_input(key="values").input("2,4").run()
+    at.text_input(key="bv_values").input("2,4").run()
     at = poll(at, "bv")
     assert not at.exception and at.select_slider(key="bv_slice").value == "4"
     assert slice_titles(at) == ["stumps: n_estimators=4"]
 
 
 def test_bias_variance_resample_draws_a_new_seed():
-    at = poll(open_page(BV, n_sets=3, values="1,10", compare_leaves="none"), "bv")
+    at = poll(open_page(BV, bv_n_sets=3, bv_values="1,10", bv_compare_leaves="none"), "bv")
     first = finished(at, "bv").result["stumps"]
     assert first.seed == 0 and first.param_values == [1, 10]
     at.button(key="bv_resample").click().run()
     at = poll(at, "bv")
     assert not at.exception
     again = finished(at, "bv").result["stumps"]
-    assert at.number_input(key="seed").value == again.seed != 0
+    assert at.number_input(key="bv_seed").value == again.seed != 0
 
 
 def test_bias_variance_stop_keeps_a_partial_result():
-    at = open_page(BV, n_sets=100, n_train=1000)  # estimated well above the auto-run limit
+    at = open_page(BV, bv_n_sets=100, bv_n_train=1000)  # estimated well above the auto-run limit
     assert not at.exception
     assert page_run(at, "bv") is None
     assert any("estimated at" in w.value for w in at.warning)
@@ -131,15 +131,15 @@ def test_bias_variance_stop_keeps_a_partial_result():
 
 
 def test_bias_variance_query_params_preset_controls():
-    at = open_page(BV, sweep="learning_rate", problem="chain", seed=7, compare_leaves="none", n_sets=3,
-                   values="0.1,0.5", estimator="gbrt-rpo-gaussian")
+    at = open_page(BV, bv_sweep="learning_rate", bv_problem="chain", bv_seed=7, bv_compare_leaves="none", bv_n_sets=3,
+                   bv_values="0.1,0.5", bv_estimator="gbrt-rpo-gaussian")
     assert not at.exception
-    assert at.selectbox(key="sweep").value == "learning_rate"
-    assert at.selectbox(key="estimator").value == "gbrt-rpo-gaussian"
-    assert at.radio(key="problem").value == "chain"
-    assert at.number_input(key="seed").value == 7
-    assert at.selectbox(key="compare_leaves").value == "none"
-    assert at.slider(key="n_sets").value == 3
+    assert at.selectbox(key="bv_sweep").value == "learning_rate"
+    assert at.selectbox(key="bv_estimator").value == "gbrt-rpo-gaussian"
+    assert at.radio(key="bv_problem").value == "chain"
+    assert at.number_input(key="bv_seed").value == 7
+    assert at.selectbox(key="bv_compare_leaves").value == "none"
+    assert at.slider(key="bv_n_sets").value == 3
     at = poll(at, "bv")
     res = finished(at, "bv").result
     (r,) = res.values()
@@ -150,8 +150,8 @@ def test_bias_variance_preset_is_the_default_story():
     (preset,) = [p for p in PRESETS if p["page"] == BV]
     at = open_page(BV, **preset["query_params"])
     assert not at.exception
-    assert at.selectbox(key="sweep").value == "n_estimators"
-    assert at.selectbox(key="compare_leaves").value == "8"
+    assert at.selectbox(key="bv_sweep").value == "n_estimators"
+    assert at.selectbox(key="bv_compare_leaves").value == "8"
 
 
 def test_projections_default_view():
@@ -159,8 +159,8 @@ def test_projections_default_view():
     assert not at.exception
     assert [t.value for t in at.title] == ["Projections"]
     # The default is a wide-output set where the projections save time (issue 21): bibtex, 50 stumps.
-    assert at.selectbox(key="dataset").value == "bibtex" and at.slider(key="n_steps").value == 50
-    assert at.selectbox(key="loss_multilabel").value == "squared_error"
+    assert at.selectbox(key="proj_dataset").value == "bibtex" and at.slider(key="proj_n_steps").value == 50
+    assert at.selectbox(key="proj_loss_multilabel").value == "squared_error"
     if page_run(at, "proj") is None:          # a loaded machine's estimate can pass the auto-start limit
         at.button(key="proj_run_big").click().run()
     at = poll(at, "proj", timeout=300)
@@ -182,15 +182,15 @@ def test_projections_default_view():
 
 
 def test_projections_schemes_from_query_params():
-    at = open_page(PROJ, experiment="schemes", dataset="friedman1-group", n_steps=50, seed=3,
-                   schemes=["gaussian", "sparse"], algorithm="gbrt-rpo")
+    at = open_page(PROJ, proj_experiment="schemes", proj_dataset="friedman1-group", proj_n_steps=50, proj_seed=3,
+                   proj_schemes=["gaussian", "sparse"], proj_algorithm="gbrt-rpo")
     assert not at.exception
-    assert at.radio(key="experiment").value == "schemes"
-    assert at.selectbox(key="dataset").value == "friedman1-group"
-    assert at.number_input(key="seed").value == 3
+    assert at.radio(key="proj_experiment").value == "schemes"
+    assert at.selectbox(key="proj_dataset").value == "friedman1-group"
+    assert at.number_input(key="proj_seed").value == 3
     at = poll(at, "proj")
     assert not at.exception
-    fig = spec(at, "proj_schemes")
+    fig = spec(at, "proj_schemes_chart")
     assert [t["name"] for t in fig["data"] if not t["name"].endswith(" best")] == ["gaussian", "sparse"]
     res = finished(at, "proj").result
     assert res.params["seed"] == 3 and res.params["n_steps"] == 50
@@ -200,8 +200,8 @@ def test_projections_figure5_preset_runs_on_its_click_and_stops():
     (preset,) = [p for p in PRESETS if p["label"] == "Figure 5: projection size"]
     at = open_page(PROJ, **preset["query_params"])
     assert not at.exception
-    assert at.selectbox(key="dataset").value == "cal500"
-    assert at.text_input(key="q_values").value == "1,17,35,87"
+    assert at.selectbox(key="proj_dataset").value == "cal500"
+    assert at.text_input(key="proj_q_values").value == "1,17,35,87"
     assert job_of(at, "proj").running   # ~20 s, started by the preset's go=1: no second click (issue 21)
     at.button(key="proj_stop").click().run()
     at = poll(at, "proj")
@@ -221,12 +221,12 @@ def stacked_runs(at):
 def test_bias_variance_of_a_forest_over_the_number_of_trees():
     # Issue 5: forests join the variant list. Averaging more trees divides the algorithm
     # variance (thesis eq. 4.28) and leaves the bias alone.
-    at = open_page(BV, estimator="mo-rf", sweep="n_estimators", values="1, 4, 16", n_sets="4", n_seeds="2",
-                   n_test="300")
+    at = open_page(BV, bv_estimator="mo-rf", bv_sweep="n_estimators", bv_values="1, 4, 16", bv_n_sets="4", bv_n_seeds="2",
+                   bv_n_test="300")
     assert not at.exception
-    assert at.selectbox(key="estimator").value == "mo-rf"
-    assert "learning_rate" not in at.selectbox(key="sweep").options
-    assert at.slider(key="learning_rate").disabled and at.select_slider(key="max_leaf_nodes").disabled
+    assert at.selectbox(key="bv_estimator").value == "mo-rf"
+    assert "learning_rate" not in at.selectbox(key="bv_sweep").options
+    assert at.slider(key="bv_learning_rate").disabled and at.select_slider(key="bv_max_leaf_nodes").disabled
     assert len(at.sidebar.get("page_link")) == 0      # no projection: no projection/tree split to link to
     at = poll(at, "bv")
     assert not at.exception and not at.error
@@ -241,9 +241,9 @@ def test_bias_variance_of_a_forest_over_the_number_of_trees():
 
 
 def test_bias_variance_of_a_projected_forest_over_q():
-    at = open_page(BV, estimator="rf-gaussian-per-tree", sweep="n_components", values="1, 16", n_estimators="10",
-                   n_sets="3", n_test="300")
-    assert "n_components" in at.selectbox(key="sweep").options
+    at = open_page(BV, bv_estimator="rf-gaussian-per-tree", bv_sweep="n_components", bv_values="1, 16", bv_n_estimators="10",
+                   bv_n_sets="3", bv_n_test="300")
+    assert "n_components" in at.selectbox(key="bv_sweep").options
     links = at.sidebar.get("page_link")
     assert [link.proto.page for link in links] == ["forests"]
     assert "fx_exp=variance" in links[0].proto.query_string
@@ -254,7 +254,7 @@ def test_bias_variance_of_a_projected_forest_over_q():
 
 
 def test_bias_variance_subsampling_q_above_d_is_a_message():
-    at = open_page(BV, estimator="rf-subsampled-shared", sweep="n_components", values="1, 64", n_outputs="8")
+    at = open_page(BV, bv_estimator="rf-subsampled-shared", bv_sweep="n_components", bv_values="1, 64", bv_n_outputs="8")
     assert not at.exception
     assert "q must be at most d = 8" in at.error[0].value
     assert page_run(at, "bv") is None

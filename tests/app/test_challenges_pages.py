@@ -41,21 +41,21 @@ def test_one_step_page_checks_the_step_shown():
 
 
 def test_convergence_page_checks_the_finished_run():
-    query = {"problem": "ind", "variants": ["st-gbrt"], "n_steps": "500", "n_test": "500", "challenge": "ind-overfit"}
-    at = open_page("pages/convergence.py", {**query, "learning_rate": "0.1"})
+    query = {"conv_problem": "ind", "conv_variants": ["st-gbrt"], "conv_n_steps": "500", "conv_n_test": "500", "challenge": "ind-overfit"}
+    at = open_page("pages/convergence.py", {**query, "conv_learning_rate": "0.1"})
     poll(at, "conv", 60)
     at.run()
     assert not any("Challenge met" in s.value for s in at.success)
     assert any("Challenge: Overfit before 200 steps" in i.value for i in at.info)
-    at = open_page("pages/convergence.py", {**query, "learning_rate": "0.5"})
+    at = open_page("pages/convergence.py", {**query, "conv_learning_rate": "0.5"})
     poll(at, "conv", 60)
     at.run()
     assert any("Challenge met: Overfit before 200 steps" in s.value for s in at.success)
 
 
 def test_bias_variance_draws_are_checked():
-    at = open_page("pages/bias_variance.py", {"n_sets": "3", "n_train": "100", "n_test": "100", "values": "1, 10",
-                                              "compare_leaves": "none", "challenge": "draws-settle"})
+    at = open_page("pages/bias_variance.py", {"bv_n_sets": "3", "bv_n_train": "100", "bv_n_test": "100", "bv_values": "1, 10",
+                                              "bv_compare_leaves": "none", "challenge": "draws-settle"})
     poll(at, "bv", 60)
     at.run()
     at.button(key="bv_draw_one").click().run()

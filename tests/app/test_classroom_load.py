@@ -30,12 +30,12 @@ from pages._session import SWITCH_INTERVAL
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
-QUERY = {"n_steps": "200", "n_test": "500", "variants": ["st-gbrt", "gbmort"]}
+QUERY = {"conv_n_steps": "200", "conv_n_test": "500", "conv_variants": ["st-gbrt", "gbmort"]}
 
 
 def open_session(problem):
     at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in {**QUERY, "problem": problem}.items():
+    for k, v in {**QUERY, "conv_problem": problem}.items():
         at.query_params[k] = v
     at.run()
     at.switch_page(PAGE).run()

@@ -77,8 +77,8 @@ def status_text(at):
 def test_default_view_trains_by_itself():
     t0 = time.perf_counter()
     at = open_page()
-    assert at.radio(key="problem").value == "group"
-    assert at.multiselect(key="variants").value == ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
+    assert at.radio(key="conv_problem").value == "group"
+    assert at.multiselect(key="conv_variants").value == ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
     run = wait_done(at)
     assert time.perf_counter() - t0 < 15
     assert run.status == "done"
@@ -101,10 +101,10 @@ def test_default_view_trains_by_itself():
 def test_start_small_config_and_read_the_curves():
     at = open_page()
     wait_done(at)
-    at.multiselect(key="variants").set_value(["gbmort", "gbrt-rpo-gaussian"])
-    at.select_slider(key="n_steps").set_value(100)
-    at.select_slider(key="n_test").set_value(200)
-    at.slider(key="learning_rate").set_value(0.2)
+    at.multiselect(key="conv_variants").set_value(["gbmort", "gbrt-rpo-gaussian"])
+    at.select_slider(key="conv_n_steps").set_value(100)
+    at.select_slider(key="conv_n_test").set_value(200)
+    at.slider(key="conv_learning_rate").set_value(0.2)
     at.run()
     assert "Estimated training time" in " ".join(c.value for c in at.caption)
     at.button(key="conv_start").click().run()
@@ -122,7 +122,7 @@ def test_start_small_config_and_read_the_curves():
 
 
 def test_stop_keeps_the_partial_curve():
-    at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
+    at = open_page({"conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "10000", "conv_n_test": "4000"})
     job = job_of(at, "conv")
     if job is None or not job.running:    # (auto-start skipped: long run)
         at.button(key="conv_start").click().run()
@@ -142,12 +142,12 @@ def test_stop_keeps_the_partial_curve():
 
 
 def test_pin_then_second_run_overlays_both():
-    at = open_page({"n_steps": "200"})
+    at = open_page({"conv_n_steps": "200"})
     wait_done(at)
     at.button(key="conv_pin").click().run()
     pins = at.session_state["conv_pins"]
     assert [p["name"] for p in pins] == ["A"]
-    at.slider(key="learning_rate").set_value(0.5).run()
+    at.slider(key="conv_learning_rate").set_value(0.5).run()
     at.button(key="conv_start").click().run()
     wait_done(at)
     spec = chart(at)
@@ -158,7 +158,7 @@ def test_pin_then_second_run_overlays_both():
     assert dashes == {"dash", "solid"}
     assert set(at.dataframe[0].value["run"]) == {"A", "current"}
     # Pins survive an error and later reruns.
-    at.multiselect(key="variants").set_value([]).run()
+    at.multiselect(key="conv_variants").set_value([]).run()
     assert at.error and not at.exception
     assert [p["name"] for p in at.session_state["conv_pins"]] == ["A"]
     at.button(key="conv_clear").click().run()
@@ -166,11 +166,11 @@ def test_pin_then_second_run_overlays_both():
 
 
 def test_step_adds_a_fixed_number_of_steps():
-    at = open_page({"n_steps": "10000", "n_test": "4000", "variants": ["gbmort"]})
+    at = open_page({"conv_n_steps": "10000", "conv_n_test": "4000", "conv_variants": ["gbmort"]})
     job = job_of(at, "conv")
     if job is not None and job.running:
         at.button(key="conv_stop").click().run()
-    at.select_slider(key="n_test").set_value(200).run()    # settings changed: Step starts from 0
+    at.select_slider(key="conv_n_test").set_value(200).run()    # settings changed: Step starts from 0
     wait_done(at)
     at.button(key="conv_step").click().run()
     wait_done(at)
@@ -183,7 +183,7 @@ def test_step_adds_a_fixed_number_of_steps():
 def test_step_continues_the_kept_models_warm():
     """After a run, Step adds steps to the fitted models (a background job, not a refit of all the
     steps done): the curves equal those of one longer run with the same seed."""
-    at = open_page({"n_steps": "200", "n_test": "200", "variants": ["gbmort", "gbrt-rpo-gaussian"]})
+    at = open_page({"conv_n_steps": "200", "conv_n_test": "200", "conv_variants": ["gbmort", "gbrt-rpo-gaussian"]})
     done = wait_done(at)
     assert status_of(done) == "done" and set(done.extra["models"]) == {"gbmort", "gbrt-rpo-gaussian"}
     models = done.extra["models"]
@@ -203,18 +203,18 @@ def test_step_continues_the_kept_models_warm():
 
 
 def test_query_params_preset_the_controls():
-    at = open_page({"problem": "ind", "learning_rate": "0.3", "max_leaf_nodes": "4", "seed": "7",
-                    "n_steps": "200", "max_features": "sqrt", "x_axis": "steps", "q": "3",
-                    "variants": ["st-gbrt", "gbrt-relabel-rpo-gaussian"]})
-    assert at.radio(key="problem").value == "ind"
-    assert at.slider(key="learning_rate").value == 0.3
-    assert at.slider(key="max_leaf_nodes").value == 4
-    assert at.number_input(key="seed").value == 7
-    assert at.select_slider(key="n_steps").value == 200
-    assert at.selectbox(key="max_features").value == "sqrt"
-    assert at.radio(key="x_axis").value == "steps"
-    assert at.slider(key="q").value == 3
-    assert at.multiselect(key="variants").value == ["st-gbrt", "gbrt-relabel-rpo-gaussian"]
+    at = open_page({"conv_problem": "ind", "conv_learning_rate": "0.3", "conv_max_leaf_nodes": "4", "conv_seed": "7",
+                    "conv_n_steps": "200", "conv_max_features": "sqrt", "conv_x_axis": "steps", "conv_q": "3",
+                    "conv_variants": ["st-gbrt", "gbrt-relabel-rpo-gaussian"]})
+    assert at.radio(key="conv_problem").value == "ind"
+    assert at.slider(key="conv_learning_rate").value == 0.3
+    assert at.slider(key="conv_max_leaf_nodes").value == 4
+    assert at.number_input(key="conv_seed").value == 7
+    assert at.select_slider(key="conv_n_steps").value == 200
+    assert at.selectbox(key="conv_max_features").value == "sqrt"
+    assert at.radio(key="conv_x_axis").value == "steps"
+    assert at.slider(key="conv_q").value == 3
+    assert at.multiselect(key="conv_variants").value == ["st-gbrt", "gbrt-relabel-rpo-gaussian"]
     run = wait_done(at)
     assert run.settings["seed"] == 7 and run.settings["problem"] == "ind"
     assert "st-gbrt ends best" in " ".join(m.value for m in at.markdown)
@@ -222,9 +222,9 @@ def test_query_params_preset_the_controls():
 
 
 @pytest.mark.parametrize("query, needle", [
-    ({"variants": ["gbrt-relabel-rpo-subsampled"], "q": "40"}, "n_projections"),
-    ({"loss": "logistic"}, "loss"),
-    ({"variants": ["gbmort"], "max_leaf_nodes": "2", "n_steps": "10", "learning_rate": "0.01"}, None),
+    ({"conv_variants": ["gbrt-relabel-rpo-subsampled"], "conv_q": "40"}, "n_projections"),
+    ({"conv_loss": "logistic"}, "loss"),
+    ({"conv_variants": ["gbmort"], "conv_max_leaf_nodes": "2", "conv_n_steps": "10", "conv_learning_rate": "0.01"}, None),
 ])
 def test_bad_settings_give_a_message_not_an_exception(query, needle):
     at = open_page(query)
@@ -237,15 +237,15 @@ def test_bad_settings_give_a_message_not_an_exception(query, needle):
 
 
 def test_no_methods_and_data_page_choice():
-    at = open_page({"variants": ["gbmort"], "n_steps": "50"})
-    at.multiselect(key="variants").set_value([]).run()
+    at = open_page({"conv_variants": ["gbmort"], "conv_n_steps": "50"})
+    at.multiselect(key="conv_variants").set_value([]).run()
     assert any("estimators" in e.value for e in at.error) and not at.exception
     # artificial-gbrt only knows friedman1: a shipped data set from the Data page is refused.
     at.session_state["dataset_spec"] = dataspec.shipped_spec("enb")
-    at.multiselect(key="variants").set_value(["artificial-gbrt"])
-    at.radio(key="problem").set_value("data").run()
+    at.multiselect(key="conv_variants").set_value(["artificial-gbrt"])
+    at.radio(key="conv_problem").set_value("data").run()
     assert any("artificial-gbrt" in e.value for e in at.error) and not at.exception
-    at.multiselect(key="variants").set_value(["gbmort"]).run()
+    at.multiselect(key="conv_variants").set_value(["gbmort"]).run()
     assert not at.error
     at.button(key="conv_start").click().run()
     run = wait_done(at)
@@ -253,7 +253,7 @@ def test_no_methods_and_data_page_choice():
 
 
 def test_switching_pages_keeps_both_pages_working():
-    at = open_page({"n_steps": "50"})
+    at = open_page({"conv_n_steps": "50"})
     wait_done(at)
     at.switch_page("pages/data.py").run()
     assert not at.exception
@@ -269,7 +269,7 @@ def test_home_links_the_figure1_presets():
     for preset in PRESETS:
         if preset["page"] == PAGE:
             assert preset["label"] in labels
-            assert preset["query_params"]["problem"] in ("chain", "group", "ind")
+            assert preset["query_params"]["conv_problem"] in ("chain", "group", "ind")
 
 
 # --- engine helpers ---------------------------------------------------------------------------
@@ -338,13 +338,13 @@ def test_early_stop_marks_are_where_early_stopping_stops():
 def test_the_page_marks_early_stopping_and_can_turn_it_off():
     at = open_page()
     wait_done(at)
-    assert at.selectbox(key="patience").value == "10"
+    assert at.selectbox(key="conv_patience").value == "10"
     marks = [tr for tr in chart(at)["data"] if (tr.get("meta") or {}).get("kind") == "early_stop"]
     assert {tr["meta"]["estimator"] for tr in marks} == {"st-gbrt", "gbmort", "gbrt-rpo-subsampled"}
     table = at.dataframe[0].value
     assert (table["early_stop_step"] < table["steps"]).all()
     assert "would have stopped" in " ".join(c.value for c in at.caption)
-    at.selectbox(key="patience").set_value("off").run()
+    at.selectbox(key="conv_patience").set_value("off").run()
     assert not [tr for tr in chart(at)["data"] if (tr.get("meta") or {}).get("kind") == "early_stop"]
 
 
@@ -355,12 +355,12 @@ def test_a_control_changed_with_the_click_runs_nothing_until_confirmed(button):
     # and the next click runs the new settings.
     at = open_page()
     wait_done(at)
-    at.multiselect(key="variants").set_value(["gbmort"])
-    at.select_slider(key="n_steps").set_value(100)
+    at.multiselect(key="conv_variants").set_value(["gbmort"])
+    at.select_slider(key="conv_n_steps").set_value(100)
     at.run()
     before = job_of(at, "conv")
-    at.select_slider(key="n_test").set_value(200)
-    at.slider(key="learning_rate").set_value(0.3)
+    at.select_slider(key="conv_n_test").set_value(200)
+    at.slider(key="conv_learning_rate").set_value(0.3)
     at.button(key=button).click().run()
     assert job_of(at, "conv") is before
     assert "settings changed as you clicked" in at.info[0].value
@@ -377,7 +377,7 @@ def test_a_released_session_stops_its_job():
     while for reconnects; its results should not stay with it)."""
     import streamlit as st
 
-    at = open_page({"variants": ["st-gbrt", "gbmort"], "n_steps": "10000", "n_test": "4000"})
+    at = open_page({"conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "10000", "conv_n_test": "4000"})
     job = job_of(at, "conv")
     if job is None or not job.running:
         at.button(key="conv_start").click().run()

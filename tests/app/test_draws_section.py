@@ -11,7 +11,7 @@ from apptest_runs import poll
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/bias_variance.py"
-QUERY = {"n_sets": "3", "n_train": "100", "n_test": "100", "values": "1, 10, 30", "compare_leaves": "none"}
+QUERY = {"bv_n_sets": "3", "bv_n_train": "100", "bv_n_test": "100", "bv_values": "1, 10, 30", "bv_compare_leaves": "none"}
 
 
 def open_page(query):
@@ -55,7 +55,7 @@ def test_draw_one_then_draw_25_adds_fits_one_at_a_time():
 
 
 def test_a_projected_forest_shows_its_algorithm_variance():
-    at = open_page({**QUERY, "estimator": "rf-gaussian-per-tree", "values": "1, 5", "n_seeds": "2"})
+    at = open_page({**QUERY, "bv_estimator": "rf-gaussian-per-tree", "bv_values": "1, 5", "bv_n_seeds": "2"})
     at.button(key="bv_draw_one").click().run()
     at.button(key="bv_draw_one").click().run()
     assert not at.exception
@@ -65,7 +65,7 @@ def test_a_projected_forest_shows_its_algorithm_variance():
 
 def test_drawing_a_projected_forest_shows_the_projection_and_tree_terms():
     # rf-…-shared is Algorithm 1: its draws are the Appendix C experiment's, one learning set at a time.
-    at = open_page({**QUERY, "estimator": "rf-gaussian-shared", "values": "1, 5", "n_projections": "2"})
+    at = open_page({**QUERY, "bv_estimator": "rf-gaussian-shared", "bv_values": "1, 5", "bv_n_projections": "2"})
     at.button(key="bv_draw_one").click().run()
     at.button(key="bv_draw_one").click().run()
     assert not at.exception, at.exception
@@ -95,7 +95,7 @@ def test_drawing_a_projected_forest_shows_the_projection_and_tree_terms():
 
 def test_a_projected_forest_with_a_tree_size_falls_back_to_the_plain_draws():
     # run_forest_bias_variance grows full trees: with max_leaf_nodes swept the plain draws are used.
-    at = open_page({**QUERY, "estimator": "rf-gaussian-per-tree", "sweep": "max_leaf_nodes", "values": "4, 16"})
+    at = open_page({**QUERY, "bv_estimator": "rf-gaussian-per-tree", "bv_sweep": "max_leaf_nodes", "bv_values": "4, 16"})
     at.button(key="bv_draw_one").click().run()
     assert not at.exception, at.exception
     running = at.session_state["bv_draws"][1]

@@ -85,7 +85,13 @@ def test_randomization_and_rerun_after_change():
 
 
 def test_bad_q_shows_an_error_not_an_exception():
+    # from a link: the default is used, and said (issue 31)
     at = open_page({"fx_q": "one"})
+    assert not at.exception and not at.error
+    assert at.text_input(key="fx_q").value == "1, 4, 16"
+    assert any("fx_q = “one”" in w.value and "uses the default, 1, 4, 16" in w.value for w in at.warning)
+    # typed in the box: an error naming q
+    at.text_input(key="fx_q").input("one").run()
     assert not at.exception
     assert "q" in at.error[0].value
 
@@ -137,7 +143,12 @@ def test_variance_split_experiment():
 
 
 def test_variance_split_bad_q_is_a_message():
-    at = open_page({"fx_exp": "variance", "fx_q": "0"})
+    # q is clamped to [1, d] (d = 16 outputs) and the change said, as on Projections (issue 31)
+    at = open_page({"fx_exp": "variance", "fx_q": "0, 40", "fx_sets": "2", "fx_trees": "2"})
+    assert not at.exception and not at.error
+    assert any("of q (d = 16 outputs): 0 → 1, 40 → 16" in w.value for w in at.warning)
+    assert at.session_state["fx_page_run"]["settings"][2].count("'q_values', [1, 16]") == 1
+    at.text_input(key="fx_q").input("1, x").run()
     assert not at.exception
     assert at.error and "q" in at.error[0].value
 

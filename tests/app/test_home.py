@@ -161,15 +161,15 @@ def test_data_page_defaults():
 def test_data_page_structure_and_seed_change_the_figures():
     at = open_data()
     before = decode(spec_of(at, "data_bayes")["data"][0]["y"])
-    at.radio(key="problem").set_value("ind").run()
+    at.radio(key="data_problem").set_value("ind").run()
     assert not at.exception
     corr = decode(spec_of(at, "data_corr")["data"][0]["z"])
     assert np.abs(corr[~np.eye(16, dtype=bool)]).max() < 0.35  # independent outputs
     assert at.session_state["dataset_spec"]["structure"] == "ind"
     assert at.metric[1].value == "80"  # 5 inputs per output
-    at.radio(key="problem").set_value("chain").run()
+    at.radio(key="data_problem").set_value("chain").run()
     np.testing.assert_array_equal(decode(spec_of(at, "data_bayes")["data"][0]["y"]), before)  # same seed, same data
-    at.number_input(key="seed").set_value(5).run()
+    at.number_input(key="data_seed").set_value(5).run()
     after = decode(spec_of(at, "data_bayes")["data"][0]["y"])
     assert after.shape == before.shape and not np.array_equal(after, before)
     assert at.session_state["dataset_spec"]["seed"] == 5
@@ -179,11 +179,11 @@ def test_data_page_new_seed_button():
     at = open_data()
     at.button(key="data_new_seed").click().run()
     assert not at.exception
-    assert at.number_input(key="seed").value == at.session_state["dataset_spec"]["seed"]
+    assert at.number_input(key="data_seed").value == at.session_state["dataset_spec"]["seed"]
 
 
 def test_data_page_noisy_outputs_get_a_panel():
-    at = open_data({"noisy_outputs": "3", "n_outputs": "4"})
+    at = open_data({"data_noisy_outputs": "3", "data_n_outputs": "4"})
     names = [t.get("name") for t in spec_of(at, "data_bayes")["data"] if t["mode"] == "markers"]
     assert names == ["y1", "y2", "y4", "noise1"]
     assert at.metric[2].value == "7"
@@ -191,45 +191,45 @@ def test_data_page_noisy_outputs_get_a_panel():
 
 def test_data_page_shipped_dataset():
     at = open_data()
-    at.radio(key="source").set_value("shipped").run()
-    assert at.selectbox(key="dataset").value == "enb"
-    at.selectbox(key="dataset").set_value("jura").run()
+    at.radio(key="data_source").set_value("shipped").run()
+    assert at.selectbox(key="data_dataset").value == "enb"
+    at.selectbox(key="data_dataset").set_value("jura").run()
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == ["359", "15", "3", "regression"]
     assert [c.key for c in at.get("plotly_chart")] == ["data_corr", "data_targets"]
     assert at.session_state["dataset_spec"] == {"source": "shipped", "name": "jura"}
     assert any("Source and citation" == e.label for e in at.expander)
-    at.selectbox(key="dataset").set_value("emotions").run()  # multi-label: label frequencies
+    at.selectbox(key="data_dataset").set_value("emotions").run()  # multi-label: label frequencies
     assert spec_of(at, "data_targets")["data"][0]["type"] == "bar"
 
 
 def test_data_page_friedman_settings_survive_a_source_switch():
-    at = open_data({"problem": "group"})
-    at.radio(key="source").set_value("shipped").run()
-    at.radio(key="source").set_value("friedman").run()
-    assert at.radio(key="problem").value == "group"
+    at = open_data({"data_problem": "group"})
+    at.radio(key="data_source").set_value("shipped").run()
+    at.radio(key="data_source").set_value("friedman").run()
+    assert at.radio(key="data_problem").value == "group"
 
 
 def test_data_page_deep_link_presets_controls():
-    params = {"problem": "group", "seed": "7", "n_outputs": "5", "n_samples": "100", "noise": "0.5", "inputs": "gaussian"}
+    params = {"data_problem": "group", "data_seed": "7", "data_n_outputs": "5", "data_n_samples": "100", "data_noise": "0.5", "data_inputs": "gaussian"}
     at = open_data(params)
     assert not at.exception
-    assert at.radio(key="problem").value == "group"
-    assert at.number_input(key="seed").value == 7
-    assert at.slider(key="n_outputs").value == 5
-    assert at.slider(key="n_samples").value == 100
-    assert at.slider(key="noise").value == 0.5
-    assert at.radio(key="inputs").value == "gaussian"
+    assert at.radio(key="data_problem").value == "group"
+    assert at.number_input(key="data_seed").value == 7
+    assert at.slider(key="data_n_outputs").value == 5
+    assert at.slider(key="data_n_samples").value == 100
+    assert at.slider(key="data_noise").value == 0.5
+    assert at.radio(key="data_inputs").value == "gaussian"
     assert at.session_state["dataset_spec"] == dataspec.friedman_spec(
         "group", n_samples=100, n_outputs=5, input_distribution="gaussian", noise=0.5, seed=7
     )
-    shipped = open_data({"source": "shipped", "dataset": "slump"})
+    shipped = open_data({"data_source": "shipped", "data_dataset": "slump"})
     assert shipped.session_state["dataset_spec"] == {"source": "shipped", "name": "slump"}
 
 
 def test_data_page_upload_errors_are_shown_and_state_is_kept():
     at = open_data()
-    at.radio(key="source").set_value("upload").run()
+    at.radio(key="data_source").set_value("upload").run()
     assert not at.exception and "Upload a CSV" in at.info[0].value
     at.file_uploader(key="data_file").set_value(("bad.csv", MALFORMED, "text/csv")).run()
     assert not at.exception
@@ -258,7 +258,7 @@ def test_data_page_upload_errors_are_shown_and_state_is_kept():
 
 
 def test_data_page_non_numeric_upload():
-    at = open_data({"source": "upload"})
+    at = open_data({"data_source": "upload"})
     at.file_uploader(key="data_file").set_value(("x.csv", b"a,b,t\n1,zz,3\n4,5,6\n", "text/csv")).run()
     assert "not numeric" in at.error[0].value
     at.file_uploader(key="data_file").set_value(("binary.csv", b"\xff\xfe\x00\x01", "text/csv")).run()
@@ -269,7 +269,7 @@ def test_data_page_exports_figures_and_the_correlation_matrix():
     import pandas as pd
     from io import StringIO
 
-    at = open_data({"problem": "group", "n_outputs": "4"})
+    at = open_data({"data_problem": "group", "data_n_outputs": "4"})
     buttons = {b.proto.label: b for b in at.get("download_button")}
     assert set(buttons) == {"Data (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"}
     for b in buttons.values():
@@ -288,7 +288,7 @@ def test_data_page_exports_figures_and_the_correlation_matrix():
 
 
 def test_data_page_empty_csv_is_a_message():
-    at = open_data({"source": "upload"})
+    at = open_data({"data_source": "upload"})
     at.file_uploader(key="data_file").set_value(("empty.csv", b"", "text/csv")).run()
     assert not at.exception
     assert "empty.csv" in at.error[0].value and "empty" in at.error[0].value.replace("empty.csv", "")
@@ -300,7 +300,7 @@ def test_data_page_csv_over_the_row_limit_is_a_message(monkeypatch):
 
     monkeypatch.setattr(upload, "DEFAULT_MAX_ROWS", 5)
     rows = "\n".join(f"{i},{i + 1},{2 * i}" for i in range(8))
-    at = open_data({"source": "upload"})
+    at = open_data({"data_source": "upload"})
     at.file_uploader(key="data_file").set_value(("big.csv", f"a,b,t\n{rows}\n".encode(), "text/csv")).run()
     assert not at.exception
     assert "big.csv" in at.error[0].value and "more than 5 data rows" in at.error[0].value
@@ -312,7 +312,7 @@ def test_data_page_csv_over_the_row_limit_is_a_message(monkeypatch):
 
 def test_data_page_non_numeric_target_columns_are_a_message():
     raw = b"a,b,t,kind\n1,2,3,red\n4,5,6,blue\n7,8,9,red\n1,1,1,blue\n"
-    at = open_data({"source": "upload"})
+    at = open_data({"data_source": "upload"})
     at.file_uploader(key="data_file").set_value(("labels.csv", raw, "text/csv")).run()
     (targets,) = at.multiselect
     assert targets.value == ["kind"]               # the last column by default: text
@@ -324,8 +324,8 @@ def test_data_page_non_numeric_target_columns_are_a_message():
 
 def test_a_pinned_convergence_run_survives_a_malformed_upload():
     at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["n_steps"] = "50"
-    at.query_params["variants"] = ["gbmort"]
+    at.query_params["conv_n_steps"] = "50"
+    at.query_params["conv_variants"] = ["gbmort"]
     at.run()
     at.switch_page("pages/convergence.py").run()
     import time
@@ -340,7 +340,7 @@ def test_a_pinned_convergence_run_survives_a_malformed_upload():
     pinned_scores = pin["result"].curves["gbmort"].test_score.copy()
 
     at.switch_page(DATA).run()
-    at.radio(key="source").set_value("upload").run()
+    at.radio(key="data_source").set_value("upload").run()
     at.file_uploader(key="data_file").set_value(("bad.csv", MALFORMED, "text/csv")).run()
     assert not at.exception and "malformed CSV" in at.error[0].value
 

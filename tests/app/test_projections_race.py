@@ -21,7 +21,7 @@ def open_page():
 def test_the_race_and_the_q_sweep_offer_both_leaf_estimations():
     at = open_page()
     assert not at.exception
-    for key in ("proj_race_leaves", "leaf_estimation"):
+    for key in ("proj_race_leaves", "proj_leaf_estimation"):
         assert len(at.selectbox(key=key).options) == 2
 
 
@@ -32,9 +32,9 @@ def test_the_race_draws_lrap_against_seconds():
     at.slider(key="proj_race_rounds").set_value(5)
     at.run()
     at.button(key="proj_race_run").click().run()
-    at = poll(at, "projrace", timeout=300)
+    at = poll(at, "proj_race", timeout=300)
     assert not at.exception
-    assert finished(at, "projrace").status == "done"
+    assert finished(at, "proj_race").status == "done"
     fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
     curves = [t["meta"]["curve"] for t in fig["data"] if "curve" in t.get("meta", {})]
     assert curves[0].startswith("engine") and len(curves) == (2 if xgboost_installed() else 1)

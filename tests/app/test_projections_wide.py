@@ -31,43 +31,43 @@ def open_page(**query):
 
 
 def test_wide_output_problems_come_first_and_are_described():
-    at = open_page(experiment="size", dataset="cal500", n_steps=10, q_values="1,4")
-    options = at.selectbox(key="dataset").options
+    at = open_page(proj_experiment="size", proj_dataset="cal500", proj_n_steps=10, proj_q_values="1,4")
+    options = at.selectbox(key="proj_dataset").options
     assert options[:7] == ["friedman1-chain", "friedman1-group", "friedman1-ind",
                            "synthetic-delicious-shape", "corel5k", "cal500", "bibtex"]
     assert {"scm20d", "emotions", "enb"} <= set(options)
-    help_text = at.selectbox(key="dataset").help
+    help_text = at.selectbox(key="proj_dataset").help
     for needle in ("synthetic-delicious-shape (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
         assert needle in help_text
 
 
 def test_synthetic_delicious_shape_waits_for_a_click_with_its_estimate():
-    at = open_page(experiment="size", dataset="synthetic-delicious-shape", n_steps=100)
+    at = open_page(proj_experiment="size", proj_dataset="synthetic-delicious-shape", proj_n_steps=100)
     assert not at.exception
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert "16,105 samples × 500 inputs × 983 outputs · sparse inputs" in captions
-    assert at.text_input(key="q_values").placeholder == "1, 98, 197, 492"      # 1 and 10 / 20 / 50 % of d
-    assert at.selectbox(key="loss_multilabel").options == ["logistic", "squared_error"]
+    assert at.text_input(key="proj_q_values").placeholder == "1, 98, 197, 492"      # 1 and 10 / 20 / 50 % of d
+    assert at.selectbox(key="proj_loss_multilabel").options == ["logistic", "squared_error"]
     assert page_run(at, "proj") is None                                       # nothing starts by itself
     messages = " ".join(m.value for m in [*at.warning, *at.error])
     assert "estimated at" in messages
 
 
 def test_loss_choice_reaches_the_experiment():
-    at = open_page(experiment="size", dataset="flags", n_steps=20, q_values="1,3", loss_multilabel="squared_error")
-    assert at.selectbox(key="loss_multilabel").value == "squared_error"
+    at = open_page(proj_experiment="size", proj_dataset="flags", proj_n_steps=20, proj_q_values="1,3", proj_loss_multilabel="squared_error")
+    assert at.selectbox(key="proj_loss_multilabel").value == "squared_error"
     at = poll(at, "proj")
     assert not at.exception
     res = finished(at, "proj").result
     assert res.params["loss"] == "squared_error" and res.params["train_curve"] is False
     assert any("squared_error loss" in c.value for c in at.caption)
-    at.selectbox(key="loss_multilabel").set_value("logistic").run()
+    at.selectbox(key="proj_loss_multilabel").set_value("logistic").run()
     at = poll(at, "proj")
     assert finished(at, "proj").result.params["loss"] is None                 # the task's default: logistic
 
 
 def test_caption_says_how_times_are_measured():
-    at = open_page(dataset="friedman1-chain")           # q = 1 ... 16 and gbmort: fits short enough to repeat
+    at = open_page(proj_dataset="friedman1-chain")           # q = 1 ... 16 and gbmort: fits short enough to repeat
     at = poll(at, "proj")
     assert not at.exception
     res = finished(at, "proj").result
@@ -83,7 +83,7 @@ def test_caption_says_how_times_are_measured():
 
 @pytest.mark.parametrize("learning_rate", [0.1, 0.01])
 def test_takeaway_reads_figure6_only_when_something_was_learned(learning_rate):
-    at = open_page(experiment="size", dataset="flags", n_steps=30, q_values="1,2,7", learning_rate=learning_rate)
+    at = open_page(proj_experiment="size", proj_dataset="flags", proj_n_steps=30, proj_q_values="1,2,7", proj_learning_rate=learning_rate)
     at = poll(at, "proj")
     res = finished(at, "proj").result
     match = res.cheapest_match()
@@ -115,7 +115,7 @@ def test_a_failed_run_shows_its_reason(monkeypatch):
         raise ValueError("X must be something else (a test failure)")
 
     monkeypatch.setattr(engine.experiments, "run_projection_size", broken)
-    at = open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,2")
+    at = open_page(proj_experiment="size", proj_dataset="friedman1-group", proj_n_steps=10, proj_q_values="1,2")
     at = poll(at, "proj")
     assert not at.exception
     assert any(e.value == "The run failed: ValueError: X must be something else (a test failure)" for e in at.error)
@@ -128,13 +128,13 @@ def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
     assert preset["page"] == PROJ
     at = open_page(**preset["query_params"])
     assert not at.exception
-    assert at.radio(key="experiment").value == "size"
-    assert at.selectbox(key="dataset").value == dataset
-    assert at.text_input(key="q_values").value == preset["query_params"]["q_values"]
-    assert at.slider(key="n_steps").value == int(preset["query_params"]["n_steps"])
-    assert at.select_slider(key="max_leaf_nodes").value == 2
-    assert at.selectbox(key="projection").value == "gaussian"
-    assert at.selectbox(key="loss_multilabel").value == preset["query_params"]["loss_multilabel"]
+    assert at.radio(key="proj_experiment").value == "size"
+    assert at.selectbox(key="proj_dataset").value == dataset
+    assert at.text_input(key="proj_q_values").value == preset["query_params"]["proj_q_values"]
+    assert at.slider(key="proj_n_steps").value == int(preset["query_params"]["proj_n_steps"])
+    assert at.select_slider(key="proj_max_leaf_nodes").value == 2
+    assert at.selectbox(key="proj_projection").value == "gaussian"
+    assert at.selectbox(key="proj_loss_multilabel").value == preset["query_params"]["proj_loss_multilabel"]
     # go=1: the preset's one click starts the run (no second click on Run), and go is consumed
     entry = page_run(at, "proj")
     assert entry is not None and json.loads(entry["settings"])["dataset"] == dataset
@@ -165,7 +165,7 @@ def test_takeaway_says_whether_the_projections_saved_time(monkeypatch, gbmort_ti
         return res
 
     monkeypatch.setattr(engine.experiments, "run_projection_size", with_known_numbers)
-    at = poll(open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,2"), "proj")
+    at = poll(open_page(proj_experiment="size", proj_dataset="friedman1-group", proj_n_steps=10, proj_q_values="1,2"), "proj")
     (takeaway,) = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
     assert "With q = **1** projections, gbrt-relabel-rpo reaches gbmort's macro-r2 (0.408 against 0.410)" in takeaway
     assert expected in takeaway

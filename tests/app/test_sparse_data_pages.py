@@ -28,7 +28,7 @@ def open_data(params):
 
 
 def test_data_page_shows_bibtex_sparse_and_offers_npz():
-    at = open_data({"source": "shipped", "dataset": "bibtex"})
+    at = open_data({"data_source": "shipped", "data_dataset": "bibtex"})
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == ["7,395", "1,836", "159", "multilabel"]
     captions = " ".join(c.value for c in at.caption)
@@ -51,7 +51,7 @@ def test_npz_download_bytes_rebuild_the_sparse_matrix():
 
 
 def test_data_page_dense_sets_keep_the_csv_download():
-    at = open_data({"source": "shipped", "dataset": "scm20d"})
+    at = open_data({"data_source": "shipped", "data_dataset": "scm20d"})
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == ["8,966", "61", "16", "regression"]
     labels = [b.proto.label for b in at.get("download_button")]
@@ -64,9 +64,9 @@ def test_convergence_page_with_a_sparse_data_page_choice_does_not_crash():
     at = AppTest.from_file(APP, default_timeout=60)
     at.switch_page("pages/convergence.py")
     at.session_state["dataset_spec"] = dataspec.shipped_spec("corel5k")
-    at.query_params["problem"] = "data"
-    at.query_params["n_steps"] = "20"
-    at.query_params["variants"] = ["gbrt-rpo-subsampled"]   # one probe: the page times each variant first
+    at.query_params["conv_problem"] = "data"
+    at.query_params["conv_n_steps"] = "20"
+    at.query_params["conv_variants"] = ["gbrt-rpo-subsampled"]   # one probe: the page times each variant first
     at.run()
     assert not at.exception
     assert at.error or at.get("plotly_chart") or at.warning or at.get("progress") or at.caption
@@ -88,9 +88,9 @@ def test_benchmark_page_on_a_sparse_set_does_not_crash():
 
 def test_data_page_offers_and_shows_delicious():
     # issue 33: the papers' own wide set, listed by the Data page (list_datasets), kept sparse
-    at = open_data({"source": "shipped", "dataset": "delicious"})
+    at = open_data({"data_source": "shipped", "data_dataset": "delicious"})
     assert not at.exception and not at.error
-    assert "delicious" in at.selectbox(key="dataset").options
+    assert "delicious" in at.selectbox(key="data_dataset").options
     assert [m.value for m in at.metric] == ["16,105", "500", "983", "multilabel"]
     captions = " ".join(c.value for c in at.caption)
     assert "294,614 non-zeros" in captions and "standard split 12920/3185" in captions

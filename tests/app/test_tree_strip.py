@@ -15,8 +15,8 @@ from engine.page_models.one_step import first_trees
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
-QUERY = {"problem": "chain", "n_steps": "20", "n_test": "200", "variants": ["st-gbrt", "gbrt-rpo-gaussian"],
-         "max_leaf_nodes": "4"}
+QUERY = {"conv_problem": "chain", "conv_n_steps": "20", "conv_n_test": "200", "conv_variants": ["st-gbrt", "gbrt-rpo-gaussian"],
+         "conv_max_leaf_nodes": "4"}
 
 
 def finished_page():

@@ -1,6 +1,8 @@
 """Static checks over app.py and pages/*.py: every input widget explains itself (help=) and lives in
-the URL (bind="query-params", directly or through the page's BOUND dict), except the documented
-exceptions below; and .streamlit/config.toml keeps the app offline, quiet and headless."""
+the URL (bind="query-params", directly or through the page's BOUND dict) through pages/_url.url_widget
+(which says when the URL's value was refused), except the documented exceptions below; every key
+starts with its page's prefix (a key shared by two pages leaks a setting from one to the other: issue
+31); and .streamlit/config.toml keeps the app offline, quiet and headless."""
 
 import ast
 import tomllib
@@ -22,11 +24,27 @@ NOT_IN_URL = {
 }
 
 
+# The prefix of every key in a page file (its widgets are its URL parameters, its session values its own).
+PREFIXES = {"home.py": "home_", "data.py": "data_", "convergence.py": "conv_", "_tree_strip.py": "conv_strip_",
+            "one_step.py": "os_", "forests.py": "fx_", "bias_variance.py": "bv_", "_draws.py": "bv_",
+            "projections.py": "proj_", "_race.py": "proj_", "benchmark.py": "bench_", "_real_data.py": "bench_rd_"}
+
+
 def widget_calls(path):
-    """(kind, call node) for every st.<widget>(...) / column.<widget>(...) call of the file."""
+    """(kind, call node) for every st.<widget>(...) / column.<widget>(...) call of the file, and every
+    url_widget(st.<widget>, ...) call (the node whose keywords are the widget's)."""
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in INPUTS | BUTTONS:
             yield node.func.attr, node
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "url_widget"
+              and node.args and isinstance(node.args[0], ast.Attribute) and node.args[0].attr in INPUTS):
+            yield node.args[0].attr, node
+
+
+def through_url_widget(path):
+    """Line numbers of the url_widget(...) calls of the file."""
+    return {node.lineno for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "url_widget"}
 
 
 def bound_dicts(path):
@@ -102,6 +120,28 @@ def test_bound_widgets_have_keys():
     for path, kind, call in all_calls():
         if kind in INPUTS and is_bound(call, bound_dicts(path)):
             assert key_prefix(call), f"{path.name} line {call.lineno}: a bound {kind} without a literal key"
+
+
+def test_bound_widgets_go_through_url_widget():
+    # Streamlit replaces a URL value it cannot use by the default without a word; url_widget says so
+    for path, kind, call in all_calls():
+        if kind in INPUTS and is_bound(call, bound_dicts(path)):
+            assert call.lineno in through_url_widget(path), f"{path.name} line {call.lineno}: {kind} not in url_widget"
+
+
+def test_every_key_starts_with_its_pages_prefix():
+    files = [p for p in FILES if p.name in PREFIXES]
+    assert {p.name for p in files} == set(PREFIXES)      # a new page or section needs its prefix here
+    wrong, seen = [], 0
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                prefix = key_prefix(node)
+                if prefix is not None:
+                    seen += 1
+                    if not prefix.startswith(PREFIXES[path.name]):
+                        wrong.append(f"{path.name} line {node.lineno}: key {prefix!r}")
+    assert seen > 150 and not wrong, wrong
 
 
 def test_streamlit_config_is_offline_quiet_and_headless():

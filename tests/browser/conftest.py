@@ -67,6 +67,32 @@ def streamlit_server(tmp_path_factory):
                 proc.wait()
 
 
+@pytest.fixture
+def fresh_server(tmp_path):
+    """Base URL of a server of the test's own, started for it: its first request is the test's (a
+    fresh server, as a teacher starts it before a class). Stopped after the test."""
+    port = free_port()
+    log = tmp_path / "streamlit.log"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(tmp_path / "cells")})
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
 # --- browser ----------------------------------------------------------------------------------
 
 

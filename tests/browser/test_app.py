@@ -96,7 +96,7 @@ def fresh_server(tmp_path):
 
 def test_data_page_deep_link_and_bad_upload(fresh_server, browser_page, request_log, screenshot_dir):
     page = browser_page
-    page.goto(f"{fresh_server}/data?problem=group&seed=7&n_outputs=5&noisy_outputs=2", wait_until="domcontentloaded")
+    page.goto(f"{fresh_server}/data?data_problem=group&data_seed=7&data_n_outputs=5&data_noisy_outputs=2", wait_until="domcontentloaded")
     # first run of a fresh server: imports and the rerun out of the legacy mode take ~5-9 s
     expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=30_000)
     wait_until_idle(page)
@@ -129,7 +129,7 @@ def test_data_page_deep_link_and_bad_upload(fresh_server, browser_page, request_
     uploader = sidebar.get_by_test_id("stFileUploader")
     expect(uploader).to_be_visible()
     wait_until_idle(page)
-    assert "source=upload" in page.url and "problem=group" in page.url
+    assert "data_source=upload" in page.url and "data_problem=group" in page.url
     uploader.locator('input[type="file"]').set_input_files(
         {"name": "bad.csv", "mimeType": "text/csv", "buffer": MALFORMED_CSV}
     )

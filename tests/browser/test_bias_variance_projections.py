@@ -23,8 +23,8 @@ def trace_lengths(page, index, condition):
 
 def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/bias_variance?problem=group&sweep=n_estimators&max_leaf_nodes=2"
-              "&compare_leaves=8&seed=0", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/bias_variance?bv_problem=group&bv_sweep=n_estimators&bv_max_leaf_nodes=2"
+              "&bv_compare_leaves=8&bv_seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
     wait_for_charts(page, 3)
     stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 6)")
@@ -38,7 +38,7 @@ def test_bias_variance_deep_link(streamlit_server, browser_page, screenshot_dir)
 
 def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/projections?seed=0", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/projections?proj_seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Projections")).to_be_visible()
     wait_for_charts(page, 2)
     # the page opens on bibtex (d = 159: engine.page_content.page_defaults) with q = 1 and 10 / 20 / 50 % of d
@@ -50,14 +50,14 @@ def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
     page.get_by_test_id("stSidebar").get_by_text("schemes", exact=True).click()
     wait_for_charts(page, 2)
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("projection scheme")
-    assert "experiment=schemes" in page.url
+    assert "proj_experiment=schemes" in page.url
     page.screenshot(path=str(screenshot_dir / "projections_schemes.png"), full_page=True)
 
 
 def test_bias_variance_of_a_forest_deep_link(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/bias_variance?estimator=rf-gaussian-per-tree&sweep=n_estimators"
-              "&values=1,4,16&n_sets=4&n_seeds=2&n_projections=2&seed=0", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/bias_variance?bv_estimator=rf-gaussian-per-tree&bv_sweep=n_estimators"
+              "&bv_values=1,4,16&bv_n_sets=4&bv_n_seeds=2&bv_n_projections=2&bv_seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Bias–variance")).to_be_visible()
     wait_for_charts(page, 3)
     stacked = trace_lengths(page, 0, "v => v.length > 0 && v.every(n => n === 3)")

@@ -53,7 +53,7 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_role("radio", name="ind")).to_be_checked()
     expect(sidebar.get_by_role("slider", name="Boosting steps")).to_have_attribute("aria-valuetext", "10000")
-    assert "problem=ind" in page.url
+    assert "conv_problem=ind" in page.url
     wait_for_a_run(page, timeout=240_000)   # 10 000 steps: every method to its plateau (issue 21)
     expect(page.get_by_text("st-gbrt ends best", exact=False)).to_be_visible()
     expect(page.get_by_text("Still rising at the last step", exact=False)).to_have_count(0)
@@ -102,8 +102,8 @@ def test_preset_live_training_stop_and_deep_link(streamlit_server, browser_page,
     page.screenshot(path=str(screenshot_dir / "convergence_stepped.png"), full_page=True)
 
     # A deep link sets every control.
-    page.goto(f"{streamlit_server}/convergence?problem=chain&learning_rate=0.3&max_leaf_nodes=4&seed=5"
-              "&n_steps=500&variants=gbmort&variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?conv_problem=chain&conv_learning_rate=0.3&conv_max_leaf_nodes=4&conv_seed=5"
+              "&conv_n_steps=500&conv_variants=gbmort&conv_variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
     expect(page.get_by_role("heading", name="Convergence", exact=True)).to_be_visible()
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_role("radio", name="chain")).to_be_checked()

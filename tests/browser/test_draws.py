@@ -13,7 +13,7 @@ THIN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(
 
 def test_draw_one_and_draw_25(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/bias_variance?n_sets=3&n_train=100&n_test=100&values=1,10,30&compare_leaves=none",
+    page.goto(f"{streamlit_server}/bias_variance?bv_n_sets=3&bv_n_train=100&bv_n_test=100&bv_values=1,10,30&bv_compare_leaves=none",
               wait_until="domcontentloaded")
     main = page.get_by_test_id("stMainBlockContainer")
     expect(main.get_by_role("heading", name="One draw, many draws")).to_be_visible(timeout=60_000)
@@ -39,8 +39,8 @@ TERM_POINTS = """(name) => [...document.querySelectorAll('.js-plotly-plot')].map
 def test_draws_on_a_projected_forest_show_the_projection_and_tree_terms(streamlit_server, browser_page,
                                                                         screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/bias_variance?estimator=rf-gaussian-shared&n_sets=3&n_train=100&n_test=100"
-              "&values=1,20&n_projections=2", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/bias_variance?bv_estimator=rf-gaussian-shared&bv_n_sets=3&bv_n_train=100&bv_n_test=100"
+              "&bv_values=1,20&bv_n_projections=2", wait_until="domcontentloaded")
     main = page.get_by_test_id("stMainBlockContainer")
     expect(main.get_by_role("heading", name="One draw, many draws")).to_be_visible(timeout=60_000)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60_000)

@@ -21,7 +21,7 @@ TRACES = "(el, data) => data.map(t => ({name: t.name, x: Array.from(t.x || []), 
 
 def run_preset(page, server, label, dataset):
     (preset,) = [p for p in PRESETS if p["label"] == label]
-    q_values = [int(q) for q in preset["query_params"]["q_values"].split(",")]
+    q_values = [int(q) for q in preset["query_params"]["proj_q_values"].split(",")]
     page.goto(server, wait_until="domcontentloaded")
     page.get_by_role("link", name=label).click()
     page.wait_for_url(re.compile("projections"), timeout=30_000)   # values equal to the defaults leave the URL

@@ -21,7 +21,7 @@ def test_second_session_is_served_and_separate_while_the_first_trains(streamlit_
     a = browser_page
     # Session A: a long run (three methods, 10 000 steps, 2000 test samples: ~10 s here; with 4000 the
     # probe-based estimate went above the page's limit when the shared machine was busy).
-    a.goto(f"{streamlit_server}/convergence?problem=ind&n_steps=10000&n_test=2000&seed=0",
+    a.goto(f"{streamlit_server}/convergence?conv_problem=ind&conv_n_steps=10000&conv_n_test=2000&conv_seed=0",
            wait_until="domcontentloaded")
     expect(a.get_by_role("heading", name="Convergence", exact=True)).to_be_visible()
     expect(a.get_by_text("Estimated training time", exact=False)).to_be_visible(timeout=60_000)

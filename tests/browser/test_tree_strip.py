@@ -15,8 +15,8 @@ MARKS = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(
 
 def test_tree_strip_marks_a_step_on_the_curve(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/convergence?problem=chain&n_steps=20&n_test=200&max_leaf_nodes=4"
-              "&variants=st-gbrt&variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?conv_problem=chain&conv_n_steps=20&conv_n_test=200&conv_max_leaf_nodes=4"
+              "&conv_variants=st-gbrt&conv_variants=gbrt-rpo-gaussian", wait_until="domcontentloaded")
     wait_for_a_run(page)
     wait_until_idle(page)
     main = page.get_by_test_id("stMainBlockContainer")

@@ -23,7 +23,7 @@ def test_step_three_times_never_leaves_the_buttons_disabled(streamlit_server, br
     """Item 1: a Step of 10 steps ends in milliseconds, often between the page's read of "running"
     (buttons drawn disabled) and the polling fragment's; the buttons must come back every time."""
     page = browser_page
-    page.goto(f"{streamlit_server}/convergence?problem=group&n_steps=10&x_axis=steps", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?conv_problem=group&conv_n_steps=10&conv_x_axis=steps", wait_until="domcontentloaded")
     expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=90_000)
     wait_until_idle(page)
     for i in range(5):
@@ -49,7 +49,7 @@ def test_a_chart_is_never_explained_by_other_settings(streamlit_server, browser_
     after Start the takeaway is the one computed from the curves on screen. The Data page's bibtex, too
     costly here, shows no friedman1 chart under its "too costly"."""
     page = browser_page
-    page.goto(f"{streamlit_server}/convergence?problem=group&n_steps=10&x_axis=steps", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?conv_problem=group&conv_n_steps=10&conv_x_axis=steps", wait_until="domcontentloaded")
     expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=90_000)
     wait_until_idle(page)
     assert sorted(wait_for_chart(page, CURRENT, "v => v.length === 3")) == ["gbmort", "gbrt-rpo-subsampled", "st-gbrt"]
@@ -100,16 +100,16 @@ def test_a_chart_is_never_explained_by_other_settings(streamlit_server, browser_
 def test_clamped_and_unknown_inputs_are_said_next_to_the_widget(streamlit_server, browser_page, screenshot_dir):
     """Item 9: values the page changed or refused are said on screen, next to their widget."""
     page = browser_page
-    page.goto(f"{streamlit_server}/bias_variance?estimator=no-such-method&values=0,-5,100000&sweep=n_estimators",
+    page.goto(f"{streamlit_server}/bias_variance?bv_estimator=no-such-method&bv_values=0,-5,100000&bv_sweep=n_estimators",
               wait_until="domcontentloaded")
     sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar.get_by_text("estimator = “no-such-method”", exact=False)).to_be_visible(timeout=60_000)
+    expect(sidebar.get_by_text("bv_estimator = “no-such-method”", exact=False)).to_be_visible(timeout=60_000)
     expect(sidebar.get_by_text("0 → 1, -5 → 1, 100000 → 2000", exact=False)).to_be_visible()
     wait_until_idle(page)
     page.screenshot(path=str(screenshot_dir / "truth_clamped_notes.png"), full_page=True)
 
-    page.goto(f"{streamlit_server}/projections?experiment=size&dataset=friedman1-chain&projection=subsample"
-              "&q_values=0,17&n_steps=10", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/projections?proj_experiment=size&proj_dataset=friedman1-chain&proj_projection=subsample"
+              "&proj_q_values=0,17&proj_n_steps=10", wait_until="domcontentloaded")
     expect(page.get_by_test_id("stSidebar").get_by_text("0 → 1, 17 → 16", exact=False)).to_be_visible(timeout=60_000)
     wait_until_idle(page)
     page.screenshot(path=str(screenshot_dir / "truth_q_clamped.png"), full_page=True)

@@ -25,7 +25,7 @@ def test_presets_cover_the_papers_figures():
 def test_presets_for_filters_and_keeps_order():
     assert presets.presets_for([]) == []
     conv = presets.presets_for(["pages/convergence.py", "pages/home.py"])
-    assert [p["query_params"]["problem"] for p in conv] == ["chain", "group", "ind"]
+    assert [p["query_params"]["conv_problem"] for p in conv] == ["chain", "group", "ind"]
     assert presets.presets_for(["./pages/benchmark.py"])[0]["label"].startswith("Table 4")
 
 

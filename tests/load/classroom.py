@@ -7,7 +7,7 @@ repository's root::
     python tests/load/classroom.py --scenarios class          # 20 and 30 sessions watching one run live
     python tests/load/classroom.py --sessions 8 --max-jobs 2
     python tests/load/classroom.py --browsers-share-cpu       # the browsers at the server's priority
-    python tests/load/classroom.py --start link --preset "/convergence?problem=ind&n_steps=2000"
+    python tests/load/classroom.py --start link --preset "/convergence?conv_problem=ind&conv_n_steps=2000"
 
 Needs the test extras (Playwright) and Debian's chromium (``sh tests/install_browser.sh``): a test
 tool, so it lives under ``tests/`` and nothing in ``engine/`` imports Playwright.
@@ -92,10 +92,10 @@ from load.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor
 # samples and five methods: about 20-30 s alone on 2 cores, estimated above the page's 15 s, so it waits
 # for Start. Measured with engine.page_models.live_convergence.train_curves alone, idle: 18.4 s for four
 # of the methods.
-PRESET = ("/convergence?problem=ind&learning_rate=0.1&max_leaf_nodes=2&n_steps=10000&n_test=4000"
-          "&variants=st-gbrt&variants=gbmort&variants=gbrt-rpo-subsampled&variants=gbrt-rpo-gaussian"
-          "&variants=gbrt-relabel-rpo-gaussian")
-WARM_UP = "/convergence?problem=ind&n_steps=200&seed=999"     # loads the modules; starts by itself
+PRESET = ("/convergence?conv_problem=ind&conv_learning_rate=0.1&conv_max_leaf_nodes=2&conv_n_steps=10000&conv_n_test=4000"
+          "&conv_variants=st-gbrt&conv_variants=gbmort&conv_variants=gbrt-rpo-subsampled&conv_variants=gbrt-rpo-gaussian"
+          "&conv_variants=gbrt-relabel-rpo-gaussian")
+WARM_UP = "/convergence?conv_problem=ind&conv_n_steps=200&conv_seed=999"     # loads the modules; starts by itself
 STARTS = ("click", "link")
 SCENARIOS = ("class", "tour", "close", "reloads")   # the last three: tests/load/classroom_visits.py
 
@@ -155,7 +155,7 @@ async def main_async(args) -> int:
                 idle = resident_mb(proc.pid)
                 cpu0 = cpu_seconds(proc.pid)
                 go = "&go=1" if args.start == "link" else ""
-                urls = [f"{args.preset}&seed={seed + (i if distinct else 0)}{go}" for i in range(n)]
+                urls = [f"{args.preset}&conv_seed={seed + (i if distinct else 0)}{go}" for i in range(n)]
                 wall0 = time.time()
                 with Monitor(base, proc.pid, None if args.browsers_share_cpu else BROWSER_NICE) as mon:
                     times = await scenario(browser, base, urls, spread=0 if n == 1 else args.spread,

@@ -42,9 +42,9 @@ __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "
 
 SCENARIOS = ("tour", "close", "reloads")
 # (run name in the server's log, page link with the tour's seed, text the page shows with its result)
-TOUR = (("conv", "/convergence?seed={seed}", DONE_TEXT),
-        ("bv", "/bias_variance?seed={seed}", "Takeaway."),
-        ("proj", "/projections?seed={seed}", "Takeaway."),
+TOUR = (("conv", "/convergence?conv_seed={seed}", DONE_TEXT),
+        ("bv", "/bias_variance?bv_seed={seed}", "Takeaway."),
+        ("proj", "/projections?proj_seed={seed}", "Takeaway."),
         ("fx", "/forests?fx_seed={seed}", "Finished in"))
 STATUS_TEXT = "Status:"          # the Convergence page's status line, drawn on every page run
 QUIET_SECONDS = 60.0             # after a scenario, before memory is read again
@@ -196,7 +196,7 @@ async def close_tabs(browser, server, preset: str, n: int, seed: int, close_afte
     runs 3.5x slower). Every page is loaded before anyone presses Start, so the queue fills."""
     name = f"close-{n}"
     closing = [i % 2 == 1 for i in range(n)]
-    urls = [f"{server.base}{preset}&seed={seed + i}" for i in range(n)]
+    urls = [f"{server.base}{preset}&conv_seed={seed + i}" for i in range(n)]
     ready, all_closed, left = Ready(n), threading.Event(), [sum(closing)]
 
     async def one(url, closes):
@@ -246,7 +246,7 @@ async def _reloader(browser, base: str, seed: int, n: int, storms: int, pause: f
     times: list[float | None] = []
     try:
         page = await context.new_page()
-        await page.goto(f"{base}/convergence?seed={seed}", wait_until="domcontentloaded", timeout=120_000)
+        await page.goto(f"{base}/convergence?conv_seed={seed}", wait_until="domcontentloaded", timeout=120_000)
         await page.get_by_text(STATUS_TEXT).first.wait_for(timeout=RESULT_TIMEOUT * 1000)
         for storm in range(storms):
             if storm:
@@ -268,7 +268,7 @@ async def _reloader(browser, base: str, seed: int, n: int, storms: int, pause: f
 async def reloads(browser, server, preset: str, n: int, seed: int, storms: int = 2, pause: float = 10.0) -> list[str]:
     """One student trains the preset; another reloads the Convergence page ``n`` times, ``storms`` times."""
     name = f"reloads-{n}"
-    trainer = student(browser, f"{server.base}{preset}&seed={seed}&go=1", time.perf_counter(), 0.0)
+    trainer = student(browser, f"{server.base}{preset}&conv_seed={seed}&go=1", time.perf_counter(), 0.0)
     (trained, times), load = await _measure(server, asyncio.gather(
         trainer, _reloader(browser, server.base, seed + 1, n, storms, pause)))
     got = [t for t in times if t is not None]
