@@ -631,8 +631,9 @@ default "projected_relabel"
     n_iter_no_change : int >= 1 or None, default 10
         Stop after a step whose held-out score does not beat one of the
         previous ``n_iter_no_change`` by more than ``tol`` (used only when
-        early stopping is on). None: never stop early, whatever
-        ``early_stopping`` says (what None meant before ``early_stopping``).
+        early stopping is on). None: never stop early (what None meant
+        before ``early_stopping``): "auto" stays off, and
+        ``early_stopping=True`` with None is refused (ValueError).
     tol : float >= 0, default 1e-4
     split_search : {"auto", "exact", "hist"}
         Exact thresholds, histogram bins, or by size (hist from

@@ -20,10 +20,9 @@ def test_the_study_marks_the_estimators_defaults_and_the_papers_row_is_make_esti
     for task in ("multilabel", "regression"):
         assert [label for label, p in bd.CANDIDATES.items() if bd.is_current_default(p, task)] == [DEFAULT_ROW]
     assert list(bd.quick_candidates()) == [PAPERS_ROW, DEFAULT_ROW]
-    # the papers' row is what make_estimator("gbmort") fits (n_iter_no_change aside: unused
-    # with early stopping off)
+    # the papers' row is what make_estimator("gbmort") fits
     papers = make_estimator("gbmort").get_params()
-    row = {k: v for k, v in bd.CANDIDATES[PAPERS_ROW].items() if k != "n_iter_no_change"}
+    row = bd.CANDIDATES[PAPERS_ROW]
     assert {k: papers[k] for k in row} == {**row, "projection": "subsample"}
 
 
