@@ -5,7 +5,10 @@
 * :mod:`engine.bench.scale` — research size (n up to 100k, sparse data sets,
   threads, memory) next to LightGBM, XGBoost and scikit-learn (``--scale``);
 * :mod:`engine.bench.multilabel` — time to accuracy on many outputs (bibtex, corel5k,
-  delicious, scm20d) next to XGBoost, LightGBM and scikit-learn, one thread (``--multilabel``);
+  delicious, scm20d) next to XGBoost, LightGBM and scikit-learn, one thread, and each system's
+  default fit beside CatBoost's (``--multilabel``);
+* :mod:`engine.bench.defaults` — the estimators' defaults: the study, and defaults against
+  XGBoost's, CatBoost's and LightGBM's (``--defaults``);
 * :mod:`engine.bench.logistic_step` — a logistic step against a square step on the same
   labels (``--logistic-step``);
 * :mod:`engine.bench.one_step` — the teaching interactions against their 1 s target

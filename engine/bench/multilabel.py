@@ -44,6 +44,14 @@ XGBoost's and LightGBM's come from a per-round callback; scikit-learn's
 HistGradientBoosting has no such hook, so its fit time is spread evenly over
 its iterations.
 
+Then **defaults against defaults** (issue 34): each system's default fit as
+a practitioner gets it, :func:`engine.bench.defaults.defaults_rows` (the
+estimator with only ``random_state`` set, XGBoost hist, CatBoost
+``MultiLogloss`` / ``MultiRMSE`` on CPU, LightGBM one model per label; one
+thread), its fit seconds and its final test score, a peer stopped at
+``DEFAULTS_BUDGET_SECONDS`` (CatBoost's 1000 default iterations take hours on
+bibtex), and the target line of ``--defaults`` against XGBoost and CatBoost.
+
 For each system it prints ms per step, the best test score, and the seconds
 to first reach L - ``TOLERANCE``, where L is XGBoost-with-defaults'
 (one_output_per_tree, depth 6, learning rate 0.3) best test score on that data
@@ -79,6 +87,8 @@ XGBOOST_DEPTHS = (6, 3)
 XGBOOST_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 TOLERANCE = 0.005
 TARGET_RATIO = 0.5
+DEFAULTS_BUDGET_SECONDS = 600.0
+QUICK_DEFAULTS_BUDGET_SECONDS = 20.0
 REFERENCE = ("XGBoost", "one_output_per_tree", 6)
 STRATEGY_COLOURS = {"st-gbrt": "#1f77b4", "gbmort": "#2ca02c", "gbrt-rpo-gaussian": "#ff7f0e",
                     "gbrt-relabel-rpo-gaussian": "#d62728"}
@@ -408,12 +418,15 @@ class Plan:
     max_rows: int = None
     max_test_rows: int = None
     max_outputs: int = None
+    defaults_budget: float = DEFAULTS_BUDGET_SECONDS    # None: no "defaults against defaults"
 
     @classmethod
     def quick(cls):
-        """A slice that runs in seconds: 300 training rows, 200 test rows, 20 labels, a few steps."""
+        """A slice that runs in seconds: 300 training rows, 200 test rows, 20 labels, a few steps
+        (the default fits of "defaults against defaults" keep their own steps, peers stopped at 20 s)."""
         return cls(learning_rates=(0.3,), step_caps={0.3: 5}, peer_rounds=5, sklearn_labels=2,
-                   max_rows=300, max_test_rows=200, max_outputs=20)
+                   max_rows=300, max_test_rows=200, max_outputs=20,
+                   defaults_budget=QUICK_DEFAULTS_BUDGET_SECONDS)
 
     def caps_text(self):
         caps = ", ".join(f"{self.step_caps[lr]} at learning rate {lr:g}" for lr in self.learning_rates)
@@ -542,10 +555,18 @@ def print_table(problem, result, out):
         print(f"\n{system} ({loss}, {leaf} leaves, {tree}, lr {lr:g}): refused by the estimator: {message}",
               file=out)
     print(f"\n{target_text(result)}", file=out)
+    if result.get("defaults") is not None:
+        from engine.bench import defaults         # it builds on this module's problems
+        rows, verdicts = result["defaults"]
+        print(f"\n### {problem.name}: defaults against defaults (each system's default fit, one "
+              f"thread, a peer stopped at {result['defaults_budget']:g} s)\n", file=out)
+        print(defaults.defaults_table(rows), file=out)
+        defaults.print_verdicts(verdicts, out)
 
 
 def run_problem(problem, plan, progress=None, leaf_estimations=None):
-    """Every curve of one data set; returns dict(curves, level, target, missing)."""
+    """Every curve of one data set and (``plan.defaults_budget`` not None) the default fits;
+    returns dict(curves, level, target, missing, refused, defaults, defaults_budget)."""
     curves, missing = peer_curves(problem, plan, progress)
     refused = []
     for name, loss, leaf, leaves, lr, steps in engine_settings(problem, plan, leaf_estimations):
@@ -558,8 +579,13 @@ def run_problem(problem, plan, progress=None, leaf_estimations=None):
                        f"{curves[-1].seconds[-1]:.1f} s, best {curves[-1].best:.4f}")
     reference = [c for c in curves if _is_reference(c)]
     level = reference[0].best - TOLERANCE if reference else None
+    default_fits = None
+    if plan.defaults_budget is not None:
+        from engine.bench import defaults         # it builds on this module's problems
+        default_fits = defaults.defaults_rows(problem, progress=progress, budget=plan.defaults_budget)
     return dict(curves=curves, level=level, missing=missing, refused=refused,
-                target=None if level is None else target(curves, level))
+                target=None if level is None else target(curves, level),
+                defaults=default_fits, defaults_budget=plan.defaults_budget)
 
 
 # ---------------------------------------------------------------- figure
