@@ -14,6 +14,8 @@
 * :mod:`engine.bench.one_step` — the teaching interactions against their 1 s target
   (``--interactions``);
 * :mod:`engine.bench.pages` — the cost pages' default views (``--pages``);
+* :mod:`engine.bench.problems` — the data sets' train / test splits and test metrics that
+  ``--multilabel`` and ``--defaults`` share;
 * :mod:`engine.bench.timing` — the one timing helper they share (best of repeats).
 
 The command line is in ``engine/bench/__main__.py``; measured tables and their

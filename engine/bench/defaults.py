@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from engine.bench.multilabel import MISSING, load_problem
+from engine.bench.problems import MISSING, load_problem
 from engine.datasets import list_datasets
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 
