@@ -180,7 +180,7 @@ def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
     counts = full.Y[:1000].sum(axis=0)
     assert problem.Y.sum(axis=0).min() >= np.sort(counts)[-100]
     plan = bm.Plan(learning_rates=(0.3,), step_caps={0.3: 3}, leaves=(8,), peer_rounds=3, sklearn_labels=2,
-                   budget=5.0, per_label_budget=5.0)
+                   budget=5.0, per_label_budget=5.0, defaults_budget=None)     # the default fits: tested below
     result = bm.run_problem(problem, plan, progress=None)
     curves = result["curves"]
     engine = {c.key for c in curves if c.system.startswith("engine ")}
@@ -192,9 +192,11 @@ def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
         assert 1 <= c.steps == len(c.seconds) <= 3
         assert np.isfinite(c.scores).all() and 0.0 < c.best <= 1.0
     assert result["level"] == pytest.approx(curves[0].best - bm.TOLERANCE)
+    assert result["defaults"] is None
     out = io.StringIO()
     bm.print_table(problem, result, out)
     assert "## delicious: 1000 x 500 (CSR" in out.getvalue() and "100 labels" in out.getvalue()
+    assert "defaults against defaults" not in out.getvalue()
 
 
 DEFAULT_SYSTEMS = ["engine, the estimator's defaults", "XGBoost", "CatBoost", "LightGBM, a model per label"]
