@@ -66,6 +66,9 @@ ALIASES = {"br-gbrt": "st-gbrt", "br-rf": "st-rf",
 # scikit-learn reference rows of the benchmark protocol (engine.estimators.references).
 REFERENCE_NAMES = ("sklearn-gb", "sklearn-rf", "sklearn-st-rf")
 REFERENCE_FOREST_NAMES = ("sklearn-rf", "sklearn-st-rf")
+# The boosting estimators as a practitioner gets them: MultiOutputBoostingRegressor() /
+# MultiLabelBoostingClassifier() with only random_state set (their defaults, issue 34).
+DEFAULTS = "defaults"
 # The eight methods of paper 002's real-data study (section 4.4), in our names
 # (br-gbrt / br-rf in multi-label are st-gbrt / st-rf), and BOOMER (paper 004,
 # the real mlrl-boomer package) as reference rows: its documented defaults, and

@@ -16,8 +16,8 @@ target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 ``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
 unprojected reference, exit status 1 above 1/3), ``--gil`` :mod:`engine.bench.gil` (those
 runs beside a busy Python thread), ``--multilabel``
-:mod:`engine.bench.multilabel` (time to accuracy next to XGBoost; ``--quick``
-then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
+:mod:`engine.bench.multilabel` (time to accuracy next to XGBoost, and "defaults against
+defaults": each system's default fit; ``--quick`` then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
 above 1.5), ``--defaults`` :mod:`engine.bench.defaults` (the estimators' defaults: the study, and
 defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed).
@@ -64,8 +64,8 @@ def main(argv=None):
     parser.add_argument("--pages", action="store_true",
                         help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
     parser.add_argument("--multilabel", action="store_true",
-                        help="time to accuracy on bibtex, corel5k, delicious and scm20d next to XGBoost "
-                             "(engine.bench.multilabel) instead")
+                        help="time to accuracy on bibtex, corel5k, delicious and scm20d next to XGBoost, "
+                             "and each system's default fit (engine.bench.multilabel) instead")
     parser.add_argument("--logistic-step", action="store_true",
                         help="a logistic-loss step against a square-loss step on bibtex and corel5k "
                              "(engine.bench.logistic_step) instead")

@@ -44,6 +44,14 @@ XGBoost's and LightGBM's come from a per-round callback; scikit-learn's
 HistGradientBoosting has no such hook, so its fit time is spread evenly over
 its iterations.
 
+Then **defaults against defaults** (issue 34): each system's default fit as
+a practitioner gets it, :func:`engine.bench.defaults.defaults_rows` (the
+estimator with only ``random_state`` set, XGBoost hist, CatBoost
+``MultiLogloss`` / ``MultiRMSE`` on CPU, LightGBM one model per label; one
+thread), its fit seconds and its final test score, a peer stopped at
+``DEFAULTS_BUDGET_SECONDS`` (CatBoost's 1000 default iterations take hours on
+bibtex), and the target line of ``--defaults`` against XGBoost and CatBoost.
+
 For each system it prints ms per step, the best test score, and the seconds
 to first reach L - ``TOLERANCE``, where L is XGBoost-with-defaults'
 (one_output_per_tree, depth 6, learning rate 0.3) best test score on that data
@@ -60,9 +68,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from engine.datasets import load_dataset
+from engine.bench import defaults
+from engine.bench.problems import MISSING, Problem, StagedLRAP, describe, load_problem  # noqa: F401
 from engine.estimators.registry import make_estimator
-from engine.metrics import macro_r2
 from engine.names import LEAF_ESTIMATIONS
 
 STRATEGIES = ("st-gbrt", "gbmort", "gbrt-rpo-gaussian", "gbrt-relabel-rpo-gaussian")
@@ -79,105 +87,11 @@ XGBOOST_DEPTHS = (6, 3)
 XGBOOST_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 TOLERANCE = 0.005
 TARGET_RATIO = 0.5
+DEFAULTS_BUDGET_SECONDS = 600.0
+QUICK_DEFAULTS_BUDGET_SECONDS = 20.0
 REFERENCE = ("XGBoost", "one_output_per_tree", 6)
 STRATEGY_COLOURS = {"st-gbrt": "#1f77b4", "gbmort": "#2ca02c", "gbrt-rpo-gaussian": "#ff7f0e",
                     "gbrt-relabel-rpo-gaussian": "#d62728"}
-MISSING = "not installed (pip install -e '.[bench]')"
-
-
-# ---------------------------------------------------------------- data
-
-@dataclass
-class Problem:
-    """A training and a test set, and the test metric of their task."""
-
-    name: str
-    task: str                   # "multilabel" or "regression"
-    X: object
-    Y: np.ndarray
-    X_test: object
-    Y_test: np.ndarray
-    split: str
-
-    @property
-    def metric(self):
-        return "test LRAP" if self.task == "multilabel" else "test macro-r2"
-
-    def score(self, F):
-        """The test metric of scores / predictions F (n_test, d)."""
-        if self.task == "multilabel":
-            if getattr(self, "_lrap", None) is None:
-                self._lrap = StagedLRAP(self.Y_test)
-            return self._lrap(F)
-        return macro_r2(self.Y_test, F)
-
-
-class StagedLRAP:
-    """LRAP (:func:`engine.metrics.lrap`) of one 0/1 test matrix, for many score matrices.
-
-    A curve scores every step, and sorting every sample's d scores per step
-    (what :func:`engine.metrics.lrap` does) costs more than the step on
-    bibtex. Only the true labels need a rank: for each true (i, j), rank =
-    #{k: s_ik >= s_ij} and hits = #{true k: s_ik >= s_ij}, one comparison of
-    its row per true label (n_true x d, a few labels per sample). Equal to
-    :func:`engine.metrics.lrap` up to rounding (tested).
-    """
-
-    def __init__(self, Y_test):
-        relevant = np.asarray(Y_test) > 0
-        n, d = relevant.shape
-        self.rows, self.cols = np.nonzero(relevant)
-        self.relevant_rows = relevant[self.rows]
-        n_relevant = relevant.sum(axis=1)
-        self.trivial = (n_relevant == 0) | (n_relevant == d)   # scores 1, as in scikit-learn
-        self.n_relevant = np.maximum(n_relevant, 1)
-
-    def __call__(self, scores):
-        S = np.asarray(scores, dtype=np.float64)
-        S_rows = S[self.rows]
-        at_least = S_rows >= S[self.rows, self.cols][:, None]
-        rank = at_least.sum(axis=1)
-        hits = (at_least & self.relevant_rows).sum(axis=1)
-        per_sample = np.bincount(self.rows, hits / rank, minlength=len(self.trivial)) / self.n_relevant
-        return float(np.where(self.trivial, 1.0, per_sample).mean())
-
-
-def load_problem(name, max_rows=None, max_test_rows=None, max_outputs=None):
-    """A shipped data set as a :class:`Problem`: its standard split, or (without one,
-    scm20d) the real-data study's first split with the paper's train/test sizes.
-
-    The ``max_*`` arguments cut a slice for a quick run: the first rows, and
-    the ``max_outputs`` labels most frequent in the training rows (the first
-    outputs for regression).
-    """
-    data = load_dataset(name)
-    if data.test_indices is not None:
-        X, Y, X_test, Y_test = data.train_test_split()
-        split = f"standard split {X.shape[0]}/{X_test.shape[0]}"
-    else:
-        from engine.experiments.study_cells import study_data, study_split
-        Xa, Ya, _ = study_data(name)         # regression outputs standardized
-        rows = study_split(name, 0, 0)
-        X, Y, X_test, Y_test = Xa[rows["train"]], Ya[rows["train"]], Xa[rows["test"]], Ya[rows["test"]]
-        split = (f"the real-data study's split 0 (seed 0), the paper's sizes {X.shape[0]}/{X_test.shape[0]}"
-                 ", outputs standardized")
-    X, X_test = X[:max_rows], X_test[:max_test_rows]
-    Y, Y_test = Y[:max_rows], Y_test[:max_test_rows]
-    if max_outputs is not None and Y.shape[1] > max_outputs:
-        keep = (np.sort(np.argsort(-Y.sum(axis=0), kind="stable")[:max_outputs])
-                if data.task == "multilabel" else np.arange(max_outputs))
-        Y, Y_test = Y[:, keep], Y_test[:, keep]
-    if max_rows is not None or max_test_rows is not None or max_outputs is not None:
-        split += f", sliced to {X.shape[0]}/{X_test.shape[0]} rows and {Y.shape[1]} outputs"
-    return Problem(name, data.task, X, np.ascontiguousarray(Y), X_test, np.ascontiguousarray(Y_test), split)
-
-
-def describe(problem):
-    X = problem.X
-    kind = f"CSR, {X.nnz} non-zeros" if sparse.issparse(X) else "dense"
-    what = "labels" if problem.task == "multilabel" else "outputs"
-    return (f"{problem.name}: {X.shape[0]} x {X.shape[1]} ({kind}), {problem.Y.shape[1]} {what}, "
-            f"{problem.X_test.shape[0]} test rows ({problem.split}); {problem.metric}")
 
 
 # ---------------------------------------------------------------- curves
@@ -408,12 +322,15 @@ class Plan:
     max_rows: int = None
     max_test_rows: int = None
     max_outputs: int = None
+    defaults_budget: float = DEFAULTS_BUDGET_SECONDS    # None: no "defaults against defaults"
 
     @classmethod
     def quick(cls):
-        """A slice that runs in seconds: 300 training rows, 200 test rows, 20 labels, a few steps."""
+        """A slice that runs in seconds: 300 training rows, 200 test rows, 20 labels, a few steps
+        (the default fits of "defaults against defaults" keep their own steps, peers stopped at 20 s)."""
         return cls(learning_rates=(0.3,), step_caps={0.3: 5}, peer_rounds=5, sklearn_labels=2,
-                   max_rows=300, max_test_rows=200, max_outputs=20)
+                   max_rows=300, max_test_rows=200, max_outputs=20,
+                   defaults_budget=QUICK_DEFAULTS_BUDGET_SECONDS)
 
     def caps_text(self):
         caps = ", ".join(f"{self.step_caps[lr]} at learning rate {lr:g}" for lr in self.learning_rates)
@@ -542,10 +459,17 @@ def print_table(problem, result, out):
         print(f"\n{system} ({loss}, {leaf} leaves, {tree}, lr {lr:g}): refused by the estimator: {message}",
               file=out)
     print(f"\n{target_text(result)}", file=out)
+    if result.get("defaults") is not None:
+        rows, verdicts = result["defaults"]
+        print(f"\n### {problem.name}: defaults against defaults (each system's default fit, one "
+              f"thread, a peer stopped at {result['defaults_budget']:g} s)\n", file=out)
+        print(defaults.defaults_table(rows), file=out)
+        defaults.print_verdicts(verdicts, out)
 
 
 def run_problem(problem, plan, progress=None, leaf_estimations=None):
-    """Every curve of one data set; returns dict(curves, level, target, missing)."""
+    """Every curve of one data set and (``plan.defaults_budget`` not None) the default fits;
+    returns dict(curves, level, target, missing, refused, defaults, defaults_budget)."""
     curves, missing = peer_curves(problem, plan, progress)
     refused = []
     for name, loss, leaf, leaves, lr, steps in engine_settings(problem, plan, leaf_estimations):
@@ -558,8 +482,12 @@ def run_problem(problem, plan, progress=None, leaf_estimations=None):
                        f"{curves[-1].seconds[-1]:.1f} s, best {curves[-1].best:.4f}")
     reference = [c for c in curves if _is_reference(c)]
     level = reference[0].best - TOLERANCE if reference else None
+    default_fits = None
+    if plan.defaults_budget is not None:
+        default_fits = defaults.defaults_rows(problem, progress=progress, budget=plan.defaults_budget)
     return dict(curves=curves, level=level, missing=missing, refused=refused,
-                target=None if level is None else target(curves, level))
+                target=None if level is None else target(curves, level),
+                defaults=default_fits, defaults_budget=plan.defaults_budget)
 
 
 # ---------------------------------------------------------------- figure

@@ -14,9 +14,12 @@ Parameters (as scikit-learn's HistGradientBoosting):
   ceiling;
 * ``n_iter_no_change`` k, default 10: stop after the first step whose
   held-out score does not beat one of the k previous recorded scores by
-  more than ``tol``. None means "never stop early" whatever
-  ``early_stopping`` says (the meaning None had before ``early_stopping``
-  existed: nothing is held out);
+  more than ``tol``. None means "never stop early" (the meaning None had
+  before ``early_stopping`` existed: nothing is held out): it turns "auto"
+  off, and ``early_stopping=True`` with it is refused (ValueError), since
+  the two ask for opposite things and a fit that silently never stopped
+  was the trap (the papers' settings of ``make_estimator`` set 10, unused
+  while their early stopping is off);
 * ``validation_fraction``: the share of the training rows held out to score
   (drawn by :func:`validation_split` from ``random_state``; no
   stratification, since rows of a label matrix form too many classes). With
@@ -64,6 +67,11 @@ def check_early_stopping(early_stopping, validation_fraction, n_iter_no_change, 
         raise ValueError(f"validation_fraction must be a number in (0, 1), got {validation_fraction!r}")
     if n_iter_no_change is not None and (not is_int(n_iter_no_change) or n_iter_no_change < 1):
         raise ValueError(f"n_iter_no_change must be None or an integer >= 1, got {n_iter_no_change!r}")
+    if n_iter_no_change is None and early_stopping is True:
+        raise ValueError("early_stopping=True needs n_iter_no_change, an integer >= 1 (the steps "
+                         "without a better held-out score before the fit stops), got None, which "
+                         "means never stop early; pass n_iter_no_change=10 (the default) or "
+                         "early_stopping=False")
     if not is_real(tol) or not tol >= 0.0 or not np.isfinite(tol):
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
 

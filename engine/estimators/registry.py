@@ -4,7 +4,9 @@
 the paper calls gbrt-rpo-gaussian, with overrides. A boosting name sets every
 hyper-parameter the papers rely on (:data:`PAPER_BOOSTING_SETTINGS`: 100 steps,
 learning rate 0.1, stumps, mean leaves with the line search, q = 1, no early
-stopping), not the estimators' defaults, which serve a first fit instead. The dashboard, the
+stopping), not the estimators' defaults, which serve a first fit instead. Their
+``n_iter_no_change`` is the estimators' 10 (unused while early stopping is off), so that
+``make_estimator(name, early_stopping=True)`` stops as the defaults do. The dashboard, the
 experiments and the command line all refer to estimators by these names.
 
 ``ESTIMATOR_NAMES`` are the boosting names (paper 002); ``FOREST_NAMES`` the
@@ -45,11 +47,13 @@ from engine.validation import check_choice
 # The papers' settings (paper 002's teaching setting, the estimators' defaults before issue 34):
 # every boosting name sets them explicitly, so the experiments, presets and pages that name a
 # paper's method stay exact whatever the estimators' defaults (chosen for a first fit) become.
+# n_iter_no_change is 10, not the None of before: unused with early stopping off, and with
+# early_stopping=True (an override) it stops the fit, where None would refuse it.
 PAPER_BOOSTING_SETTINGS = dict(n_projections=1, learning_rate=0.1, n_estimators=100,
                                max_leaf_nodes=2, max_depth=None, min_samples_leaf=1,
                                max_features=None, subsample=1.0, leaf_estimation="mean",
                                l2_regularization=1.0, early_stopping=False,
-                               validation_fraction=0.1, n_iter_no_change=None, tol=1e-4)
+                               validation_fraction=0.1, n_iter_no_change=10, tol=1e-4)
 
 BOOSTING_CONFIGS = {
     boosting_name(SINGLE_TARGET): dict(PAPER_BOOSTING_SETTINGS, strategy=SINGLE_TARGET,

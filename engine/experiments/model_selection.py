@@ -71,6 +71,10 @@ same protocol, same splits and same validation sets:
 Our own forests (``engine.FOREST_NAMES``: mo-rf, st-rf, mo-et and the random
 forests on projected outputs of paper 003) run exactly like those reference
 forests: the same default settings, no grid, fitted on the whole training set.
+So does ``"defaults"`` (``engine.names.DEFAULTS``): the boosting estimator as a
+practitioner gets it, ``MultiOutputBoostingRegressor`` / ``MultiLabelBoostingClassifier``
+with only ``random_state`` set (its defaults, early stopping "auto" included), the
+quick what-if row beside the papers' methods with their selected settings.
 
 The app's cost estimate (``estimate_model_selection_cost`` in ``engine/page_models/cost.py``, a
 layer above) predicts the number of fits and the running time of a call before it starts
@@ -91,12 +95,13 @@ from scipy import stats
 
 from engine.datasets import Dataset, load_dataset, make_friedman1_multioutput
 from engine.estimators.artificial import ArtificialGBRT
+from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, ordered_map
 from engine.metrics import half_macro_r2, lrap, macro_r2
-from engine.names import ARTIFICIAL, LOSSES, REFERENCE_FOREST_NAMES, REFERENCE_NAMES, STRUCTURES
+from engine.names import ARTIFICIAL, DEFAULTS, LOSSES, REFERENCE_FOREST_NAMES, REFERENCE_NAMES, STRUCTURES
 from engine.validation import check_int as _check_int
 from engine.validation import check_n_jobs
 
@@ -112,8 +117,8 @@ __all__ = [
 ]
 
 # Names with nothing to select (fixed default settings): fitted once per repeat.
-NO_GRID = REFERENCE_FOREST_NAMES + FOREST_NAMES
-KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + FOREST_NAMES + REFERENCE_NAMES
+NO_GRID = REFERENCE_FOREST_NAMES + FOREST_NAMES + (DEFAULTS,)
+KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + (DEFAULTS,) + FOREST_NAMES + REFERENCE_NAMES
 # Paper 002, section 4.1.2: "20% of the training samples as a validation set".
 VALIDATION_FRACTION = 0.2
 # Paper 002, section 4.1.3: without a standard test set, "40% of the samples as
@@ -325,6 +330,9 @@ def grid_configurations(grid, p):
 def make_method(name, task, structure, n_real, params):
     if name == ARTIFICIAL:
         return ArtificialGBRT(structure, n_real, **params)
+    if name == DEFAULTS:        # only the seed (and a probe's steps: engine.page_models.cost)
+        est = _defaults_class(task)(random_state=params["random_state"])
+        return est.set_params(n_estimators=params["n_estimators"]) if params.get("n_estimators") else est
     if name == "sklearn-gb":
         return ReferenceGB(task, **params)
     n_trees = params.get("n_estimators") or 100      # forests: the paper's 100 unless probing
@@ -335,6 +343,23 @@ def make_method(name, task, structure, n_real, params):
         settings = forest_params(task, n_trees)
         return make_estimator(name, task=task, random_state=params["random_state"], **settings)
     return make_estimator(name, task=task, **params)
+
+
+def _defaults_class(task):
+    return MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
+
+
+def no_grid_steps(name, task):
+    """Steps (trees) a fixed-setting estimator fits at most: the defaults' n_estimators, a forest's 100."""
+    return _defaults_class(task)().n_estimators if name == DEFAULTS else 100
+
+
+def _defaults_choice(task):
+    """What "defaults" 'chose': the estimator's defaults, for ``chosen``."""
+    params = _defaults_class(task)().get_params()
+    return dict({k: params[k] for k in ("strategy", "projection", "n_projections", "learning_rate",
+                                        "max_leaf_nodes", "leaf_estimation", "n_estimators", "early_stopping")},
+                n_steps=None, validation_score=None)
 
 
 def _forest_choice(task, p):
@@ -550,7 +575,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
             if grid_of[e]:
                 chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
             else:
-                chosen[e].append(_forest_choice(task, p))
+                chosen[e].append(_defaults_choice(task) if e == DEFAULTS else _forest_choice(task, p))
             done_units += 1
         if partial:
             break

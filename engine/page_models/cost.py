@@ -24,6 +24,7 @@ from engine.experiments.model_selection import (
     grid_configurations,
     make_method,
     make_splits,
+    no_grid_steps,
     resolve_budget,
     resolve_dataset,
 )
@@ -85,7 +86,7 @@ def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repe
         if e in NO_GRID:
             make_method(e, task, structure, n_real, dict(random_state=0, n_estimators=probe_steps)).fit(
                 rep["X_train"], rep["Y_train"])
-            per_estimator[e] = n_repeats * (time.thread_time() - t0) * (100 / probe_steps)
+            per_estimator[e] = n_repeats * (time.thread_time() - t0) * (no_grid_steps(e, task) / probe_steps)
             n_fits += n_repeats
             continue
         steps = min(probe_steps, n_steps)

@@ -277,3 +277,46 @@ def test_very_costly_runs_are_refused_or_need_a_confirmation():
     confirm.check().run()
     assert not at.button(key="bench_start").disabled
     assert page_run(at, "bench") is None          # nothing started by the tick alone
+
+
+def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
+    """Issue 34: "defaults" (the estimator as a practitioner gets it, only the seed set) is an
+    estimator of the page; on the Data page's uploaded CSV its row is what the engine's
+    protocol gives for it, beside gbmort with its selected settings."""
+    import dataclasses
+    import io
+
+    from engine.experiments.model_selection import run_model_selection
+    from engine.page_models import dataspec
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 4))
+    Y = np.column_stack([X[:, 0] + X[:, 1] ** 2, X[:, 2] - X[:, 0]]) + 0.1 * rng.normal(size=(120, 2))
+    csv = io.StringIO()
+    np.savetxt(csv, np.column_stack([X, Y]), delimiter=",", header="a,b,c,d,t1,t2", comments="")
+    ds, spec, payload = dataspec.parse_upload(csv.getvalue().encode(), ["t1", "t2"], name="mine.csv")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.session_state["dataset_spec"], at.session_state["dataset_upload"] = spec, payload   # the Data page's upload
+    at.switch_page(PAGE)
+    for k, v in {"bench_refs": "false", "bench_dataset": "data-page", "bench_estimators": ["gbmort", "defaults"]}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception and not at.warning
+    assert "defaults" in at.multiselect(key="bench_estimators").options
+    assert "defaults (our boosting estimator as a practitioner gets it" in at.multiselect(key="bench_estimators").help
+    at.button(key="bench_start").click().run()
+    poll(at, lambda a: job(a).done)
+    at.run()
+    assert job(at).status == "done", job(at).error
+    frame = at.dataframe[0].value
+    assert sorted(frame["estimator"]) == ["defaults", "gbmort"]
+    direct = run_model_selection(dataclasses.replace(ds, name="mine (Data page)"), ["gbmort", "defaults"],
+                                 budget="quick", n_repeats=2, seed=0)
+    for i, name in enumerate(direct.estimators):
+        row = frame[frame["estimator"] == name].iloc[0]
+        assert row["mean"] == pytest.approx(direct.mean[i], abs=1e-12)
+    chosen = at.dataframe[1].value
+    defaults = chosen[chosen["estimator"] == "defaults"]
+    assert len(defaults) == 2 and (defaults["n_estimators"] == 300).all()
+    assert (defaults["strategy"] == "projected_relabel").all() and (defaults["early_stopping"] == "auto").all()
+    assert "defaults has the estimator's own" in " ".join(c.value for c in at.caption)

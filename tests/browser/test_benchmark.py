@@ -103,3 +103,29 @@ def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
     expect(page.get_by_text("half-macro-r2 scores the real outputs only", exact=False)).to_be_visible()
     page.wait_for_timeout(500)
     page.screenshot(path=str(screenshot_dir / "benchmark_table6.png"), full_page=True)
+
+
+def test_defaults_beside_the_papers_method_on_a_shipped_set(streamlit_server, browser_page, screenshot_dir):
+    # Issue 34: "defaults" (the estimator as a practitioner gets it) is a row of a quick comparison
+    # on a shipped data set, beside gbmort with its settings selected on validation.
+    page = browser_page
+    page.goto(f"{streamlit_server}/benchmark?bench_dataset=enb&bench_estimators=gbmort&bench_estimators=defaults"
+              "&bench_refs=false", wait_until="domcontentloaded")
+    expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=90_000)
+    wait_until_idle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("defaults", exact=True)).to_be_visible()      # a chosen estimator's tag
+    page.get_by_role("button", name="Run quick benchmark").click()
+    expect(page.get_by_text("enb: test macro-r2")).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=120_000)
+    wait_until_idle(page)
+    ticks = wait_for_chart(page, "(el, data) => Array.from(data[0].x || [])", "v => v.length === 2", index=1)
+    assert set(ticks) == {"gbmort", "defaults"}
+    means = wait_for_chart(page, "(el, data) => [Array.from(data[0].y || []), Array.from(data[0].x || [])]",
+                           "v => v[0].length === 2", index=0)
+    assert set(means[0]) == {"gbmort", "defaults"} and all(0.5 < m <= 1.0 for m in means[1])   # macro-r2 on enb
+    page.get_by_text("Chosen hyper-parameters per repeat").click()
+    expect(page.get_by_text("defaults has the estimator's own", exact=False)).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.wait_for_timeout(500)  # let the data grids paint
+    page.screenshot(path=str(screenshot_dir / "benchmark_defaults.png"), full_page=True)

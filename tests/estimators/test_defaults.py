@@ -9,9 +9,11 @@ import ast
 import inspect
 import re
 
+import numpy as np
 import pytest
 
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+from engine.estimators.early_stopping import stopping_step
 from engine.estimators.registry import ESTIMATOR_NAMES, PAPER_BOOSTING_SETTINGS, make_estimator
 from engine.names import MULTI_OUTPUT, PROJECTED, PROJECTED_RELABEL, PROJECTIONS, SINGLE_TARGET, boosting_name
 
@@ -79,7 +81,9 @@ def test_every_documented_parameter_default_is_the_signature(cls):
 @pytest.mark.parametrize("name", ESTIMATOR_NAMES)
 def test_make_estimator_names_the_papers_methods_with_their_settings(name, task):
     params = make_estimator(name, task=task).get_params()
-    expected = dict(BEFORE, early_stopping=False)
+    # n_iter_no_change: the defaults' 10, not BEFORE's None (unused with early stopping off; with
+    # early_stopping=True as an override it stops the fit, where None is refused)
+    expected = dict(BEFORE, early_stopping=False, n_iter_no_change=10)
     if name == boosting_name(SINGLE_TARGET):
         expected["strategy"] = SINGLE_TARGET
     elif name == boosting_name(MULTI_OUTPUT):
@@ -98,3 +102,20 @@ def test_make_estimator_overrides_win():
     assert (est.n_estimators, est.leaf_estimation, est.early_stopping, est.n_iter_no_change) == \
         (7, "newton", True, 4)
     assert est.max_leaf_nodes == 2 and est.learning_rate == 0.1
+
+
+@pytest.mark.parametrize("name", ["gbmort", "gbrt-relabel-rpo-gaussian"])
+def test_make_estimator_with_early_stopping_true_stops(name):
+    """A paper's name with early_stopping=True stops where the rule (n_iter_no_change 10, tol
+    1e-4) says on the held-out curve of the same fit without early stopping, and keeps the best
+    step. (The papers' settings once set n_iter_no_change=None, and such a fit never stopped.)"""
+    rng = np.random.default_rng(0)
+    X, Y = rng.uniform(size=(300, 3)), rng.normal(size=(300, 2))       # outputs independent of X
+    X_eval, Y_eval = rng.uniform(size=(200, 3)), rng.normal(size=(200, 2))
+    kw = dict(n_estimators=300, learning_rate=0.3, random_state=0)
+    full = make_estimator(name, **kw).fit(X, Y, eval_set=(X_eval, Y_eval))
+    stopped = make_estimator(name, early_stopping=True, **kw).fit(X, Y, eval_set=(X_eval, Y_eval))
+    m = stopping_step(full.eval_score_, 10, 1e-4)
+    assert stopped.early_stopping_ and stopped.n_steps_run_ == m < 300
+    assert stopped.n_steps_ == stopped.best_iteration_ + 1 == int(np.argmax(full.eval_score_[:m])) + 1
+    np.testing.assert_array_equal(stopped.predict(X_eval), list(full.staged_predict(X_eval))[stopped.n_steps_ - 1])

@@ -30,9 +30,10 @@ def _data(seed=0, n=120, kind="regressor"):
 
 
 def _model(kind, strategy, **params):
-    """The papers' setting with early_stopping=True: on whenever a test sets n_iter_no_change."""
+    """The papers' setting, early stopping on whenever a test sets n_iter_no_change (off otherwise:
+    a full fit, the oracle the stopped ones are compared with)."""
     cls = PaperRegressor if kind == "regressor" else PaperClassifier
-    params.setdefault("early_stopping", True)
+    params.setdefault("early_stopping", params.get("n_iter_no_change") is not None)
     return cls(strategy=strategy, projection="gaussian",
                n_projections=2 if strategy == "projected_relabel" else 1, learning_rate=0.5,
                max_leaf_nodes=6, random_state=0, **params)
@@ -183,6 +184,7 @@ def test_early_stopping_with_missing_targets():
     (dict(tol=-1e-3), "^tol must be a finite number >= 0"),
     (dict(tol=np.inf), "^tol must be a finite number >= 0"),
     (dict(n_iter_no_change=2, validation_fraction=0.99), "^validation_fraction = 0.99 holds out"),
+    (dict(early_stopping=True, n_iter_no_change=None), "^early_stopping=True needs n_iter_no_change"),
 ])
 def test_bad_early_stopping_parameters(kind, params, match):
     X, Y = _data(8, n=40, kind=kind)
@@ -295,9 +297,21 @@ def test_warm_start_after_a_cut_equals_fitting_on(strategy):
     assert np.isfinite(stopped.predict(X)).all()
 
 
-def test_n_iter_no_change_none_never_stops_early():
-    """None keeps its meaning from before early_stopping: nothing is held out, no stop."""
-    X, Y = _data(9)
-    est = _model("regressor", "multi_output", n_estimators=40, n_iter_no_change=None).fit(X, Y)
-    assert est.early_stopping is True and not est.early_stopping_
-    assert est.n_steps_ == est.n_steps_run_ == 40 and not hasattr(est, "eval_score_")
+def test_n_iter_no_change_none_turns_auto_off_and_is_refused_with_true(monkeypatch):
+    """None keeps its meaning from before early_stopping (nothing is held out, no stop): "auto"
+    stays off with it where it would be on; True with it asks for the opposite and is refused
+    (it used to fit every step silently)."""
+    from engine.estimators import early_stopping
+
+    monkeypatch.setattr(early_stopping, "AUTO_EARLY_STOPPING_ROWS", 50)     # 120 rows: "auto" is on
+    X, Y = _noise(120)
+    on = _model("regressor", "multi_output", n_estimators=40, early_stopping="auto",
+                n_iter_no_change=3).fit(X, Y)
+    assert on.early_stopping_ and on.n_steps_run_ < 40
+    off = _model("regressor", "multi_output", n_estimators=40, early_stopping="auto",
+                 n_iter_no_change=None).fit(X, Y)
+    assert not off.early_stopping_
+    assert off.n_steps_ == off.n_steps_run_ == 40 and not hasattr(off, "eval_score_")
+    with pytest.raises(ValueError, match=r"^early_stopping=True needs n_iter_no_change.*got None"):
+        _model("regressor", "multi_output", n_estimators=40, early_stopping=True,
+               n_iter_no_change=None).fit(X, Y)

@@ -33,7 +33,8 @@ def expected_engine_rows(task):
             for loss in losses for leaf in leaf_values for leaves in (8, 32)}
 
 
-def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path):
+def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path, monkeypatch):
+    monkeypatch.setattr(bm, "QUICK_DEFAULTS_BUDGET_SECONDS", 2.0)      # CatBoost's default fit: stopped
     out = io.StringIO()
     results = bm.run(datasets=("bibtex", "scm20d"), quick=True, out=out, html_dir=tmp_path, progress=None)
     text = out.getvalue()
@@ -57,7 +58,8 @@ def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path)
         assert results[name]["level"] == pytest.approx(reference.best - bm.TOLERANCE)
         assert results[name]["target"] is not None
     # one table row per curve (the header row and the separator aside), each with its score
-    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| system")]
+    rows = [line for line in text.splitlines() if line.startswith("| ")
+            and not line.startswith(("| system", "| data", "| bibtex |", "| scm20d |"))]
     assert len(rows) == sum(len(r["curves"]) for r in results.values())
     for r in results.values():
         for c in r["curves"]:
@@ -178,7 +180,7 @@ def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
     counts = full.Y[:1000].sum(axis=0)
     assert problem.Y.sum(axis=0).min() >= np.sort(counts)[-100]
     plan = bm.Plan(learning_rates=(0.3,), step_caps={0.3: 3}, leaves=(8,), peer_rounds=3, sklearn_labels=2,
-                   budget=5.0, per_label_budget=5.0)
+                   budget=5.0, per_label_budget=5.0, defaults_budget=None)     # the default fits: tested below
     result = bm.run_problem(problem, plan, progress=None)
     curves = result["curves"]
     engine = {c.key for c in curves if c.system.startswith("engine ")}
@@ -190,6 +192,55 @@ def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
         assert 1 <= c.steps == len(c.seconds) <= 3
         assert np.isfinite(c.scores).all() and 0.0 < c.best <= 1.0
     assert result["level"] == pytest.approx(curves[0].best - bm.TOLERANCE)
+    assert result["defaults"] is None
     out = io.StringIO()
     bm.print_table(problem, result, out)
     assert "## delicious: 1000 x 500 (CSR" in out.getvalue() and "100 labels" in out.getvalue()
+    assert "defaults against defaults" not in out.getvalue()
+
+
+DEFAULT_SYSTEMS = ["engine, the estimator's defaults", "XGBoost", "CatBoost", "LightGBM, a model per label"]
+
+
+@pytest.mark.parametrize("name", ["bibtex", "scm20d"])
+def test_defaults_against_defaults_row_fits_every_system_as_a_practitioner_gets_it(name):
+    """The "defaults against defaults" row of --multilabel (issue 34) with the real peers on a tiny
+    slice: a row per system, the engine's row is a fresh default fit (scored by scikit-learn's
+    LRAP / r2 as the oracle), a peer's row is stopped (and then says so) or complete, and the
+    target lines against XGBoost and CatBoost follow, UNDECIDED for a stopped peer."""
+    from sklearn.metrics import r2_score
+
+    from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+
+    problem = bm.load_problem(name, max_rows=120, max_test_rows=80, max_outputs=4)
+    plan = bm.Plan(learning_rates=(0.3,), step_caps={0.3: 2}, leaves=(8,), strategies=("gbmort",),
+                   peer_rounds=2, sklearn_labels=2, defaults_budget=2.0)
+    result = bm.run_problem(problem, plan, progress=None)
+    rows, verdicts = result["defaults"]
+    assert [r[:2] for r in rows] == [(name, system) for system in DEFAULT_SYSTEMS]
+    multilabel = problem.task == "multilabel"
+    cls = MultiLabelBoostingClassifier if multilabel else MultiOutputBoostingRegressor
+    fresh = cls(random_state=0).fit(problem.X, problem.Y)
+    if multilabel:
+        expected = label_ranking_average_precision_score(problem.Y_test, fresh.decision_function(problem.X_test))
+    else:
+        expected = r2_score(problem.Y_test, fresh.predict(problem.X_test))
+    assert rows[0][2] == pytest.approx(expected, abs=1e-12)
+    assert rows[0][4] == fresh.n_steps_ == 300             # 120 rows: "auto" early stopping is off
+    # the peers' default rounds (LightGBM: its models, one per label)
+    full_rounds = {"XGBoost": 100, "CatBoost": 1000, "LightGBM, a model per label": 4}
+    for _, system, score, seconds, rounds, note in rows[1:]:
+        assert np.isfinite(score) and seconds > 0
+        assert note in ("", "stopped after 2 s")
+        assert rounds == full_rounds[system] if note == "" else rounds <= full_rounds[system]
+        assert rounds == full_rounds[system] or note == "stopped after 2 s"
+    assert [v[:2] for v in verdicts] == [(name, "XGBoost"), (name, "CatBoost")]
+    for (_, peer, met, text), row in zip(verdicts, rows[1:3]):
+        assert (met is None) == (row[5] != "") and ("UNDECIDED" in text) == (met is None)
+    out = io.StringIO()
+    bm.print_table(problem, result, out)
+    text = out.getvalue()
+    assert f"### {name}: defaults against defaults" in text
+    assert sum(line.startswith(f"| {name} | ") for line in text.splitlines()) == 4
+    assert f"- {name} against XGBoost: engine {rows[0][2]:.4f}" in text
+    assert f"- {name} against CatBoost" in text

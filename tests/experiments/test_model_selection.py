@@ -282,3 +282,51 @@ def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
     assert not np.array_equal(no_refit.scores, chain_result.scores)
     with pytest.raises(ValueError, match="refit"):
         run_model_selection("friedman1-chain", NAMES, budget=TINY, refit="no")
+
+
+@pytest.mark.parametrize("dataset, task", [("friedman1-group", "regression"), ("emotions", "multilabel")])
+def test_defaults_row_is_the_estimator_as_a_practitioner_gets_it(dataset, task):
+    """"defaults" (issue 34): each repeat fits MultiOutputBoostingRegressor / MultiLabelBoostingClassifier
+    with only the repeat's seed on the whole training set, nothing selected; its test score is that
+    fit's, scored here by scikit-learn (r2 averaged over outputs, LRAP)."""
+    from sklearn.metrics import label_ranking_average_precision_score, r2_score
+
+    from engine.datasets import load_dataset
+    from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
+
+    assert "defaults" in ms.KNOWN_NAMES and "defaults" in ms.NO_GRID
+    res = run_model_selection(dataset, ["gbmort", "defaults"], budget=TINY, n_repeats=2, seed=3)
+    structure = "group" if dataset.startswith("friedman1") else None
+    reps = ms.make_splits(dataset, structure, None if structure else load_dataset(dataset), 2, 0, 3)[0]
+    cls = MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
+    for r, rep in enumerate(reps):
+        est = cls(random_state=rep["random_state"]).fit(rep["X_train"], rep["Y_train"])
+        assert est.n_estimators == 300 and est.max_leaf_nodes == 32 and est.strategy == "projected_relabel"
+        if task == "multilabel":
+            expected = label_ranking_average_precision_score(rep["Y_test"], est.decision_function(rep["X_test"]))
+        else:
+            expected = r2_score(rep["Y_test"], est.predict(rep["X_test"]))
+        assert res.scores[1, r] == pytest.approx(expected, abs=1e-12)
+        assert res.chosen["defaults"][r] == dict(
+            strategy="projected_relabel", projection="gaussian", n_projections=1, learning_rate=0.1,
+            max_leaf_nodes=32, leaf_estimation="newton", n_estimators=300, early_stopping="auto",
+            n_steps=None, validation_score=None)
+    frame = ms.benchmark_frame(res)
+    assert set(frame["estimator"]) == {"gbmort", "defaults"}
+
+
+def test_cost_estimate_scales_the_defaults_probe_to_their_300_steps(monkeypatch):
+    """The probe fits "defaults" with a few steps; the estimate scales it to n_estimators (300), a
+    forest's to its 100 trees."""
+    from engine.page_models import cost
+
+    assert ms.no_grid_steps("defaults", "regression") == 300 == ms.no_grid_steps("defaults", "multilabel")
+    assert ms.no_grid_steps("mo-rf", "regression") == 100
+    fitted = []
+    real = ms.make_method
+    monkeypatch.setattr(cost, "make_method", lambda *a: fitted.append(a[-1]) or real(*a))
+    clock = iter(np.arange(0.0, 100.0, 1.0))          # every thread_time() call: one more second
+    monkeypatch.setattr(cost.time, "thread_time", lambda: next(clock))
+    est = cost.estimate_model_selection_cost("friedman1-group", ["defaults", "mo-rf"], n_repeats=2, probe_steps=10)
+    assert fitted == [dict(random_state=0, n_estimators=10)] * 2
+    assert est["per_estimator"] == {"defaults": 2 * 1.0 * 300 / 10, "mo-rf": 2 * 1.0 * 100 / 10}
