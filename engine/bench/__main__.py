@@ -8,7 +8,7 @@
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --defaults [--quick]
-    python -m engine.bench --step-breakdown [--quick] [--steps 10] [--repeats 2]
+    python -m engine.bench --step-breakdown [--quick] [--steps 10] [--repeats 2] [--out DIR]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -74,7 +74,8 @@ def main(argv=None):
                         help="a logistic-loss step against a square-loss step on bibtex and corel5k "
                              "(engine.bench.logistic_step) instead")
     parser.add_argument("--out", default=None, metavar="DIR",
-                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
+                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html; "
+                             "--step-breakdown: write DIR/step_breakdown_delicious.json")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
     parser.add_argument("--defaults", action="store_true",
@@ -91,7 +92,7 @@ def main(argv=None):
         steps = 10 if "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
         if steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")
-        step_breakdown.run(steps=steps, repeats=args.repeats or 2, quick=args.quick)
+        step_breakdown.run(steps=steps, repeats=args.repeats or 2, quick=args.quick, out_dir=args.out)
         return 0
     if args.defaults:
         return defaults.run(quick=args.quick)

@@ -16,7 +16,12 @@ each time the best of ``repeats`` fits after a warm-up fit. Then Figure 6's time
 gbmort against gbrt-relabel-rpo-gaussian q = 20, 100 steps, fit seconds and test LRAP on the
 standard split.
 """
+import datetime
+import json
+import os
+import platform
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -97,8 +102,20 @@ def _print_rows(rows):
               + "".join(f"{phases[p]:>21.1f}" for p in PHASES))
 
 
-def run(steps=10, repeats=2, figure6_steps=100, quick=False):
-    """Print the breakdown on delicious's training split, then Figure 6's time claim."""
+def as_dict(rows, figure6, n, d, steps, repeats, loads):
+    """The breakdown as engine.page_content.step_costs reads it (with machine, date and load)."""
+    return {"dataset": "delicious", "n": int(n), "d": int(d), "steps": steps, "repeats": repeats,
+            "date": datetime.date.today().isoformat(), "machine": platform.machine() + ", "
+            + f"{os.cpu_count()} cores", "load_1min": [round(x, 2) for x in loads],
+            "rows": [{"method": name, "q": q, "leaves": leaves, "ms": round(ms, 2),
+                      "phases": {k: round(v, 2) for k, v in phases.items()}}
+                     for name, q, leaves, ms, phases in rows],
+            "figure6": figure6}
+
+
+def run(steps=10, repeats=2, figure6_steps=100, quick=False, out_dir=None):
+    """Print the breakdown on delicious's training split, then Figure 6's time claim; with
+    ``out_dir``, also write it to out_dir/step_breakdown_delicious.json (the page's format)."""
     data = load_dataset("delicious")
     train, test = data.train_indices, data.test_indices
     X, Y = data.X[train], data.Y[train] > 0
@@ -108,12 +125,26 @@ def run(steps=10, repeats=2, figure6_steps=100, quick=False):
         steps, repeats, figure6_steps = 3, 1, 10
     print(f"delicious: n = {X.shape[0]} training rows, d = {Y.shape[1]} labels, stumps, mu = 0.1, "
           f"one thread; ms per step (best of {repeats} fits of {steps} steps), by phase")
+    loads = [os.getloadavg()[0]]
     rows = breakdown(X, Y, steps, repeats)
     _print_rows(rows)
+    loads.append(os.getloadavg()[0])
+    figure6 = {}
     for leaves in LEAVES:
         result, ratio = figure6_time(X, Y, X_test, Y_test, figure6_steps, leaves)
+        figure6[leaves] = {"steps": figure6_steps, "ratio": round(ratio, 3),
+                           "fits": {k: {"seconds": round(s, 2), "test_lrap": round(score, 4)}
+                                    for k, (s, score) in result.items()}}
         print(f"Figure 6 at {figure6_steps} steps, {leaves} leaves: "
               + "; ".join(f"{name} {s:.1f} s, test LRAP {score:.3f}"
                           for name, (s, score) in result.items())
               + f"; time ratio gbmort / q = {FIGURE6_Q}: {ratio:.2f} (paper: about 7)")
-    return rows
+    loads.append(os.getloadavg()[0])
+    print("load (1 min) before, between, after: " + ", ".join(f"{x:.1f}" for x in loads))
+    result = as_dict(rows, figure6, X.shape[0], Y.shape[1], steps, repeats, loads)
+    if out_dir is not None:
+        path = Path(out_dir) / "step_breakdown_delicious.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {path}")
+    return result
