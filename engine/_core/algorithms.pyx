@@ -32,7 +32,7 @@ differences described in updates.pyx ("per-entry weights"). With
 second-order leaves (an extension beyond paper 002) every strategy but
 Algorithm 3 labels its leaves with regularised Newton steps and takes rho = 1.
 """
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
 from engine._core.tree_store cimport TreeStore
@@ -74,7 +74,8 @@ PHASE_NAMES = ("split targets", "tree", "leaves", "rho", "update and gradient")
 
 # Off by default: then a step reads one flag per phase. On, the steps of gbmort and
 # Algorithms 3-4 add their phases' seconds here (st-gbrt's are not split). Process-wide, for
-# one fit at a time (the bench's).
+# one fit at a time on one thread (the bench's). The seconds are the thread's CPU time, so
+# that a busy machine (other processes holding the cores) does not inflate them.
 cdef bint _timing_phases = False
 cdef float64_t _phase_seconds[5]
 
@@ -93,18 +94,25 @@ def phase_seconds():
     return {name: _phase_seconds[k] for k, name in enumerate(PHASE_NAMES)}
 
 
+cdef inline float64_t _cpu_now() noexcept nogil:
+    """CPU seconds of the calling thread."""
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
 cdef inline float64_t _lap(float64_t started, int phase) noexcept nogil:
-    """Add the seconds since ``started`` to ``phase`` when timing; returns the new start."""
+    """Add the CPU seconds since ``started`` to ``phase`` when timing; returns the new start."""
     cdef float64_t t
     if not _timing_phases:
         return 0.0
-    t = now()
+    t = _cpu_now()
     _phase_seconds[phase] += t - started
     return t
 
 
 cdef inline float64_t _start() noexcept nogil:
-    return now() if _timing_phases else 0.0
+    return _cpu_now() if _timing_phases else 0.0
 
 
 # ---------------------------------------------------------------- the four algorithms: one step each
