@@ -50,6 +50,7 @@ def step_cost_sentence(breakdown: dict, q: int = 20, leaves: str = "mean") -> st
             f"d = {breakdown['d']:,}, {leaves} leaves, one thread), a gbrt-relabel-rpo step with "
             f"q = {q} Gaussian projections takes {rpo['ms']:.0f} ms against gbmort's "
             f"{ref['ms']:.0f} ms: {ratio:.1f}× faster, {verdict}. Its tree costs "
-            f"{rpo['phases']['tree']:.0f} ms instead of {ref['phases']['tree']:.0f} ms, but "
+            f"{rpo['phases']['tree']:.0f} ms instead of {ref['phases']['tree']:.0f} ms "
+            f"({ref['phases']['tree'] / max(rpo['phases']['tree'], 1e-9):.0f}× less), but "
             f"{paid} over all {breakdown['d']:,} outputs ({shared:.0f} ms) are paid by every "
             f"step, and the projection adds {rpo['phases']['split targets']:.0f} ms.")
