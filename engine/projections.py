@@ -13,12 +13,21 @@ of size d to Phi y of size q. The four schemes, from sparsest to densest:
 Rademacher entries are +-sqrt(s/q) with probability 1/(2s) each and 0
 otherwise. A sparse row can be all zero; a tree grown on it has no split and
 the boosting step changes nothing, which is what that projection means.
+
+The boosting core projects a step's n x d gradient by a blocked dense product
+for the dense schemes (``DENSE_SCHEMES``: a third or more of the entries are
+non-zero, so reading every output at vector speed beats skipping the zeros)
+and through the non-zeros for the others (q columns gathered for
+sub-sampling, about q sqrt(d) entries per row for the sparse scheme).
 """
 import numbers
 
 import numpy as np
 
 from engine.names import PROJECTIONS
+
+# The schemes whose matrices the boosting core multiplies densely (see above).
+DENSE_SCHEMES = ("gaussian", "achlioptas")
 
 
 def check_projection(kind, n_components, n_outputs):

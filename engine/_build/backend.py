@@ -35,7 +35,8 @@ HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "histogram": ["engine/_core/openmp_shim.h", "engine/_core/hist_kernels.h"],
            "hist_grower": ["engine/_core/hist_kernels.h"],
            "updates": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
-           "losses": ["engine/_core/logistic_kernels.h"]}
+           "losses": ["engine/_core/logistic_kernels.h"],
+           "split_targets": ["engine/_core/projection_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
 # Extra flags per module. The histogram kernels and the histogram grower's
 # loops over a node's samples copy or sum short rows of targets per sample;

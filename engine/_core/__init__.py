@@ -25,7 +25,8 @@ One concept per module, from the bottom up:
 * ``fit_state``: what a boosting fit is (:class:`BoostSpec`) and the state its steps
   share (:class:`Workspace`, :class:`Projections`, :class:`StepLog`, :class:`HeldOutSet`,
   :class:`EarlyStopping`), built once per fit by the estimator;
-* ``split_targets``: a step's in-bag rows and split targets (G Phi_m^T);
+* ``split_targets``: a step's in-bag rows and split targets (G Phi_m^T;
+  ``projection_kernels.h`` holds the dense schemes' blocked product);
 * ``leaves``: the leaf values (mean gradient, relabelled, Newton) and rho;
 * ``updates``: F += mu rho ⊙ g_m(x) per loss, with the next gradient and the training
   loss (``exp_kernels.h``, ``logistic_kernels.h`` hold the logistic loss' C loops);
@@ -33,8 +34,8 @@ One concept per module, from the bottom up:
 * ``prediction``: :func:`accumulate`, the raw predictions of a range of steps;
 * ``algorithms``: one step of each of paper 002's four strategies, and the loop
   :func:`boost`;
-* ``testing``: hooks for tests only (the exp of the logistic passes, the line search on
-  explicit vectors);
+* ``testing``: hooks for tests only (the exp of the logistic passes, the line search and
+  the step's projection on explicit arrays);
 * ``stagewise``: :class:`ForwardStagewise`, incremental forward stagewise regression on
   sparse 0/1 node indicators (the monotone Lasso of thesis chapter 7).
 

@@ -32,7 +32,7 @@ differences described in updates.pyx ("per-entry weights"). With
 second-order leaves (an extension beyond paper 002) every strategy but
 Algorithm 3 labels its leaves with regularised Newton steps and takes rho = 1.
 """
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
 from engine._core.typedefs cimport float64_t, intp_t, int32_t
 from engine._core.tree_store cimport TreeStore
@@ -58,6 +58,61 @@ cdef inline float64_t now() noexcept nogil:
 def monotonic_now():
     """The clock ``boost`` stamps its steps with (seconds, CLOCK_MONOTONIC)."""
     return now()
+
+
+# ---------------------------------------------------------------- where a step's time goes (a bench hook)
+
+cpdef enum StepPhase:
+    PHASE_TARGETS = 0       # the in-bag draw and the split targets (the projection G Phi_m^T)
+    PHASE_TREE = 1          # growing the tree (a relabelled tree's node means of G included)
+    PHASE_LEAVES = 2        # leaf values after growth: each sample's leaf, mean or Newton leaves
+    PHASE_RHO = 3           # rho_j: the line searches, or eqs. 20 / 23
+    PHASE_UPDATE = 4        # F += mu rho ⊙ g_m(x) with the next gradient and the training loss
+    N_PHASES = 5
+
+PHASE_NAMES = ("split targets", "tree", "leaves", "rho", "update and gradient")
+
+# Off by default: then a step reads one flag per phase. On, the steps of gbmort and
+# Algorithms 3-4 add their phases' seconds here (st-gbrt's are not split). Process-wide, for
+# one fit at a time on one thread (the bench's). The seconds are the thread's CPU time, so
+# that a busy machine (other processes holding the cores) does not inflate them.
+cdef bint _timing_phases = False
+cdef float64_t _phase_seconds[5]
+
+
+def time_phases(bint on):
+    """Start (reset) or stop adding each step's seconds per phase; see :func:`phase_seconds`."""
+    global _timing_phases
+    cdef int k
+    for k in range(<int> N_PHASES):
+        _phase_seconds[k] = 0.0
+    _timing_phases = on
+
+
+def phase_seconds():
+    """{phase name: seconds} added since :func:`time_phases` (True) was called."""
+    return {name: _phase_seconds[k] for k, name in enumerate(PHASE_NAMES)}
+
+
+cdef inline float64_t _cpu_now() noexcept nogil:
+    """CPU seconds of the calling thread."""
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef inline float64_t _lap(float64_t started, int phase) noexcept nogil:
+    """Add the CPU seconds since ``started`` to ``phase`` when timing; returns the new start."""
+    cdef float64_t t
+    if not _timing_phases:
+        return 0.0
+    t = _cpu_now()
+    _phase_seconds[phase] += t - started
+    return t
+
+
+cdef inline float64_t _start() noexcept nogil:
+    return _cpu_now() if _timing_phases else 0.0
 
 
 # ---------------------------------------------------------------- the four algorithms: one step each
@@ -100,11 +155,18 @@ cdef float64_t _step_multi_output(Fit* fit, Grower grower, TreeStore store,
     Lines 5-7: the tree is grown on G (multi-output variance) and its leaves
     hold the mean gradient rows; rho_j = 1 (square loss) or a line search.
     """
+    cdef float64_t t = _start(), loss
     draw_in_bag(fit.w, fit.step_weight, fit.perm, fit.n, fit.subsample, fit.rng)
+    t = _lap(t, PHASE_TARGETS)
     grower.grow(store, fit.G, fit.d, fit.G, fit.step_weight, fit.rng)
+    t = _lap(t, PHASE_TREE)
     mean_gradient_leaves(fit, grower, store)
+    t = _lap(t, PHASE_LEAVES)
     rho_mean_gradient_leaves(fit, store, rho)
-    return apply_step(fit, store, rho)
+    t = _lap(t, PHASE_RHO)
+    loss = apply_step(fit, store, rho)
+    _lap(t, PHASE_UPDATE)
+    return loss
 
 
 cdef float64_t _step_projected(Fit* fit, Grower grower, TreeStore store, intp_t m,
@@ -116,12 +178,19 @@ cdef float64_t _step_projected(Fit* fit, Grower grower, TreeStore store, intp_t 
     choose rho_j per output (eq. 23 under the square loss): the weights also
     undo the projection's signs and scales.
     """
+    cdef float64_t t = _start(), loss
     draw_in_bag(fit.w, fit.step_weight, fit.perm, fit.n, fit.subsample, fit.rng)
     project_gradient(fit, m, 1)
+    t = _lap(t, PHASE_TARGETS)
     grower.grow(store, fit.T, 1, fit.T, fit.step_weight, fit.rng)
+    t = _lap(t, PHASE_TREE)
     grower.training_leaves(store, fit.leaf)
+    t = _lap(t, PHASE_LEAVES)
     rho_projected(fit, store, rho)
-    return apply_step(fit, store, rho)
+    t = _lap(t, PHASE_RHO)
+    loss = apply_step(fit, store, rho)
+    _lap(t, PHASE_UPDATE)
+    return loss
 
 
 cdef float64_t _step_projected_relabel(Fit* fit, Grower grower, TreeStore store, intp_t m,
@@ -133,12 +202,19 @@ cdef float64_t _step_projected_relabel(Fit* fit, Grower grower, TreeStore store,
     residual rows G of their samples (the labels the grower averages), so
     each leaf predicts all d outputs; rho_j as in Algorithm 2.
     """
+    cdef float64_t t = _start(), loss
     draw_in_bag(fit.w, fit.step_weight, fit.perm, fit.n, fit.subsample, fit.rng)
     project_gradient(fit, m, fit.q)
+    t = _lap(t, PHASE_TARGETS)
     grower.grow(store, fit.T, fit.q, fit.G, fit.step_weight, fit.rng)
+    t = _lap(t, PHASE_TREE)
     mean_gradient_leaves(fit, grower, store)
+    t = _lap(t, PHASE_LEAVES)
     rho_mean_gradient_leaves(fit, store, rho)
-    return apply_step(fit, store, rho)
+    t = _lap(t, PHASE_RHO)
+    loss = apply_step(fit, store, rho)
+    _lap(t, PHASE_UPDATE)
+    return loss
 
 
 cdef float64_t _step(int strategy, Fit* fit, Grower grower, TreeStore store, intp_t m,
@@ -207,6 +283,7 @@ def boost(Grower grower, TreeStore store, BoostSpec spec, Workspace ws, Projecti
     fit.n_threads = grower.row_threads()
     fit.proj_indptr = fit.proj_indices = NULL
     fit.proj_data = NULL
+    fit.proj_dense = projections is not None and projections.dense
     if projections is not None:
         fit.proj_indptr = &projections.indptr[0]
         fit.proj_indices = &projections.indices[0] if projections.indices.shape[0] > 0 else NULL
@@ -219,7 +296,9 @@ def boost(Grower grower, TreeStore store, BoostSpec spec, Workspace ws, Projecti
     cdef float64_t started, eval_seconds = 0.0
     with nogil:
         if not single_target and not ws.gradient_ready:
+            started = _start()
             gradient(fit)
+            _lap(started, PHASE_UPDATE)
         for m in range(n_steps):
             j = first + m
             log.train_loss[j] = _step(spec.strategy, fit, grower, store, m, &log.rho[j, 0])

@@ -83,6 +83,8 @@ cdef struct Fit:
     const intp_t* proj_indptr
     const intp_t* proj_indices
     const float64_t* proj_data
+    bint proj_dense             # a dense scheme: T by the blocked product (split_targets.pyx)
+    float64_t* phi              # q x d: the step's rows of Phi_m written out (dense schemes)
 
 
 cdef struct HeldOut:
@@ -137,6 +139,7 @@ cdef class Workspace:
     cdef float64_t[::1] column_weight   # n: one output's entry weights on the current rows
     cdef float64_t[::1] column_total    # d: sum_i W_ij, the normaliser of output j's loss
     cdef float64_t[::1] column_loss     # d: scratch (per-output sums)
+    cdef float64_t[:, ::1] phi_dense    # q x d: Phi_m of a dense scheme (projected strategies; 1 x 1 otherwise)
 
     cdef int _allocate(self, intp_t n, intp_t d, intp_t n_targets, bint per_entry,
                        bint logistic) except -1
@@ -149,6 +152,7 @@ cdef class Projections:
     cdef const intp_t[::1] indptr           # CSR of Phi_m, rows m * q + r
     cdef const intp_t[::1] indices
     cdef const float64_t[::1] data
+    cdef readonly bint dense                # a dense scheme (Gaussian, Achlioptas): the blocked product
 
 
 cdef class StepLog:

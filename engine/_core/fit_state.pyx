@@ -99,6 +99,9 @@ cdef class Workspace:
         self.column_weight = np.zeros(max(n, 1) if per_entry else 1)
         self.column_total = np.zeros(max(d, 1))
         self.column_loss = np.zeros(max(d, 1))
+        projected = self.spec.strategy in (PROJECTED, PROJECTED_RELABEL)
+        self.phi_dense = (np.zeros((self.spec.n_projections, max(d, 1))) if projected
+                          else np.zeros((1, 1)))
         return 0
 
     cdef void _point_fit(self, intp_t n, intp_t d):
@@ -122,6 +125,7 @@ cdef class Workspace:
         fit.work = &self.line_search_buffers.work
         fit.rng = &self.rng_state[0]
         fit.column_total, fit.column_loss = &self.column_total[0], &self.column_loss[0]
+        fit.phi = &self.phi_dense[0, 0]
         if spec.loss == LOGISTIC and spec.strategy != SINGLE_TARGET:
             if spec.newton_leaves and self.entry_weight is None:
                 fit.H = &self.expo[0, 0]    # no line search: the same n * d doubles, row-major
@@ -155,14 +159,17 @@ cdef class Projections:
     """The random projections Phi_m of a chunk of steps: rows m * q + r of a CSR matrix.
 
     Step m of the chunk grows its tree on G Phi_m^T (Algorithms 3 and 4, line 5).
+    ``dense``: the scheme is dense (Gaussian, Achlioptas), so G Phi_m^T is taken
+    as a blocked product over all d outputs; otherwise through the non-zeros.
     """
 
     def __init__(self, const intp_t[::1] indptr, const intp_t[::1] indices,
-                 const float64_t[::1] data):
+                 const float64_t[::1] data, bint dense=False):
         if indptr.shape[0] < 1 or indices.shape[0] != data.shape[0]:
             raise ValueError("Projections: inconsistent CSR arrays")
         self.n_rows = indptr.shape[0] - 1
         self.indptr, self.indices, self.data = indptr, indices, data
+        self.dense = dense
 
 
 cdef class StepLog:

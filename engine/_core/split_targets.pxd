@@ -14,3 +14,5 @@ cdef void draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* p
                       intp_t n, float64_t subsample, uint64_t* rng) noexcept nogil
 
 cdef void project_gradient(Fit* fit, intp_t m, intp_t t) noexcept nogil
+
+cdef int set_projection_mode_code(int mode) noexcept nogil

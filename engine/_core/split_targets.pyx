@@ -7,10 +7,13 @@
 * :func:`project_gradient`: T = G Phi_m^T (n x q), the q random projections
   of the negative gradient on which gbrt-rpo (Algorithm 3, q = 1) and
   gbrt-relabel-rpo (Algorithm 4) grow their tree. Phi_m arrives in CSR form
-  (rows m * q + r), so a sparse projection (output sub-sampling, Achlioptas,
-  sparse Rademacher; section 2.3) costs its non-zeros only. Rows go to
-  threads in blocks of row_blocks.pxd; each row is its own sum, so the result
-  does not depend on the number of threads.
+  (rows m * q + r). The dense schemes (Gaussian, Achlioptas; section 2.3)
+  take a blocked product (projection_kernels.h) that reads G once for all q
+  rows, at the speed of a BLAS product; the sparse ones (output
+  sub-sampling, sparse Rademacher) read each row of G once through Phi_m's
+  non-zeros (a column gather for sub-sampling). Rows go to threads in blocks
+  of row_blocks.pxd; each entry of T is its own sum, so the result does not
+  depend on the number of threads.
 """
 from cython.parallel cimport prange
 from libc.string cimport memcpy
@@ -48,50 +51,70 @@ cdef void draw_in_bag(const float64_t* sample_weight, float64_t* out, int32_t* p
         out[perm[k]] = sample_weight[perm[k]]
 
 
-cdef void _project_rows(const float64_t* G, intp_t lo, intp_t hi, intp_t d,
-                        const float64_t* pdata, const intp_t* pind, intp_t nnz,
-                        float64_t* out, intp_t out_stride) noexcept nogil:
-    """out[i * out_stride] = <phi, G_i> for the rows i in [lo, hi) (phi: nnz entries, CSR)."""
-    cdef intp_t i, c
+cdef extern from "projection_kernels.h" nogil:
+    void engine_project_dense(const float64_t* G, intp_t lo, intp_t hi, intp_t d,
+                              const float64_t* P, intp_t q, float64_t* T)
+    int engine_project_init()
+    int engine_project_set_mode(int mode)
+
+engine_project_init()
+
+
+cdef void _project_rows_sparse(const float64_t* G, intp_t lo, intp_t hi, intp_t d,
+                               const intp_t* indptr, const intp_t* indices,
+                               const float64_t* data, intp_t t, float64_t* T) noexcept nogil:
+    """T[i, r] = <phi_r, G_i> for the rows i in [lo, hi), through phi_r's non-zeros (CSR).
+
+    A row of G is read once for all t projection rows (it stays in cache);
+    each entry is the former per-row loop over phi_r's non-zeros, so sparse
+    schemes give the same numbers as before (checked against the former build).
+    """
+    cdef intp_t i, r, c
     cdef float64_t acc
     cdef const float64_t* Gi
     for i in range(lo, hi):
-        acc = 0.0
         Gi = G + i * d
-        for c in range(nnz):
-            acc += pdata[c] * Gi[pind[c]]
-        out[i * out_stride] = acc
+        for r in range(t):
+            acc = 0.0
+            for c in range(indptr[r], indptr[r + 1]):
+                acc += data[c] * Gi[indices[c]]
+            T[i * t + r] = acc
 
 
-cdef void _project(const float64_t* G, intp_t n, intp_t d, const float64_t* pdata,
-                   const intp_t* pind, intp_t nnz, float64_t* out, intp_t out_stride,
-                   int n_threads) noexcept nogil:
-    """out[i * out_stride] = <phi_r, G_i> for one projection row phi_r in CSR form.
-
-    Its bounds and arrays are read once, not once per sample; every row is its
-    own sum, so row blocks can go to threads.
-    """
-    cdef intp_t b, n_blocks = n_row_blocks(n)
-    if n_threads > 1 and n_blocks > 1:
-        for b in prange(n_blocks, schedule="dynamic", num_threads=n_threads):
-            _project_rows(G, b * ROW_BLOCK, block_end(b, 0, n), d, pdata, pind, nnz, out, out_stride)
+cdef void _project_block(Fit* fit, intp_t lo, intp_t hi, const intp_t* indptr,
+                         intp_t t) noexcept nogil:
+    """The rows [lo, hi) of T = G Phi_m^T, by the dense kernel or through the non-zeros."""
+    if fit.proj_dense:
+        engine_project_dense(fit.G, lo, hi, fit.d, fit.phi, t, fit.T)
     else:
-        _project_rows(G, 0, n, d, pdata, pind, nnz, out, out_stride)
+        _project_rows_sparse(fit.G, lo, hi, fit.d, indptr, fit.proj_indices, fit.proj_data, t,
+                             fit.T)
 
 
 cdef void project_gradient(Fit* fit, intp_t m, intp_t t) noexcept nogil:
     """T = G Phi_m^T on the first t projection rows of step m (n x t, line 5 of Algorithms 3-4).
 
-    One projection row at a time: its CSR bounds and arrays are read once, not
-    once per sample (same sums, same order). An empty row gives a zero column.
+    A dense scheme's rows are first written out as a t x d matrix (fit.phi)
+    for the kernel of projection_kernels.h; a sparse one's are read through
+    their non-zeros (an empty row gives a zero column). Every entry of T is
+    its own sum, so row blocks go to threads and the result does not depend
+    on their number.
     """
-    cdef intp_t i, r, row_begin, row_end
-    for r in range(t):
-        row_begin = fit.proj_indptr[m * fit.q + r]
-        row_end = fit.proj_indptr[m * fit.q + r + 1]
-        if row_end == row_begin:
-            for i in range(fit.n):
-                fit.T[i * t + r] = 0.0
-            continue
-        _project(fit.G, fit.n, fit.d, &fit.proj_data[row_begin], &fit.proj_indices[row_begin],
-                 row_end - row_begin, fit.T + r, t, fit.n_threads)
+    cdef intp_t b, r, c, j, n_blocks = n_row_blocks(fit.n)
+    cdef const intp_t* indptr = fit.proj_indptr + m * fit.q
+    if fit.proj_dense:
+        for r in range(t):
+            for j in range(fit.d):
+                fit.phi[r * fit.d + j] = 0.0
+            for c in range(indptr[r], indptr[r + 1]):
+                fit.phi[r * fit.d + fit.proj_indices[c]] = fit.proj_data[c]
+    if fit.n_threads > 1 and n_blocks > 1:
+        for b in prange(n_blocks, schedule="dynamic", num_threads=fit.n_threads):
+            _project_block(fit, b * ROW_BLOCK, block_end(b, 0, fit.n), indptr, t)
+    else:
+        _project_block(fit, 0, fit.n, indptr, t)
+
+
+cdef int set_projection_mode_code(int mode) noexcept nogil:
+    """Pick the dense kernel's version (0: portable, 1: AVX2 + FMA); returns the one in use."""
+    return engine_project_set_mode(mode)

@@ -8,6 +8,7 @@
     python -m engine.bench --multilabel [--quick] [--out DIR] [--datasets bibtex corel5k delicious scm20d]
     python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --defaults [--quick]
+    python -m engine.bench --step-breakdown [--quick] [--steps 10] [--repeats 2] [--out DIR]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -20,7 +21,9 @@ runs beside a busy Python thread), ``--multilabel``
 defaults": each system's default fit; ``--quick`` then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
 above 1.5), ``--defaults`` :mod:`engine.bench.defaults` (the estimators' defaults: the study, and
-defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed).
+defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed),
+``--step-breakdown`` :mod:`engine.bench.step_breakdown` (where a step's time goes on delicious,
+and Figure 6's time claim).
 
 A class of browser sessions on one server is a test tool (it drives Chromium through Playwright,
 a test extra): ``python tests/load/classroom.py`` from the repository's root, with the options
@@ -29,7 +32,8 @@ a test extra): ``python tests/load/classroom.py`` from the repository's root, wi
 import argparse
 import sys
 
-from engine.bench import defaults, gil, logistic_step, multilabel, one_step, pages, scale, teaching
+from engine.bench import (defaults, gil, logistic_step, multilabel, one_step, pages, scale,
+                          step_breakdown, teaching)
 
 CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
@@ -70,16 +74,26 @@ def main(argv=None):
                         help="a logistic-loss step against a square-loss step on bibtex and corel5k "
                              "(engine.bench.logistic_step) instead")
     parser.add_argument("--out", default=None, metavar="DIR",
-                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html")
+                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html; "
+                             "--step-breakdown: write DIR/step_breakdown_delicious.json")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
     parser.add_argument("--defaults", action="store_true",
                         help="the defaults study and defaults against defaults (engine.bench.defaults) instead")
+    parser.add_argument("--step-breakdown", action="store_true",
+                        help="where a boosting step's time goes on delicious, and Figure 6's time claim "
+                             "(engine.bench.step_breakdown; --steps default 10 there) instead")
     args = parser.parse_args(argv)
     if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil,
-            args.defaults)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil and --defaults "
-                     "are separate benchmarks: choose one")
+            args.defaults, args.step_breakdown)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults "
+                     "and --step-breakdown are separate benchmarks: choose one")
+    if args.step_breakdown:
+        steps = 10 if "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
+        if steps < 1 or (args.repeats is not None and args.repeats < 1):
+            parser.error("--steps and --repeats must be >= 1")
+        step_breakdown.run(steps=steps, repeats=args.repeats or 2, quick=args.quick, out_dir=args.out)
+        return 0
     if args.defaults:
         return defaults.run(quick=args.quick)
     if args.interactions:

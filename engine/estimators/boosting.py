@@ -71,7 +71,7 @@ from engine.names import (
     REGRESSION_LOSSES,
     SINGLE_TARGET,
 )
-from engine.projections import check_projection, draw_projections, to_csr
+from engine.projections import DENSE_SCHEMES, check_projection, draw_projections, to_csr
 from engine.validation import check_choice, check_n_jobs, check_real
 
 STRATEGY_CODES = {
@@ -333,7 +333,8 @@ class BoostingBase(TreeEnsemble):
             projections = None
             if self.strategy in PROJECTED_STRATEGIES:
                 phi = draw_projections(self.projection, c, q, d, self._projection_rng)
-                projections = _core.Projections(*to_csr(phi))
+                projections = _core.Projections(*to_csr(phi),
+                                                dense=self.projection in DENSE_SCHEMES)
             started = _core.monotonic_now()
             eval_seconds, steps, stalled = _core.boost(grower, self.trees_, spec, ws, projections,
                                                        log, old + done, c, t0, held_out, rule)
