@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import signal
 import socket
 import subprocess
 import sys
@@ -44,8 +45,9 @@ def _launch():
     here, there = socket.socketpair()
     root = str(Path(__file__).resolve().parents[2])        # the folder holding the engine package
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    # its own process group: a stop also ends what the worker started (BOOMER's own process)
     process = subprocess.Popen([sys.executable, "-c", f"from engine.experiments.worker import main; main({there.fileno()})"],
-                               pass_fds=[there.fileno()], env=env, stdin=subprocess.DEVNULL)
+                               pass_fds=[there.fileno()], env=env, stdin=subprocess.DEVNULL, start_new_session=True)
     there.close()
     return process, Connection(here.detach())
 
@@ -68,6 +70,11 @@ class _Handle:
         self.token = token
 
 
+class _Callback:
+    """Stands for the caller's ``callback``: in the worker, ``callback(n_done, estimator)`` sends
+    ``n_done`` back (progress within a fit) and answers False (a stop kills the worker instead)."""
+
+
 def _serve(conn):
     """The worker's loop: keep shared objects, run calls, answer ("ok", result) or ("error", ...)."""
     shared = {}
@@ -82,6 +89,8 @@ def _serve(conn):
         _, fn, args, kwargs = message
         args = [shared[a.token] if isinstance(a, _Handle) else a for a in args]
         kwargs = {k: shared[v.token] if isinstance(v, _Handle) else v for k, v in kwargs.items()}
+        if isinstance(kwargs.get("callback"), _Callback):
+            kwargs["callback"] = lambda n_done, estimator=None: bool(conn.send(("tick", n_done)))
         try:
             answer = ("ok", fn(*args, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - every error goes back to the caller
@@ -90,6 +99,8 @@ def _serve(conn):
             conn.send(answer)
         except (pickle.PicklingError, TypeError, AttributeError):   # an answer that does not pickle
             conn.send(("error", None, answer[2] if answer[0] == "error" else traceback.format_exc()))
+        except OSError:      # the caller has gone
+            return
 
 
 class FitWorker:
@@ -124,15 +135,21 @@ class FitWorker:
         """Take a worker and wait (watching the stop flag) until it has imported the engine: data
         sent before would fill the socket and block this thread past a stop."""
         self._process, self._conn = _take()
-        self._wait()
-        if self._conn.recv()[0] != "ready":
+        if self._wait()[0] != "ready":
             raise RuntimeError("the fit's worker process did not start")
         for token, obj in self._shared.items():
             self._conn.send(("share", token, obj))
 
-    def _wait(self):
-        """Until the worker answers; Stopped (the worker killed) when the flag is set first."""
-        while not self._conn.poll(POLL_SECONDS):
+    def _wait(self, callback=None):
+        """Until the worker answers (ticks go to ``callback(n_done, None)``); Stopped (the worker
+        killed) when the flag is set first."""
+        while True:
+            if self._conn.poll(POLL_SECONDS):
+                message = self._conn.recv()
+                if message[0] != "tick":
+                    return message
+                if callback is not None:
+                    callback(message[1], None)
             if self.stop.is_set():
                 self.close()
                 raise Stopped
@@ -148,9 +165,11 @@ class FitWorker:
             raise Stopped
         if self._process is None:
             self._start()
+        callback = kwargs.pop("callback", None)
+        if callback is not None:
+            kwargs["callback"] = _Callback()
         self._conn.send(("call", fn, args, kwargs))
-        self._wait()
-        answer = self._conn.recv()
+        answer = self._wait(callback)
         if answer[0] == "ok":
             return answer[1]
         if answer[1] is not None:
@@ -164,7 +183,10 @@ class FitWorker:
         if process is None:
             return
         if process.poll() is None:
-            process.kill()
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                process.kill()
         process.wait(timeout=5)
         conn.close()
 
@@ -183,5 +205,8 @@ def main(fd):
     for name in PRELOAD:
         importlib.import_module(name)
     conn = Connection(fd)
-    conn.send(("ready",))
+    try:
+        conn.send(("ready",))
+    except OSError:          # the caller has gone (a spare worker of a server that ended)
+        return
     _serve(conn)
