@@ -387,7 +387,7 @@ def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projec
     records, complete = _run_plan(plan, task, problem, progress, stop, timing)
     params = dict(dataset=dataset, q_values=qs, projection=projection, n_estimators=n_estimators,
                   max_features=mf, include_single_tree=include_single_tree, include_shared=include_shared,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
         "Single trees: one fully grown CART tree (no bootstrap, all features)."]
     if timing is not None:
@@ -471,7 +471,7 @@ def run_forest_randomization(dataset="emotions", *, max_features_values=None, q_
     records, complete = _run_plan(plan, task, problem, progress, stop)
     params = dict(dataset=dataset, max_features_values=ks, q_values=qs, projection=projection,
                   n_estimators=n_estimators, include_reference=include_reference, n_repeats=n_repeats,
-                  seed=seed, **data_kw)
+                  seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, "k (the x axis)") + [
         f"Output randomization: Algorithm 2 with {SCHEME_LABELS[projection]} projections of size q."]
     return ForestSweepResult("randomization", dataset, task, METRICS[task], d, p, "max_features",
@@ -532,7 +532,7 @@ def run_forest_schemes(dataset="emotions", *, schemes=("gaussian", "achlioptas",
     series = [SCHEME_LABELS[s] for s in schemes] + ([FOREST_REF] if include_reference else [])
     records, complete = _run_plan(plan, task, problem, progress, stop)
     params = dict(dataset=dataset, schemes=schemes, q_values=qs, n_estimators=n_estimators, max_features=mf,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
         "Every scheme with Algorithm 2 (a new projection per tree)."]
     if skipped:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from engine.experiments.model_selection import (
     NO_GRID,
     check_estimators,
@@ -30,7 +32,8 @@ from engine.experiments.model_selection import (
 from engine.names import FOREST_NAMES
 from engine.validation import check_int as _check_int
 
-__all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds"]
+__all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds",
+           "estimate_forest_seconds", "estimate_forest_experiment_seconds"]
 
 # Forests, seconds per tree: fit = unit x n log2 n x (features + 5), predict = unit x points;
 # measured on friedman1 (300 samples, d = 16): ~0.3 ms per tree with p = 5, ~1.8 ms with p = 80.
@@ -188,5 +191,129 @@ def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, mo
             scoring = n_steps * _STAGED_UNIT * m * d + (fit if train_curve else 0.0)
         total += fit + scoring
         if timing is not None and fit < timing.short_seconds:
+            total += min(fit * (timing.max_fits - 1), timing.budget_seconds)
+    return float(total)
+
+
+# --- forests ------------------------------------------------------------------------------------------
+# One tree of a forest (engine.estimators.forest), seconds on one core of this project's 2-core machine,
+# from the size of every part of it (constants fitted to measured trees: see tests/dashboard/test_forest_cost.py):
+# * the split search: at each of log2(n) levels, the n samples' sums plus the stored input values of
+#   the k features drawn (n per dense feature, its non-zeros for a sparse one), each times the targets
+#   the criterion sums (q projections, or the d outputs) plus a fixed part;
+# * the projection Y @ Phi.T (n x d x q; sub-sampling copies q columns), the relabelling of the leaves
+#   with the original outputs (n x d per level) and the prediction of the test set (n_test x d).
+_TREE_SPLIT_UNIT = 2.1e-9
+_TREE_TARGET_BASE = 15.0
+_TREE_PROJECTION_UNIT = 3e-10
+_TREE_RELABEL_UNIT = 5e-9
+_TREE_PREDICT_UNIT = 1e-9
+
+
+def _features_drawn(max_features, p):
+    if max_features is None:
+        return p
+    if isinstance(max_features, str):
+        return max(1, int(math.sqrt(p) if max_features == "sqrt" else math.log2(max(p, 2))))
+    if isinstance(max_features, float):
+        return max(1, int(round(max_features * p)))
+    return max(1, min(int(max_features), p))
+
+
+def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_row=None, n_components=None,
+                            projection=None, max_features=1.0, n_test=0):
+    """Rough seconds of one forest fit (and the prediction of ``n_test`` samples), one core.
+
+    ``n_components`` (q) with a ``projection``; None grows the trees on the d outputs. Fully grown
+    trees (the papers' setting). For a sparse X, ``nnz_per_row`` stored values per row.
+    """
+    n, p, d = max(int(n_train), 2), max(int(n_features), 1), max(int(n_outputs), 1)
+    levels = math.log2(n)
+    k = _features_drawn(max_features, p)
+    per_feature = n if nnz_per_row is None else n * float(nnz_per_row) / p
+    targets = d if projection is None or n_components is None else int(n_components)
+    split = _TREE_SPLIT_UNIT * levels * (n + k * per_feature) * (targets + _TREE_TARGET_BASE)
+    projected = 0.0
+    if projection is not None and n_components is not None:
+        projected = _TREE_PROJECTION_UNIT * n * targets * (1 if projection == "subsample" else d)
+    relabel = _TREE_RELABEL_UNIT * n * d * levels
+    predict = _TREE_PREDICT_UNIT * int(n_test) * (d + levels)
+    return float(int(n_trees) * (split + projected + relabel + predict))
+
+
+_COMPRESSION_PATH_FACTOR = 2.0     # the l1 path of a compression run, in forest fits (measured: see the tests)
+FOREST_EXPERIMENTS = ("run_forest_projection_size", "run_forest_randomization", "run_forest_schemes",
+                      "run_forest_bias_variance", "run_compression")
+
+
+def _sweep_fits(experiment, size, kw):
+    """The forest fits of a sweep of engine.experiments.forests as (n_trees, q, projection,
+    max_features) tuples, in the plan of the experiment itself (same defaults)."""
+    task, d, p = size["task"], size["n_outputs"], size["n_features"]
+    mf = kw.get("max_features") or ("sqrt" if task == "multilabel" else 1.0)
+    m, qs, reps = int(kw.get("n_estimators", 10)), list(kw.get("q_values", (1, 2, 4))), int(kw.get("n_repeats", 1))
+    fits = []
+    if experiment == "run_forest_projection_size":
+        proj, single = kw.get("projection", "gaussian"), kw.get("include_single_tree", True)
+        algorithms = 1 + bool(kw.get("include_shared", True))
+        if kw.get("include_reference", True):
+            fits += [(1, None, None, 1.0)] * single + [(m, None, None, mf)]
+        for q in qs:
+            fits += [(1, q, proj, 1.0)] * single + [(m, q, proj, mf)] * algorithms
+    elif experiment == "run_forest_randomization":
+        proj = kw.get("projection", "gaussian")
+        values = kw.get("max_features_values")
+        ks = (sorted({int(round(k)) for k in np.geomspace(1, p, min(p, 6))}) if values is None else list(values))
+        for k in ks:
+            fits += [(m, None, None, k)] * bool(kw.get("include_reference", True))
+            fits += [(m, q, proj, k) for q in qs]
+    else:
+        fits += [(m, None, None, mf)] * bool(kw.get("include_reference", True))
+        for scheme in kw.get("schemes", ("gaussian", "achlioptas", "sparse", "subsample")):
+            fits += [(m, q, scheme, mf) for q in qs if not (scheme == "subsample" and q > d)]
+    return fits * reps
+
+
+def estimate_forest_experiment_seconds(experiment, dataset, **kwargs):
+    """Rough seconds (one core) of one of the Forests page's experiments, called as the page calls it:
+    ``experiment`` is the name of the engine.experiments function (``FOREST_EXPERIMENTS``), ``kwargs``
+    its keyword arguments. Every forest of the experiment's plan costs :func:`estimate_forest_seconds`;
+    the projection-size sweep also repeats its short fits for steady times (engine.experiments.timing).
+    """
+    from engine.experiments.problems import problem_size    # the data set's size, nothing loaded
+    from engine.experiments.timing import Timing
+
+    if experiment not in FOREST_EXPERIMENTS:
+        raise ValueError(f"experiment must be one of {FOREST_EXPERIMENTS}, got {experiment!r}")
+    if experiment == "run_forest_bias_variance":
+        size = dict(n_train=kwargs.get("n_train", 300), n_test=kwargs.get("n_test", 500), n_outputs=kwargs.get("n_outputs", 16),
+                    n_features=5 * kwargs.get("n_outputs", 16) if dataset == "ind" else 5, nnz_per_row=None)
+        shape = {k: size[k] for k in ("n_train", "n_features", "n_outputs", "n_test")}
+        m, mf = int(kwargs.get("n_estimators", 10)), kwargs.get("max_features", 1.0)
+        per_set = 0.0
+        for q in kwargs.get("q_values", (1, 4)):
+            trees = int(kwargs.get("n_projections", 4)) * int(kwargs.get("n_tree_seeds", 4))
+            trees += 2 * int(kwargs.get("n_forest_seeds", 4)) * m * bool(kwargs.get("include_forests", True))
+            per_set += estimate_forest_seconds(n_trees=trees, n_components=q, projection=kwargs.get("projection", "gaussian"),
+                                               max_features=mf, **shape)
+        return float(per_set * int(kwargs.get("n_learning_sets", 6)))
+    data = {k: kwargs[k] for k in ("n_train", "n_test", "n_outputs", "noise", "input_distribution",
+                                   "n_noisy_outputs") if k in kwargs}
+    size = problem_size(dataset, **data)
+    shape = dict(n_train=size["n_train"], n_features=size["n_features"], n_outputs=size["n_outputs"],
+                 nnz_per_row=size["nnz_per_row"], n_test=size["n_test"])
+    if experiment == "run_compression":
+        if dataset in ("friedman1", "two-norm"):
+            shape.update(n_train=kwargs.get("n_train", 300), n_test=kwargs.get("n_test", 2000))
+        forest = estimate_forest_seconds(n_trees=int(kwargs.get("n_estimators", 100)),
+                                         max_features=kwargs.get("max_features", 1.0), **shape)
+        folds = int(kwargs.get("cv", 10)) + 1
+        return float(forest * folds * _COMPRESSION_PATH_FACTOR * int(kwargs.get("n_runs", 1)))
+    total = 0.0
+    timing = Timing() if experiment == "run_forest_projection_size" and kwargs.get("timing", True) is True else None
+    for trees, q, projection, mf in _sweep_fits(experiment, size, kwargs):
+        fit = estimate_forest_seconds(n_trees=trees, n_components=q, projection=projection, max_features=mf, **shape)
+        total += fit
+        if timing is not None and fit < timing.short_seconds:     # repeated for steady times (no scoring)
             total += min(fit * (timing.max_fits - 1), timing.budget_seconds)
     return float(total)
