@@ -362,8 +362,11 @@ def results_panel():
         done = (f"{result.n_learning_sets_done} of {result.params.get('n_learning_sets', '?')} learning sets"
                 if variance_split else f"{len(result.rows)} of {result.params.get('n_runs', '?')} runs" if compressed
                 else f"{len(result.records)} of {result.params.get('n_fits', '?')} fits")
-        st.warning(f"Stopped after {done} ({view.elapsed:.1f} s): the chart shows what was done.", icon="⏹️")
-        if compressed and not result.rows:
+        n_done = (result.n_learning_sets_done if variance_split else len(result.rows) if compressed
+                  else len(result.records))
+        st.warning(f"Stopped after {done} ({view.elapsed:.1f} s): "
+                   + ("the chart shows what was done." if n_done else "nothing finished to draw."), icon="⏹️")
+        if not n_done:
             return
     fig = FIGURES[kind](result)
     left, right = st.columns([3, 1])
