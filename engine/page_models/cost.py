@@ -29,16 +29,13 @@ from engine.experiments.model_selection import (
     resolve_budget,
     resolve_dataset,
 )
+from engine.estimators.growers import AUTO_HIST_MIN_SAMPLES
+from engine.estimators.registry import FOREST_CONFIGS
 from engine.names import FOREST_NAMES
 from engine.validation import check_int as _check_int
 
 __all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds",
            "estimate_forest_seconds", "estimate_forest_experiment_seconds"]
-
-# Forests, seconds per tree: fit = unit x n log2 n x (features + 5), predict = unit x points;
-# measured on friedman1 (300 samples, d = 16): ~0.3 ms per tree with p = 5, ~1.8 ms with p = 80.
-_FOREST_FIT_UNIT = 1e-8
-_FOREST_PREDICT_UNIT = 9e-8
 
 # Seconds per (boosting step x training sample x (outputs + 10) x (leaves + 2)); see module doc.
 _FIT_UNIT = 6e-9
@@ -106,11 +103,18 @@ def _fit_seconds(n_steps, n_train, n_outputs, leaves, strategy_outputs):
 
 
 def _forest_seconds(estimator, params, n_train, n_test, n_outputs, n_features):
-    trees = int(params.get("n_estimators", 100))
-    if estimator == "st-rf":       # one forest per output
-        trees *= n_outputs
-    fit = _FOREST_FIT_UNIT * n_train * math.log2(max(n_train, 2)) * (n_features + 5)
-    return trees * (fit + _FOREST_PREDICT_UNIT * (n_test + 101))
+    """A bias-variance forest (registry name, its parameters): fit and prediction of the test set and
+    the slice (:func:`estimate_forest_seconds`, the registry's settings under ``params``)."""
+    config = {**FOREST_CONFIGS.get(estimator, {}), **params}
+    trees, q = int(config.get("n_estimators", 100)), config.get("n_components")
+    if q == "log":
+        q = max(1, int(round(math.log(n_outputs))))
+    outputs = n_outputs
+    if estimator == "st-rf":       # one single-output forest per output
+        trees, outputs = trees * n_outputs, 1
+    return estimate_forest_seconds(n_train=n_train, n_features=n_features, n_outputs=outputs, n_trees=trees,
+                                   n_components=q, projection=config.get("projection"),
+                                   max_features=config.get("max_features", 1.0), n_test=n_test + 101)
 
 
 def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_learning_sets, n_train,
@@ -197,17 +201,23 @@ def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, mo
 
 # --- forests ------------------------------------------------------------------------------------------
 # One tree of a forest (engine.estimators.forest), seconds on one core of this project's 2-core machine,
-# from the size of every part of it (constants fitted to measured trees: see tests/dashboard/test_forest_cost.py):
+# from the size of every part of it (constants fitted to the CPU time of 3-tree forests with a prediction of
+# the test set on friedman1, rf1, scm20d, scene, yeast, cal500, bibtex and corel5k, 0.03-3.4 s: within
+# 0.3-4.4x, the sparse wide sets within 0.8-1.2x; tests/dashboard/test_forest_cost.py holds them to it):
 # * the split search: at each of log2(n) levels, the n samples' sums plus the stored input values of
 #   the k features drawn (n per dense feature, its non-zeros for a sparse one), each times the targets
 #   the criterion sums (q projections, or the d outputs) plus a fixed part;
 # * the projection Y @ Phi.T (n x d x q; sub-sampling copies q columns), the relabelling of the leaves
 #   with the original outputs (n x d per level) and the prediction of the test set (n_test x d).
-_TREE_SPLIT_UNIT = 2.1e-9
-_TREE_TARGET_BASE = 15.0
-_TREE_PROJECTION_UNIT = 3e-10
-_TREE_RELABEL_UNIT = 5e-9
-_TREE_PREDICT_UNIT = 1e-9
+_TREE_SPLIT_UNIT = 4.0e-9
+_TREE_TARGET_BASE = 88.0
+_TREE_PROJECTION_UNIT = 3.9e-10
+_TREE_RELABEL_UNIT = 1.3e-9
+_TREE_PREDICT_UNIT = 1e-10
+# a dense feature's value, against a sparse one's stored value: in the histogram search (from
+# AUTO_HIST_MIN_SAMPLES training samples) and in the exact presorted search below
+_TREE_DENSE_WEIGHT = 0.18
+_TREE_EXACT_WEIGHT = 0.016
 
 
 def _features_drawn(max_features, p):
@@ -230,7 +240,8 @@ def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_
     n, p, d = max(int(n_train), 2), max(int(n_features), 1), max(int(n_outputs), 1)
     levels = math.log2(n)
     k = _features_drawn(max_features, p)
-    per_feature = n if nnz_per_row is None else n * float(nnz_per_row) / p
+    dense_weight = _TREE_DENSE_WEIGHT if n >= AUTO_HIST_MIN_SAMPLES else _TREE_EXACT_WEIGHT
+    per_feature = n * dense_weight if nnz_per_row is None else n * float(nnz_per_row) / p
     targets = d if projection is None or n_components is None else int(n_components)
     split = _TREE_SPLIT_UNIT * levels * (n + k * per_feature) * (targets + _TREE_TARGET_BASE)
     projected = 0.0
@@ -241,7 +252,10 @@ def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_
     return float(int(n_trees) * (split + projected + relabel + predict))
 
 
-_COMPRESSION_PATH_FACTOR = 2.0     # the l1 path of a compression run, in forest fits (measured: see the tests)
+# A compression run (engine.experiments.compression), per fold (cv + 1 forests and l1 paths): the path
+# over the forest's node indicators dominates, about n x (nodes: n / n_min a tree) x trees x sqrt(d)
+# (measured: friedman1 100 trees 2.1 s, emotions 30 trees 3.4 s, yeast 10 trees and 4 folds 7.9 s)
+_COMPRESSION_UNIT = 2.8e-8
 FOREST_EXPERIMENTS = ("run_forest_projection_size", "run_forest_randomization", "run_forest_schemes",
                       "run_forest_bias_variance", "run_compression")
 
@@ -303,12 +317,11 @@ def estimate_forest_experiment_seconds(experiment, dataset, **kwargs):
     shape = dict(n_train=size["n_train"], n_features=size["n_features"], n_outputs=size["n_outputs"],
                  nnz_per_row=size["nnz_per_row"], n_test=size["n_test"])
     if experiment == "run_compression":
-        if dataset in ("friedman1", "two-norm"):
-            shape.update(n_train=kwargs.get("n_train", 300), n_test=kwargs.get("n_test", 2000))
-        forest = estimate_forest_seconds(n_trees=int(kwargs.get("n_estimators", 100)),
-                                         max_features=kwargs.get("max_features", 1.0), **shape)
-        folds = int(kwargs.get("cv", 10)) + 1
-        return float(forest * folds * _COMPRESSION_PATH_FACTOR * int(kwargs.get("n_runs", 1)))
+        n = kwargs.get("n_train", 300) if dataset in ("friedman1", "two-norm") else shape["n_train"]
+        d = 1 if dataset in ("friedman1", "two-norm") else shape["n_outputs"]
+        nodes = n / max(int(kwargs.get("n_min", 1)), 1)
+        per_fold = _COMPRESSION_UNIT * n * nodes * int(kwargs.get("n_estimators", 100)) * math.sqrt(d)
+        return float(per_fold * (int(kwargs.get("cv", 10)) + 1) * int(kwargs.get("n_runs", 1)))
     total = 0.0
     timing = Timing() if experiment == "run_forest_projection_size" and kwargs.get("timing", True) is True else None
     for trees, q, projection, mf in _sweep_fits(experiment, size, kwargs):

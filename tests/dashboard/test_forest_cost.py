@@ -62,6 +62,20 @@ def test_a_forest_experiment_as_the_page_calls_it(experiment, dataset, kwargs):
            else FACTOR)
 
 
+@pytest.mark.parametrize("estimator, params, structure", [
+    ("mo-rf", {"n_estimators": 50}, "ind"), ("st-rf", {"n_estimators": 10}, "group"),
+    ("rf-gaussian-per-tree", {"n_estimators": 30}, "chain"),
+])
+def test_the_bias_variance_forests(estimator, params, structure):
+    from engine.experiments.bias_variance import run_bias_variance
+    from engine.page_models.cost import estimate_bias_variance_seconds
+
+    kw = dict(n_learning_sets=3, n_train=300, n_test=500, n_seeds=2, n_outputs=16)
+    estimate = estimate_bias_variance_seconds(estimator, param_name=None, param_values=None, estimator_params=params,
+                                              n_features=80 if structure == "ind" else 5, **kw)
+    within(estimate, measured(run_bias_variance, estimator, structure=structure, estimator_params=params, **kw))
+
+
 def test_grows_with_every_part_of_the_work():
     base = dict(n_train=4500, n_features=499, n_outputs=374, nnz_per_row=8, n_trees=10, n_test=500)
     one = estimate_forest_seconds(**base)
