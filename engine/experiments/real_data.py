@@ -101,7 +101,7 @@ from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_
 from engine.validation import check_int, check_n_jobs
 
 __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
-           "available_study_datasets"]
+           "available_study_datasets", "study_work"]
 
 # Bump when a change of the protocol or of the estimators' Python code makes cached cells of
 # earlier versions wrong (the compiled core and the package version are in every key already:
@@ -507,6 +507,31 @@ class _Study:
                               refit=self.plan["refit"], partial=partial, n_computed=self.n_computed,
                               n_cached=self.n_cached, n_corrupt=self.cache.n_corrupt,
                               total_time=time.perf_counter() - self.started)
+
+
+def study_work(datasets=None, methods=None, *, budget="quick", data_dir=None):
+    """What :func:`run_real_data` will fit, without fitting anything (for a cost estimate).
+
+    One dict per data set: its ``name``, ``task``, ``n_samples``, ``n_features``, ``n_outputs``,
+    ``n_train``, ``n_test``; ``boosting_fits`` (grid and final fits of the boosting methods, each
+    trained for ``time_factor`` units T: one gbmort stump step), ``probes`` (timing probes),
+    ``forest_fits`` ({method: fits of ``forest_trees`` trees}) and ``boomer_fits``. Arguments as
+    :func:`run_real_data`'s (same checks; ``second_order`` as there by default).
+    """
+    plan = check_real_data_arguments(datasets, methods, budget=budget, data_dir=data_dir)
+    study = _Study(plan, None, None, False)
+    work = []
+    for info in study.datasets:
+        boosting, n = study._boosting(info), study.settings["n_splits"]
+        methods_here = study._methods(info)
+        work.append(dict(
+            {k: info[k] for k in ("name", "task", "n_samples", "n_features", "n_outputs", "n_train", "n_test")},
+            boosting_fits=n * sum(len(_configs(info, m)) + 2 for m in boosting),
+            probes=1 + sum(len(study._probe_settings(info, m)) for m in boosting),
+            time_factor=TIME_FACTOR[info["task"]], max_steps=study.settings["max_steps"],
+            forest_fits={m: n for m in methods_here if m in FOREST_METHODS}, forest_trees=study.settings["forest_trees"],
+            boomer_fits=n * sum(m in BOOMER_NAMES for m in methods_here)))
+    return work
 
 
 def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None, n_jobs=1,
