@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -198,10 +199,18 @@ class FitWorker:
         return False
 
 
+def _watch_parent(parent):
+    """End this worker within a second of its caller's end (a fit in progress would not see it)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
 def main(fd):
     """The worker interpreter: import the engine, say so, then serve calls until the caller leaves."""
     import importlib
 
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     for name in PRELOAD:
         importlib.import_module(name)
     conn = Connection(fd)
