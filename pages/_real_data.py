@@ -13,7 +13,8 @@ import streamlit as st
 
 from engine.estimators.boomer import boomer_status
 from engine.experiments.published import REPRODUCTION_REFIT
-from engine.experiments.real_data import available_study_datasets, run_real_data
+from engine.experiments.real_data import available_study_datasets, run_real_data, study_work
+from engine.page_models.cost import estimate_real_data_seconds
 from engine.reports.real_data import (
     TASK_TITLE,
     cd_figure,
@@ -24,7 +25,7 @@ from engine.reports.real_data import (
     run_notes,
 )
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text, fmt_seconds
 from pages._url import url_widget
 
 run = PageRun("bench_rd")      # its own slot: the one-data-set mode keeps its run
@@ -37,6 +38,13 @@ BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: a few
 BOUND = {"bind": "query-params"}
 MIN_DATASETS = 2        # a critical-difference diagram over fewer data sets says nothing
 CHART_CONFIG = {"displaylogo": False}
+MAX_SECONDS = 4 * 3600      # the cost gate: a study estimated above is refused here (the command line runs it)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def estimated_seconds(datasets, methods, budget):
+    """The study's estimated seconds on one core (engine.page_models.cost), from what it will fit."""
+    return estimate_real_data_seconds(study_work(list(datasets), list(methods), budget=budget))
 
 
 @st.cache_data(show_spinner=False)
@@ -90,11 +98,11 @@ def sidebar():
                 + (list(SECOND_ORDER_METHODS) if newton else []), budget=budget, refit=bool(refit), seed=int(seed))
 
 
-def start(settings):
-    if not run.running and settings["datasets"] and settings["methods"]:
+def start(settings, cost):
+    if not run.running and settings["datasets"] and settings["methods"] and cost <= MAX_SECONDS:
         run.start(run_real_data, settings["datasets"], settings["methods"], budget=settings["budget"],
                   seed=settings["seed"], refit=settings["refit"], out=cache_folder(), n_jobs=1, report_partial=True,
-                  settings=settings)
+                  settings=settings, estimate=cost)
 
 
 def show_paper():
@@ -164,12 +172,22 @@ def real_data_mode():
     if not settings["datasets"] or not settings["methods"]:
         st.warning("Choose at least one data set and one method in the sidebar.", icon="⚠️")
     running = run.running   # one read for the buttons and the polling (PageRun.poll_while)
+    chosen = bool(settings["datasets"] and settings["methods"])
+    # The cost gate: the study starts only from its button, which shows the estimate; above the
+    # limit it is refused (cells already cached make a run shorter than estimated).
+    cost = estimated_seconds(tuple(settings["datasets"]), tuple(settings["methods"]), settings["budget"]) if chosen else 0.0
+    refused = cost > MAX_SECONDS
+    if refused:
+        st.error(f"This study is estimated at {estimate_text(cost)}, above this app's limit of "
+                 f"{fmt_seconds(MAX_SECONDS)}: choose fewer or smaller data sets or the quick budget, or run "
+                 f"`python -m engine reproduce real-data --budget {settings['budget']}`.", icon="⛔")
     c1, c2, _ = st.columns([2, 1, 3], vertical_alignment="center")
-    c1.button(f"Run the study ({settings['budget']})", type="primary", key="bench_rd_start",
-              disabled=running or not settings["datasets"] or not settings["methods"],
-              on_click=start, args=(settings,),
-              help="Runs in the background; Stop keeps the finished cells, and a new start with the same "
-              "settings computes only what is missing.")
+    c1.button(f"Run the study ({settings['budget']}, ≈ {fmt_seconds(cost)})", type="primary", key="bench_rd_start",
+              disabled=running or not chosen or refused,
+              on_click=start, args=(settings, cost),
+              help=f"Estimated {estimate_text(cost)} on one core (cells cached from an earlier run are not "
+              "computed again). Runs in the background; Stop keeps the finished cells, and a new start with "
+              "the same settings computes only what is missing.")
     c2.button("Stop", key="bench_rd_stop", disabled=not running, on_click=run.stop,
               help="Stop after the current fit: finished cells are kept and shown, flagged partial.")
 

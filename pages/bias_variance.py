@@ -268,12 +268,13 @@ first = next(iter(results.values()))
 partial = any(r.partial for r in results.values())
 if done.status == "stopped" or partial:
     sets = ", ".join(f"{k}: {r.n_sets_done}/{r.n_learning_sets}" for k, r in results.items())
-    st.warning(f"**Stopped: partial result** over the learning sets finished ({sets}); fewer sets mean noisier "
-               "estimates, and a run that did not start is missing.", icon="✋")  # fmt: skip
+    st.warning(f"**Stopped after {done.elapsed:.1f} s: partial result** over the learning sets finished ({sets}); "
+               "fewer sets mean noisier estimates, and a run that did not start is missing.", icon="✋")  # fmt: skip
+stopped = done.status == "stopped" or partial     # then the warning above says how it ended, once
 st.caption(
     f"Seed **{first.seed}** · {first.n_sets_done} learning sets of {first.n_train} samples · {first.n_test} test "
     f"points · {first.n_seeds} seed(s) per set · Friedman1-{first.structure}, d = {first.n_outputs}, noise sd "
-    f"{first.noise_sd:g} · {first.estimator} · took {done.elapsed:.1f} s"
+    f"{first.noise_sd:g} · {first.estimator}" + ("" if stopped else f" · took {done.elapsed:.1f} s")
 )
 
 chart_config = {"displaylogo": False}  # toolbar kept: PNG download

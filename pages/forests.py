@@ -30,16 +30,22 @@ from engine import plotting as pf
 from engine.page_content import takeaways
 from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
 from engine.page_content.studies import clamp_note
+from engine.page_models.cost import estimate_forest_experiment_seconds
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
-from pages._jobs import PageRun
+from pages._jobs import PageRun, fmt_seconds, gate
 from pages._url import url_widget
 
 route_through_app(__file__)
 
 BOUND = {"bind": "query-params"}
 run = PageRun("fx")   # this page's background run (st.session_state["fx_page_run"])
+# The cost gate (pages/_jobs.py): runs estimated up to AUTO_SECONDS start by themselves (the default
+# view among them), up to MAX_SECONDS they wait for a button showing the estimate, above are refused.
+AUTO_SECONDS = 20.0
+MAX_SECONDS = 900.0
+FORCE = "fx_force"
 # Bound widgets with a format_func write the formatted label into the URL: the options are
 # themselves short readable names, so links stay short (?fx_exp=schemes&fx_data=yeast).
 EXPERIMENTS = {
@@ -240,11 +246,12 @@ except ValueError as exc:
     problem = str(exc)
 
 settings = None if problem else (experiment, dataset, repr(sorted(call[1].items())))
+cost = None if problem else estimate_forest_experiment_seconds(call[0].__name__, dataset, **call[1])
 
 
 def run_experiment():
     """Fit the chosen experiment's forests in the page's background run."""
-    run.start(call[0], dataset, settings=settings, **call[1])
+    run.start(call[0], dataset, settings=settings, estimate=cost, **call[1])
 
 
 st.caption(f"Data: {data_text}. Seed **{int(seed)}**. Share the URL to share this view.")
@@ -252,15 +259,18 @@ if problem:
     st.error(problem, icon="⚠️")
     st.stop()
 
-if not run.started:  # first visit: the default view runs at once (well under 2 s)
-    run_experiment()
+# Every run, whatever set its values (the URL, a preset, the sidebar), passes the cost gate.
+gate(run, settings, cost, run_experiment, auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS,
+     button_key="fx_run_big", force_key=FORCE, detail=f"{experiment} on {dataset}, one core",
+     too_costly="use fewer or smaller values of q, fewer trees or repeats, or a smaller data set.")
 running = run.running
 c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
-c1.button("Run", type="primary", key="fx_run", on_click=run_experiment, disabled=running,
-          help="Fit every forest of this experiment in the background.")
+c1.button("Run", type="primary", key="fx_run", on_click=st.session_state.__setitem__, args=(FORCE, True),
+          disabled=running or cost > MAX_SECONDS,
+          help=f"Fit every forest of this experiment in the background (estimated {fmt_seconds(cost)}).")
 c2.button("Stop", key="fx_stop", on_click=run.stop, disabled=not running,
           help="Stop after the current fit and keep what is done.")
-if run.entry["settings"] != settings and not running:
+if run.started and run.entry["settings"] != settings and not running:
     c3.info("The chart below was made with other settings than the sidebar's (its data set and notes are under it): "
             "press **Run** to update it.", icon="🔁")
 
@@ -350,14 +360,23 @@ def results_panel():
         st.code(view.error)
         return
     result = view.result
+    if result is None:     # nothing run yet (the gate waits or refused), or stopped before any result
+        if view.status == "stopped":
+            st.warning(f"Stopped after {view.elapsed:.1f} s, before the first fit finished: nothing to draw.",
+                       icon="⏹️")
+        return
     variance_split = isinstance(result, forest_variance.ForestBiasVarianceResult)
     compressed = isinstance(result, ce.CompressionResult)
     kind = "variance" if variance_split else result.experiment
-    if view.status == "stopped":
-        done = (f"{result.n_learning_sets_done} learning sets" if variance_split
-                else f"{len(result.rows)} runs" if compressed else f"{len(result.records)} fits")
-        st.warning(f"Stopped after {done}: the chart shows what was done.", icon="⏹️")
-        if compressed and not result.rows:
+    if view.status == "stopped":   # the one sentence about how the run ended (else "Finished in" below)
+        done = (f"{result.n_learning_sets_done} of {result.params.get('n_learning_sets', '?')} learning sets"
+                if variance_split else f"{len(result.rows)} of {result.params.get('n_runs', '?')} runs" if compressed
+                else f"{len(result.records)} of {result.params.get('n_fits', '?')} fits")
+        n_done = (result.n_learning_sets_done if variance_split else len(result.rows) if compressed
+                  else len(result.records))
+        st.warning(f"Stopped after {done} ({view.elapsed:.1f} s): "
+                   + ("the chart shows what was done." if n_done else "nothing finished to draw."), icon="⏹️")
+        if not n_done:
             return
     fig = FIGURES[kind](result)
     left, right = st.columns([3, 1])
@@ -376,7 +395,7 @@ def results_panel():
         if kind == "projection-size" and result.n_outputs < FEW_OUTPUTS:
             st.caption(f"With {result.n_outputs} outputs every split is cheap: the time a projection saves needs "
                        f"many outputs (try {FORESTS_DATASET}, bibtex or cal500).")
-        st.caption(f"Finished in {view.elapsed:.1f} s. " + " ".join(result.notes))
+        st.caption(("" if view.status == "stopped" else f"Finished in {view.elapsed:.1f} s. ") + " ".join(result.notes))
     where = f"friedman1-{result.structure}" if variance_split else result.dataset
     name = f"forests_{kind}_{where}_seed{result.params.get('seed', 0)}"
     d1, d2, d3 = st.columns(3)

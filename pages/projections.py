@@ -249,12 +249,12 @@ if done.settings != config:
     st.warning(f"The charts below are the last finished run, made with other settings than the sidebar's "
                f"(**{res.dataset}**, {params['n_steps']} steps, seed {params['seed']}); every sentence beside them "
                "describes that run.", icon="🔁")
-if not res.complete:
-    st.warning("**Stopped: partial result.** Only the models finished before Stop are drawn; the others are missing "
-               "(or end early).", icon="✋")  # fmt: skip
+if not res.complete:   # the one sentence about how the run ended (else "took t s" below)
+    st.warning(f"**Stopped after {done.elapsed:.1f} s: partial result.** Only the models finished before Stop are "
+               "drawn; the others are missing (or end early).", icon="✋")  # fmt: skip
 st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
            f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves, {params.get('loss') or LOSSES[res.task][0]} loss · "
-           f"took {done.elapsed:.1f} s · " + " · ".join(res.notes[-2:]))  # fmt: skip
+           + ("" if not res.complete else f"took {done.elapsed:.1f} s · ") + " · ".join(res.notes[-2:]))  # fmt: skip
 timing = Timing(**params["timing"]) if params.get("timing") else None
 fits = ", ".join(f"{label}: {c.timed_fits}" for label, c in res.curves.items())
 st.caption((timing.describe() if timing else "Each model was fitted and timed once, without a warm-up fit.")

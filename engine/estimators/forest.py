@@ -40,6 +40,8 @@ forest does not depend on ``n_jobs``.
 st-rf: one independent single-output forest per output.
 """
 
+import threading
+
 import numpy as np
 from scipy import sparse
 from joblib import Parallel, delayed, effective_n_jobs
@@ -143,9 +145,40 @@ def masked_relabel(store, leaf, Y, W, prior):
     store.set_value(values)
 
 
+class TreeTicker:
+    """Counts the trees grown (by every thread of a fit) and asks ``callback(n_done, estimator)``
+    after each; once it answers True, every thread stops before its next tree.
+
+    ``n_done`` counts in units of ``n_estimators`` (st-rf grows ``n_estimators`` trees per output:
+    there it counts whole rounds over the outputs), so ``n_done < n_estimators`` means a stop cut
+    the fit short, as for the boosting estimators' callback.
+    """
+
+    def __init__(self, callback, estimator, n_trees):
+        self.callback, self.estimator = callback, estimator
+        self.n_trees = max(int(n_trees), 1)
+        self.n_estimators = int(estimator.n_estimators)
+        self.grown = 0
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def __call__(self):
+        """One more tree grown; True when the fit must stop."""
+        if self.callback is None:
+            return False
+        with self._lock:
+            if not self.stopped:
+                self.grown += 1
+                if self.callback(self.grown * self.n_estimators // self.n_trees, self.estimator):
+                    self.stopped = True
+            return self.stopped
+
+
 def grow_trees(X, binned, Y, sample_weight, seeds, grower_params, bootstrap, projection,
-               shared_targets, n_components, entry_weight=None):
+               shared_targets, n_components, entry_weight=None, ticker=None):
     """Grow the trees of ``seeds`` with one private grower; return their stores.
+
+    ``ticker`` (:class:`TreeTicker`): called after every tree; the trees stop once it says so.
 
     binned : the binned features (histogram grower), or None for the exact
     presorted grower on X. With ``entry_weight`` (n, d; ``sample_weight``
@@ -161,6 +194,8 @@ def grow_trees(X, binned, Y, sample_weight, seeds, grower_params, bootstrap, pro
     grower = grower_on(X, binned, max_targets=n_targets, leaf_impurity=False, **grower_params)
     stores = []
     for seed in seeds:
+        if ticker is not None and ticker.stopped:
+            break
         rng = np.random.default_rng(seed)
         counts = None
         if bootstrap:
@@ -182,6 +217,8 @@ def grow_trees(X, binned, Y, sample_weight, seeds, grower_params, bootstrap, pro
             W = entry_weight if counts is None else counts[:, None] * entry_weight
             masked_relabel(store, leaf, Y, W, prior)
         stores.append(store)
+        if ticker is not None and ticker():
+            break
     return stores
 
 
@@ -278,7 +315,7 @@ class ForestBase(TreeEnsemble):
 
     # ------------------------------------------------------------ fit
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, callback=None):
         """Grow the forest.
 
         Parameters
@@ -289,16 +326,23 @@ class ForestBase(TreeEnsemble):
             with ``missing_targets="ignore"`` a NaN entry is a missing target.
         sample_weight : array-like of shape (n_samples,) or (n_samples, n_outputs), optional
             Multiplies the bootstrap counts; per output, a zero is a missing target.
+        callback : callable or None
+            ``callback(n_trees_done, estimator)`` after every tree (as the boosting estimators'
+            after every chunk of steps); True stops the fit: the forest keeps the trees grown
+            (``n_trees_done < n_estimators`` then). A stop request thus ends a fit within one tree.
         """
         self._validate_params()
+        if callback is not None and not callable(callback):
+            raise ValueError(f"callback must be None or callable, got {type(callback).__name__}")
         data = self._check_fit_data(X, y, sample_weight, reset=True)
         self._y_was_1d = data.y_was_1d
-        self._grow(data.X, data.Y, data.weight, data.entry_weight)
+        n_trees = self.n_estimators * (data.Y.shape[1] if isinstance(self, PerOutputForestBase) else 1)
+        self._grow(data.X, data.Y, data.weight, data.entry_weight, TreeTicker(callback, self, n_trees))
         if data.classes is not None:
             self._set_classes(data.classes)
         return self
 
-    def _grow(self, X, Y, w, W):
+    def _grow(self, X, Y, w, W, ticker=None):
         """Grow the trees on checked data (W: per-entry weights or None, see targets.py)."""
         n, d = Y.shape
         projection = self.projection if self._has_projection else None
@@ -324,7 +368,7 @@ class ForestBase(TreeEnsemble):
             X = np.asfortranarray(X.toarray() if sparse.issparse(X) else X, dtype=np.float32)
         results = Parallel(n_jobs=len(batches), prefer="threads")(
             delayed(grow_trees)(X, binned, Y, w, [self._tree_seeds[i] for i in batch], params,
-                                 bool(self.bootstrap), projection, shared_targets, q, W)
+                                 bool(self.bootstrap), projection, shared_targets, q, W, ticker)
             for batch in batches)
         self.estimators_ = [store for stores in results for store in stores]
         self.n_outputs_ = d
@@ -547,8 +591,9 @@ class PerOutputForestBase(ForestBase):
 
     _has_projection = False
 
-    def _grow(self, X, Y, w, W):
-        """Output j's forest grows on column j with output j's weights (W[:, j] if per entry)."""
+    def _grow(self, X, Y, w, W, ticker=None):
+        """Output j's forest grows on column j with output j's weights (W[:, j] if per entry).
+        After a stop (``ticker``), the outputs not reached predict their weighted training mean."""
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=Y.shape[1])
         params = self.get_params()
@@ -559,7 +604,11 @@ class PerOutputForestBase(ForestBase):
             forest.n_features_in_ = self.n_features_in_
             forest._y_was_1d = True
             w_j = w if W is None else np.ascontiguousarray(W[:, j])
-            forest._grow(X, np.ascontiguousarray(Y[:, [j]]), w_j, None)
+            if ticker is not None and ticker.stopped:
+                mean = np.dot(w_j, Y[:, j]) / w_j.sum() if w_j.sum() > 0 else 0.0
+                self.forests_.append(_ConstantOutput(mean, X.shape[1]))
+                continue
+            forest._grow(X, np.ascontiguousarray(Y[:, [j]]), w_j, None, ticker)
             self.forests_.append(forest)
         self.estimators_ = [store for f in self.forests_ for store in f.estimators_]
         self.n_outputs_ = Y.shape[1]
@@ -574,6 +623,18 @@ class PerOutputForestBase(ForestBase):
     def feature_importances_(self):
         check_is_fitted(self, "forests_")
         return np.mean([f.feature_importances_ for f in self.forests_], axis=0)
+
+
+class _ConstantOutput:
+    """The stand-in forest of an output a stopped st-rf fit did not reach: its training mean."""
+
+    estimators_ = ()
+
+    def __init__(self, mean, n_features):
+        self.mean, self.feature_importances_ = float(mean), np.zeros(n_features)
+
+    def _mean_prediction(self, X):
+        return np.full((X.n_rows, 1), self.mean)
 
 
 class PerOutputForestRegressor(ForestRegressorMixin, RegressorMixin, PerOutputForestBase):

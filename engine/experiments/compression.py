@@ -40,7 +40,8 @@ from sklearn.linear_model import LassoCV, MultiTaskLassoCV
 from engine.estimators.compression import CompressedForestClassifier, CompressedForestRegressor, FitStopped
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.experiments.problems import get_problem, problem_shape
-from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable, ordered_map
+from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, jsonable, ordered_map
+from engine.experiments.worker import FitWorker
 from engine.validation import check_in_interval, check_int, check_n_jobs
 
 __all__ = ["CompressionResult", "run_compression", "run_compression_sweep", "SWEEP_PARAMETERS",
@@ -257,8 +258,14 @@ def _run_cells(experiment, dataset, task, cells, n_units_per_cell, params, x_nam
     local = [{"callback": runner.fit_callback(i * n_units_per_cell, f"run {i + 1}/{len(cells)}",
                                               width=n_units_per_cell, planned=n_units_per_cell)}
              for i in range(len(cells))]
-    results = ordered_map(compression_cell, cells, n_jobs=1 if n_jobs is None else n_jobs, client=client,
-                          local_kwargs=local)
+    # In this process with a stop flag: each run in a worker process that a stop ends at once (one
+    # forest of fully grown trees on a wide data set takes seconds, beyond any stop check).
+    worker = FitWorker(stop if n_jobs in (None, 1) and client is None else None)
+    if worker.stop is not None:
+        results = (worker.call(compression_cell, *cell, **kw) for cell, kw in zip(cells, local))
+    else:
+        results = ordered_map(compression_cell, cells, n_jobs=1 if n_jobs is None else n_jobs, client=client,
+                              local_kwargs=local)
     try:
         while True:
             if runner.stopped():
@@ -268,7 +275,7 @@ def _run_cells(experiment, dataset, task, cells, n_units_per_cell, params, x_nam
                 row, curve = next(results)
             except StopIteration:
                 break
-            except FitStopped:
+            except (FitStopped, Stopped):
                 complete = False
                 break
             rows.append(row)
@@ -278,6 +285,7 @@ def _run_cells(experiment, dataset, task, cells, n_units_per_cell, params, x_nam
             runner.report(len(rows) * n_units_per_cell, f"run {len(rows)}/{len(cells)} done", **extra)
     finally:
         results.close()
+        worker.close()
     runner.finish(complete)
     return result(complete)
 

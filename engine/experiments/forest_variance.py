@@ -19,7 +19,8 @@ from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import ProjectedForestRegressor, grow_trees, project_outputs, tree_leaves
 from engine.estimators.growers import bin_for
 from engine.experiments.forests import check_forest_settings, resolve_q_values
-from engine.experiments.runner import JsonResult, Runner, check_callbacks, to_list
+from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, to_list
+from engine.experiments.worker import FitWorker
 from engine.names import PROJECTIONS, STRUCTURES
 from engine.projections import draw_projections
 from engine.validation import check_in_interval
@@ -173,14 +174,21 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     problem = TestProblem(structure, n_test, n_outputs, noise, test_seq)
     sums = ForestSums(len(qs), include_forests)
     runner, done, complete = Runner(progress, stop, n_learning_sets * len(qs)), 0, True
-    for i, seq in enumerate(set_seqs):
-        if runner.stopped():
-            complete = False
-            break
-        for a, q, stats in learning_set_statistics(seq, problem, settings):
-            sums.add(a, stats)
-            done += 1
-            runner.report(done, f"learning set {i + 1}/{n_learning_sets}, q = {q}")
+    with FitWorker(stop) as worker:     # a stop kills the set in progress (its fits are dropped)
+        shared = worker.share(problem)
+        for i, seq in enumerate(set_seqs):
+            if runner.stopped():
+                complete = False
+                break
+            try:
+                statistics = worker.call(_set_statistics, seq, shared, settings)
+            except Stopped:
+                complete = False
+                break
+            for a, q, stats in statistics:
+                sums.add(a, stats)
+                done += 1
+            runner.report(done, f"learning set {i + 1}/{n_learning_sets}")
     runner.finish(complete)
     return sums.result(problem, {**settings, "n_learning_sets": n_learning_sets}, complete)
 
@@ -224,6 +232,11 @@ class TestProblem:
                                                            noise=noise, random_state=np.random.default_rng(test_seq))
         self.X32 = np.ascontiguousarray(self.X, dtype=np.float32)
         self.noise_var = (np.arange(1, n_outputs + 1) if structure == "chain" else np.ones(n_outputs)) * noise ** 2
+
+
+def _set_statistics(seq, problem, settings):
+    """Every q's statistics of one learning set, as a list (one call of a worker process)."""
+    return list(learning_set_statistics(seq, problem, settings))
 
 
 def learning_set_statistics(seq, problem, settings, X_extra=None):

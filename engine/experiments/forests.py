@@ -45,8 +45,9 @@ import pandas as pd
 
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor, resolve_n_components
 from engine.experiments.problems import data_kwargs, get_problem, problem_shape
-from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable
+from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, jsonable
 from engine.experiments.timing import repeat_in_turns, resolve_timing, spread
+from engine.experiments.worker import FitWorker
 from engine.metrics import ranking_average_precision
 from engine.names import METRICS, PROJECTIONS
 from engine.projections import check_projection
@@ -129,27 +130,42 @@ def _run_plan(plan, task, problem, progress, stop, timing=None):
     With ``timing`` (:class:`engine.experiments.timing.Timing`) the times are measured as on every
     timed chart of the app: one small untimed warm-up fit first, then the short fits repeated in
     turns (:func:`~engine.experiments.timing.repeat_in_turns`); each record's ``fit_time`` is the
-    median, ``fit_time_low`` / ``fit_time_high`` the range and ``timed_fits`` their number."""
+    median, ``fit_time_low`` / ``fit_time_high`` the range and ``timed_fits`` their number.
+
+    With a ``stop`` flag the fits run in a worker process (:class:`~engine.experiments.worker.FitWorker`)
+    that a stop ends at once, also in the middle of a tree; the fits finished before are kept."""
     runner = Runner(progress, stop, len(plan))
     records, complete = [], True
-    if timing is not None and timing.warmup_steps and plan and not runner.stopped():
-        fit_seconds(task, plan[0][3], problem, rows=timing.warmup_rows, n_estimators=timing.warmup_steps)
-    for series, x, repeat, params in plan:
-        if runner.stopped():
+    with FitWorker(stop) as worker:
+        data = worker.share(problem)
+        try:
+            if timing is not None and timing.warmup_steps and plan and not runner.stopped():
+                worker.call(fit_seconds, task, plan[0][3], data, rows=timing.warmup_rows,
+                            n_estimators=timing.warmup_steps)
+            for series, x, repeat, params in plan:
+                if runner.stopped():
+                    complete = False
+                    break
+                score, fit_time = worker.call(fit_and_score, task, params, data)
+                records.append({"series": series, "x": float("nan") if x is None else float(x),
+                                "repeat": int(repeat), "score": float(score), "fit_time": float(fit_time)})
+                xs = "" if x is None else f", x = {x:g}"
+                runner.report(len(records), f"{series}{xs} (repeat {repeat + 1}): {len(records)}/{len(plan)} fits")
+        except Stopped:
             complete = False
-            break
-        score, fit_time = fit_and_score(task, params, problem)
-        records.append({"series": series, "x": float("nan") if x is None else float(x),
-                        "repeat": int(repeat), "score": float(score), "fit_time": float(fit_time)})
-        xs = "" if x is None else f", x = {x:g}"
-        runner.report(len(records), f"{series}{xs} (repeat {repeat + 1}): {len(records)}/{len(plan)} fits")
-    if timing is not None and complete and records:
-        runner.report(len(records), "repeating the short fits in turns for steady times")
-        first = {i: r["fit_time"] for i, r in enumerate(records)}
-        refits = {i: (lambda p=plan[i][3]: fit_seconds(task, p, problem)) for i in first}
-        for i, fits in repeat_in_turns(first, refits, timing, runner.stopped).items():
-            median, low, high = spread(fits)
-            records[i].update(fit_time=median, fit_time_low=low, fit_time_high=high, timed_fits=len(fits))
+        if timing is not None and complete and records:
+            runner.report(len(records), "repeating the short fits in turns for steady times")
+            first = {i: r["fit_time"] for i, r in enumerate(records)}
+
+            def refit(params):
+                try:
+                    return worker.call(fit_seconds, task, params, data)
+                except Stopped:      # cut short: the repeats measured so far are kept
+                    return None
+            refits = {i: (lambda p=plan[i][3]: refit(p)) for i in first}
+            for i, fits in repeat_in_turns(first, refits, timing, runner.stopped).items():
+                median, low, high = spread(fits)
+                records[i].update(fit_time=median, fit_time_low=low, fit_time_high=high, timed_fits=len(fits))
     runner.finish(complete)
     return records, complete
 
@@ -371,7 +387,7 @@ def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projec
     records, complete = _run_plan(plan, task, problem, progress, stop, timing)
     params = dict(dataset=dataset, q_values=qs, projection=projection, n_estimators=n_estimators,
                   max_features=mf, include_single_tree=include_single_tree, include_shared=include_shared,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
         "Single trees: one fully grown CART tree (no bootstrap, all features)."]
     if timing is not None:
@@ -455,7 +471,7 @@ def run_forest_randomization(dataset="emotions", *, max_features_values=None, q_
     records, complete = _run_plan(plan, task, problem, progress, stop)
     params = dict(dataset=dataset, max_features_values=ks, q_values=qs, projection=projection,
                   n_estimators=n_estimators, include_reference=include_reference, n_repeats=n_repeats,
-                  seed=seed, **data_kw)
+                  seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, "k (the x axis)") + [
         f"Output randomization: Algorithm 2 with {SCHEME_LABELS[projection]} projections of size q."]
     return ForestSweepResult("randomization", dataset, task, METRICS[task], d, p, "max_features",
@@ -516,7 +532,7 @@ def run_forest_schemes(dataset="emotions", *, schemes=("gaussian", "achlioptas",
     series = [SCHEME_LABELS[s] for s in schemes] + ([FOREST_REF] if include_reference else [])
     records, complete = _run_plan(plan, task, problem, progress, stop)
     params = dict(dataset=dataset, schemes=schemes, q_values=qs, n_estimators=n_estimators, max_features=mf,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, **data_kw)
+                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
     notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
         "Every scheme with Algorithm 2 (a new projection per tree)."]
     if skipped:

@@ -84,8 +84,9 @@ from engine.experiments import model_selection as ms
 from engine.experiments.cell_cache import CellCache
 from engine.experiments.engine_version import engine_version
 from engine.experiments.real_data_result import RealDataResult
-from engine.experiments.runner import Runner, check_callbacks, ordered_map
+from engine.experiments.runner import Runner, Stopped, check_callbacks, ordered_map
 from engine.estimators.second_order import split_leaf_variant
+from engine.experiments.worker import FitWorker
 from engine.experiments.study_cells import (
     PAPER_NAME,
     STUDY_DATASETS,
@@ -100,7 +101,7 @@ from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_
 from engine.validation import check_int, check_n_jobs
 
 __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
-           "available_study_datasets"]
+           "available_study_datasets", "study_work"]
 
 # Bump when a change of the protocol or of the estimators' Python code makes cached cells of
 # earlier versions wrong (the compiled core and the package version are in every key already:
@@ -320,6 +321,10 @@ class _Study:
         self.runner = Runner(progress, stop, n_units)
         self.done = 0.0
         self.local = plan["n_jobs"] == 1 and plan["client"] is None
+        # in this process with a stop flag: every cell and timing probe in a worker process that a
+        # stop ends at once (a forest or BOOMER fit cannot be interrupted; a boosting fit only
+        # between chunks of steps)
+        self.worker = FitWorker(stop if self.local else None)
         self.engine = engine_version()      # in every key: an upgraded engine never reads old cells
 
     def _methods(self, info):
@@ -355,7 +360,7 @@ class _Study:
         cached = self.cache.get(key)
         if cached is None:
             config = dict(learning_rate=0.1, max_leaf_nodes=leaves, max_features=k, loss=loss)
-            cached = dict(seconds=step_seconds(info["id"], method, config, self.plan["seed"]))
+            cached = dict(seconds=self.worker.call(step_seconds, info["id"], method, config, self.plan["seed"]))
             self.cache.put(key, cached)
         self._tick(f"{info['name']}: timing {method} (leaves {leaves}, k {k}, {loss})")
         return cached["seconds"]
@@ -403,8 +408,11 @@ class _Study:
         labels = [f"{info['name']}: {r[0]} split {r[1] + 1}, {r[2]}" for _, r, _ in todo]
         local = ([dict(callback=self.runner.fit_callback(self.done + i, label)) for i, label in enumerate(labels)]
                  if self.local else None)
-        results = ordered_map(fn, [a for _, _, a in todo], n_jobs=self.plan["n_jobs"], client=self.plan["client"],
-                              local_kwargs=local)
+        if self.worker.stop is not None:
+            results = (self.worker.call(fn, *a, **kw) for (_, _, a), kw in zip(todo, local))
+        else:
+            results = ordered_map(fn, [a for _, _, a in todo], n_jobs=self.plan["n_jobs"],
+                                  client=self.plan["client"], local_kwargs=local)
         try:
             for (key, record, _), label, result in zip(todo, labels, results):
                 if self.runner.cut:         # a fit stopped half way: its result is not kept
@@ -415,6 +423,8 @@ class _Study:
                 self._tick(label)
                 if self.runner.stopped():
                     return False
+        except Stopped:             # the worker was ended in the middle of a cell
+            return False
         finally:
             results.close()
         return True
@@ -499,6 +509,31 @@ class _Study:
                               total_time=time.perf_counter() - self.started)
 
 
+def study_work(datasets=None, methods=None, *, budget="quick", data_dir=None):
+    """What :func:`run_real_data` will fit, without fitting anything (for a cost estimate).
+
+    One dict per data set: its ``name``, ``task``, ``n_samples``, ``n_features``, ``n_outputs``,
+    ``n_train``, ``n_test``; ``boosting_fits`` (grid and final fits of the boosting methods, each
+    trained for ``time_factor`` units T: one gbmort stump step), ``probes`` (timing probes),
+    ``forest_fits`` ({method: fits of ``forest_trees`` trees}) and ``boomer_fits``. Arguments as
+    :func:`run_real_data`'s (same checks; ``second_order`` as there by default).
+    """
+    plan = check_real_data_arguments(datasets, methods, budget=budget, data_dir=data_dir)
+    study = _Study(plan, None, None, False)
+    work = []
+    for info in study.datasets:
+        boosting, n = study._boosting(info), study.settings["n_splits"]
+        methods_here = study._methods(info)
+        work.append(dict(
+            {k: info[k] for k in ("name", "task", "n_samples", "n_features", "n_outputs", "n_train", "n_test")},
+            boosting_fits=n * sum(len(_configs(info, m)) + 2 for m in boosting),
+            probes=1 + sum(len(study._probe_settings(info, m)) for m in boosting),
+            time_factor=TIME_FACTOR[info["task"]], max_steps=study.settings["max_steps"],
+            forest_fits={m: n for m in methods_here if m in FOREST_METHODS}, forest_trees=study.settings["forest_trees"],
+            boomer_fits=n * sum(m in BOOMER_NAMES for m in methods_here)))
+    return work
+
+
 def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None, n_jobs=1,
                   backend="joblib", client=None, progress=None, stop=None, report_partial=False, data_dir=None,
                   second_order=True) -> RealDataResult:
@@ -536,13 +571,17 @@ def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=
         raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
     study = _Study(plan, progress, stop, report_partial)
     complete = True
-    for i, info in enumerate(study.datasets):
-        steps = None if study.runner.stopped() else study.steps(info)
-        if steps is None or not study.grid(info, steps) or not study.finals(info):
-            complete = False
-            break
-        if report_partial and i < len(study.datasets) - 1:
-            study.runner.report(study.done, f"{info['name']} done", partial=study.result(True))
+    with study.worker:
+        for i, info in enumerate(study.datasets):
+            try:
+                steps = None if study.runner.stopped() else study.steps(info)
+            except Stopped:
+                steps = None
+            if steps is None or not study.grid(info, steps) or not study.finals(info):
+                complete = False
+                break
+            if report_partial and i < len(study.datasets) - 1:
+                study.runner.report(study.done, f"{info['name']} done", partial=study.result(True))
     result = study.result(not complete)
     study.runner.finish(complete)
     return result

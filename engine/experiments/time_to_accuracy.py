@@ -86,7 +86,7 @@ def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, 
     return dict(steps=steps, seconds=seconds, score=scores)
 
 
-def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed):
+def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed, stop=None):
     import xgboost
 
     stamps = []
@@ -94,7 +94,7 @@ def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed):
     class Clock(xgboost.callback.TrainingCallback):
         def after_iteration(self, model, epoch, evals_log):
             stamps.append(time.perf_counter())
-            return False
+            return stop is not None and stop.is_set()      # a stop ends the fit after this round
 
     model = xgboost.XGBClassifier(n_estimators=rounds, tree_method="hist", multi_strategy="one_output_per_tree",
                                   n_jobs=1, random_state=seed, callbacks=[Clock()])
@@ -139,7 +139,9 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
         if progress is not None:
             progress(0.5, f"{dataset}: fitting XGBoost")
         curves["XGBoost: defaults (one tree per label, depth 6, learning rate 0.3)"] = _xgboost_curve(
-            X, Y, X_test, Y_test, xgboost_rounds, seed)
+            X, Y, X_test, Y_test, xgboost_rounds, seed, stop)
+        if stop is not None and stop.is_set():
+            notes.append("Stopped: XGBoost's curve ends where it was stopped.")
     else:
         notes.append("XGBoost is not installed here (pip install xgboost): only the engine's curve is drawn.")
     params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,

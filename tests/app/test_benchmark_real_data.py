@@ -89,3 +89,14 @@ def test_stop_keeps_the_finished_cells():
     assert view.status == "stopped" and view.result.partial and view.result.n_computed > 0
     assert len(view.result.cells) == view.result.n_computed     # every finished cell is in the result
     assert not at.exception
+
+
+def test_the_cost_gate_shows_the_estimate_and_refuses_a_study_over_the_limit():
+    at = open_mode()
+    start = at.button(key="bench_rd_start")
+    assert "≈" in start.label and not start.disabled          # edm + emotions, quick: seconds
+    at.button(key="bench_rd_papers_list").click().run()
+    at.radio(key="bench_rd_budget").set_value("moderate").run()
+    (refused,) = [e.value for e in at.error if "limit" in e.value]
+    assert "estimated at" in refused and "reproduce real-data --budget moderate" in refused
+    assert at.button(key="bench_rd_start").disabled and job_of(at, "benchrd") is None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import job_of
+from apptest_runs import finished, job_of
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/forests.py"
@@ -77,9 +77,7 @@ def test_randomization_and_rerun_after_change():
     run_until_done(at)
     spec = chart_spec(at)
     assert spec["data"][0]["x"] == [2.0, 8.0]
-    at.text_input(key="fx_k").input("4").run()
-    assert any("other settings than the sidebar's" in i.value for i in at.info)
-    at.button(key="fx_run").click().run()
+    at.text_input(key="fx_k").input("4").run()     # a cheap run passes the cost gate: it starts by itself
     run_until_done(at)
     assert chart_spec(at)["data"][0]["x"] == [4.0]
 
@@ -96,14 +94,43 @@ def test_bad_q_shows_an_error_not_an_exception():
     assert "q" in at.error[0].value
 
 
-def test_stop_keeps_a_partial_result():
-    at = open_page({"fx_data": "yeast", "fx_trees": "40", "fx_q": "1,2,3,4,5,6"})
+def test_stop_keeps_a_partial_result_and_says_one_thing_about_the_end():
+    # about 20 s estimated (above the auto-start limit): it waits for the button showing the estimate
+    at = open_page({"fx_data": "yeast", "fx_trees": "40", "fx_q": "1,2,3,4,5,6,7,8"})
     assert at.selectbox(key="fx_data").value == "yeast"
-    assert job_of(at, "fx").running
+    assert job_of(at, "fx") is None
+    assert any("estimated at" in w.value for w in at.warning)
+    at.button(key="fx_run_big").click().run()
+    job = job_of(at, "fx")
+    assert job.running
+    while not job.snapshot()["fraction"] and job.running:   # at least one fit in
+        time.sleep(0.2)
     at.button(key="fx_stop").click().run()
-    job = run_until_done(at)
+    assert job.done          # the Stop button's wait (pages/_jobs.py) saw the run end
+    run_until_done(at)
     assert job.status == "stopped"
-    assert any("Stopped after" in w.value for w in at.warning)
+    (stopped,) = [w.value for w in at.warning if "Stopped after" in w.value]
+    n_done = len(finished(at, "fx").result.records)
+    assert f"Stopped after {n_done} of 17 fits" in stopped and 0 < n_done < 17
+    assert not any("Finished in" in c.value for c in at.caption)      # one ending, not two
+
+
+def test_a_link_over_the_cost_limit_is_refused_with_a_note():
+    # corel5k with q = 100000: Y @ Phi.T alone would hold 4500 x 100000 numbers (3.6 GB) per tree
+    at = open_page({"fx_data": "corel5k", "fx_q": "100000"})
+    assert not at.exception
+    assert job_of(at, "fx") is None                 # nothing started
+    (refused,) = [e.value for e in at.error if "limit" in e.value]
+    assert "estimated at" in refused and "fewer or smaller values of q" in refused
+    assert at.button(key="fx_run").disabled
+    at.session_state["fx_force"] = True             # what a Run click sets: still refused
+    at.run()
+    assert job_of(at, "fx") is None and any("limit" in e.value for e in at.error)
+
+
+def test_the_default_view_passes_the_gate_and_starts_by_itself():
+    at = open_page()
+    assert job_of(at, "fx") is not None and not at.error
 
 
 def test_home_preset_opens_projection_size_on_emotions():
@@ -181,12 +208,12 @@ def test_compression_experiment_draws_the_path_and_the_factor():
 
 
 def test_compression_on_a_shipped_multilabel_set_and_stop():
-    at = open_page({"fx_exp": "compression", "fx_cdata": "emotions", "fx_trees": "30", "fx_repeats": "3"})
+    at = open_page({"fx_exp": "compression", "fx_cdata": "emotions", "fx_trees": "30", "fx_repeats": "2"})
     assert at.selectbox(key="fx_cdata").value == "emotions"
-    assert job_of(at, "fx").running
+    assert job_of(at, "fx").running       # estimated under the auto-start limit
     at.button(key="fx_stop").click().run()
     job = run_until_done(at, timeout=60)
-    assert job.status == "stopped" and len(job.result.rows) < 3
+    assert job.status == "stopped" and len(job.result.rows) < 2
     assert any("Stopped after" in w.value for w in at.warning)
     assert not at.exception
 

@@ -25,9 +25,9 @@ def test_real_data_mode_quick_study(streamlit_server, browser_page, screenshot_d
     expect(page.get_by_text("The paper's critical-difference diagrams")).to_be_visible()
     page.screenshot(path=str(screenshot_dir / "benchmark_real_data_before.png"), full_page=True)
 
-    page.get_by_role("button", name="Run the study (quick)").click()
+    page.get_by_role("button", name="Run the study (quick,").click()
     stop = page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)
-    expect(page.get_by_role("button", name="Run the study (quick)")).to_be_disabled(timeout=30_000)   # started
+    expect(page.get_by_role("button", name="Run the study (quick,")).to_be_disabled(timeout=30_000)   # started
     expect(stop).to_be_disabled(timeout=240_000)               # the run is over, polling off
     expect(page.get_by_text("Partial results")).to_have_count(0)
     wait_until_idle(page)
