@@ -59,9 +59,13 @@ def await_runs(at) -> tuple[int, int, float]:
                 snap = ticket.snapshot()
                 if ticket.key is not None:
                     ticket.store.warm.report(ticket.key, snap["fraction"], snap["message"])
+            done = ticket.snapshot()["status"] == "done"
             if ticket.key is not None:
+                deadline = time.perf_counter() + 60    # the store writes the file just after the run ends
+                while done and ticket.key not in ticket.store.warm and time.perf_counter() < deadline:
+                    time.sleep(0.05)
                 ticket.store.warm.end(ticket.key)
-            computed += ticket.snapshot()["status"] == "done"
+            computed += done
         at.run()
     return computed, cached, time.perf_counter() - t0
 
