@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -102,8 +103,15 @@ class Server:
         """Seconds until the view is drawn, and how its run was served ("no run", "from the cache",
         "computed", ...)."""
         before = self.log()
+        body = {"page": url_path(view["page"])}
+        if view["query_params"]:     # the agent API takes lists of strings
+            body["query_params"] = {k: [str(x) for x in v] if isinstance(v, (list, tuple)) else [str(v)]
+                                    for k, v in view["query_params"].items()}
         t0 = time.perf_counter()
-        snap = self.interact({"page": url_path(view["page"]), "query_params": dict(view["query_params"])})
+        try:
+            snap = self.interact(body)
+        except urllib.error.HTTPError as exc:
+            return time.perf_counter() - t0, f"error: {exc} {exc.read()[:200]!r}"
         new = self.log()[len(before):]
         opened = re.findall(r"(session-\d+) opened", new)
         session = opened[-1] if opened else None

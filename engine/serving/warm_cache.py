@@ -20,8 +20,11 @@ preset. Computed on demand those take 12-42 s; served from here they draw at onc
   (each page's default, every Home preset, a few more) as a student would, one at a time with
   one run slot (``RPO_MAX_JOBS=1``), and writes each finished run here. It logs one line per view
   ("start-up fill: ...") in the server's log, ends when the list is done, and is ended with the
-  server (:meth:`StartupFill.stop`). ``RPO_WARM=0`` turns it off. A file already here is not
-  computed again, so a restarted server is warm at once.
+  server (:meth:`StartupFill.stop`). ``RPO_WARM=0`` turns it off; ``RPO_WARM_ONLY=text`` fills
+  only the views whose label holds ``text`` (e.g. "default view"). A file already here is not
+  computed again, so a restarted server is warm at once. The fill starts with the store, on the
+  server's first page view (Streamlit runs no app code before one): open the app once after
+  starting the server.
 * **A class arriving during the fill.** While the fill computes a run it keeps a marker file
   (``<key>.pending``: its process id, fraction and message); a page asking for that run attaches
   to it (the run store's usual sharing: every session waits for the one computation, seeing its
