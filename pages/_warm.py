@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.page_content.first_views import first_views
 from engine.serving.runstore import LOG_NAME
-from engine.serving.warm_cache import FILL_LOG
+from engine.serving.warm_cache import FILL_LOG, WarmCache, cache_root
 from pages._deeplink import REGISTERED_PAGES_KEY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -79,6 +79,8 @@ def main(argv=None) -> int:
     at = AppTest.from_file(APP, default_timeout=SCRIPT_TIMEOUT).run()
     views = [v for v in first_views(at.session_state[REGISTERED_PAGES_KEY]) if args.match in v["label"]]
     say(f"{len(views)} first views to check, one at a time at nice {os.nice(0)}")
+    for name in WarmCache(cache_root()).prune():
+        say(f"removed the cache of engine {name} (unused for a week)")
     totals = [0, 0]
     for i, view in enumerate(views, 1):
         at = AppTest.from_file(APP, default_timeout=SCRIPT_TIMEOUT).run()

@@ -14,7 +14,7 @@ preset. Computed on demand those take 12-42 s; served from here they draw at onc
   ``~/.cache/rpo-explorer/runs``), in a folder per engine version. **To clear it**, delete that
   folder (``rm -r ~/.cache/rpo-explorer/runs``); an engine of another version never reads a file
   of this one, and a file whose checksum does not match (a crash mid-write, an edit) is ignored
-  and removed.
+  and removed. The fill removes other versions' folders unused for a week (:meth:`WarmCache.prune`).
 * **Who fills it.** The server, when it starts (``pages/_session.py``): one process at nice 19
   (``pages/_warm.py``) opens every first view listed in :mod:`engine.page_content.first_views`
   (each page's default, every Home preset, a few more) as a student would, one at a time with
@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import threading
 import time
@@ -152,6 +153,16 @@ class WarmCache:
         except (OSError, ValueError):
             return None
         return info if isinstance(info, dict) and _alive(info.get("pid", -1)) else None
+
+    def prune(self, days: float = 7.0) -> list[str]:
+        """Remove the folders of other engine versions not written to for ``days`` days (a checkout's
+        older cores; a recent one may belong to another server still running); their names."""
+        cutoff, gone = time.time() - days * 86400.0, []
+        for folder in (self.folder.parent.iterdir() if self.folder.parent.exists() else ()):
+            if folder.is_dir() and folder != self.folder and folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+                gone.append(folder.name)
+        return gone
 
     def keys(self) -> list[str]:
         return sorted(p.stem for p in self.folder.glob("*.pkl")) if self.folder.exists() else []

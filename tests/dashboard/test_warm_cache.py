@@ -154,3 +154,15 @@ def test_every_preset_and_every_page_default_is_a_first_view():
     assert ("pages/forests.py", {"fx_q": "2"}) in [(v["page"], v["query_params"])
                                                   for v in first_views(pages, presets=PRESETS + [extra])]
     assert len(first_views(pages + pages)) == len(views)
+
+
+def test_prune_removes_other_versions_unused_for_a_week(tmp_path):
+    import os
+    old, recent, mine = (WarmCache(tmp_path, version=v) for v in ("old", "recent", "mine"))
+    for cache in (old, recent, mine):
+        cache.put("ab" * 32, 1)
+    week_ago = time.time() - 8 * 86400
+    os.utime(old.folder, (week_ago, week_ago))
+    os.utime(mine.folder, (week_ago, week_ago))
+    assert mine.prune() == ["old"]
+    assert not old.folder.exists() and recent.get("ab" * 32) == 1 and mine.get("ab" * 32) == 1
