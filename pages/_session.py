@@ -116,7 +116,8 @@ def _start_fill(root) -> None:
     """The start-up fill's process (pages/_warm.py): one run at a time, one thread, nice 19; its lines
     go to the server's log; it ends with the server."""
     only = os.environ.get("RPO_WARM_ONLY", "")     # only the views whose label holds this text (a lesson's)
-    fill = StartupFill([sys.executable, "-m", "pages._warm", "--match", only], log.info, cwd=os.path.dirname(os.path.dirname(__file__)),
+    fill = StartupFill([sys.executable, "-m", "pages._warm", "--match", only], log.info,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                        env={FILLING: "1", "RPO_WARM": "0", "RPO_MAX_JOBS": "1", "RPO_RUN_CACHE": str(root),
                             "OMP_NUM_THREADS": "1"})
     _fills.append(fill.start())

@@ -36,6 +36,9 @@ start-up; a value that is not a positive integer stops the app with a message na
 * ``RPO_CACHE_ENTRIES`` / ``RPO_CACHE_MB``: finished runs kept for every session (default 64
   runs, 256 MB), least recently used out. When the whole class opens the same preset, it is
   computed once and every later visitor gets it at once.
+* ``RPO_WARM`` / ``RPO_RUN_CACHE``: the start-up fill of every page's first view (default on) and
+  its folder on disk (:mod:`engine.serving.warm_cache`): a request missing this cache is served
+  from there, and one the fill is computing waits for it.
 * ``RPO_IDLE_MINUTES``: a session's results are dropped after this long without a visit
   (default 30), and always when its tab closes; a cached run nobody asked for this long is
   dropped too (the class has gone home: the server's memory goes back to about its idle level).
@@ -604,7 +607,10 @@ class RunStore:
             log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
                                  "watchers": len(run.owners)})
         if self.persist and nbytes is not None:
-            self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
+            try:
+                self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
+            except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
+                log.warning("start-up cache: run %s not written (%s: %s)", run.key[:8], type(exc).__name__, exc)
         self._compact_if_free(run.key)       # every session left while it finished
 
     def _detach(self, ticket: Ticket) -> Job | None:
