@@ -607,6 +607,9 @@ class RunStore:
             log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
                                  "watchers": len(run.owners)})
         if self.persist and nbytes is not None:
+            # the fill runs at nice 19 beside anything else on the machine: its times count as measured
+            # while that many jobs shared it (the 1-minute load average; pages say so beside a time)
+            kept = {**kept, "busy": max(kept["busy"], round(os.getloadavg()[0]))}
             try:
                 self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
             except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
