@@ -119,7 +119,8 @@ def _start_fill(root) -> None:
     fill = StartupFill([sys.executable, "-m", "pages._warm", "--match", only], log.info,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                        env={FILLING: "1", "RPO_WARM": "0", "RPO_MAX_JOBS": "1", "RPO_RUN_CACHE": str(root),
-                            "RPO_CACHE_ENTRIES": "2", "OMP_NUM_THREADS": "1"})   # its results go to disk
+                            "RPO_CACHE_ENTRIES": "2", "OMP_NUM_THREADS": "1",   # its results go to disk
+                            "RPO_WARM_PARENT": str(os.getpid())})
     _fills.append(fill.start())
     atexit.register(fill.stop)
     log.info("start-up fill: started (process %d, cache %s)", fill.process.pid, root)

@@ -31,6 +31,14 @@ RUN_TIMEOUT = 1800.0        # one view's runs
 REPORT_SECONDS = 0.5
 
 
+PARENT = os.environ.get("RPO_WARM_PARENT")   # the server's process id: the fill ends when the server has
+
+
+def orphaned() -> bool:
+    """True once the server that started the fill is gone (killed without stopping it)."""
+    return PARENT is not None and str(os.getppid()) != PARENT
+
+
 def say(text: str) -> None:
     print(FILL_LOG % text, flush=True)
 
@@ -55,7 +63,7 @@ def await_runs(at) -> tuple[int, int, float]:
             if ticket.how == "cached":
                 cached += 1
                 continue
-            while not ticket.wait(REPORT_SECONDS) and time.perf_counter() - t0 < RUN_TIMEOUT:
+            while not ticket.wait(REPORT_SECONDS) and time.perf_counter() - t0 < RUN_TIMEOUT and not orphaned():
                 snap = ticket.snapshot()
                 if ticket.key is not None:
                     ticket.store.warm.report(ticket.key, snap["fraction"], snap["message"])
@@ -83,6 +91,9 @@ def main(argv=None) -> int:
         say(f"removed the cache of engine {name} (unused for a week)")
     totals = [0, 0]
     for i, view in enumerate(views, 1):
+        if orphaned():
+            say("stopped: the server has ended")
+            return 1
         at = AppTest.from_file(APP, default_timeout=SCRIPT_TIMEOUT).run()
         at.switch_page(view["page"])
         for k, v in view["query_params"].items():

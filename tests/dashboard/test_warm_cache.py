@@ -166,3 +166,22 @@ def test_prune_removes_other_versions_unused_for_a_week(tmp_path):
     os.utime(mine.folder, (week_ago, week_ago))
     assert mine.prune() == ["old"]
     assert not old.folder.exists() and recent.get("ab" * 32) == 1 and mine.get("ab" * 32) == 1
+
+
+def test_the_fill_process_runs_at_nice_19_logs_its_own_lines_and_stops():
+    from engine.serving.warm_cache import StartupFill
+
+    lines = []
+    code = "import time; print('noise'); print('start-up fill: 1/2 a view', flush=True); time.sleep(60)"
+    fill = StartupFill([sys.executable, "-c", code], lines.append).start()
+    try:
+        deadline = time.monotonic() + 20
+        while not lines and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lines == ["start-up fill: 1/2 a view"]               # its pages' other lines are not logged
+        nice = int(open(f"/proc/{fill.process.pid}/stat").read().rsplit(")", 1)[1].split()[16])
+        assert nice == 19 and fill.running
+    finally:
+        t0 = time.monotonic()
+        fill.stop()
+    assert not fill.running and time.monotonic() - t0 < 5
