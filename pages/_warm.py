@@ -29,9 +29,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SCRIPT_TIMEOUT = 300.0      # one script run of a page (its estimates included), on a loaded machine
 RUN_TIMEOUT = 1800.0        # one view's runs
 REPORT_SECONDS = 0.5
-
-
-PARENT = os.environ.get("RPO_WARM_PARENT")   # the server's process id: the fill ends when the server has
+PARENT = os.environ.get("RPO_WARM_PARENT")   # the server's process id: the fill ends once it is gone
 
 
 def orphaned() -> bool:
