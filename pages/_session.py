@@ -11,21 +11,30 @@ Streamlit drops it when the session disconnects and then calls ``on_release``, w
 session from every run (a run nobody watches any more stops, a queued one leaves the queue) and
 gives the freed memory back. A session idle for ``RPO_IDLE_MINUTES`` loses its results too:
 its page runs are emptied by a sweeper thread, and the next visit starts afresh.
+
+When the server starts, the store also starts the start-up fill (``pages/_warm.py``, one process
+at nice 19; ``RPO_WARM=0`` turns it off): every page's default view and every Home preset is
+computed in advance and kept on disk, so a class's first views come from the cache
+(:mod:`engine.serving.warm_cache` says where, with which key, and how to clear it).
 """
 from __future__ import annotations
 
+import atexit
 import itertools
+import os
 import sys
 import threading
 import time
 import weakref
 
 import streamlit as st
+from streamlit import runtime
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.serving.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
+from engine.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
 
 SWEEP_SECONDS = 30.0
 _ids = itertools.count(1)
@@ -83,6 +92,7 @@ def check_settings() -> str | None:
     """None when the server's settings are valid, else the message saying which is not."""
     try:
         limits_from_env()
+        fill_enabled()
     except ValueError as exc:
         return str(exc)
     return None
@@ -98,7 +108,32 @@ def check_settings() -> str | None:
 SWITCH_INTERVAL = 0.0001
 
 
+FILLING = "RPO_WARM_FILLING"     # set in the start-up fill's own process: its store writes the cache
+_fills: list[StartupFill] = []
+
+
+def _start_fill(root) -> None:
+    """The start-up fill's process (pages/_warm.py): one run at a time, one thread, nice 19; its lines
+    go to the server's log; it ends with the server."""
+    only = os.environ.get("RPO_WARM_ONLY", "")     # only the views whose label holds this text (a lesson's)
+    fill = StartupFill([sys.executable, "-m", "pages._warm", "--match", only], log.info,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       env={FILLING: "1", "RPO_WARM": "0", "RPO_MAX_JOBS": "1", "RPO_RUN_CACHE": str(root),
+                            "RPO_CACHE_ENTRIES": "2", "OMP_NUM_THREADS": "1",   # its results go to disk
+                            "RPO_WARM_PARENT": str(os.getpid())})
+    _fills.append(fill.start())
+    atexit.register(fill.stop)
+    log.info("start-up fill: started (process %d, cache %s)", fill.process.pid, root)
+
+
+def _real_server() -> bool:
+    """True in a server started by ``streamlit run`` (an AppTest installs a mock runtime)."""
+    return runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
+
+
 def _drain(store: RunStore) -> None:
+    while _fills:
+        _fills.pop().stop()
     store.close()
 
 
@@ -106,8 +141,13 @@ def _drain(store: RunStore) -> None:
 def shared_store() -> RunStore:
     set_malloc_thresholds()     # once per server: freed chart messages of every session go back to the system
     sys.setswitchinterval(SWITCH_INTERVAL)
-    store = RunStore(limits_from_env())
+    # The start-up cache is read by a real server and written by its fill; an AppTest (the test
+    # suite) neither reads nor fills it, so its runs compute as they always did.
+    root, real, filling = cache_root(), _real_server(), os.environ.get(FILLING) == "1"
+    store = RunStore(limits_from_env(), warm=WarmCache(root) if real or filling else None, persist=filling)
     threading.Thread(target=_sweep, args=(store,), name="idle-sessions", daemon=True).start()
+    if real and fill_enabled():
+        _start_fill(root)
     return store
 
 

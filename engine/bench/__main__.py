@@ -14,8 +14,9 @@ The default run is :mod:`engine.bench.teaching` (exit status 1 when single-outpu
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
 target); ``--scale`` runs :mod:`engine.bench.scale` instead, ``--interactions``
 :mod:`engine.bench.one_step` (the teaching interactions against their 1 s target),
-``--pages`` :mod:`engine.bench.pages` (the cost pages' default views: q = 1 against the
-unprojected reference, exit status 1 above 1/3), ``--gil`` :mod:`engine.bench.gil` (those
+``--pages`` :mod:`engine.bench.first_views` (every page's and preset's first view on a fresh
+server, cold and warm; exit status 1 above 5 s warm) then :mod:`engine.bench.pages` (the cost
+pages' default views: q = 1 against the unprojected reference, exit status 1 above 1/3), ``--gil`` :mod:`engine.bench.gil` (those
 runs beside a busy Python thread), ``--multilabel``
 :mod:`engine.bench.multilabel` (time to accuracy next to XGBoost, and "defaults against
 defaults": each system's default fit; ``--quick`` then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
@@ -32,7 +33,7 @@ a test extra): ``python tests/load/classroom.py`` from the repository's root, wi
 import argparse
 import sys
 
-from engine.bench import (defaults, gil, logistic_step, multilabel, one_step, pages, scale,
+from engine.bench import (defaults, first_views, gil, logistic_step, multilabel, one_step, pages, scale,
                           step_breakdown, teaching)
 
 CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
@@ -66,7 +67,8 @@ def main(argv=None):
                         help="the cost pages' default runs beside a busy Python thread, at GIL switch intervals of "
                         "5 and 0.1 ms (engine.bench.gil) instead")
     parser.add_argument("--pages", action="store_true",
-                        help="the cost pages' default views (engine.bench.pages): q = 1 against the reference")
+                        help="first views of every page and preset on a fresh server, cold and warm "
+                        "(engine.bench.first_views), then the cost pages' q = 1 against the reference (engine.bench.pages)")
     parser.add_argument("--multilabel", action="store_true",
                         help="time to accuracy on bibtex, corel5k, delicious and scm20d next to XGBoost, "
                              "and each system's default fit (engine.bench.multilabel) instead")
@@ -104,7 +106,7 @@ def main(argv=None):
         gil.run(repeats=args.repeats or 1)
         return 0
     if args.pages:
-        return pages.run()
+        return first_views.run() | pages.run()
     if args.logistic_step:
         if args.repeats is not None and args.repeats < 1:
             parser.error("--repeats must be >= 1")

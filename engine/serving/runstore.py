@@ -36,6 +36,9 @@ start-up; a value that is not a positive integer stops the app with a message na
 * ``RPO_CACHE_ENTRIES`` / ``RPO_CACHE_MB``: finished runs kept for every session (default 64
   runs, 256 MB), least recently used out. When the whole class opens the same preset, it is
   computed once and every later visitor gets it at once.
+* ``RPO_WARM`` / ``RPO_RUN_CACHE``: the start-up fill of every page's first view (default on) and
+  its folder on disk (:mod:`engine.serving.warm_cache`): a request missing this cache is served
+  from there, and one the fill is computing waits for it.
 * ``RPO_IDLE_MINUTES``: a session's results are dropped after this long without a visit
   (default 30), and always when its tab closes; a cached run nobody asked for this long is
   dropped too (the class has gone home: the server's memory goes back to about its idle level).
@@ -65,6 +68,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from engine.serving.jobs import Job
+from engine.serving.warm_cache import WarmCache, await_warm
 from engine.experiments.engine_version import engine_version   # version + the core's sources' hash
 
 __all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
@@ -373,6 +377,10 @@ class Ticket:
         self.key = key if run is None else run.key
         self.how = how
 
+    @property
+    def store(self) -> "RunStore":
+        return self._store
+
     def snapshot(self) -> dict:
         if self._frozen is not None:
             return dict(self._frozen)
@@ -438,8 +446,11 @@ class RunStore:
     A session holds a run from its request until it leaves it (:meth:`Ticket.stop`, :meth:`leave`).
     """
 
-    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic,
+                 warm: WarmCache | None = None, persist: bool = False) -> None:
         self.limits = limits or Limits()
+        self.warm = warm            # finished first views on disk (engine.serving.warm_cache), or None
+        self.persist = bool(persist) and warm is not None   # the start-up fill's store: write them there
         if int(self.limits.max_jobs) < 1:
             raise ValueError(f"max_jobs must be a positive integer, got {self.limits.max_jobs!r}")
         self.cache = ResultCache(self.limits.max_entries, self.limits.max_bytes, clock=clock)
@@ -453,6 +464,7 @@ class RunStore:
         self._durations: list[float] = []   # last run times, for waits of runs without an estimate
         self._slowdowns: list[tuple[float, float]] = []   # (when, wall / CPU seconds) of recent runs
         self._compactors: dict[str, Callable[[dict], dict]] = {}   # cached runs to compact once nobody holds them
+        self._compacted: set[str] = set()   # cached runs kept compact (their full form may be on disk)
         self.closed = threading.Event()     # set by close(): the server is done with this store
 
     # --- asking for a run ----------------------------------------------------------------------
@@ -469,7 +481,8 @@ class RunStore:
         key = run_key(page, target, *args, **kwargs) if share else None
         with self._lock:
             if key is not None:
-                hit = self.cache.get(key)
+                hit = self._warm_hit(key, compact) if key not in self.cache or key in self._compacted else None
+                hit = hit or self.cache.get(key)
                 if hit is not None:
                     snap, hit_extra = hit
                     ticket = Ticket(self, owner, None, frozen={**snap, "cached": True, "shared": 1,
@@ -484,6 +497,9 @@ class RunStore:
                     return ticket
             est = None if estimate is None or not math.isfinite(float(estimate)) else max(0.0, float(estimate))
             run = _Run(key, target, args, kwargs, dict(extra or {}), est, self._clock())
+            if key is not None and self.warm is not None and self.warm.pending(key) is not None:
+                # the start-up fill computes this run now: wait for it rather than compute it twice
+                run.target, run.args = await_warm, (self.warm, key, run.extra, target, *args)
             run.compact = compact
             run.owners.add(owner)
             if key is not None:
@@ -500,6 +516,17 @@ class RunStore:
             tickets = list(self._tickets.pop(owner, ()))
         for ticket in tickets:
             ticket.stop()
+
+    def _warm_hit(self, key: str, compact: Callable[[dict], dict] | None):
+        """The run ``key`` from the start-up fill's files, put in the cache in full (models too)
+        with its compact form for later; None when it is not there."""
+        hit, nbytes = self.warm.load(key) if self.warm is not None else (None, 0)
+        if hit is None:
+            return None
+        self._compacted.discard(key)
+        if self.cache.put(key, hit, nbytes) and compact is not None:
+            self._compactors[key] = compact
+        return hit
 
     # --- what the cache keeps once nobody holds a run ------------------------------------------
     def _held(self, key: str) -> bool:
@@ -529,6 +556,7 @@ class RunStore:
             return
         before = self.cache.nbytes
         if self.cache.replace(key, hit, (snap, small), nbytes):
+            self._compacted.add(key)
             log.info("cache: run %s kept compact, nobody holds it (cache %.1f -> %.1f MB)", key[:8],
                      before / MB, self.cache.nbytes / MB)
 
@@ -578,6 +606,14 @@ class RunStore:
             self._pump()
             log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
                                  "watchers": len(run.owners)})
+        if self.persist and nbytes is not None:
+            # the fill runs at nice 19 beside anything else on the machine: its times count as measured
+            # while that many jobs shared it (the 1-minute load average; pages say so beside a time)
+            kept = {**kept, "busy": max(kept["busy"], round(os.getloadavg()[0]))}
+            try:
+                self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
+            except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
+                log.warning("start-up cache: run %s not written (%s: %s)", run.key[:8], type(exc).__name__, exc)
         self._compact_if_free(run.key)       # every session left while it finished
 
     def _detach(self, ticket: Ticket) -> Job | None:

@@ -49,7 +49,9 @@ def streamlit_server(tmp_path_factory):
     ]  # fmt: skip
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(cells)}
+            # no start-up fill and an empty run cache (engine/serving/warm_cache.py): every run computes here
+            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(cells),
+                                                                          "RPO_WARM": "0", "RPO_RUN_CACHE": str(cells / "runs")}
         )
         try:
             try:
