@@ -20,6 +20,7 @@ from engine import plotting
 from engine.page_models import dataspec
 from engine.page_models import live_convergence as live
 from engine.page_content import takeaways
+from engine.page_content.presets import FIGURE1_PANELS
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
@@ -353,11 +354,11 @@ challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... fr
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
 EXPLAIN = {
-    "group": "Every output is the same signal plus its own noise. The paper (Figure 1a) finds the shared-tree "
+    "group": f"Every output is the same signal plus its own noise. The paper ({FIGURE1_PANELS['group']}) finds the shared-tree "
              "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",
     "chain": "Each output adds noise to the previous one, so all outputs are strongly correlated. The paper "
-             "(Figure 1b) finds gbmort and gbrt-rpo converging much faster per output than st-gbrt.",
-    "ind": "Each output depends on its own five inputs: nothing is shared. The paper (Figure 1c) finds st-gbrt "
+             f"({FIGURE1_PANELS['chain']}) finds gbmort and gbrt-rpo converging much faster per output than st-gbrt.",
+    "ind": f"Each output depends on its own five inputs: nothing is shared. The paper ({FIGURE1_PANELS['ind']}) finds st-gbrt "
            "ending best and gbmort, which forces all outputs to share every split, worst.",
     "data": "If the outputs are correlated, methods that share trees (gbmort, gbrt-rpo) should rise faster per "
             "output than st-gbrt; if they are independent, st-gbrt should end best.",

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from engine.formatting import fmt_number
+
 __all__ = ["NOISE_RATIO", "benchmark_order_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
            "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
 
@@ -45,7 +47,7 @@ def time_gap_is_noise(a: float, b: float, spread_a=None, spread_b=None) -> bool:
 
 def _fmt_s(t: float) -> str:
     """Seconds for reading: three significant digits, milliseconds under 0.1 s."""
-    return f"{t * 1000:.3g} ms" if t < 0.1 else f"{t:.3g} s"
+    return f"{fmt_number(t * 1000)} ms" if t < 0.1 else f"{fmt_number(t)} s"
 
 
 # --- Convergence (Figure 1) ----------------------------------------------------------------------
@@ -76,7 +78,7 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
         parts.append(f"**{best.name}** reaches a best test {metric} of **{best.best_score:.3f}** (step {best.best_step}).")
     elif f"{best.best_score:.3f}" == f"{ranked[1].best_score:.3f}":     # level at the shown precision
         parts.append(f"On this run **{best.name}** and **{ranked[1].name}** end level (best test {metric} "
-                     f"**{best.best_score:.3f}**, {best.best_score - ranked[1].best_score:.1e} apart)"
+                     f"**{best.best_score:.3f}**, {fmt_number(best.best_score - ranked[1].best_score, 2)} apart)"
                      + (f"; **{worst.name}** is lowest ({worst.best_score:.3f})." if len(ranked) > 2 else "."))
     else:
         gap = best.best_score - ranked[1].best_score
@@ -91,12 +93,12 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
         hit = sorted((v, k) for k, v in reach.items() if v is not None)
         if hit:
             fastest = hit[0]
-            others = ", ".join(f"{k} {v:g}" for v, k in hit[1:])
+            others = ", ".join(f"{k} {fmt_number(v, 2)}" for v, k in hit[1:])
             never = [k for k, v in reach.items() if v is None]
             parts.append(f"Fastest to {metric} {target:.3f} ({REACH_FRACTION:.0%} of the way up): **{fastest[1]}** "
-                         f"after {fastest[0]:g} {unit}" + (f" ({others})" if others else "")
+                         f"after {fmt_number(fastest[0], 2)} {unit}" + (f" ({others})" if others else "")
                          + (f"; never reached by {', '.join(never)}" if never else "") + ".")
-    rising = [c.name for c in curves if c.best_index is not None and c.best_index >= c.n_steps - 1 and c.n_steps > 1]
+    rising = [c.name for c in curves if c.still_rising]
     if rising:
         parts.append(f"⚠ Still rising at the last step: **{', '.join(rising)}** (best step = last step): the run "
                      "stopped before their plateau, so their final order may change with more steps.")
@@ -188,7 +190,7 @@ def projection_time_trend(res) -> str:
         if time_gap_is_noise(lo, gm, _range(res, f"q={q[0]}", lo), _range(res, "gbmort", gm)):
             vs = f" q = {q[0]} and gbmort ({_fmt_s(gm)}) take about the same time (within the noise)."
         else:
-            vs = f" q = {q[0]} takes **{lo / gm:.2g}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."
+            vs = f" q = {q[0]} takes **{fmt_number(lo / gm, 2)}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."
     if time_gap_is_noise(lo, hi):
         return f"Fit time from q = {q[0]} to q = {q[-1]}: {_fmt_s(lo)} → {_fmt_s(hi)}, within the noise.{vs}"
     word = "grows" if hi > lo else "falls"
@@ -217,7 +219,7 @@ def schemes_time_takeaway(res) -> str:
     listing = ", ".join(f"{k} {_fmt_s(v)}" for k, v in order)
     if time_gap_is_noise(tf, ts):
         return f"Total fit times: {listing}: **within the noise**, no scheme is cheaper here."
-    return f"Total fit times: {listing}: **{fast}** is cheapest, {ts / tf:.2g}× faster than {slow}."
+    return f"Total fit times: {listing}: **{fast}** is cheapest, {fmt_number(ts / tf, 2)}× faster than {slow}."
 
 
 # --- Forests (paper 003, Figure 1) ---------------------------------------------------------------------

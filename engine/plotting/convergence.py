@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.formatting import fmt_number
 from engine.names import PROJECTED
 from engine.plotting.common import COLORS as _COLORS
 from engine.plotting.common import label_log_axes
@@ -136,7 +137,7 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
                              hovertemplate=f"q = %{{x}}<br>test {result.metric} %{{y:.4f}}<extra></extra>"), row=1, col=1)
     if np.isfinite(result.budget_score).any():
         fig.add_trace(go.Scatter(x=q, y=result.budget_score, mode="lines+markers",
-                                 name=f"relabel-rpo, within {result.time_budget:.3g} s",
+                                 name=f"relabel-rpo, within {fmt_number(result.time_budget)} s",
                                  line={"color": _COLORS[2], "dash": "dot"},
                                  hovertemplate=f"q = %{{x}}<br>{result.metric} within budget %{{y:.4f}}<extra></extra>"),
                       row=1, col=1)
@@ -165,7 +166,7 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
                                      fill="toself", mode="none", fillcolor=_COLORS[1], opacity=0.15, showlegend=False,
                                      hoverinfo="skip"), row=1, col=2)
         for col, value, text in ((1, result.gbmort_score, f"gbmort {result.gbmort_score:.3f}"),
-                                 (2, result.gbmort_fit_time, f"gbmort {result.gbmort_fit_time:.3g} s")):
+                                 (2, result.gbmort_fit_time, f"gbmort {fmt_number(result.gbmort_fit_time)} s")):
             fig.add_trace(go.Scatter(x=[q.min(), q.max()], y=[value, value], mode="lines", name="gbmort (q → ∞)",
                                      showlegend=col == 1, line={"color": _COLORS[1], "dash": "dash"},
                                      hovertemplate=f"{text}<extra></extra>"), row=1, col=col)
@@ -316,8 +317,7 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
             lo_x, hi_x = np.log10(xs.min()), np.log10(xs.max())
             margin = 0.04 * max(hi_x - lo_x, 0.5)
             fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
-    rising = [c.label for c in (result.curves.values() if result is not None else [])
-              if c.best_index is not None and c.n_steps > 1 and c.best_index >= c.n_steps - 1]
+    rising = [c.label for c in (result.curves.values() if result is not None else []) if c.still_rising]
     if rising:   # said on the chart: the run ended before these curves' plateau (issue 21, item 5)
         fig.add_annotation(text=f"still rising at the last step: {', '.join(rising)} (stopped before the plateau)",
                            x=0.0, y=1.0, xref="x domain", yref="y domain", xanchor="left", yanchor="top",

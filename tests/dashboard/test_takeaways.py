@@ -47,7 +47,7 @@ def test_convergence_takeaway_names_the_winner_of_this_run():
 
 def test_convergence_takeaway_calls_a_tie_at_the_shown_precision_level():
     text = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_FAST - 1e-4)]))
-    assert "**st-gbrt** and **gbmort** end level" in text and "1.0e-04 apart" in text
+    assert "**st-gbrt** and **gbmort** end level" in text and "1 × 10⁻⁴ apart" in text
     assert "ends best" not in text
 
 
