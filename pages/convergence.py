@@ -437,8 +437,7 @@ def live_panel():
         if result is not None and result.curves:
             st.markdown(EXPLAIN[shown["problem"]])
             st.markdown(takeaways.convergence_takeaway(result, X_AXES[x_axis]))
-            timed = ("median of repeated fits" if result.params.get("timing") else
-                     "one fit each, as trained (a Step adds raw times)")
+            timed = takeaways.fit_time_sentence(result)   # from each curve's number of timed fits
             st.markdown(f"**Right panel:** the same curves against seconds of fitting ({timed}; a st-gbrt step "
                         "fits one tree per output). " + takeaways.convergence_time_takeaway(result))
         else:

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.formatting import fmt_number
 
-__all__ = ["NOISE_RATIO", "benchmark_order_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
+__all__ = ["NOISE_RATIO", "benchmark_order_sentence", "fit_time_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
            "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
 
 NOISE_RATIO = 1.25     # a time ratio below this is treated as noise on a shared machine
@@ -103,6 +103,26 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
         parts.append(f"⚠ Still rising at the last step: **{', '.join(rising)}** (best step = last step): the run "
                      "stopped before their plateau, so their final order may change with more steps.")
     return " ".join(parts)
+
+
+def fit_time_sentence(result) -> str:
+    """How the fit-time axis of ``result`` was measured, curve by curve (``Curve.timed_fits``): the
+    median of repeated fits per step, or one fit, whose pauses of the machine show as steps."""
+    curves = [c for c in (result.curves or {}).values() if c.n_steps]
+    if not curves:
+        return ""
+    repeated = [c for c in curves if c.timed_fits > 1]
+    single = [c for c in curves if c.timed_fits <= 1]
+    counts = sorted({c.timed_fits for c in repeated}) or [1]
+    fits = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    median = f"the median time per step of {fits} repeated fits, scaled to their median total"
+    one = "one fit as trained, where a pause of the machine shows as a step"
+    if not single:
+        return f"{median}, for every curve"
+    if not repeated:
+        return f"{one}, for every curve"
+    return (f"{', '.join(c.name for c in repeated)}: {median}; "
+            f"{', '.join(c.name for c in single)}: {one}")
 
 
 def convergence_time_takeaway(result) -> str:

@@ -179,3 +179,23 @@ def test_benchmark_significance_sentence_counts_the_significant_pairs():
     none = FakeBench({"a": 1, "b": 2}, [[nan, 0.4], [0.4, nan]], repeats=2)
     assert "**2 of 3 pairs** differ" in takeaways.benchmark_significance_sentence(some)
     assert "After 2 repeats **no pair** differs" in takeaways.benchmark_significance_sentence(none)
+
+
+def test_the_fit_time_sentence_says_how_each_curve_was_timed():
+    """Issue 31: the Convergence page said "median of repeated fits" whenever timing was asked for, also
+    for curves fitted once (fits over 2 s are not repeated) and after a Step (raw times). The sentence is
+    now read from each curve's number of timed fits."""
+    from engine.experiments.convergence import run_convergence
+    from engine.experiments.timing import Timing
+
+    kw = dict(n_steps=30, n_test=200, seed=0, live=True)
+    timed = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=Timing(max_fits=3, budget_seconds=5), **kw)
+    assert all(c.timed_fits == 3 for c in timed.curves.values())
+    assert takeaways.fit_time_sentence(timed) == ("the median time per step of 3 repeated fits, scaled to their "
+                                                  "median total, for every curve")
+    once = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=None, **kw)
+    assert "one fit as trained" in takeaways.fit_time_sentence(once) and "median" not in takeaways.fit_time_sentence(once)
+    # one repeated and one not (its first fit was over short_seconds): each named with how it was timed
+    timed.curves["st-gbrt"].timed_fits = 1
+    mixed = takeaways.fit_time_sentence(timed)
+    assert mixed.startswith("gbmort: the median time per step of 3") and "st-gbrt: one fit as trained" in mixed

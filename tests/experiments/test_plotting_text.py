@@ -1,0 +1,99 @@
+"""Issue 31: what the charts say, read back from the figures: one colour per method on every chart,
+numbers written for people, the "still rising" line clear of the subplot titles."""
+
+import numpy as np
+import pytest
+
+from engine import plotting
+from engine.experiments import BoostingSettings, Problem, run_convergence, run_projection_size
+from engine.formatting import GROUP, fmt_number
+from engine.plotting.common import METHOD_COLORS, OTHER_COLORS, series_colors
+from engine.plotting.convergence import RISING_NOTE_SHIFT, live_convergence_figure
+
+
+@pytest.mark.parametrize("value, digits, text", [
+    (2100.4, 3, f"2{GROUP}100"), (10020, 3, f"10{GROUP}020"), (6.1875, 2, "6.2"), (6.1875, 3, "6.19"),
+    (0.012345, 3, "0.0123"), (5.0, 3, "5"), (3.1e-6, 2, "3.1 × 10⁻⁶"), (-2100.0, 3, f"-2{GROUP}100"),
+    (0.0, 3, "0"), (float("nan"), 3, "–"), (None, 3, "–"), (1234567.0, 3, f"1{GROUP}234{GROUP}567"),
+])
+def test_numbers_for_people(value, digits, text):
+    assert fmt_number(value, digits) == text
+    assert "e+" not in fmt_number(value, digits) and "e-" not in fmt_number(value, digits)
+
+
+def test_fmt_number_checks_digits():
+    with pytest.raises(ValueError, match="digits"):
+        fmt_number(1.0, 0)
+
+
+def colours_by_name(fig, names):
+    """{trace name: line colour} of the traces named in ``names`` (the first of each)."""
+    out = {}
+    for t in fig.data:
+        for n in names:
+            if t.name and t.name.startswith(n) and n not in out and t.line is not None and t.line.color:
+                out[n] = t.line.color
+    return out
+
+
+@pytest.fixture(scope="module")
+def q_sweep():
+    return run_projection_size(Problem("friedman1-chain", n_test=200), BoostingSettings(5), q_values=[1, 2, 4],
+                               seed=0, timing=False, train_curve=False)
+
+
+def test_gbmort_has_one_colour_on_both_projections_charts(q_sweep):
+    """Figure 6 (score and time against q) and Figure 5 (score against fit time) of one run: gbmort is
+    drawn in its own colour on both, the q curves in colours no method owns."""
+    size = plotting.projection_size_figure(q_sweep)
+    curves = plotting.projection_size_curves_figure(q_sweep)
+    gbmort_size = {t.line.color for t in size.data if (t.name or "").startswith("gbmort")}
+    gbmort_curves = {t.line.color for t in curves.data if t.name == next(
+        c.label for c in q_sweep.convergence().curves.values() if c.name == "gbmort")}
+    assert gbmort_size == gbmort_curves == {METHOD_COLORS["gbmort"]}
+    q_colours = {t.line.color for t in curves.data if t.name and t.name.startswith("q") and t.line.color}
+    assert q_colours and not q_colours & set(METHOD_COLORS.values())
+
+
+def test_a_method_keeps_its_colour_whatever_else_is_drawn():
+    kw = dict(n_steps=5, n_test=200, seed=0)
+    a = run_convergence("friedman1-chain", ["gbmort", "st-gbrt"], **kw)
+    b = run_convergence("friedman1-chain", ["gbrt-rpo-gaussian", "gbmort"], **kw)
+    for res in (a, b):
+        for fig in (plotting.convergence_figure(res), live_convergence_figure(res)):
+            drawn = {t.meta["estimator"] if isinstance(t.meta, dict) and "estimator" in t.meta else t.name: t.line.color
+                     for t in fig.data if t.line is not None and t.line.color}
+            gbmort = [c for n, c in drawn.items() if "gbmort" in n]
+            assert set(gbmort) == {METHOD_COLORS["gbmort"]}
+    assert series_colors(["q=1", "gbmort", "q=2"]) == {"q=1": OTHER_COLORS[0], "gbmort": METHOD_COLORS["gbmort"],
+                                                       "q=2": OTHER_COLORS[1]}
+
+
+def test_still_rising_is_said_above_the_subplot_titles():
+    """The note sat inside the left panel at its top edge, over the curves' best stars, and a long list
+    of methods ran into the subplot titles: it now has a line of its own above them."""
+    res = run_convergence("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"], n_steps=20, n_test=200,
+                          seed=0)
+    assert all(c.still_rising for c in res.curves.values())
+    fig = live_convergence_figure(res)
+    note = [a for a in fig.layout.annotations if (a.text or "").startswith("still rising")]
+    titles = [a for a in fig.layout.annotations if a.text in ("against trees per output", "against fit time")]
+    assert len(note) == 1 and len(titles) == 2
+    (n,) = note
+    assert n.yref == "paper" and n.yanchor == "bottom" and n.y >= max(t.y for t in titles)
+    assert n.yshift >= RISING_NOTE_SHIFT >= 20                 # a title line (about 16 px) below it
+    assert fig.layout.margin.t >= 30 + RISING_NOTE_SHIFT       # and room for it in the top margin
+    quiet = run_convergence("friedman1-chain", ["gbmort"], n_steps=400, n_test=200, seed=0)
+    assert not any((a.text or "").startswith("still rising") for a in live_convergence_figure(quiet).layout.annotations)
+
+
+def test_tree_gains_are_written_for_people():
+    from engine.page_models import one_step as os_
+    from engine.plotting.trees import tree_figure
+
+    run = os_.OneStepRun(os_.OneStepSettings(problem="friedman1-group", method="gbmort"))
+    tree = run.view(1).trees[0]
+    assert tree.improvement[0] > 1000                           # the root's SSE decrease: thousands
+    texts = [t for tr in tree_figure(tree).data if tr.name == "split" for t in tr.text]
+    assert texts and all("e+" not in t for t in texts)
+    assert f"gain {fmt_number(tree.improvement[0])}" in texts[0] and GROUP in fmt_number(tree.improvement[0])
