@@ -21,6 +21,7 @@ from engine.page_models import dataspec
 from engine.page_models import live_convergence as live
 from engine.page_content import takeaways
 from engine.page_content.presets import FIGURE1_PANELS
+from engine.formatting import fmt_number
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
@@ -157,9 +158,13 @@ def fit_kwargs(s):
                 max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
 
 
-def describe(s):
+def describe(s, result=None):
+    """The settings of a run in one line; with its ``result``, the steps it holds (a Step adds to the
+    steps it was started with: 10 000 + 2 Steps = 10 020)."""
     data = s.get("data", PROBLEMS[s["problem"]]).split(",")[0]
-    return (f"{data}, {', '.join(s['variants'])}, {s['n_steps']} steps, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
+    steps = [c.n_steps for c in result.curves.values()] if result is not None and result.curves else [s["n_steps"]]
+    n = fmt_number(max(steps)) + ("" if min(steps) == max(steps) else f" (shortest {fmt_number(min(steps))})")
+    return (f"{data}, {', '.join(s['variants'])}, {n} steps, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
             f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
 
 
@@ -258,7 +263,7 @@ def pin_run():
     pins = st.session_state[PINS_KEY]
     used = {p["name"] for p in pins}
     name = next((c for c in string.ascii_uppercase if c not in used), "Z")
-    pins.append({"name": name, "label": describe(done.settings), "settings": dict(done.settings),
+    pins.append({"name": name, "label": describe(done.settings, done.result), "settings": dict(done.settings),
                  "result": done.result})
     del pins[:-MAX_PINS]
 
@@ -284,11 +289,22 @@ def check(settings, spec, upload):
         costs = estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
                          **fit_kwargs(settings))
     except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
-        return str(exc), {}, False
-    return None, costs, can_warm_step(settings, data)
+        return str(exc), {}, False, None
+    return None, costs, can_warm_step(settings, data), data
 
 
-problem_error, costs, warm_step = check(settings, spec, upload)
+def sample_text(data):
+    """The training and test rows of the data a run trains on, read from the data drawn (an upload or a
+    shipped set has its own split; the Test samples slider sizes friedman1's test sample only)."""
+    if data is None:
+        return ""
+    X_tr, X_te, info = data[0], data[2], data[5]
+    if str(info.get("name", "")).startswith("friedman1"):      # its training rows are in the label already
+        return f"; {X_te.shape[0]} test samples"
+    return f"; {X_tr.shape[0]} training / {X_te.shape[0]} test samples ({info['split']})"
+
+
+problem_error, costs, warm_step, drawn = check(settings, spec, upload)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
@@ -298,8 +314,7 @@ if (go or not run.started) and problem_error is None and (total_cost <= WARN_SEC
     train(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
 running = run.running
 
-st.caption(f"Data: {settings['data']}"
-           f"; {settings['n_test']} test samples (friedman1) · seed **{settings['seed']}**.")
+st.caption(f"Data: {settings['data']}{sample_text(drawn)} · seed **{settings['seed']}**.")
 if problem_error:
     st.error(f"These settings cannot run: {problem_error}", icon="⚠️")
 elif too_costly:

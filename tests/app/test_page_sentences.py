@@ -1,0 +1,82 @@
+"""AppTest, issue 31: sentences a page said against its own chart, each now read from the result it
+describes (or removed): the Convergence page's data caption and pin label, the Projections schemes
+view's timing paragraph, the Forests notes on repeats, the Benchmark's real-data diagram and key."""
+
+from __future__ import annotations
+
+import numpy as np
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import finished, poll
+from engine.formatting import fmt_number
+from engine.page_models import dataspec
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_page(page, query=None, timeout=60):
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at):
+    return [e.value for kind in (at.caption, at.markdown, at.info, at.warning, at.success) for e in kind]
+
+
+def test_convergence_on_an_uploaded_csv_captions_its_own_rows():
+    """The caption said "1000 test samples (friedman1)" on an uploaded CSV: it now gives the rows of the
+    data the run trains on, read from the data drawn, and its split."""
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    rows = ["a,b,c,t1,t2"] + [",".join(f"{v:.4f}" for v in (*x, x[0] + x[1], x[2])) for x in X]
+    ds, spec, payload = dataspec.parse_upload("\n".join(rows).encode(), ["t1", "t2"], name="mine.csv")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.session_state["dataset_spec"] = spec
+    at.session_state["dataset_upload"] = payload
+    at.switch_page("pages/convergence.py")
+    at.query_params.update({"problem": "data", "variants": ["gbmort"], "n_steps": "20"})
+    at.run()
+    assert not at.exception, at.exception
+    caption = next(c.value for c in at.caption if c.value.startswith("Data:"))
+    assert "mine (uploaded CSV" in caption and "friedman1" not in caption and "1000 test samples" not in caption
+    assert "20 training / 20 test samples (random 50/50 train/test split (seed 0))" in caption
+    friedman = open_page("pages/convergence.py", {"problem": "chain", "n_test": "500", "n_steps": "20"})
+    caption = next(c.value for c in friedman.caption if c.value.startswith("Data:"))
+    assert "friedman1-chain, 300 training samples" in caption and "; 500 test samples" in caption
+
+
+def test_the_pin_label_gives_the_steps_the_run_holds():
+    """A run started at 20 steps and stepped twice holds 40 steps: its pin says 40, as the table does."""
+    at = open_page("pages/convergence.py", {"problem": "group", "variants": ["gbmort"], "n_steps": "20",
+                                            "n_test": "200"})
+    poll(at, "conv", 60)
+    for _ in range(2):
+        at.button(key="conv_step").click().run()
+        poll(at, "conv", 60)
+    done = finished(at, "conv")
+    held = {c.n_steps for c in done.result.curves.values()}
+    assert held == {40} and done.settings["n_steps"] == 20
+    at.button(key="conv_pin").click().run()
+    (pin,) = at.session_state["conv_pins"]
+    assert "40 steps" in pin["label"] and "20 steps" not in pin["label"]
+    assert set(at.dataframe[0].value["steps"]) == {40}
+    assert any(f"Pinned **A** (dashed): {pin['label']}" in c.value for c in at.caption)
+
+
+def test_the_projections_schemes_view_says_how_it_timed_once():
+    """The schemes view printed its fit-time paragraph twice (once among the run's notes)."""
+    at = open_page("pages/projections.py", {"experiment": "schemes", "dataset": "friedman1-chain", "n_steps": "20",
+                                            "n_test": "500"}, timeout=120)
+    poll(at, "proj", 300)
+    assert not at.exception and finished(at, "proj").status == "done"
+    said = " ".join(texts(at))
+    assert said.count("Fit times count the boosting steps only") == 1, said
+    assert said.count("Timed fits per model") == 1
