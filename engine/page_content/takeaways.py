@@ -21,7 +21,8 @@ import numpy as np
 from engine.formatting import fmt_number
 
 __all__ = ["NOISE_RATIO", "benchmark_order_sentence", "fit_time_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
-           "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
+           "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway",
+           "forest_noise_note", "forest_schemes_takeaway"]
 
 NOISE_RATIO = 1.25     # a time ratio below this is treated as noise on a shared machine
 REACH_FRACTION = 0.9   # "reaches" = 90 % of the way from the first evaluated score to the best of all
@@ -281,6 +282,74 @@ def forest_size_takeaway(result, shared: str, per_tree: str, reference: str) -> 
                              f"than the unprojected one ({_fmt_s(t_ref)}): with {result.n_outputs} outputs the "
                              "projection saves nothing.")
     return " ".join(parts)
+
+
+def _standard_error(row) -> float:
+    """Standard error of a point's mean score over its repeats (the summary's std is over n, not n - 1)."""
+    n = int(row["n_repeats"])
+    return float(row["score_std"]) * math.sqrt(n / (n - 1)) / math.sqrt(n) if n > 1 else float("nan")
+
+
+def _gap_is_noise(a, b) -> tuple:
+    """(whether the gap between the mean scores of points ``a`` and ``b`` is within two standard errors of
+    their difference, that bound); (True, nan) when either point has a single repeat."""
+    bound = 2.0 * math.hypot(_standard_error(a), _standard_error(b))
+    if not math.isfinite(bound):
+        return True, float("nan")
+    return abs(float(a["score"]) - float(b["score"])) <= bound, bound
+
+
+def forest_noise_note(result) -> tuple:
+    """``(warning, text)`` on the differences a forest sweep shows: with one repeat a warning that the
+    points are single forests whose seed noise is not measured; with several, whether the best point's
+    lead over the next is beyond two standard errors (a sentence, no warning)."""
+    s = result.summary_frame()
+    s = s[np.isfinite(s["score"].astype(float))]
+    if len(s) < 2:
+        return False, ""
+    n = int(s["n_repeats"].min())
+    lo, hi = float(s["score"].min()), float(s["score"].max())
+    if n <= 1:
+        return True, (f"**One repeat**: every point is one forest's {result.metric} (from {lo:.3f} to {hi:.3f} "
+                      "here), and one repeat cannot tell a difference from the forests' seed noise. Set **Repeats** "
+                      "to 3 or more: the chart then draws ± one standard deviation and this note says which "
+                      "differences are beyond the noise.")
+    ranked = s.sort_values("score", ascending=False)
+    best, second = ranked.iloc[0], ranked.iloc[1]
+    x = result.x_name
+
+    def name(r):
+        return f"{r['series']}" + (f" at {x} = {int(r[x])}" if r[x] == r[x] else "")
+    noise, bound = _gap_is_noise(best, second)
+    gap = float(best["score"]) - float(second["score"])
+    verdict = ("within the noise: no winner on this run" if noise else "beyond the noise")
+    return False, (f"The best point ({name(best)}, {float(best['score']):.3f}) leads the next ({name(second)}, "
+                   f"{float(second['score']):.3f}) by {gap:.3f}, {verdict} (two standard errors over {n} repeats: "
+                   f"{bound:.3f}).")
+
+
+def forest_schemes_takeaway(result, first="Gaussian", second="Rademacher (s = 3)") -> str:
+    """Do the two dense projections behave alike on this run? Their largest gap over the common q, said
+    against the noise of the repeats (paper 003, section 4.5, finds them alike)."""
+    s = result.summary_frame()
+    a = s[s["series"] == first].set_index("q")
+    b = s[s["series"] == second].set_index("q")
+    common = [q for q in a.index if q in b.index and np.isfinite(a.loc[q, "score"]) and np.isfinite(b.loc[q, "score"])]
+    if not common:
+        return ""
+    q = max(common, key=lambda q: abs(float(a.loc[q, "score"]) - float(b.loc[q, "score"])))
+    ra, rb = a.loc[q], b.loc[q]
+    gap = abs(float(ra["score"]) - float(rb["score"]))
+    head = (f"{first} and {second} differ by up to **{gap:.3f}** {result.metric} here (q = {int(q)}: "
+            f"{float(ra['score']):.3f} against {float(rb['score']):.3f}).")
+    paper = "The paper finds the dense projections alike (paper 003, section 4.5)"
+    if int(min(ra["n_repeats"], rb["n_repeats"])) <= 1:
+        return f"{head} With one repeat this run cannot tell that from seed noise. {paper}."
+    noise, bound = _gap_is_noise(ra, rb)
+    if noise:
+        return (f"{head} That is within the noise of the repeats (two standard errors: {bound:.3f}): alike, as the "
+                "paper finds (paper 003, section 4.5).")
+    return f"{head} That is beyond the noise of the repeats (two standard errors: {bound:.3f}): on this run they differ. {paper}."
 
 
 # --- Benchmark (Tables 4-6) ------------------------------------------------------------------------------

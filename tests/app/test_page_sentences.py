@@ -80,3 +80,25 @@ def test_the_projections_schemes_view_says_how_it_timed_once():
     said = " ".join(texts(at))
     assert said.count("Fit times count the boosting steps only") == 1, said
     assert said.count("Timed fits per model") == 1
+
+
+def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monkeypatch, tmp_path):
+    """The default real-data selection was edm + emotions, one data set of each kind: a run drew no
+    diagram at all. The default is now two multi-label sets; the diagram's names are the table's."""
+    import plotly.io as pio
+
+    monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
+    at = open_page("pages/benchmark.py", {"bench_mode": "real-data study"})
+    chosen = at.multiselect(key="bench_rd_datasets").value
+    from engine.datasets import list_datasets
+    tasks = {d["name"]: d["task"] for d in list_datasets()}
+    assert len(chosen) == 2 and len({tasks[d] for d in chosen}) == 1      # two of a kind: a diagram
+    at.multiselect(key="bench_rd_methods").set_value(["st-gbrt", "gbmort", "st-rf"]).run()
+    at.button(key="bench_rd_start").click().run()
+    at = poll(at, "benchrd", timeout=300)
+    assert not at.exception and finished(at, "benchrd").status == "done"
+    assert not any("critical-difference diagram needs" in i.value for i in at.info)
+    cd = pio.from_json(at.get_by_key("bench_rd_cd_multilabel_0").proto.spec)
+    drawn = {t.name for t in cd.data if "average rank" in (t.hovertemplate or "")}   # one trace per method
+    ranks = next(d.value for d in at.dataframe if "average rank" in d.value.columns)
+    assert drawn == set(ranks["method"]) == {"st-gbrt", "gbmort", "st-rf"}

@@ -199,3 +199,43 @@ def test_the_fit_time_sentence_says_how_each_curve_was_timed():
     timed.curves["st-gbrt"].timed_fits = 1
     mixed = takeaways.fit_time_sentence(timed)
     assert mixed.startswith("gbmort: the median time per step of 3") and "st-gbrt: one fit as trained" in mixed
+
+
+def forest_sweep(scores, x_name="q", experiment="schemes"):
+    """A ForestSweepResult from {series: {x: [score per repeat]}}."""
+    from engine.experiments.forests import ForestSweepResult
+
+    records = [dict(series=s, x=float(x), repeat=r, score=v, fit_time=0.1)
+               for s, xs in scores.items() for x, vs in xs.items() for r, v in enumerate(vs)]
+    return ForestSweepResult(experiment, "corel5k", "multilabel", "LRAP", 374, 499, x_name, list(scores), records, {})
+
+
+def test_the_dense_schemes_are_said_alike_only_within_the_noise():
+    """Issue 31: "Gaussian and Rademacher behave alike" stood beside 0.193 against 0.255 of one repeat."""
+    one = forest_sweep({"Gaussian": {1: [0.193], 4: [0.210]}, "Rademacher (s = 3)": {1: [0.255], 4: [0.215]}})
+    text = takeaways.forest_schemes_takeaway(one)
+    assert "differ by up to **0.062** LRAP here (q = 1: 0.193 against 0.255)" in text
+    assert "cannot tell that from seed noise" in text and "alike, as" not in text
+    # three repeats each: a gap of 0.005 inside spreads of 0.02 is noise; 0.06 with spreads of 0.002 is not
+    alike = forest_sweep({"Gaussian": {1: [0.20, 0.22, 0.18]}, "Rademacher (s = 3)": {1: [0.205, 0.225, 0.185]}})
+    assert "within the noise of the repeats" in takeaways.forest_schemes_takeaway(alike)
+    apart = forest_sweep({"Gaussian": {1: [0.193, 0.195, 0.191]}, "Rademacher (s = 3)": {1: [0.255, 0.257, 0.253]}})
+    text = takeaways.forest_schemes_takeaway(apart)
+    assert "beyond the noise of the repeats" in text and "on this run they differ" in text
+    # two standard errors of the difference: 2 * hypot(s1, s2) / sqrt(3), s the sample std (0.002 here)
+    assert f"{2 * np.hypot(0.002, 0.002) / np.sqrt(3):.3f}" in text
+
+
+def test_one_repeat_of_a_forest_sweep_is_a_warning_and_repeats_are_judged():
+    one = forest_sweep({"q = 1": {1: [0.189], 3: [0.214]}, "q = 4": {1: [0.190], 3: [0.180]}}, "max_features",
+                       "randomization")
+    warn, text = takeaways.forest_noise_note(one)
+    assert warn and "**One repeat**" in text and "from 0.180 to 0.214" in text
+    noisy = forest_sweep({"q = 1": {1: [0.20, 0.24, 0.16]}, "q = 4": {1: [0.19, 0.23, 0.15]}}, "max_features",
+                         "randomization")
+    warn, text = takeaways.forest_noise_note(noisy)
+    assert not warn and "leads the next (q = 4 at max_features = 1, 0.190) by 0.010, within the noise" in text
+    clear = forest_sweep({"q = 1": {1: [0.30, 0.301, 0.299]}, "q = 4": {1: [0.20, 0.201, 0.199]}}, "max_features",
+                         "randomization")
+    warn, text = takeaways.forest_noise_note(clear)
+    assert not warn and "by 0.100, beyond the noise" in text

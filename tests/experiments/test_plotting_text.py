@@ -97,3 +97,47 @@ def test_tree_gains_are_written_for_people():
     texts = [t for tr in tree_figure(tree).data if tr.name == "split" for t in tr.text]
     assert texts and all("e+" not in t for t in texts)
     assert f"gain {fmt_number(tree.improvement[0])}" in texts[0] and GROUP in fmt_number(tree.improvement[0])
+
+
+def _colour_at(colorscale, position):
+    """The colour a plotly colorscale gives at ``position`` in [0, 1] (a step where two stops coincide)."""
+    def rgb(h):
+        return np.array([int(h[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+    for (p0, c0), (p1, c1) in zip(colorscale, colorscale[1:]):
+        if p0 <= position <= p1 and p1 > p0:
+            t = (position - p0) / (p1 - p0)
+            return (1 - t) * rgb(c0) + t * rgb(c1)
+    raise AssertionError(position)
+
+
+def test_dark_cells_are_exactly_the_cells_with_a_star():
+    """The key says "dark cells, marked *": every p < 0.05 cell is drawn dark, every other pale."""
+    names = ["a", "b", "c", "d"]
+    P = np.array([[np.nan, 0.03, 0.2, 1e-5], [0.03, np.nan, 0.049, 0.051], [0.2, 0.049, np.nan, 0.5],
+                  [1e-5, 0.051, 0.5, np.nan]])
+    signs = [["" if i == j else ">" for j in range(4)] for i in range(4)]
+    fig = plotting.benchmark_pvalue_figure(names, P, signs)
+    (hm,) = fig.data
+    scale = [[float(p), c] for p, c in hm.colorscale]
+    for i in range(4):
+        for j in range(4):
+            if i == j:
+                continue
+            pos = (hm.z[i][j] - hm.zmin) / (hm.zmax - hm.zmin)
+            luminance = _colour_at(scale, min(max(pos, 0), 1)) @ [0.299, 0.587, 0.114] / 255
+            starred = hm.text[i][j].endswith("*")
+            assert starred == (P[i, j] < 0.05)
+            assert (luminance < 0.35) == starred, (P[i, j], luminance)
+    assert "e-0" not in " ".join(t for row in hm.text for t in row)    # 1e-5 written for people
+
+
+def test_the_study_diagrams_name_methods_as_the_tables_do():
+    """The real-data diagrams said br-gbrt / br-rf where the ranks table beside them said st-gbrt / st-rf."""
+    from engine.reports.real_data import paper_cd_figure
+
+    for task in ("multilabel", "regression"):
+        fig = paper_cd_figure(task)
+        drawn = {t.name for t in fig.data if "average rank" in (t.hovertemplate or "")}
+        assert len(drawn) == 8 and {"st-gbrt", "st-rf"} <= drawn and not {"br-gbrt", "br-rf"} & drawn
+    sub = paper_cd_figure("multilabel").layout.title.text
+    assert "st-gbrt / st-rf: the paper's br-gbrt / br-rf" in sub
