@@ -102,3 +102,18 @@ def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monk
     drawn = {t.name for t in cd.data if "average rank" in (t.hovertemplate or "")}   # one trace per method
     ranks = next(d.value for d in at.dataframe if "average rank" in d.value.columns)
     assert drawn == set(ranks["method"]) == {"st-gbrt", "gbmort", "st-rf"}
+
+
+def test_a_figure_1_preset_opens_a_page_that_names_the_same_panel():
+    """The Home preset "Figure 1a: convergence on chain" opened a page that called chain "Figure 1b".
+    Paper 002, section 4.2.2: chain is Figure 1a, group 1b, ind 1c."""
+    from engine.page_content.presets import FIGURE1_PANELS, PRESETS
+
+    assert FIGURE1_PANELS == {"chain": "Figure 1a", "group": "Figure 1b", "ind": "Figure 1c"}
+    for preset in (p for p in PRESETS if p["page"] == "pages/convergence.py"):
+        problem = preset["query_params"]["problem"]
+        assert preset["label"].startswith(FIGURE1_PANELS[problem] + ":")
+        at = open_page("pages/convergence.py", {**preset["query_params"], "n_steps": "20", "go": "0"})
+        said = " ".join(m.value for m in at.markdown)
+        panels = {p for p in FIGURE1_PANELS.values() if p in said}
+        assert panels == {FIGURE1_PANELS[problem]}, (problem, panels)
