@@ -359,9 +359,12 @@ if models_dropped:
                + (" (refused: too long)." if step_refused else f" (about {fmt_seconds(step_cost)})."))
 
 def checked_result():
-    """The finished run's result when it has the sidebar's settings (a challenge is checked on it)."""
-    done = run.finished
-    return done.result if done is not None and not running and same_model(done.settings, settings) else None
+    """The finished run's result when it has the sidebar's settings (a challenge is checked on it). A run
+    served from the server's cache has ended before this line: harvest it, or the banner would say
+    "Nothing to check yet" beside its chart."""
+    done = run.harvest()
+    return (done.result if done is not None and not run.running and same_model(done.settings, settings)
+            else None)
 
 
 challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
