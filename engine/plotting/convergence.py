@@ -27,9 +27,11 @@ def _finite_xy(x, y):
 def _add_curves(fig, result, x, *, row=None, col=None, show_train=False, showlegend=True):
     """One test-score line per curve with its best point marked; optionally the train score dotted."""
     kw = {} if row is None else {"row": row, "col": col}
-    colors = series_colors([c.name for c in result.curves.values()])
+    # a method's own colour; curves of one method (a q sweep's, a scheme's) apart by their labels
+    key = {id(c): c.name if c.name in METHOD_COLORS else c.label for c in result.curves.values()}
+    colors = series_colors(list(key.values()))
     for curve in result.curves.values():
-        color = colors[curve.name]
+        color = colors[key[id(curve)]]
         xs, ys = _finite_xy(np.asarray(getattr(curve, x), dtype=float), curve.test_score)
         fig.add_trace(go.Scatter(
             x=xs, y=ys, mode="lines", name=curve.label, legendgroup=curve.label, showlegend=showlegend,

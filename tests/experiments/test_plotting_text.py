@@ -51,8 +51,9 @@ def test_gbmort_has_one_colour_on_both_projections_charts(q_sweep):
     gbmort_curves = {t.line.color for t in curves.data if t.name == next(
         c.label for c in q_sweep.convergence().curves.values() if c.name == "gbmort")}
     assert gbmort_size == gbmort_curves == {METHOD_COLORS["gbmort"]}
-    q_colours = {t.line.color for t in curves.data if t.name and t.name.startswith("q") and t.line.color}
-    assert q_colours and not q_colours & set(METHOD_COLORS.values())
+    q_colours = {t.name: t.line.color for t in curves.data if t.name and t.name.startswith("q") and t.line.color}
+    assert len(q_colours) == 3 and len(set(q_colours.values())) == 3          # one colour per q
+    assert not set(q_colours.values()) & set(METHOD_COLORS.values())
 
 
 def test_a_method_keeps_its_colour_whatever_else_is_drawn():
