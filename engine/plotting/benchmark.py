@@ -11,7 +11,7 @@ from engine.formatting import fmt_number
 def _fmt_p(p):
     if p is None or not np.isfinite(p):
         return "–"
-    return fmt_number(p, 1 if p < 1e-3 else 3)
+    return fmt_number(p, 1 if p < 1e-3 else 2)      # two digits: "0.041 > *" fits a cell of seven
 
 
 def pvalue_heatmap(names, pvalues, signs=None, title=None, alpha=0.05):
@@ -153,7 +153,7 @@ def benchmark_pvalue_figure(names, pvalues, signs, alpha=0.05, title=None):
     z = np.where(np.isfinite(P), np.log10(np.clip(P, P_FLOOR, 1)), np.nan)
     fig = go.Figure(go.Heatmap(
         z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}", customdata=P,
-        textfont={"size": 13}, colorscale=pvalue_colorscale(alpha), zmin=np.log10(P_FLOOR), zmax=0,
+        textfont={"size": 12}, colorscale=pvalue_colorscale(alpha), zmin=np.log10(P_FLOOR), zmax=0,
         colorbar=dict(title="p", tickvals=[-4, -3, -2, np.log10(alpha), 0],
                       ticktext=["0.0001", "0.001", "0.01", f"{alpha:g}", "1"]),
         hovertemplate="%{y} vs %{x}: p = %{customdata:.3g}<extra></extra>", xgap=2, ygap=2))
