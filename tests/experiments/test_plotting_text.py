@@ -142,3 +142,12 @@ def test_the_study_diagrams_name_methods_as_the_tables_do():
         assert len(drawn) == 8 and {"st-gbrt", "st-rf"} <= drawn and not {"br-gbrt", "br-rf"} & drawn
     sub = paper_cd_figure("multilabel").layout.title.text
     assert "st-gbrt / st-rf: the paper's br-gbrt / br-rf" in sub
+
+
+def test_the_study_diagram_draws_each_method_in_its_colour():
+    from engine.reports.real_data import paper_cd_figure
+
+    fig = paper_cd_figure("regression")
+    drawn = {t.name: t.line.color for t in fig.data if "average rank" in (t.hovertemplate or "")}
+    assert drawn["gbmort"] == METHOD_COLORS["gbmort"] and drawn["st-gbrt"] == METHOD_COLORS["st-gbrt"]
+    assert drawn["gbrt-rpo-subsampled"] == METHOD_COLORS["gbrt-rpo-subsampled"]
