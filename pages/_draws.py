@@ -16,6 +16,7 @@ import json
 
 import streamlit as st
 
+from engine.formatting import fmt_number
 from engine.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.plotting.draws import FOREST_KINDS, draws_figure, forest_draws_figure
 from pages._challenges import challenge_banner
@@ -104,16 +105,16 @@ def _forest_sentence(running: RunningForestBiasVariance, estimator: str) -> str:
            f"M = {M}" if a == "alg1" else f"A projection per tree divides both terms by M = {M}")
     return (
         f"After **{k}** draw{'s' if k != 1 else ''} of {estimator}: bias² **{t[f'{a}_bias2']:.3f}**, variance "
-        f"**{t[f'{a}_variance']:.3f}** (learning set {t[f'{a}_var_learning_set']:.3g} + algorithm "
-        f"**{t[f'{a}_var_algorithm']:.3g}**), noise {t['noise']:.3f}; expected error **{t[f'{a}_error']:.3f}** "
+        f"**{t[f'{a}_variance']:.3f}** (learning set {fmt_number(t[f'{a}_var_learning_set'])} + algorithm "
+        f"**{fmt_number(t[f'{a}_var_algorithm'])}**), noise {t['noise']:.3f}; expected error **{t[f'{a}_error']:.3f}** "
         "= noise + bias² + variance."
         + (" With one draw the variance across learning sets is 0: it needs at least two." if k == 1 else "")
         + f"\n\n**The algorithm variance, split** (paper 003, Appendix C): one projected tree's is "
-        f"**{t['var_algorithm']:.3g}** = projection term **{t['var_projection']:.3g}** + tree term "
-        f"**{t['var_tree']:.3g}** (measured on the nested grid). Corrected for the grid's few trees per "
+        f"**{fmt_number(t['var_algorithm'])}** = projection term **{fmt_number(t['var_projection'])}** + tree term "
+        f"**{fmt_number(t['var_tree'])}** (measured on the nested grid). Corrected for the grid's few trees per "
         f"projection (their mean still carries part of the tree term), the projection term is "
-        f"{t['var_projection_corrected']:.3g} and the tree term {t['var_tree_corrected']:.3g}. {how}: projection "
-        f"**{t[f'{a}_projection_part']:.3g}** + trees **{t[f'{a}_tree_part']:.3g}** = "
-        f"{t[f'{a}_var_algorithm_predicted']:.3g} predicted, against **{t[f'{a}_var_algorithm']:.3g}** measured "
-        f"({FOREST_KINDS[other].split(',')[0]} on the same draws: {t[f'{other}_var_algorithm']:.3g} measured)."
+        f"{fmt_number(t['var_projection_corrected'])} and the tree term {fmt_number(t['var_tree_corrected'])}. {how}: projection "
+        f"**{fmt_number(t[f'{a}_projection_part'])}** + trees **{fmt_number(t[f'{a}_tree_part'])}** = "
+        f"{fmt_number(t[f'{a}_var_algorithm_predicted'])} predicted, against **{fmt_number(t[f'{a}_var_algorithm'])}** measured "
+        f"({FOREST_KINDS[other].split(',')[0]} on the same draws: {fmt_number(t[f'{other}_var_algorithm'])} measured)."
     )

@@ -355,7 +355,8 @@ def show_result(result, settings):
         st.markdown("**What to look for**")
         st.markdown(
             "Read a row: '>' means that row's method has the better mean than the column's, '<' the "
-            "worse. Dark cells with * (p < 0.05) are differences unlikely to be chance. "
+            "worse. Dark blue cells, each marked * (p < 0.05), are differences unlikely to be chance; pale ones "
+            "are not. "
             + takeaways.benchmark_significance_sentence(result)
         )
     with st.expander("Chosen hyper-parameters per repeat"):

@@ -21,6 +21,8 @@ from engine import plotting
 from engine.page_models import dataspec
 from engine.page_models import live_convergence as live
 from engine.page_content import takeaways
+from engine.page_content.presets import FIGURE1_PANELS
+from engine.formatting import fmt_number
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
@@ -158,9 +160,13 @@ def fit_kwargs(s):
                 max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
 
 
-def describe(s):
+def describe(s, result=None):
+    """The settings of a run in one line; with its ``result``, the steps it holds (a Step adds to the
+    steps it was started with: 10 000 + 2 Steps = 10 020)."""
     data = s.get("data", PROBLEMS[s["problem"]]).split(",")[0]
-    return (f"{data}, {', '.join(s['variants'])}, {s['n_steps']} steps, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
+    steps = [c.n_steps for c in result.curves.values()] if result is not None and result.curves else [s["n_steps"]]
+    n = fmt_number(max(steps)) + ("" if min(steps) == max(steps) else f" (shortest {fmt_number(min(steps))})")
+    return (f"{data}, {', '.join(s['variants'])}, {n} steps, μ {s['learning_rate']:g}, {s['max_leaf_nodes']} leaves, "
             f"max_features {s['max_features']}, loss {s['loss']}, q {s['q']}, seed {s['seed']}")
 
 
@@ -259,7 +265,7 @@ def pin_run():
     pins = st.session_state[PINS_KEY]
     used = {p["name"] for p in pins}
     name = next((c for c in string.ascii_uppercase if c not in used), "Z")
-    pins.append({"name": name, "label": describe(done.settings), "settings": dict(done.settings),
+    pins.append({"name": name, "label": describe(done.settings, done.result), "settings": dict(done.settings),
                  "result": done.result})
     del pins[:-MAX_PINS]
 
@@ -285,11 +291,22 @@ def check(settings, spec, upload):
         costs = estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
                          **fit_kwargs(settings))
     except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
-        return str(exc), {}, False
-    return None, costs, can_warm_step(settings, data)
+        return str(exc), {}, False, None
+    return None, costs, can_warm_step(settings, data), data
 
 
-problem_error, costs, warm_step = check(settings, spec, upload)
+def sample_text(data):
+    """The training and test rows of the data a run trains on, read from the data drawn (an upload or a
+    shipped set has its own split; the Test samples slider sizes friedman1's test sample only)."""
+    if data is None:
+        return ""
+    X_tr, X_te, info = data[0], data[2], data[5]
+    if str(info.get("name", "")).startswith("friedman1"):      # its training rows are in the label already
+        return f"; {X_te.shape[0]} test samples"
+    return f"; {X_tr.shape[0]} training / {X_te.shape[0]} test samples ({info['split']})"
+
+
+problem_error, costs, warm_step, drawn = check(settings, spec, upload)
 total_cost = sum(costs.values())
 too_costly = total_cost > MAX_SECONDS
 
@@ -299,8 +316,7 @@ if (go or not run.started) and problem_error is None and (total_cost <= WARN_SEC
     train(settings, spec, upload, settings["n_steps"])   # the default view trains by itself
 running = run.running
 
-st.caption(f"Data: {settings['data']}"
-           f"; {settings['n_test']} test samples (friedman1) · seed **{settings['seed']}**.")
+st.caption(f"Data: {settings['data']}{sample_text(drawn)} · seed **{settings['seed']}**.")
 if problem_error:
     st.error(f"These settings cannot run: {problem_error}", icon="⚠️")
 elif too_costly:
@@ -345,9 +361,12 @@ if models_dropped:
                + (" (refused: too long)." if step_refused else f" (about {fmt_seconds(step_cost)})."))
 
 def checked_result():
-    """The finished run's result when it has the sidebar's settings (a challenge is checked on it)."""
-    done = run.finished
-    return done.result if done is not None and not running and same_model(done.settings, settings) else None
+    """The finished run's result when it has the sidebar's settings (a challenge is checked on it). A run
+    served from the server's cache has ended before this line: harvest it, or the banner would say
+    "Nothing to check yet" beside its chart."""
+    done = run.harvest()
+    return (done.result if done is not None and not run.running and same_model(done.settings, settings)
+            else None)
 
 
 challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
@@ -355,11 +374,11 @@ challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... fr
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
 EXPLAIN = {
-    "group": "Every output is the same signal plus its own noise. The paper (Figure 1a) finds the shared-tree "
+    "group": f"Every output is the same signal plus its own noise. The paper ({FIGURE1_PANELS['group']}) finds the shared-tree "
              "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",
     "chain": "Each output adds noise to the previous one, so all outputs are strongly correlated. The paper "
-             "(Figure 1b) finds gbmort and gbrt-rpo converging much faster per output than st-gbrt.",
-    "ind": "Each output depends on its own five inputs: nothing is shared. The paper (Figure 1c) finds st-gbrt "
+             f"({FIGURE1_PANELS['chain']}) finds gbmort and gbrt-rpo converging much faster per output than st-gbrt.",
+    "ind": f"Each output depends on its own five inputs: nothing is shared. The paper ({FIGURE1_PANELS['ind']}) finds st-gbrt "
            "ending best and gbmort, which forces all outputs to share every split, worst.",
     "data": "If the outputs are correlated, methods that share trees (gbmort, gbrt-rpo) should rise faster per "
             "output than st-gbrt; if they are independent, st-gbrt should end best.",
@@ -438,8 +457,7 @@ def live_panel():
         if result is not None and result.curves:
             st.markdown(EXPLAIN[shown["problem"]])
             st.markdown(takeaways.convergence_takeaway(result, X_AXES[x_axis]))
-            timed = ("median of repeated fits" if result.params.get("timing") else
-                     "one fit each, as trained (a Step adds raw times)")
+            timed = takeaways.fit_time_sentence(result)   # from each curve's number of timed fits
             st.markdown(f"**Right panel:** the same curves against seconds of fitting ({timed}; a st-gbrt step "
                         "fits one tree per output). " + takeaways.convergence_time_takeaway(result))
         else:

@@ -14,6 +14,7 @@ import time
 
 import streamlit as st
 
+from engine.formatting import fmt_number
 from engine.page_models import one_step as os_
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
@@ -164,9 +165,9 @@ else:
     if root >= 0:
         rejected = ("" if tree.rejected_feature[0] < 0 else
                     f"; the best split on another feature, {feature_names[tree.rejected_feature[0]]} ≤ "
-                    f"{tree.rejected_threshold[0]:.3g}, would have removed {tree.rejected_improvement[0]:.3g}")
-        split_text = (f"The root split is **{feature_names[root]} ≤ {tree.threshold[0]:.3g}**, which removes "
-                      f"{tree.improvement[0]:.3g} of the targets' squared error{rejected}.")
+                    f"{fmt_number(tree.rejected_threshold[0])}, would have removed {fmt_number(tree.rejected_improvement[0])}")
+        split_text = (f"The root split is **{feature_names[root]} ≤ {fmt_number(tree.threshold[0])}**, which removes "
+                      f"{fmt_number(tree.improvement[0])} of the targets' squared error{rejected}.")
     else:
         split_text = "The tree has no split (the targets are constant)."
     st.markdown(

@@ -252,10 +252,12 @@ if done.settings != config:
 if not res.complete:   # the one sentence about how the run ended (else "took t s" below)
     st.warning(f"**Stopped after {done.elapsed:.1f} s: partial result.** Only the models finished before Stop are "
                "drawn; the others are missing (or end early).", icon="✋")  # fmt: skip
+timing = Timing(**params["timing"]) if params.get("timing") else None
+# The run's notes without the timing paragraph, which the caption below says (with the fits per model).
+data_notes = [n for n in res.notes[-2:] if timing is None or n != timing.describe()]
 st.caption(f"Seed **{params['seed']}** · {res.dataset} · {res.n_outputs} outputs · {params['n_steps']} steps, "
            f"μ = {params['learning_rate']}, {params['max_leaf_nodes']} leaves, {params.get('loss') or LOSSES[res.task][0]} loss · "
-           + ("" if not res.complete else f"took {done.elapsed:.1f} s · ") + " · ".join(res.notes[-2:]))  # fmt: skip
-timing = Timing(**params["timing"]) if params.get("timing") else None
+           + ("" if not res.complete else f"took {done.elapsed:.1f} s · ") + " · ".join(data_notes))  # fmt: skip
 fits = ", ".join(f"{label}: {c.timed_fits}" for label, c in res.curves.items())
 st.caption((timing.describe() if timing else "Each model was fitted and timed once, without a warm-up fit.")
            + f" Timed fits per model: {fits}. Times are measured while the app serves pages on a shared machine; "

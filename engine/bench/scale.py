@@ -38,7 +38,7 @@ least timing.MIN_STEPS; the table prints the steps timed). Peers whose per-step 
 HistGradientBoostingRegressor and XGBoost one_output_per_tree) are timed on
 ``PER_OUTPUT_SAMPLE`` outputs and their step is d times that per-output
 time (printed as such). A peer that is not installed is reported as missing
-(``pip install -e '.[bench]'`` installs LightGBM and XGBoost).
+(``pip install -e '.[bench]'`` installs LightGBM and CatBoost; XGBoost comes with the app's own dependencies).
 """
 import json
 import sys

@@ -122,6 +122,14 @@ class Curve:
         i = self.best_index
         return None if i is None else int(self.step[i])
 
+    @property
+    def still_rising(self) -> bool:
+        """Whether the best test score is at the last step: the run ended before this curve's
+        plateau, so its best score is not yet its best (the chart, the takeaway and the
+        challenges all say so from here)."""
+        b = self.best_index
+        return b is not None and self.n_steps > 1 and b >= self.n_steps - 1
+
     def steps_to_reach(self, score, x="trees_per_output"):
         """First value of ``x`` at which the test score reaches ``score`` (None if never)."""
         hit = np.flatnonzero(np.nan_to_num(self.test_score, nan=-np.inf) >= score)

@@ -8,10 +8,16 @@ Newton leaves). Each curve is the test LRAP at a few log-spaced steps against th
 spent up to that step: the engine's own clock per step (``fit_times_``), XGBoost's from a
 per-round callback; XGBoost's scores are its predictions cut at round r (``iteration_range``).
 Scoring is not counted as fit time.
+
+XGBoost is one of the app's own dependencies (pyproject.toml: its CPU-only build, ``xgboost-cpu``, on
+Linux), so the race has both curves from the README's install. A run says which peers it ran with
+(``with_xgboost``, an argument, hence part of the run store's key and of ``params``): a race run before
+XGBoost was installed is never served as the race with it.
 """
 from __future__ import annotations
 
 import importlib.util
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -25,14 +31,26 @@ from engine.metrics import lrap
 from engine.names import LEAF_ESTIMATIONS, PROJECTED_RELABEL
 from engine.validation import check_choice, check_int
 
-__all__ = ["RACE_DATASETS", "TimeToAccuracyResult", "run_time_to_accuracy", "xgboost_installed"]
+__all__ = ["RACE_DATASETS", "TimeToAccuracyResult", "XGBOOST_PACKAGE", "run_time_to_accuracy", "xgboost_installed",
+           "xgboost_missing_note"]
 
 RACE_DATASETS = ("bibtex", "corel5k")
 N_CHECKPOINTS = 12
+# The distribution that provides the ``xgboost`` module as pyproject.toml installs it: the CPU-only wheel
+# on Linux (the default ``xgboost`` wheel there pulls in NVIDIA's NCCL, 350 MB the race never uses).
+XGBOOST_PACKAGE = "xgboost-cpu" if sys.platform.startswith("linux") else "xgboost"
 
 
 def xgboost_installed():
+    """Whether the ``xgboost`` module can be imported (asked afresh: an install made while the
+    server runs counts from the next page view on)."""
+    importlib.invalidate_caches()
     return importlib.util.find_spec("xgboost") is not None
+
+
+def xgboost_missing_note():
+    return (f"XGBoost is not installed here (it is one of the app's dependencies: `pip install {XGBOOST_PACKAGE}`): "
+            "only the engine's curve is drawn.")
 
 
 @dataclass
@@ -106,11 +124,14 @@ def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed, stop=None):
 
 
 def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
-                         n_projections=5, leaf_estimation="mean", seed=0, progress=None,
+                         n_projections=5, leaf_estimation="mean", with_xgboost=None, seed=0, progress=None,
                          stop=None) -> TimeToAccuracyResult:
     """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
 
-    ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves). Without XGBoost installed, only the engine's curve, and a note that says so.
+    ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves).
+    ``with_xgboost``: whether XGBoost races too (None: when it is installed). False, or None without
+    XGBoost: only the engine's curve, and a note that says why; True without XGBoost is refused. The
+    value used is ``params["with_xgboost"]``.
     ``stop`` (a threading.Event) ends the engine's fit early and skips XGBoost (a note says so).
     """
     check_choice(dataset, "dataset", RACE_DATASETS)
@@ -122,6 +143,13 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
     check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+    if with_xgboost is None:
+        with_xgboost = xgboost_installed()
+    if not isinstance(with_xgboost, (bool, np.bool_)):
+        raise ValueError(f"with_xgboost must be True, False or None, got {with_xgboost!r}")
+    with_xgboost = bool(with_xgboost)
+    if with_xgboost and not xgboost_installed():
+        raise ValueError(f"with_xgboost=True but XGBoost is not installed (pip install {XGBOOST_PACKAGE})")
     data = load_dataset(dataset)
     test = np.zeros(data.X.shape[0], dtype=bool)
     test[data.test_indices] = True
@@ -135,16 +163,18 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
              f"{Y.shape[1]} labels; one thread; fit seconds exclude scoring."]
     if stop is not None and stop.is_set():
         notes.append("Stopped: the engine's curve ends where it was stopped, XGBoost was not fitted.")
-    elif xgboost_installed():
+    elif with_xgboost:
         if progress is not None:
             progress(0.5, f"{dataset}: fitting XGBoost")
         curves["XGBoost: defaults (one tree per label, depth 6, learning rate 0.3)"] = _xgboost_curve(
             X, Y, X_test, Y_test, xgboost_rounds, seed, stop)
         if stop is not None and stop.is_set():
             notes.append("Stopped: XGBoost's curve ends where it was stopped.")
+    elif xgboost_installed():
+        notes.append("XGBoost was left out of this race (with_xgboost=False): only the engine's curve is drawn.")
     else:
-        notes.append("XGBoost is not installed here (pip install xgboost): only the engine's curve is drawn.")
+        notes.append(xgboost_missing_note())
     params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
                   max_leaf_nodes=max_leaf_nodes, n_projections=n_projections, leaf_estimation=leaf_estimation,
-                  seed=seed)
+                  with_xgboost=with_xgboost, seed=seed)
     return TimeToAccuracyResult(dataset=dataset, params=params, curves=curves, notes=notes)

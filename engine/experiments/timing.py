@@ -10,10 +10,18 @@ asks for it (:class:`Timing`):
   ``warmup_rows`` rows, ``warmup_steps`` steps) pays the one-off costs;
 * once every model is measured, each model whose timed fit took less than ``short_seconds``
   is fitted again, identically (same seed, same model), one model after the other in turns,
-  until ``max_fits`` timed fits or ``budget_seconds`` of extra fitting; its time after every
-  step is the **median** over those fits (the median of cumulative times, step by step, which
-  stays non-decreasing). Taking turns spreads a passing disturbance over several models
+  until ``max_fits`` timed fits or ``budget_seconds`` of extra fitting. Its total is the
+  **median** of those fits' totals, spread over the steps as their **median time per step**
+  (:func:`robust_cumulative`). Taking turns spreads a passing disturbance over several models
   instead of loading it on one (the app draws its page while the first model fits).
+
+Why per step: on a loaded machine a fit is paused every few milliseconds (another process's
+turn on the core, a Python thread waiting for the GIL), and every pause adds a jump to that fit's
+cumulative times. The step-wise median of cumulative times keeps a jump as soon as two fits paused
+anywhere before that step, so the fit-time panel drew staircases (issue 31; measured at load 12 on
+2 cores: 44-57 jumps of 8 ms in each of three 2000-step st-gbrt fits, 60 in their step-wise median,
+5 in the median per step). The median per step drops a pause unless most fits paused at that very
+step; rescaled to the median of the totals, the curve ends where the fits' median total does.
 
 What is timed is the estimator's own ``fit_times_``: the boosting steps (tree growing,
 relabelling, line searches), not the input checks and the one-off preparation of X that every
@@ -30,7 +38,7 @@ import numpy as np
 
 from engine.validation import check_in_interval, check_int
 
-__all__ = ["Timing", "repeat_in_turns", "resolve_timing", "retime", "spread", "warm_up"]
+__all__ = ["Timing", "repeat_in_turns", "resolve_timing", "retime", "robust_cumulative", "spread", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -55,8 +63,9 @@ class Timing:
         warm = (f"after one untimed warm-up fit ({self.warmup_steps} steps on {self.warmup_rows} rows)"
                 if self.warmup_steps else "without a warm-up fit")
         repeat = (f"once all models were fitted, each whose fit took under {self.short_seconds:g} s was fitted "
-                  f"again, taking turns, up to {self.max_fits} times in all (at most {self.budget_seconds:g} s more), "
-                  "and its time after each step is the median over those fits" if self.max_fits > 1
+                  f"again, taking turns, up to {self.max_fits} times in all (at most {self.budget_seconds:g} s more): "
+                  "its total is the median of those fits' totals, spread over the steps as their median time per "
+                  "step (a pause of the machine during one fit leaves no step in the curve)" if self.max_fits > 1
                   else "each model is fitted once")
         return (f"Fit times count the boosting steps only (not input preparation or scoring), measured {warm}; "
                 f"{repeat}.")
@@ -113,8 +122,25 @@ def spread(fits) -> tuple[float, float, float]:
     return float(np.median(totals)), float(totals.min()), float(totals.max())
 
 
+def robust_cumulative(fits) -> np.ndarray:
+    """Cumulative seconds after each step from several fits' cumulative times (rows of equal length):
+    the median time of each step, accumulated and rescaled so that the last entry is the median of the
+    fits' totals. Non-decreasing; a pause during one fit (a jump in its times) leaves no jump here unless
+    most fits paused at the same step. One fit: its own times."""
+    fits = np.atleast_2d(np.asarray(fits, dtype=np.float64))
+    if fits.shape[0] == 1 or not fits.size:
+        return fits[0].copy()
+    per_step = np.median(np.diff(fits, axis=1, prepend=0.0), axis=0)
+    shape = np.cumsum(np.clip(per_step, 0.0, None))
+    total = float(np.median(fits[:, -1]))
+    if not shape[-1] > 0 or not np.isfinite(total):
+        return np.median(fits, axis=0)
+    return shape * (total / shape[-1])
+
+
 def retime(curves, refits, timing: Timing, stopped=lambda: False):
-    """Fit the short models again, round-robin, and give each the step-wise median of its fits' times.
+    """Fit the short models again, round-robin, and give each the robust cumulative times of its fits
+    (:func:`robust_cumulative`: the median total, spread over the steps as their median time per step).
 
     ``curves`` : dict key -> :class:`~engine.experiments.convergence.Curve` (its ``fit_time``
     and ``timed_fits`` are replaced in place). ``refits`` : dict key -> callable fitting that
@@ -132,7 +158,7 @@ def retime(curves, refits, timing: Timing, stopped=lambda: False):
     runs = {key: [np.asarray(f, dtype=np.float64) for f in fits] for key, fits in runs.items()}
     for key, fits in runs.items():
         if len(fits) > 1:
-            curves[key].fit_time = np.median(np.vstack(fits), axis=0)
+            curves[key].fit_time = robust_cumulative(np.vstack(fits))
             curves[key].timed_fits = len(fits)
             curves[key].time_range = spread(fits)[1:]
     return {key: curves[key].timed_fits for key in curves}

@@ -55,13 +55,19 @@ def _ind_overfits_early(result):
 
 
 def _gbmort_beats_st_on_chain(result):
-    # Measured (stumps, μ = 0.1): at 100 steps both are still climbing; by 300 steps gbmort's best
-    # test macro-r2 is 0.63 against st-gbrt's 0.62.
+    # Measured (stumps, μ = 0.1, 1000 test samples, seed 0): at 100 steps both are still climbing
+    # (gbmort 0.591 ahead of st-gbrt's 0.584 only because it climbs faster); trained to 2000 steps their
+    # best steps are 264 and 223, and gbmort's best test macro-r2 0.630 beats st-gbrt's 0.620. A best
+    # score at the last step is not a best score yet: the check compares plateaus only.
     if getattr(result, "dataset", None) != "friedman1-chain":
         return False, "Run it on the chain problem."
     a, b = _curve(result, "gbmort"), _curve(result, "st-gbrt")
     if a is None or b is None or a.best_step is None or b.best_step is None:
         return False, "Train both gbmort and st-gbrt."
+    rising = [c.name for c in (a, b) if c.still_rising]
+    if rising:
+        return False, (f"{' and '.join(rising)} {'is' if len(rising) == 1 else 'are'} still rising at the last step "
+                       f"({a.n_steps} steps): train longer, until both curves have peaked, to compare their best scores.")
     if a.best_score > b.best_score:
         return True, f"gbmort's best test score {a.best_score:.3f} beats st-gbrt's {b.best_score:.3f}."
     return False, f"gbmort {a.best_score:.3f} against st-gbrt {b.best_score:.3f}: not yet."

@@ -31,22 +31,26 @@ from collections.abc import Iterable
 # problem (group / chain / ind / data), variants (repeated: conv_variants=a&conv_variants=b), q,
 # learning_rate, max_leaf_nodes, max_features, loss, n_steps, n_test, seed, x_axis (trees / steps).
 _FIGURE1 = {"conv_learning_rate": "0.1", "conv_max_leaf_nodes": "2", "conv_n_steps": "2000", "conv_seed": "0"}
+# Which panel of paper 002's Figure 1 shows which problem (section 4.2.2: "On the friedman1-chain (see
+# Figure 1a) and friedman1-group (see Figure 1b) ... friedman1-ind (see Figure 1c)"). The presets' labels
+# and the Convergence page's text both read it, so they cannot disagree.
+FIGURE1_PANELS = {"chain": "Figure 1a", "group": "Figure 1b", "ind": "Figure 1c"}
 
 PRESETS: list[dict] = [
     {
-        "label": "Figure 1a: convergence on chain",
+        "label": f"{FIGURE1_PANELS['chain']}: convergence on chain",
         "page": "pages/convergence.py",
         "query_params": {"conv_problem": "chain", **_FIGURE1},
         "description": "st-gbrt, gbmort and gbrt-rpo on friedman1-chain: sharing trees converges far faster.",
     },
     {
-        "label": "Figure 1b: convergence on group",
+        "label": f"{FIGURE1_PANELS['group']}: convergence on group",
         "page": "pages/convergence.py",
         "query_params": {"conv_problem": "group", **_FIGURE1},
         "description": "The same three methods on friedman1-group, where averaging outputs filters noise.",
     },
     {
-        "label": "Figure 1c: convergence on ind",
+        "label": f"{FIGURE1_PANELS['ind']}: convergence on ind",
         "page": "pages/convergence.py",
         # 10000 steps (the paper's range): at 2000 gbmort and gbrt-rpo were still rising (best step =
         # last), so "st-gbrt ends best" came from the budget. Measured: best steps 313 (st-gbrt), 7317

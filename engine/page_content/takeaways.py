@@ -18,8 +18,11 @@ import math
 
 import numpy as np
 
-__all__ = ["NOISE_RATIO", "benchmark_order_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
-           "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway"]
+from engine.formatting import fmt_number
+
+__all__ = ["NOISE_RATIO", "benchmark_order_sentence", "fit_time_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
+           "projection_size_takeaway", "schemes_takeaway", "schemes_time_takeaway", "forest_size_takeaway",
+           "forest_noise_note", "forest_schemes_takeaway"]
 
 NOISE_RATIO = 1.25     # a time ratio below this is treated as noise on a shared machine
 REACH_FRACTION = 0.9   # "reaches" = 90 % of the way from the first evaluated score to the best of all
@@ -45,7 +48,7 @@ def time_gap_is_noise(a: float, b: float, spread_a=None, spread_b=None) -> bool:
 
 def _fmt_s(t: float) -> str:
     """Seconds for reading: three significant digits, milliseconds under 0.1 s."""
-    return f"{t * 1000:.3g} ms" if t < 0.1 else f"{t:.3g} s"
+    return f"{fmt_number(t * 1000)} ms" if t < 0.1 else f"{fmt_number(t)} s"
 
 
 # --- Convergence (Figure 1) ----------------------------------------------------------------------
@@ -76,7 +79,7 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
         parts.append(f"**{best.name}** reaches a best test {metric} of **{best.best_score:.3f}** (step {best.best_step}).")
     elif f"{best.best_score:.3f}" == f"{ranked[1].best_score:.3f}":     # level at the shown precision
         parts.append(f"On this run **{best.name}** and **{ranked[1].name}** end level (best test {metric} "
-                     f"**{best.best_score:.3f}**, {best.best_score - ranked[1].best_score:.1e} apart)"
+                     f"**{best.best_score:.3f}**, {fmt_number(best.best_score - ranked[1].best_score, 2)} apart)"
                      + (f"; **{worst.name}** is lowest ({worst.best_score:.3f})." if len(ranked) > 2 else "."))
     else:
         gap = best.best_score - ranked[1].best_score
@@ -91,16 +94,36 @@ def convergence_takeaway(result, x="trees_per_output") -> str:
         hit = sorted((v, k) for k, v in reach.items() if v is not None)
         if hit:
             fastest = hit[0]
-            others = ", ".join(f"{k} {v:g}" for v, k in hit[1:])
+            others = ", ".join(f"{k} {fmt_number(v, 2)}" for v, k in hit[1:])
             never = [k for k, v in reach.items() if v is None]
             parts.append(f"Fastest to {metric} {target:.3f} ({REACH_FRACTION:.0%} of the way up): **{fastest[1]}** "
-                         f"after {fastest[0]:g} {unit}" + (f" ({others})" if others else "")
+                         f"after {fmt_number(fastest[0], 2)} {unit}" + (f" ({others})" if others else "")
                          + (f"; never reached by {', '.join(never)}" if never else "") + ".")
-    rising = [c.name for c in curves if c.best_index is not None and c.best_index >= c.n_steps - 1 and c.n_steps > 1]
+    rising = [c.name for c in curves if c.still_rising]
     if rising:
         parts.append(f"⚠ Still rising at the last step: **{', '.join(rising)}** (best step = last step): the run "
                      "stopped before their plateau, so their final order may change with more steps.")
     return " ".join(parts)
+
+
+def fit_time_sentence(result) -> str:
+    """How the fit-time axis of ``result`` was measured, curve by curve (``Curve.timed_fits``): the
+    median of repeated fits per step, or one fit, whose pauses of the machine show as steps."""
+    curves = [c for c in (result.curves or {}).values() if c.n_steps]
+    if not curves:
+        return ""
+    repeated = [c for c in curves if c.timed_fits > 1]
+    single = [c for c in curves if c.timed_fits <= 1]
+    counts = sorted({c.timed_fits for c in repeated}) or [1]
+    fits = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    median = f"the median time per step of {fits} repeated fits, scaled to their median total"
+    one = "one fit as trained, where a pause of the machine shows as a step"
+    if not single:
+        return f"{median}, for every curve"
+    if not repeated:
+        return f"{one}, for every curve"
+    return (f"{', '.join(c.name for c in repeated)}: {median}; "
+            f"{', '.join(c.name for c in single)}: {one}")
 
 
 def convergence_time_takeaway(result) -> str:
@@ -188,7 +211,7 @@ def projection_time_trend(res) -> str:
         if time_gap_is_noise(lo, gm, _range(res, f"q={q[0]}", lo), _range(res, "gbmort", gm)):
             vs = f" q = {q[0]} and gbmort ({_fmt_s(gm)}) take about the same time (within the noise)."
         else:
-            vs = f" q = {q[0]} takes **{lo / gm:.2g}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."
+            vs = f" q = {q[0]} takes **{fmt_number(lo / gm, 2)}×** gbmort's time ({_fmt_s(lo)} against {_fmt_s(gm)})."
     if time_gap_is_noise(lo, hi):
         return f"Fit time from q = {q[0]} to q = {q[-1]}: {_fmt_s(lo)} → {_fmt_s(hi)}, within the noise.{vs}"
     word = "grows" if hi > lo else "falls"
@@ -217,7 +240,7 @@ def schemes_time_takeaway(res) -> str:
     listing = ", ".join(f"{k} {_fmt_s(v)}" for k, v in order)
     if time_gap_is_noise(tf, ts):
         return f"Total fit times: {listing}: **within the noise**, no scheme is cheaper here."
-    return f"Total fit times: {listing}: **{fast}** is cheapest, {ts / tf:.2g}× faster than {slow}."
+    return f"Total fit times: {listing}: **{fast}** is cheapest, {fmt_number(ts / tf, 2)}× faster than {slow}."
 
 
 # --- Forests (paper 003, Figure 1) ---------------------------------------------------------------------
@@ -259,6 +282,74 @@ def forest_size_takeaway(result, shared: str, per_tree: str, reference: str) -> 
                              f"than the unprojected one ({_fmt_s(t_ref)}): with {result.n_outputs} outputs the "
                              "projection saves nothing.")
     return " ".join(parts)
+
+
+def _standard_error(row) -> float:
+    """Standard error of a point's mean score over its repeats (the summary's std is over n, not n - 1)."""
+    n = int(row["n_repeats"])
+    return float(row["score_std"]) * math.sqrt(n / (n - 1)) / math.sqrt(n) if n > 1 else float("nan")
+
+
+def _gap_is_noise(a, b) -> tuple:
+    """(whether the gap between the mean scores of points ``a`` and ``b`` is within two standard errors of
+    their difference, that bound); (True, nan) when either point has a single repeat."""
+    bound = 2.0 * math.hypot(_standard_error(a), _standard_error(b))
+    if not math.isfinite(bound):
+        return True, float("nan")
+    return abs(float(a["score"]) - float(b["score"])) <= bound, bound
+
+
+def forest_noise_note(result) -> tuple:
+    """``(warning, text)`` on the differences a forest sweep shows: with one repeat a warning that the
+    points are single forests whose seed noise is not measured; with several, whether the best point's
+    lead over the next is beyond two standard errors (a sentence, no warning)."""
+    s = result.summary_frame()
+    s = s[np.isfinite(s["score"].astype(float))]
+    if len(s) < 2:
+        return False, ""
+    n = int(s["n_repeats"].min())
+    lo, hi = float(s["score"].min()), float(s["score"].max())
+    if n <= 1:
+        return True, (f"**One repeat**: every point is one forest's {result.metric} (from {lo:.3f} to {hi:.3f} "
+                      "here), and one repeat cannot tell a difference from the forests' seed noise. Set **Repeats** "
+                      "to 3 or more: the chart then draws ± one standard deviation and this note says which "
+                      "differences are beyond the noise.")
+    ranked = s.sort_values("score", ascending=False)
+    best, second = ranked.iloc[0], ranked.iloc[1]
+    x = result.x_name
+
+    def name(r):
+        return f"{r['series']}" + (f" at {x} = {int(r[x])}" if r[x] == r[x] else "")
+    noise, bound = _gap_is_noise(best, second)
+    gap = float(best["score"]) - float(second["score"])
+    verdict = ("within the noise: no winner on this run" if noise else "beyond the noise")
+    return False, (f"The best point ({name(best)}, {float(best['score']):.3f}) leads the next ({name(second)}, "
+                   f"{float(second['score']):.3f}) by {gap:.3f}, {verdict} (two standard errors over {n} repeats: "
+                   f"{bound:.3f}).")
+
+
+def forest_schemes_takeaway(result, first="Gaussian", second="Rademacher (s = 3)") -> str:
+    """Do the two dense projections behave alike on this run? Their largest gap over the common q, said
+    against the noise of the repeats (paper 003, section 4.5, finds them alike)."""
+    s = result.summary_frame()
+    a = s[s["series"] == first].set_index("q")
+    b = s[s["series"] == second].set_index("q")
+    common = [q for q in a.index if q in b.index and np.isfinite(a.loc[q, "score"]) and np.isfinite(b.loc[q, "score"])]
+    if not common:
+        return ""
+    q = max(common, key=lambda q: abs(float(a.loc[q, "score"]) - float(b.loc[q, "score"])))
+    ra, rb = a.loc[q], b.loc[q]
+    gap = abs(float(ra["score"]) - float(rb["score"]))
+    head = (f"{first} and {second} differ by up to **{gap:.3f}** {result.metric} here (q = {int(q)}: "
+            f"{float(ra['score']):.3f} against {float(rb['score']):.3f}).")
+    paper = "The paper finds the dense projections alike (paper 003, section 4.5)"
+    if int(min(ra["n_repeats"], rb["n_repeats"])) <= 1:
+        return f"{head} With one repeat this run cannot tell that from seed noise. {paper}."
+    noise, bound = _gap_is_noise(ra, rb)
+    if noise:
+        return (f"{head} That is within the noise of the repeats (two standard errors: {bound:.3f}): alike, as the "
+                "paper finds (paper 003, section 4.5).")
+    return f"{head} That is beyond the noise of the repeats (two standard errors: {bound:.3f}): on this run they differ. {paper}."
 
 
 # --- Benchmark (Tables 4-6) ------------------------------------------------------------------------------

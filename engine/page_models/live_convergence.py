@@ -156,8 +156,9 @@ def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_no
     live-fitted estimator (fitted with ``warm_start=True``), for :func:`continue_curves`.
     ``timing`` (None: the live fit's own times; True, a :class:`~engine.experiments.timing.Timing`
     or a dict): once every curve is drawn, the short fits are repeated in turns and the fit-time
-    axis is their step-wise median (:func:`engine.experiments.timing.retime`, as every timed chart
-    of the app), so a stall of the machine during one fit no longer draws a step in the time panel.
+    axis is their median time per step scaled to their median total
+    (:func:`engine.experiments.timing.retime`, as every timed chart of the app), so a pause of the
+    machine during one fit draws no step in the time panel.
     """
     return ex.run_convergence(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
                               max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,

@@ -5,11 +5,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.formatting import fmt_number
+
 
 def _fmt_p(p):
     if p is None or not np.isfinite(p):
         return "–"
-    return f"{p:.0e}" if p < 1e-3 else f"{p:.3g}"
+    return fmt_number(p, 1 if p < 1e-3 else 2)      # two digits: "0.041 > *" fits a cell of seven
 
 
 def pvalue_heatmap(names, pvalues, signs=None, title=None, alpha=0.05):
@@ -124,21 +126,36 @@ def benchmark_scores_figure(result, paper=None, title=None, paper_label="paper (
     return fig
 
 
+SIGNIFICANT_COLORS = ("#08306b", "#08519c")    # navy: every cell with p < alpha, whatever its p
+NOT_SIGNIFICANT_COLORS = ("#c6dbef", "#f7fbff")  # pale blue to white: the others
+P_FLOOR = 1e-4                                   # the colour scale's darkest p
+
+
+def pvalue_colorscale(alpha=0.05):
+    """A two-part scale on log10 p from log10 P_FLOOR to 0: dark blue below log10 alpha, pale above,
+    so that "dark cells" and "cells with *" are the same cells (issue 31: the key said dark where a
+    continuous scale drew p = 0.03 mid-blue)."""
+    cut = (np.log10(alpha) - np.log10(P_FLOOR)) / -np.log10(P_FLOOR)
+    return [[0.0, SIGNIFICANT_COLORS[0]], [cut, SIGNIFICANT_COLORS[1]],
+            [cut, NOT_SIGNIFICANT_COLORS[0]], [1.0, NOT_SIGNIFICANT_COLORS[1]]]
+
+
 def benchmark_pvalue_figure(names, pvalues, signs, alpha=0.05, title=None):
     """Table 5 style: cell (row, column) = paired t-test p-value and the sign of the
     difference of means ('>' row better, '<' row worse); '*' marks p < alpha.
-    Colour = log10 p (dark = significant); the diagonal is empty."""
+    Colour: dark blue exactly where p < alpha (:func:`pvalue_colorscale`), pale otherwise; the
+    diagonal is empty."""
     P = np.asarray(pvalues, dtype=float)
     n = len(names)
     text = [["" if i == j else (_fmt_p(P[i, j]) + (f" {signs[i][j]}" if signs[i][j] else "")
                                 + (" *" if np.isfinite(P[i, j]) and P[i, j] < alpha else ""))
              for j in range(n)] for i in range(n)]
-    z = np.where(np.isfinite(P), np.log10(np.clip(P, 1e-6, 1)), np.nan)
+    z = np.where(np.isfinite(P), np.log10(np.clip(P, P_FLOOR, 1)), np.nan)
     fig = go.Figure(go.Heatmap(
         z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}", customdata=P,
-        textfont={"size": 13}, colorscale="Blues", reversescale=True, zmin=-4, zmax=0,
-        colorbar=dict(title="log10 p", tickvals=[-4, -3, -2, np.log10(0.05), 0],
-                      ticktext=["1e-4", "0.001", "0.01", "0.05", "1"]),
+        textfont={"size": 12}, colorscale=pvalue_colorscale(alpha), zmin=np.log10(P_FLOOR), zmax=0,
+        colorbar=dict(title="p", tickvals=[-4, -3, -2, np.log10(alpha), 0],
+                      ticktext=["0.0001", "0.001", "0.01", f"{alpha:g}", "1"]),
         hovertemplate="%{y} vs %{x}: p = %{customdata:.3g}<extra></extra>", xgap=2, ygap=2))
     fig.update_layout(title=title or f"Paired t-test p-values ('>': row better; * p < {alpha:g})",
                       yaxis=dict(autorange="reversed", type="category"), xaxis=dict(type="category", side="bottom"),

@@ -1,4 +1,4 @@
-"""What every figure shares: full labels on log axes, a palette, standalone HTML export."""
+"""What every figure shares: full labels on log axes, a palette and a colour per method, standalone HTML export."""
 
 from __future__ import annotations
 
@@ -8,6 +8,27 @@ import plotly.graph_objects as go
 # One palette for the series of every figure (plotly's default, in this order).
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
           "#bcbd22", "#17becf")
+# One colour per method on every chart of the app (issue 31: gbmort was red beside the q sweep and purple
+# beside its learning curves): Figure 1's methods and the oracle keep theirs; every other series (a value
+# of q, a projection scheme, another variant) takes the colours no method owns, in order.
+METHOD_COLORS = {"st-gbrt": COLORS[0], "gbmort": COLORS[1], "gbrt-rpo-subsampled": COLORS[2],
+                 "artificial-gbrt": COLORS[7]}
+OTHER_COLORS = tuple(c for c in COLORS if c not in METHOD_COLORS.values())
+
+
+def series_colors(names) -> dict:
+    """{name: colour} for the series ``names`` of one chart: a method's own colour (METHOD_COLORS),
+    else the next of OTHER_COLORS in the order of ``names``."""
+    out, i = {}, 0
+    for name in names:
+        if name in out:
+            continue
+        if name in METHOD_COLORS:
+            out[name] = METHOD_COLORS[name]
+        else:
+            out[name] = OTHER_COLORS[i % len(OTHER_COLORS)]
+            i += 1
+    return out
 
 
 def log_ticks(values) -> dict:

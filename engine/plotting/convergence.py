@@ -6,9 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from engine.formatting import fmt_number
 from engine.names import PROJECTED
-from engine.plotting.common import COLORS as _COLORS
-from engine.plotting.common import label_log_axes
+from engine.plotting.common import METHOD_COLORS, OTHER_COLORS, label_log_axes, series_colors
 
 
 _X_AXES = {
@@ -27,8 +27,11 @@ def _finite_xy(x, y):
 def _add_curves(fig, result, x, *, row=None, col=None, show_train=False, showlegend=True):
     """One test-score line per curve with its best point marked; optionally the train score dotted."""
     kw = {} if row is None else {"row": row, "col": col}
-    for i, curve in enumerate(result.curves.values()):
-        color = _COLORS[i % len(_COLORS)]
+    # a method's own colour; curves of one method (a q sweep's, a scheme's) apart by their labels
+    key = {id(c): c.name if c.name in METHOD_COLORS else c.label for c in result.curves.values()}
+    colors = series_colors(list(key.values()))
+    for curve in result.curves.values():
+        color = colors[key[id(curve)]]
         xs, ys = _finite_xy(np.asarray(getattr(curve, x), dtype=float), curve.test_score)
         fig.add_trace(go.Scatter(
             x=xs, y=ys, mode="lines", name=curve.label, legendgroup=curve.label, showlegend=showlegend,
@@ -132,12 +135,12 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
     q = result.q_values.astype(float)
     scheme = {"subsample": "output sub-sampling"}.get(result.projection, f"{result.projection} projections")
     fig.add_trace(go.Scatter(x=q, y=result.score, mode="lines+markers", name=f"relabel-rpo, after {result.n_steps} steps",
-                             line={"color": _COLORS[0]},
+                             line={"color": OTHER_COLORS[0]},
                              hovertemplate=f"q = %{{x}}<br>test {result.metric} %{{y:.4f}}<extra></extra>"), row=1, col=1)
     if np.isfinite(result.budget_score).any():
         fig.add_trace(go.Scatter(x=q, y=result.budget_score, mode="lines+markers",
-                                 name=f"relabel-rpo, within {result.time_budget:.3g} s",
-                                 line={"color": _COLORS[2], "dash": "dot"},
+                                 name=f"relabel-rpo, within {fmt_number(result.time_budget)} s",
+                                 line={"color": OTHER_COLORS[1], "dash": "dot"},
                                  hovertemplate=f"q = %{{x}}<br>{result.metric} within budget %{{y:.4f}}<extra></extra>"),
                       row=1, col=1)
     baseline = getattr(result, "baseline_score", float("nan"))
@@ -156,18 +159,18 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
         err = {"type": "data", "symmetric": False, "array": np.clip(hi, 0, None).tolist(),
                "arrayminus": np.clip(lo, 0, None).tolist(), "visible": True}
     fig.add_trace(go.Scatter(x=q, y=result.fit_time, mode="lines+markers", name="relabel-rpo fit time",
-                             line={"color": _COLORS[0]}, showlegend=False, error_y=err,
+                             line={"color": OTHER_COLORS[0]}, showlegend=False, error_y=err,
                              hovertemplate="q = %{x}<br>%{y:.3g} s<extra></extra>"), row=1, col=2)
     if np.isfinite(result.gbmort_score):
         g_range = time_range(result, "gbmort")
         if g_range is not None and g_range[1] > g_range[0]:
             fig.add_trace(go.Scatter(x=[q.min(), q.max(), q.max(), q.min()], y=[g_range[0], g_range[0], g_range[1], g_range[1]],
-                                     fill="toself", mode="none", fillcolor=_COLORS[1], opacity=0.15, showlegend=False,
+                                     fill="toself", mode="none", fillcolor=METHOD_COLORS["gbmort"], opacity=0.15, showlegend=False,
                                      hoverinfo="skip"), row=1, col=2)
         for col, value, text in ((1, result.gbmort_score, f"gbmort {result.gbmort_score:.3f}"),
-                                 (2, result.gbmort_fit_time, f"gbmort {result.gbmort_fit_time:.3g} s")):
+                                 (2, result.gbmort_fit_time, f"gbmort {fmt_number(result.gbmort_fit_time)} s")):
             fig.add_trace(go.Scatter(x=[q.min(), q.max()], y=[value, value], mode="lines", name="gbmort (q → ∞)",
-                                     showlegend=col == 1, line={"color": _COLORS[1], "dash": "dash"},
+                                     showlegend=col == 1, line={"color": METHOD_COLORS["gbmort"], "dash": "dash"},
                                      hovertemplate=f"{text}<extra></extra>"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="number of projections q (log scale)")
     # LRAP lives in [0, 1]: never an axis below 0 (a flat near-baseline run drew -0.04..0.06)
@@ -223,6 +226,7 @@ def log_spaced(n, keep=(), max_points=LIVE_POINTS):
 
 
 _LIVE_X = {"trees_per_output": "trees per output (log scale)", "step": "boosting steps (log scale)"}
+RISING_NOTE_SHIFT = 24   # pixels between the subplot titles and the "still rising" line above them
 
 
 def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=None,
@@ -246,16 +250,16 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
         raise ValueError(f"x must be one of {tuple(_LIVE_X)}, got {x!r}")
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08,
                         subplot_titles=[f"against {_LIVE_X[x].split(' (')[0]}", "against fit time"])
-    colours: dict = {}
     runs = [(name, res, _PIN_DASHES[i % len(_PIN_DASHES)], 1.5) for i, (name, res) in enumerate(pinned)]
     if result is not None:
         runs.append(("current", result, "solid", 2.5))
+    colours = series_colors([c.name for _, res, _, _ in runs for c in res.curves.values()])
     metric = "macro-r2"
     lows, highs = [], []
     for run, res, dash, width in runs:
         metric = res.metric
         for curve in res.curves.values():
-            colour = colours.setdefault(curve.name, _COLORS[len(colours) % len(_COLORS)])
+            colour = colours[curve.name]
             label = curve.label if run == "current" else f"{run} · {curve.label}"
             stop = (early_stops or {}).get(run, {}).get(curve.name)
             shown = log_spaced(len(curve.test_score), keep=(curve.best_index, None if stop is None else stop - 1))
@@ -316,12 +320,14 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
             lo_x, hi_x = np.log10(xs.min()), np.log10(xs.max())
             margin = 0.04 * max(hi_x - lo_x, 0.5)
             fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
-    rising = [c.label for c in (result.curves.values() if result is not None else [])
-              if c.best_index is not None and c.n_steps > 1 and c.best_index >= c.n_steps - 1]
+    rising = [c.label for c in (result.curves.values() if result is not None else []) if c.still_rising]
     if rising:   # said on the chart: the run ended before these curves' plateau (issue 21, item 5)
+        # In a line of its own above the two subplot titles (which sit on the panels' top edge): inside
+        # the left panel it covered the curves' tops and stars, and a long list ran into the titles.
         fig.add_annotation(text=f"still rising at the last step: {', '.join(rising)} (stopped before the plateau)",
-                           x=0.0, y=1.0, xref="x domain", yref="y domain", xanchor="left", yanchor="top",
-                           showarrow=False, font={"size": 11, "color": "#b45309"}, bgcolor="rgba(255,255,255,0.8)")
+                           x=0.0, y=1.0, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
+                           yshift=RISING_NOTE_SHIFT, showarrow=False, font={"size": 11, "color": "#b45309"},
+                           name="still-rising")
     if not fig.data:   # nothing to draw: say so instead of empty axes with made-up ranges
         fig.add_annotation(text="No curves yet for these settings: press Start.", x=0.5, y=0.5, xref="paper",
                            yref="paper", showarrow=False, font={"size": 15, "color": "#666666"})
@@ -333,7 +339,8 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     fig.update_yaxes(range=y_range, row=1, col=2)
     fig.update_layout(
         title={"text": title or ""}, legend={"orientation": "h", "y": -0.22, "x": 0},
-        hovermode="closest", margin={"l": 60, "r": 20, "t": 50 if title else 30, "b": 40}, height=460,
+        hovermode="closest", margin={"l": 60, "r": 20, "t": (50 if title else 30) + (RISING_NOTE_SHIFT if rising else 0),
+                                     "b": 40}, height=460,
         uirevision="convergence",
     )
     return label_log_axes(fig)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.formatting import fmt_number
 from engine.plotting.common import COLORS
 
 DIVERGING = "RdBu_r"
@@ -50,7 +51,7 @@ def projection_figure(view) -> go.Figure:
     fig.update_yaxes(showticklabels=True, tickvals=list(range(phi.shape[0])),
                      ticktext=[f"φ{r + 1}" for r in range(phi.shape[0])], autorange="reversed")
     # The weights written in the cells (a colour bar would be squeezed into the strip's height).
-    fig.update_traces(showscale=False, text=np.vectorize(lambda v: f"{v:.2g}")(phi), texttemplate="%{text}")
+    fig.update_traces(showscale=False, text=np.vectorize(lambda v: fmt_number(v, 2))(phi), texttemplate="%{text}")
     return fig
 
 
@@ -89,7 +90,7 @@ def leaf_values_figure(view, tree_index=0) -> go.Figure:
     x_after = output_labels(after.shape[1]) if after.shape[1] > 1 else ["value"]
     for col, (Z, xl) in enumerate(((before, x_before), (after, x_after)), start=1):
         fig.add_trace(go.Heatmap(z=Z, x=xl, y=names, colorscale=DIVERGING, zmin=-m, zmax=m, showscale=col == 2,
-                                 text=np.vectorize(lambda v: f"{v:.2g}")(Z), texttemplate="%{text}",
+                                 text=np.vectorize(lambda v: fmt_number(v, 2))(Z), texttemplate="%{text}",
                                  colorbar=dict(thickness=12)), row=1, col=col)
     fig.update_layout(height=90 + 34 * len(leaves), margin=dict(l=10, r=10, t=40, b=30))
     fig.update_yaxes(autorange="reversed")
@@ -102,7 +103,7 @@ def rho_figure(view) -> go.Figure:
     gained = np.abs(view.train_after - view.train_before) > NO_GAIN
     colors = [COLORS[0] if g else "#c8c8c8" for g in gained]
     fig = go.Figure(go.Bar(x=output_labels(d), y=view.rho, marker_color=colors,
-                           hovertext=[f"ρ = {r:.4g}" + ("" if g else " (score unchanged)") for r, g in zip(view.rho, gained)],
+                           hovertext=[f"ρ = {fmt_number(r, 4)}" + ("" if g else " (score unchanged)") for r, g in zip(view.rho, gained)],
                            hoverinfo="text"))
     fig.update_layout(title=dict(text="ρ per output (line search; grey: score unchanged this step)", font=dict(size=14)),
                       height=240, margin=dict(l=50, r=10, t=40, b=30), yaxis_title="ρ")

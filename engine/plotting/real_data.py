@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from engine.plotting.common import COLORS
+from engine.plotting.common import series_colors
 
 
 def nemenyi_groups(average_ranks, critical_difference):
@@ -36,11 +36,12 @@ def critical_difference_figure(methods, average_ranks, critical_difference, titl
     for t in range(1, k + 1):
         fig.add_annotation(x=t, y=axis_y, text=str(t), showarrow=False, yshift=12, font=dict(size=12))
     half = (k + 1) // 2
+    colors = series_colors(list(methods))     # each method in its colour of every other chart
     for pos, i in enumerate(order):
         left = pos < half
         level = -(pos + 1) if left else -(k - pos)
         x_label = 0.6 if left else k + 0.4
-        color = COLORS[i % len(COLORS)]
+        color = colors[methods[i]]
         fig.add_trace(go.Scatter(
             x=[ranks[i], ranks[i], x_label], y=[axis_y, level * 0.5, level * 0.5], mode="lines+markers",
             line=dict(color=color, width=1.5), marker=dict(size=[7, 0, 0], color=color), name=methods[i],

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from engine.plotting.common import COLORS, log_ticks
+from engine.plotting.common import log_ticks, series_colors
 
 
 def time_to_accuracy_figure(result, *, title=None) -> go.Figure:
     """One line per curve of a :class:`TimeToAccuracyResult`, seconds on a log axis; a star at each best."""
     fig = go.Figure()
     seconds = []
-    for i, (label, curve) in enumerate(result.curves.items()):
-        color = COLORS[i % len(COLORS)]
+    colors = series_colors(list(result.curves))     # no method's colour: neither curve is one of the app's methods
+    for label, curve in result.curves.items():
+        color = colors[label]
         seconds += curve["seconds"]
         fig.add_trace(go.Scatter(x=curve["seconds"], y=curve["score"], mode="lines+markers", name=label,
                                  line=dict(color=color), customdata=curve["steps"], meta=dict(curve=label),

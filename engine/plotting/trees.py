@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.formatting import fmt_number
+
 SPLIT_COLOR, LEAF_COLOR, EDGE_COLOR = "#1f77b4", "#2ca02c", "#9a9a9a"
 
 
@@ -38,7 +40,7 @@ def tree_layout(left, right):
 
 
 def _fmt(v):
-    return f"{v:.3g}"
+    return fmt_number(v, 3)
 
 
 def _value_text(value):

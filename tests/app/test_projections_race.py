@@ -45,8 +45,42 @@ def test_the_race_draws_lrap_against_seconds():
 def test_without_xgboost_the_page_says_so(monkeypatch):
     monkeypatch.setattr("pages._race.xgboost_installed", lambda: False)
     at = open_page()
-    assert any("XGBoost is not installed" in i.value for i in at.info)
+    assert any("XGBoost is not installed" in i.value and "pip install xgboost-cpu" in i.value for i in at.info)
     assert at.slider(key="proj_race_rounds").disabled
+
+
+def small_race(at):
+    at.radio(key="proj_race_dataset").set_value("bibtex")
+    at.slider(key="proj_race_steps").set_value(10)
+    at.run()
+    at.button(key="proj_race_run").click().run()
+    return poll(at, "projrace", timeout=300)
+
+
+def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypatch):
+    """Issue 31: after installing XGBoost the cached engine-only race kept saying "not installed". The race
+    remembers whether XGBoost raced (an argument of the run, so a different run for the server's store):
+    the engine-only race is shown with a note saying so, and Run gives the race with XGBoost, computed
+    afresh rather than served from the cache."""
+    monkeypatch.setattr("pages._race.xgboost_installed", lambda: False)
+    at = small_race(open_page())
+    first = finished(at, "projrace")
+    assert not at.exception and first.status == "done" and first.result.params["with_xgboost"] is False
+    assert len(first.result.curves) == 1
+    assert not any("ran without XGBoost" in w.value for w in at.warning)   # nothing to add yet
+    monkeypatch.undo()                                                     # XGBoost is installed now
+    at.run()
+    assert any("This race ran without XGBoost" in w.value for w in at.warning)
+    assert not at.slider(key="proj_race_rounds").disabled
+    at.button(key="proj_race_run").click().run()
+    at = poll(at, "projrace", timeout=300)
+    second = finished(at, "projrace")
+    assert second.status == "done" and not second.cached
+    assert second.result.params["with_xgboost"] is True
+    assert [k.split(":")[0] for k in second.result.curves] == ["engine", "XGBoost"]
+    assert not any("ran without XGBoost" in w.value for w in at.warning)
+    fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
+    assert sum("curve" in t.get("meta", {}) for t in fig["data"]) == 2
 
 
 def test_the_benchmark_real_data_mode_offers_second_order_rows(monkeypatch, tmp_path):

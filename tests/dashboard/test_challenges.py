@@ -35,11 +35,36 @@ def test_ind_overfit():
 
 
 def test_chain_gbmort():
-    win = result("friedman1-chain", [curve("st-gbrt", [0.5, 0.62]), curve("gbmort", [0.5, 0.63])])
-    lose = result("friedman1-chain", [curve("st-gbrt", [0.5, 0.62]), curve("gbmort", [0.5, 0.61])])
+    win = result("friedman1-chain", [curve("st-gbrt", [0.5, 0.62, 0.61]), curve("gbmort", [0.5, 0.63, 0.62])])
+    lose = result("friedman1-chain", [curve("st-gbrt", [0.5, 0.62, 0.61]), curve("gbmort", [0.5, 0.61, 0.6])])
     assert evaluate("chain-gbmort", win)[0] and not evaluate("chain-gbmort", lose)[0]
+    # Ahead while both still climb (the starting point: 100 steps) is not a win: the takeaway says "still
+    # rising" there, and so does the check.
+    climbing = result("friedman1-chain", [curve("st-gbrt", [0.5, 0.6]), curve("gbmort", [0.5, 0.63])])
+    met, message = evaluate("chain-gbmort", climbing)
+    assert not met and "still rising" in message and "gbmort and st-gbrt" in message
     assert not evaluate("chain-gbmort", result("friedman1-ind", list(win.curves.values())))[0]
     assert not evaluate("chain-gbmort", result("friedman1-chain", [curve("gbmort", [0.9])]))[0]
+
+
+def test_chain_gbmort_on_its_starting_point_and_trained_longer():
+    """The real runs: the starting point (100 steps) does not meet the challenge while both curves climb,
+    as the page's takeaway says; trained until both have peaked, the plateaus decide."""
+    from engine.experiments.convergence import run_convergence
+    from engine.page_content.takeaways import convergence_takeaway
+
+    start = {k: v for k, v in CHALLENGES[1].query_params.items()}
+    assert CHALLENGES[1].key == "chain-gbmort" and start["problem"] == "chain"
+    kw = dict(learning_rate=0.1, max_leaf_nodes=2, n_test=1000, seed=0, live=True)
+    short = run_convergence("friedman1-chain", start["variants"], n_steps=int(start["n_steps"]), **kw)
+    met, message = evaluate("chain-gbmort", short)
+    rising = [c.name for c in short.curves.values() if c.still_rising]
+    assert rising and "Still rising" in convergence_takeaway(short)
+    assert not met and "still rising" in message
+    long = run_convergence("friedman1-chain", start["variants"], n_steps=600, **kw)
+    a, b = long.curves["gbmort"], long.curves["st-gbrt"]
+    assert not a.still_rising and not b.still_rising
+    assert evaluate("chain-gbmort", long)[0] == (a.best_score > b.best_score)
 
 
 @pytest.fixture(scope="module")

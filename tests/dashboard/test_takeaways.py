@@ -47,7 +47,7 @@ def test_convergence_takeaway_names_the_winner_of_this_run():
 
 def test_convergence_takeaway_calls_a_tie_at_the_shown_precision_level():
     text = takeaways.convergence_takeaway(conv([curve("st-gbrt", RISE_FAST), curve("gbmort", RISE_FAST - 1e-4)]))
-    assert "**st-gbrt** and **gbmort** end level" in text and "1.0e-04 apart" in text
+    assert "**st-gbrt** and **gbmort** end level" in text and "1 × 10⁻⁴ apart" in text
     assert "ends best" not in text
 
 
@@ -179,3 +179,63 @@ def test_benchmark_significance_sentence_counts_the_significant_pairs():
     none = FakeBench({"a": 1, "b": 2}, [[nan, 0.4], [0.4, nan]], repeats=2)
     assert "**2 of 3 pairs** differ" in takeaways.benchmark_significance_sentence(some)
     assert "After 2 repeats **no pair** differs" in takeaways.benchmark_significance_sentence(none)
+
+
+def test_the_fit_time_sentence_says_how_each_curve_was_timed():
+    """Issue 31: the Convergence page said "median of repeated fits" whenever timing was asked for, also
+    for curves fitted once (fits over 2 s are not repeated) and after a Step (raw times). The sentence is
+    now read from each curve's number of timed fits."""
+    from engine.experiments.convergence import run_convergence
+    from engine.experiments.timing import Timing
+
+    kw = dict(n_steps=30, n_test=200, seed=0, live=True)
+    timed = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=Timing(max_fits=3, budget_seconds=5), **kw)
+    assert all(c.timed_fits == 3 for c in timed.curves.values())
+    assert takeaways.fit_time_sentence(timed) == ("the median time per step of 3 repeated fits, scaled to their "
+                                                  "median total, for every curve")
+    once = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=None, **kw)
+    assert "one fit as trained" in takeaways.fit_time_sentence(once) and "median" not in takeaways.fit_time_sentence(once)
+    # one repeated and one not (its first fit was over short_seconds): each named with how it was timed
+    timed.curves["st-gbrt"].timed_fits = 1
+    mixed = takeaways.fit_time_sentence(timed)
+    assert mixed.startswith("gbmort: the median time per step of 3") and "st-gbrt: one fit as trained" in mixed
+
+
+def forest_sweep(scores, x_name="q", experiment="schemes"):
+    """A ForestSweepResult from {series: {x: [score per repeat]}}."""
+    from engine.experiments.forests import ForestSweepResult
+
+    records = [dict(series=s, x=float(x), repeat=r, score=v, fit_time=0.1)
+               for s, xs in scores.items() for x, vs in xs.items() for r, v in enumerate(vs)]
+    return ForestSweepResult(experiment, "corel5k", "multilabel", "LRAP", 374, 499, x_name, list(scores), records, {})
+
+
+def test_the_dense_schemes_are_said_alike_only_within_the_noise():
+    """Issue 31: "Gaussian and Rademacher behave alike" stood beside 0.193 against 0.255 of one repeat."""
+    one = forest_sweep({"Gaussian": {1: [0.193], 4: [0.210]}, "Rademacher (s = 3)": {1: [0.255], 4: [0.215]}})
+    text = takeaways.forest_schemes_takeaway(one)
+    assert "differ by up to **0.062** LRAP here (q = 1: 0.193 against 0.255)" in text
+    assert "cannot tell that from seed noise" in text and "alike, as" not in text
+    # three repeats each: a gap of 0.005 inside spreads of 0.02 is noise; 0.06 with spreads of 0.002 is not
+    alike = forest_sweep({"Gaussian": {1: [0.20, 0.22, 0.18]}, "Rademacher (s = 3)": {1: [0.205, 0.225, 0.185]}})
+    assert "within the noise of the repeats" in takeaways.forest_schemes_takeaway(alike)
+    apart = forest_sweep({"Gaussian": {1: [0.193, 0.195, 0.191]}, "Rademacher (s = 3)": {1: [0.255, 0.257, 0.253]}})
+    text = takeaways.forest_schemes_takeaway(apart)
+    assert "beyond the noise of the repeats" in text and "on this run they differ" in text
+    # two standard errors of the difference: 2 * hypot(s1, s2) / sqrt(3), s the sample std (0.002 here)
+    assert f"{2 * np.hypot(0.002, 0.002) / np.sqrt(3):.3f}" in text
+
+
+def test_one_repeat_of_a_forest_sweep_is_a_warning_and_repeats_are_judged():
+    one = forest_sweep({"q = 1": {1: [0.189], 3: [0.214]}, "q = 4": {1: [0.190], 3: [0.180]}}, "max_features",
+                       "randomization")
+    warn, text = takeaways.forest_noise_note(one)
+    assert warn and "**One repeat**" in text and "from 0.180 to 0.214" in text
+    noisy = forest_sweep({"q = 1": {1: [0.20, 0.24, 0.16]}, "q = 4": {1: [0.19, 0.23, 0.15]}}, "max_features",
+                         "randomization")
+    warn, text = takeaways.forest_noise_note(noisy)
+    assert not warn and "leads the next (q = 4 at max_features = 1, 0.190) by 0.010, within the noise" in text
+    clear = forest_sweep({"q = 1": {1: [0.30, 0.301, 0.299]}, "q = 4": {1: [0.20, 0.201, 0.199]}}, "max_features",
+                         "randomization")
+    warn, text = takeaways.forest_noise_note(clear)
+    assert not warn and "by 0.100, beyond the noise" in text

@@ -14,7 +14,7 @@ import pytest
 from engine.experiments import BoostingSettings, Problem, convergence, run_projection_schemes, run_projection_size
 from engine import plotting
 from engine.experiments.projection_size import ProjectionSizeResult, constant_model_score
-from engine.experiments.timing import Timing, resolve_timing, retime, warm_up
+from engine.experiments.timing import Timing, resolve_timing, retime, robust_cumulative, warm_up
 
 
 class FakeCurve:
@@ -23,7 +23,7 @@ class FakeCurve:
         self.timed_fits = 1
 
 
-def test_retime_takes_turns_and_uses_the_median_step_by_step():
+def test_retime_takes_turns_and_uses_the_robust_median_of_each_model():
     curves = {"a": FakeCurve([0.01, 0.03, 0.06]), "b": FakeCurve([0.02, 0.05]), "long": FakeCurve([0.4, 0.9])}
     log = []
     more = {"a": iter([[0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03], [0.5, 0.6, 0.7]]),
@@ -36,12 +36,30 @@ def test_retime_takes_turns_and_uses_the_median_step_by_step():
                   Timing(short_seconds=0.5, max_fits=4, budget_seconds=60))
     assert fits == {"a": 4, "b": 4, "long": 1}           # "long" took 0.9 s: not repeated
     assert log == ["a", "b", "a", "b", "a", "b"]          # one more fit of each, in turns
-    np.testing.assert_array_equal(curves["a"].fit_time, np.median(
-        [[0.01, 0.03, 0.06], [0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03]], axis=0))
-    np.testing.assert_array_equal(curves["b"].fit_time, np.median(
-        [[0.02, 0.05], [0.01, 0.02], [0.03, 0.04], [0.0, 0.01]], axis=0))
+    np.testing.assert_array_equal(curves["a"].fit_time, robust_cumulative(
+        [[0.01, 0.03, 0.06], [0.02, 0.03, 0.04], [0.005, 0.01, 0.09], [0.01, 0.02, 0.03]]))
+    np.testing.assert_array_equal(curves["b"].fit_time, robust_cumulative(
+        [[0.02, 0.05], [0.01, 0.02], [0.03, 0.04], [0.0, 0.01]]))
     np.testing.assert_array_equal(curves["long"].fit_time, [0.4, 0.9])
     assert curves["a"].timed_fits == 4 and curves["long"].timed_fits == 1
+
+
+def test_a_pause_in_one_fit_draws_no_staircase():
+    """Issue 31: three fits of 100 equal steps (1 ms each), each paused 8 ms once at a different step.
+    The step-wise median of their cumulative times jumps (by the pause of the middle one); the robust
+    curve has no step longer than 1.5 ms and ends at the median total."""
+    base = np.full(100, 1e-3)
+    fits = []
+    for pause_at in (10, 40, 70):
+        steps = base.copy()
+        steps[pause_at] += 8e-3
+        fits.append(np.cumsum(steps))
+    old = np.median(fits, axis=0)
+    assert np.diff(old).max() > 5e-3                        # the old picture: a staircase
+    new = robust_cumulative(fits)
+    assert np.diff(new, prepend=0).max() < 1.5e-3 and np.all(np.diff(new) > 0)
+    assert new[-1] == pytest.approx(np.median([f[-1] for f in fits]))
+    np.testing.assert_array_equal(robust_cumulative([fits[0]]), fits[0])   # one fit: its own times
 
 
 def test_median_of_cumulative_times_stays_non_decreasing():
@@ -75,7 +93,7 @@ def test_a_stop_or_a_cut_fit_ends_the_repeats():
     curve = FakeCurve([0.01, 0.02])
     retime({"x": curve}, {"x": refit}, Timing(max_fits=5, budget_seconds=60))
     assert curve.timed_fits == 2 and len(calls) == 2
-    np.testing.assert_array_equal(curve.fit_time, [0.02, 0.03])
+    np.testing.assert_allclose(curve.fit_time, [0.02, 0.03], rtol=1e-12)
     curve = FakeCurve([0.01, 0.02])
     retime({"x": curve}, {"x": refit}, Timing(max_fits=5, budget_seconds=60), stopped=lambda: True)
     assert curve.timed_fits == 1

@@ -34,7 +34,6 @@ def test_the_engine_curve_is_the_models_own_staged_score(race):
     assert [t.meta for t in fig.data if t.meta.get("curve")] == [{"curve": k} for k in race.curves]
 
 
-@pytest.mark.skipif(not tta.xgboost_installed(), reason="xgboost is not installed (the bench extra)")
 def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
     import xgboost
     curve = next(c for k, c in race.curves.items() if k.startswith("XGBoost"))
@@ -48,7 +47,51 @@ def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
 def test_without_xgboost_the_result_says_so(monkeypatch):
     monkeypatch.setattr(tta, "xgboost_installed", lambda: False)
     res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1)
-    assert len(res.curves) == 1 and any("XGBoost is not installed" in n for n in res.notes)
+    assert len(res.curves) == 1 and res.params["with_xgboost"] is False
+    assert any(f"XGBoost is not installed here (it is one of the app's dependencies: `pip install "
+               f"{tta.XGBOOST_PACKAGE}`)" in n for n in res.notes)
+    with pytest.raises(ValueError, match="with_xgboost=True but XGBoost is not installed"):
+        tta.run_time_to_accuracy("corel5k", n_steps=2, with_xgboost=True)
+
+
+def test_xgboost_is_an_app_dependency_under_the_name_the_page_gives():
+    """The README's app install (pip install -e .) brings the race's peer: pyproject's own dependencies
+    name the CPU build on Linux, the distribution installed here is that one, and the missing-note
+    names it (never the 350 MB default wheel)."""
+    import importlib.metadata
+    import tomllib
+    from pathlib import Path
+
+    deps = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.replace(" ", "").startswith("xgboost-cpu>=") and "platform_system=='Linux'" in d.replace(" ", "")
+               for d in deps), deps
+    assert any(d.replace(" ", "").startswith("xgboost>=") and "platform_system!='Linux'" in d.replace(" ", "")
+               for d in deps), deps
+    assert tta.XGBOOST_PACKAGE == "xgboost-cpu"          # this machine is Linux
+    files = importlib.metadata.distribution(tta.XGBOOST_PACKAGE).files
+    assert any(str(f).startswith("xgboost/") for f in files)   # it is the package that provides the module
+    assert tta.xgboost_installed()
+
+
+def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
+    """A race without XGBoost and one with it are two runs for the run store (with_xgboost is an argument
+    of the call the page makes), and each result records the value used."""
+    from engine.serving.runstore import run_key
+
+    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, n_projections=1)
+    assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=False, **kw)
+            != run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=True, **kw))
+    without = tta.run_time_to_accuracy("bibtex", with_xgboost=False, **kw)
+    assert without.params["with_xgboost"] is False and list(without.curves)[0].startswith("engine")
+    assert len(without.curves) == 1 and any("left out of this race" in n for n in without.notes)
+    both = tta.run_time_to_accuracy("bibtex", **kw)          # None: installed here, so it races
+    assert both.params["with_xgboost"] is True and any(k.startswith("XGBoost") for k in both.curves)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, 0.0])
+def test_with_xgboost_must_be_a_bool(value):
+    with pytest.raises(ValueError, match="with_xgboost"):
+        tta.run_time_to_accuracy("bibtex", n_steps=1, with_xgboost=value)
 
 
 @pytest.mark.parametrize("kwargs, match", [
