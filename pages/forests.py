@@ -29,13 +29,18 @@ from engine import plotting as pf
 from engine.page_content import takeaways
 from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
 from engine.datasets import THESIS_PROBLEMS, list_datasets
+from engine.experiments.problems import problem_size
+from engine.page_models.cost import estimate_forest_sweep_seconds
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
-from pages._jobs import PageRun
+from pages._jobs import PageRun, estimate_text
 
 route_through_app(__file__)
 
 BOUND = {"bind": "query-params"}
+# A first visit runs its view at once up to this estimate; a bigger one (the delicious views) shows
+# its estimate and waits for Run.
+AUTO_SECONDS = 20.0
 run = PageRun("fx")   # this page's background run (st.session_state["fx_page_run"])
 # Bound widgets with a format_func write the formatted label into the URL: the options are
 # themselves short readable names, so links stay short (?fx_exp=schemes&fx_data=yeast).
@@ -232,6 +237,21 @@ except ValueError as exc:
 settings = None if problem else (experiment, dataset, repr(sorted(call[1].items())))
 
 
+def sweep_cost():
+    """Estimated seconds of this size / randomization / schemes run (None for the other experiments)."""
+    if problem or experiment not in ("size", "randomization", "schemes"):
+        return None
+    size = problem_size(dataset, **data_kw)
+    return estimate_forest_sweep_seconds(
+        {"size": "projection-size"}.get(experiment, experiment), n_estimators=int(n_trees), n_repeats=int(n_repeats),
+        q_values=q_values, max_features_values=call[1].get("max_features_values"),
+        n_schemes=len(call[1].get("schemes", ())), include_single_tree=bool(call[1].get("include_single_tree")),
+        task=size["task"], **{k: size[k] for k in ("n_train", "n_test", "n_features", "n_outputs", "nnz_per_row")})
+
+
+cost = sweep_cost()
+
+
 def run_experiment():
     """Fit the chosen experiment's forests in the page's background run."""
     run.start(call[0], dataset, settings=settings, **call[1])
@@ -242,7 +262,7 @@ if problem:
     st.error(problem, icon="⚠️")
     st.stop()
 
-if not run.started:  # first visit: the default view runs at once (well under 2 s)
+if not run.started and (cost is None or cost <= AUTO_SECONDS):  # first visit: a small view runs at once
     run_experiment()
 running = run.running
 c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
@@ -250,7 +270,10 @@ c1.button("Run", type="primary", key="fx_run", on_click=run_experiment, disabled
           help="Fit every forest of this experiment in the background.")
 c2.button("Stop", key="fx_stop", on_click=run.stop, disabled=not running,
           help="Stop after the current fit and keep what is done.")
-if run.entry["settings"] != settings and not running:
+if cost is not None and cost > AUTO_SECONDS and not running and (not run.started or run.entry["settings"] != settings):
+    c3.warning(f"This run is estimated at **{estimate_text(cost)}**: press **Run** to start it in the background "
+               "(**Stop** keeps what is done).", icon="⏱️")
+elif run.started and run.entry["settings"] != settings and not running:
     c3.info("The chart below was made with other settings than the sidebar's (its data set and notes are under it): "
             "press **Run** to update it.", icon="🔁")
 
@@ -340,6 +363,8 @@ def results_panel():
         st.code(view.error)
         return
     result = view.result
+    if result is None:        # nothing run yet: a big first view waits for Run (its estimate is above)
+        return
     variance_split = isinstance(result, forest_variance.ForestBiasVarianceResult)
     compressed = isinstance(result, ce.CompressionResult)
     kind = "variance" if variance_split else result.experiment

@@ -30,7 +30,8 @@ from engine.experiments.model_selection import (
 from engine.names import FOREST_NAMES
 from engine.validation import check_int as _check_int
 
-__all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds"]
+__all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds",
+           "estimate_forest_sweep_seconds"]
 
 # Forests, seconds per tree: fit = unit x n log2 n x (features + 5), predict = unit x points;
 # measured on friedman1 (300 samples, d = 16): ~0.3 ms per tree with p = 5, ~1.8 ms with p = 80.
@@ -146,7 +147,9 @@ def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_lea
 # factor of 2). The split-search unit fits the histogram search on sparse counts
 # (synthetic-delicious-shape: gbmort 0.45 s per stump); the exact search on dense features and
 # the histograms of binary features (bibtex) cost less per stored value, so estimates err high.
-_LOSS_UNIT = {"squared_error": 3e-9, "logistic": 2.5e-7, "absolute_error": 3.5e-7}   # per n x d cell (line searches)
+# logistic: the real delicious (12 920 x 983 cells) pays about 0.2-0.25 s per step for the gradient and the line
+# searches (issue 33: gbmort 324 ms per step logistic against 73 ms square), so 2e-8 per cell, erring high.
+_LOSS_UNIT = {"squared_error": 3e-9, "logistic": 2e-8, "absolute_error": 3.5e-7}   # per n x d cell (line searches)
 _SPLIT_UNIT = 7e-10        # per (stored input value) x (column the split search sees)
 _PROJECTION_UNIT = {"gaussian": 4e-10, "achlioptas": 1.5e-10, "sparse": 4e-11, "subsample": 0.0}  # per n x d x q
 _LRAP_UNIT = 1.5e-7         # per n x d cell and evaluation (LRAP sorts every row's scores)
@@ -190,3 +193,57 @@ def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, mo
         if timing is not None and fit < timing.short_seconds:
             total += min(fit * (timing.max_fits - 1), timing.budget_seconds)
     return float(total)
+
+
+# Forest sweeps (the Forests page's delicious views), seconds per tree (one core): the leaves'
+# values on the original outputs (n x d), the split criterion on the q outputs it sees (n log2 n x k x q,
+# q = d without a projection) and the split search over the stored inputs (n log2 n x stored per row x
+# k / p). Calibrated on CPU seconds (10-tree forests, k = sqrt(p)): delicious 0.63 / 1.7 s per tree at
+# q = 25 / its 983 labels (estimated 0.67 / 1.7), one unpruned tree on all 500 features 1.3 s at q = 1
+# and 9.7 s on the labels (0.67 / 25: errs high); bibtex 0.05 / 0.11 (0.04 / 0.15), corel5k 0.044 /
+# 0.14 (0.09 / 0.21), emotions 2 ms (5 ms).
+_LEAF_UNIT = 5e-8
+_CRITERION_UNIT = 2.8e-10
+_SEARCH_UNIT = 2e-7
+
+
+def _tree_seconds(n, d, p, stored_per_row, k, q):
+    nlogn = n * math.log2(max(n, 2))
+    return _LEAF_UNIT * n * d + _CRITERION_UNIT * nlogn * k * q + _SEARCH_UNIT * nlogn * stored_per_row * k / p
+
+
+FOREST_EXPERIMENTS = ("projection-size", "randomization", "schemes")
+
+
+def estimate_forest_sweep_seconds(experiment, *, n_train, n_test, n_features, n_outputs, nnz_per_row=None,
+                                  n_estimators, n_repeats=1, q_values, max_features_values=None, n_schemes=4,
+                                  include_single_tree=False, include_shared=True, task="multilabel"):
+    """Rough seconds for a forest sweep of :mod:`engine.experiments.forests` (one core).
+
+    experiment : "projection-size" (single trees on all features if ``include_single_tree``,
+        Algorithms 1 and 2 with k = sqrt(p), references on the original outputs), "randomization"
+        (every k of ``max_features_values`` for every q and the reference) or "schemes"
+        (``n_schemes`` schemes at every q, the reference). Scoring adds an LRAP per fit.
+    """
+    if experiment not in FOREST_EXPERIMENTS:
+        raise ValueError(f"experiment must be one of {FOREST_EXPERIMENTS}, got {experiment!r}")
+    n, p, d = int(n_train), int(n_features), int(n_outputs)
+    stored = float(nnz_per_row if nnz_per_row is not None else p)
+    sqrt_k = max(1, int(round(math.sqrt(p)))) if task == "multilabel" else p
+    qs = [int(q) for q in q_values]
+    fits = []                                   # (trees, k, q) per fit
+    if experiment == "projection-size":
+        fits.append((n_estimators, sqrt_k, d))
+        if include_single_tree:
+            fits += [(1, p, d)] + [(1, p, q) for q in qs]
+        fits += [(n_estimators, sqrt_k, q) for q in qs] * (2 if include_shared else 1)
+    elif experiment == "randomization":
+        m = min(p, 6)     # the experiment's default grid: about 6 log-spaced k from 1 to p
+        ks = [int(k) for k in max_features_values] if max_features_values else sorted(
+            {max(1, round(p ** (i / max(m - 1, 1)))) for i in range(m)})
+        fits += [(n_estimators, k, q) for k in ks for q in qs + [d]]
+    else:
+        fits += [(n_estimators, sqrt_k, d)] + [(n_estimators, sqrt_k, q) for q in qs] * int(n_schemes)
+    score = (_LRAP_UNIT if task == "multilabel" else _STAGED_UNIT) * int(n_test) * d
+    one = sum(trees * _tree_seconds(n, d, p, stored, k, q) + score for trees, k, q in fits)
+    return float(one * int(n_repeats))

@@ -56,7 +56,7 @@ FOREST_SIZES = {
     "quick": dict(dataset="delicious-slice", n_estimators=5, n_repeats=1, q_values=(1, 5, 25, 100),
                   k_values=(2, 10, 50), k_q_values=(1, "log"), scheme_q_values=(1, 5, 25)),
     "moderate": dict(dataset="delicious", n_estimators=20, n_repeats=1, q_values=(1, 5, 25, 75, 200, 983),
-                     k_values=(2, 22, 500), k_q_values=(1, 7), scheme_q_values=(1, 5, 25, 100)),
+                     k_values=(2, 22, 100), k_q_values=(1, 7), scheme_q_values=(1, 25, 100)),
     "full": dict(dataset="delicious", n_estimators=100, n_repeats=10,
                  q_values=(1, 2, 5, 10, 25, 50, 75, 100, 200, 500, 983), k_values=(1, 5, 22, 50, 100, 250, 500),
                  k_q_values=(1, 7, 14), scheme_q_values=(1, 2, 5, 10, 25, 50, 100, 250, 500, 983)),
