@@ -45,19 +45,24 @@ SIZES = ("quick", "moderate", "full")
 # Paper 002's figures: the data set, steps and q values of each size.
 BOOSTING_SIZES = {
     "quick": dict(dataset="delicious-slice", figure3_steps=40, figure5_steps=40, figure5_q=(1, 20, 50),
-                  figure6_steps=20, figure6_q=(1, 5, 20, 50)),
+                  figure5_schemes=("gaussian", "subsample"), figure6_steps=20, figure6_q=(1, 5, 20, 50)),
+    # moderate: Figure 5b (sub-sampled) only: 5a's Gaussian q = 491 costs 12 920 x 983 x 491 multiply-adds
+    # per step (seconds each until the projection is a BLAS product)
     "moderate": dict(dataset="delicious", figure3_steps=100, figure5_steps=60, figure5_q=FIGURE5_Q,
-                     figure6_steps=FIGURE6_STEPS, figure6_q=(1, 20, 50)),
+                     figure5_schemes=("subsample",), figure6_steps=FIGURE6_STEPS, figure6_q=(1, 20, 50)),
     "full": dict(dataset="delicious", figure3_steps=1000, figure5_steps=500, figure5_q=FIGURE5_Q,
-                 figure6_steps=FIGURE6_STEPS, figure6_q=(1, 2, 5, 10, 20, 50, 100, 200, 491)),
+                 figure5_schemes=("gaussian", "subsample"), figure6_steps=FIGURE6_STEPS,
+                 figure6_q=(1, 2, 5, 10, 20, 50, 100, 200, 491)),
 }
 # The thesis's forest study: trees per forest, repeats (the thesis: 10 over one split), q and k grids.
 FOREST_SIZES = {
-    "quick": dict(dataset="delicious-slice", n_estimators=5, n_repeats=1, q_values=(1, 5, 25, 100),
+    "quick": dict(dataset="delicious-slice", n_estimators=5, sweep_trees=5, n_repeats=1, q_values=(1, 5, 25, 100),
                   k_values=(2, 10, 50), k_q_values=(1, "log"), scheme_q_values=(1, 5, 25)),
-    "moderate": dict(dataset="delicious", n_estimators=20, n_repeats=1, q_values=(1, 5, 25, 75, 200, 983),
+    # moderate: 20 trees against q (Figure 5.1), 10 for the k and scheme sweeps
+    "moderate": dict(dataset="delicious", n_estimators=20, sweep_trees=10, n_repeats=1,
+                     q_values=(1, 5, 25, 75, 200, 983),
                      k_values=(2, 22, 100), k_q_values=(1, 7), scheme_q_values=(1, 25, 100)),
-    "full": dict(dataset="delicious", n_estimators=100, n_repeats=10,
+    "full": dict(dataset="delicious", n_estimators=100, sweep_trees=100, n_repeats=10,
                  q_values=(1, 2, 5, 10, 25, 50, 75, 100, 200, 500, 983), k_values=(1, 5, 22, 50, 100, 250, 500),
                  k_q_values=(1, 7, 14), scheme_q_values=(1, 2, 5, 10, 25, 50, 100, 250, 500, 983)),
 }
@@ -105,9 +110,9 @@ def delicious_schemes(report, size, seed, progress):
 def delicious_projection_size(report, size, seed, progress):
     """Figures 5a, 5b and 6 into ``report``; returns (summaries, claim rows)."""
     s = BOOSTING_SIZES[size]
-    runs = [("figure5_gaussian", "gaussian", s["figure5_q"], s["figure5_steps"], "Figure 5a"),
-            ("figure5_subsample", "subsample", s["figure5_q"], s["figure5_steps"], "Figure 5b"),
-            ("figure6", "gaussian", s["figure6_q"], s["figure6_steps"], "Figure 6")]
+    runs = [("figure6", "gaussian", s["figure6_q"], s["figure6_steps"], "Figure 6")] + [
+        (f"figure5_{scheme}", scheme, s["figure5_q"], s["figure5_steps"], "Figure 5" + "ab"[scheme == "subsample"])
+        for scheme in s["figure5_schemes"]]
     summaries, rows = [], []
     for i, (run, projection, q_values, n_steps, figure) in enumerate(runs):
         boosting = BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2, loss="logistic",
@@ -140,7 +145,8 @@ def _forest_target(target, title, run, claims, figure, out_dir, quick, seed, pro
     f = FOREST_SIZES[size]
     result = run(f, seed, progress)
     rows = claims(result)
-    report = Report(target, f"{title} ({f['dataset']}, {f['n_estimators']} trees, {f['n_repeats']} repeat(s))")
+    trees = result.params["n_estimators"]
+    report = Report(target, f"{title} ({f['dataset']}, {trees} trees, {f['n_repeats']} repeat(s))")
     summary = result.summary_frame()
     report.add("delicious", result, title, [figure(result)], [summary, claims_frame(rows)],
                notes=list(result.notes) + [_note(size)])
@@ -166,7 +172,7 @@ def reproduce_forest_randomization(out_dir, *, quick=False, seed=0, progress=Non
     q in {1, ln d, 2 ln d} (Algorithm 2, Gaussian), the forest on the original outputs at each k."""
     def run(f, seed, progress):
         return run_forest_randomization(f["dataset"], max_features_values=f["k_values"], q_values=f["k_q_values"],
-                                        projection="gaussian", n_estimators=f["n_estimators"],
+                                        projection="gaussian", n_estimators=f["sweep_trees"],
                                         n_repeats=f["n_repeats"], seed=seed, progress=progress)
     return _forest_target("forest-randomization", "Thesis Figure 5.3: k against q", run, forest_k_claims,
                           plotting.forest_randomization_figure, out_dir, quick, seed, progress, budget)
@@ -176,7 +182,7 @@ def reproduce_forest_schemes(out_dir, *, quick=False, seed=0, progress=None, bud
     """Thesis Figure 5.4: Algorithm 2 with Gaussian, Rademacher (s = 3), sparse Rademacher (s = sqrt(d))
     and sub-sampled projections against q, the forest on the original outputs as reference."""
     def run(f, seed, progress):
-        return run_forest_schemes(f["dataset"], q_values=f["scheme_q_values"], n_estimators=f["n_estimators"],
+        return run_forest_schemes(f["dataset"], q_values=f["scheme_q_values"], n_estimators=f["sweep_trees"],
                                   max_features="sqrt", n_repeats=f["n_repeats"], seed=seed, progress=progress)
     return _forest_target("forest-schemes", "Thesis Figure 5.4: projection schemes for forests", run,
                           forest_schemes_claims, plotting.forest_schemes_figure, out_dir, quick, seed, progress,
