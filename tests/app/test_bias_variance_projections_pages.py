@@ -196,13 +196,17 @@ def test_projections_schemes_from_query_params():
     assert res.params["seed"] == 3 and res.params["n_steps"] == 50
 
 
-def test_projections_figure5_preset_runs_on_its_click_and_stops():
-    (preset,) = [p for p in PRESETS if p["label"] == "Figure 5: projection size"]
+def test_projections_figure5_preset_shows_its_estimate_then_runs_and_stops():
+    (preset,) = [p for p in PRESETS if p["label"] == "Figure 5 on delicious"]
     at = open_page(PROJ, **preset["query_params"])
     assert not at.exception
-    assert at.selectbox(key="dataset").value == "cal500"
-    assert at.text_input(key="q_values").value == "1,17,35,87"
-    assert job_of(at, "proj").running   # ~20 s, started by the preset's go=1: no second click (issue 21)
+    assert at.selectbox(key="dataset").value == "delicious"
+    assert at.text_input(key="q_values").value == "1,98,196,491"          # the paper's q of Figure 5
+    assert at.selectbox(key="projection").value == "subsample"            # Figure 5b
+    assert not job_of(at, "proj")                # minutes on delicious: nothing starts before the click ...
+    assert any("estimated at" in w.value and "5 models × 50 steps on delicious" in w.value for w in at.warning)
+    at.button(key="proj_run_big").click().run()  # ... the Run button with the estimate starts it
+    assert job_of(at, "proj").running
     at.button(key="proj_stop").click().run()
     at = poll(at, "proj")
     assert not at.exception

@@ -1,5 +1,5 @@
 """AppTest (no browser): the Projections page's wide-output problems, loss choice, timing caption and the
-"Figure 6 at delicious scale" preset.
+"Figure 6 on delicious" preset (the real delicious; its cold run shows its estimate first).
 
 Fragments never tick in AppTest, so a test "polls" the page's background run (apptest_runs.poll).
 """
@@ -18,7 +18,7 @@ from engine.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"
-FIG6 = "Figure 6 at delicious scale"
+FIG6 = "Figure 6 on delicious"
 FIG6_BIBTEX = "Figure 6 on bibtex (real data)"
 
 
@@ -34,15 +34,16 @@ def test_wide_output_problems_come_first_and_are_described():
     at = open_page(experiment="size", dataset="cal500", n_steps=10, q_values="1,4")
     options = at.selectbox(key="dataset").options
     assert options[:7] == ["friedman1-chain", "friedman1-group", "friedman1-ind",
-                           "synthetic-delicious-shape", "corel5k", "cal500", "bibtex"]
+                           "delicious", "corel5k", "cal500", "bibtex"]
     assert {"scm20d", "emotions", "enb"} <= set(options)
+    assert "synthetic-delicious-shape" not in options      # the generator learns nothing: the real set replaces it
     help_text = at.selectbox(key="dataset").help
-    for needle in ("synthetic-delicious-shape (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
+    for needle in ("delicious (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
         assert needle in help_text
 
 
-def test_synthetic_delicious_shape_waits_for_a_click_with_its_estimate():
-    at = open_page(experiment="size", dataset="synthetic-delicious-shape", n_steps=100)
+def test_delicious_waits_for_a_click_with_its_estimate():
+    at = open_page(experiment="size", dataset="delicious", n_steps=100)
     assert not at.exception
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert "16,105 samples × 500 inputs × 983 outputs · sparse inputs" in captions
@@ -122,7 +123,7 @@ def test_a_failed_run_shows_its_reason(monkeypatch):
     assert any(x.label == "Traceback" for x in at.expander)
 
 
-@pytest.mark.parametrize("label,dataset", [(FIG6, "synthetic-delicious-shape"), (FIG6_BIBTEX, "bibtex")])
+@pytest.mark.parametrize("label,dataset", [(FIG6, "delicious"), (FIG6_BIBTEX, "bibtex")])
 def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
     (preset,) = [p for p in PRESETS if p["label"] == label]
     assert preset["page"] == PROJ
@@ -135,11 +136,18 @@ def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
     assert at.select_slider(key="max_leaf_nodes").value == 2
     assert at.selectbox(key="projection").value == "gaussian"
     assert at.selectbox(key="loss_multilabel").value == preset["query_params"]["loss_multilabel"]
-    # go=1: the preset's one click starts the run (no second click on Run), and go is consumed
     entry = page_run(at, "proj")
-    assert entry is not None and json.loads(entry["settings"])["dataset"] == dataset
-    assert "go" not in at.query_params
-    entry["job"].stop(timeout=30)
+    if preset["query_params"].get("go") == "1":
+        # go=1: the preset's one click starts the run (no second click on Run), and go is consumed
+        assert entry is not None and json.loads(entry["settings"])["dataset"] == dataset
+        assert "go" not in at.query_params
+        entry["job"].stop(timeout=30)
+    else:
+        # minutes on delicious: a cold run shows its estimate and waits for the Run button
+        assert entry is None
+        (warning,) = [w.value for w in at.warning if "estimated at" in w.value]
+        assert "4 models × 100 steps on delicious" in warning
+        assert at.button(key="proj_run_big").label.startswith("Run (≈ ")
 
 
 @pytest.mark.parametrize("label", [FIG6, FIG6_BIBTEX])
