@@ -29,6 +29,7 @@ from engine import plotting as pf
 from engine.page_content import takeaways
 from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
 from engine.datasets import THESIS_PROBLEMS, list_datasets
+from engine.experiments.claims import claims_for, claims_frame
 from engine.experiments.problems import problem_size
 from engine.page_models.cost import estimate_forest_sweep_seconds
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
@@ -404,6 +405,9 @@ def results_panel():
     d3.download_button("Standalone HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name=f"{name}.html",
                        mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
                        help="The chart as a web page that opens offline (plotly.js embedded).")
+    if result.dataset == "delicious" and not (variance_split or compressed):   # issue 33: the thesis's study
+        with st.expander("The thesis's claims beside this run (chapter 5, delicious)"):
+            st.dataframe(claims_frame(claims_for(result)), hide_index=True)
     with st.expander("Table"):
         if variance_split:
             st.caption("One row per q, averaged over test points and outputs. Plain terms add up to `error`; "

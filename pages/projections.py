@@ -32,6 +32,7 @@ from engine.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, 
 from engine.page_content.studies import clamp_note, parse_values
 from engine.datasets import list_datasets
 from engine.experiments import BoostingSettings, Problem, problem_size, run_projection_schemes, run_projection_size
+from engine.experiments.claims import claims_for, claims_frame
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
@@ -302,6 +303,10 @@ else:
         if res.n_outputs < FEW_OUTPUTS:
             st.caption(f"With {res.n_outputs} outputs every tree is cheap: differences in cost between the schemes "
                        "need many outputs (try delicious, bibtex, corel5k or cal500).")
+
+if res.dataset == "delicious":   # issue 33: the paper's delicious figures, its claims held to this run
+    with st.expander("The paper's claims beside this run (Figures 3, 5, 6 on delicious)"):
+        st.dataframe(claims_frame(claims_for(res)), hide_index=True)
 
 st.subheader("Export")
 c = st.columns(2 + len(figures))

@@ -15,7 +15,7 @@ import pandas as pd
 
 from engine.experiments.published import DELICIOUS_CLAIMS, THESIS_DELICIOUS_FORESTS
 
-__all__ = ["claims_frame", "claims_markdown", "figure3_claims", "figure5_claims", "figure6_claims",
+__all__ = ["claims_for", "claims_frame", "claims_markdown", "figure3_claims", "figure5_claims", "figure6_claims",
            "forest_q_claims", "forest_k_claims", "forest_schemes_claims"]
 
 # "About the same score": within this much LRAP (the paper's standard deviations on delicious are
@@ -199,3 +199,17 @@ def claims_markdown(rows) -> str:
     for _, r in df.iterrows():
         lines.append(f"| {r['figure']} | {r['claim']} | {r['paper']} | {r['ours']} | {r['holds']} |")
     return "\n".join(lines) + "\n"
+
+
+def claims_for(result):
+    """Every claim a result can be held to (the pages' "claims beside this run"): a q sweep of
+    boosting (Figures 5 and 6), gbrt-rpo per scheme (Figure 3) or a forest sweep (5.1, 5.3, 5.4)."""
+    experiment = getattr(result, "experiment", None)
+    if hasattr(result, "q_values") and hasattr(result, "gbmort_score"):
+        return figure6_claims(result) + figure5_claims(result)
+    if experiment == "schemes" and hasattr(result, "curves"):
+        return figure3_claims(result)
+    forest = {"projection-size": forest_q_claims, "randomization": forest_k_claims, "schemes": forest_schemes_claims}
+    if experiment in forest and hasattr(result, "records"):
+        return forest[experiment](result)
+    return []

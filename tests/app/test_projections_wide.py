@@ -177,3 +177,23 @@ def test_takeaway_says_whether_the_projections_saved_time(monkeypatch, gbmort_ti
     (takeaway,) = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
     assert "With q = **1** projections, gbrt-relabel-rpo reaches gbmort's macro-r2 (0.408 against 0.410)" in takeaway
     assert expected in takeaway
+
+
+def test_a_delicious_result_shows_the_papers_claims_beside_it(monkeypatch):
+    """Issue 33: on delicious the page holds the run to Figures 5 and 6's claims (computed from it)."""
+    real = engine.experiments.run_projection_size
+
+    def as_delicious(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.dataset = "delicious"         # the numbers of a small run, read as the claims would read delicious'
+        return res
+
+    monkeypatch.setattr(engine.experiments, "run_projection_size", as_delicious)
+    at = poll(open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,20"), "proj")
+    assert not at.exception
+    (expander,) = [x for x in at.expander if x.label.startswith("The paper's claims beside this run")]
+    table = expander.dataframe[0].value
+    assert list(table["figure"]) == ["Figure 6a", "Figure 6b", "Figure 5 (gaussian)"]
+    res = finished(at, "proj").result
+    assert f"gbmort {res.gbmort_score:.3f}" in table["ours"].iloc[0]
+    assert set(table["holds"]) <= {"yes", "no", "n/a"}

@@ -213,3 +213,12 @@ def test_sizes_and_the_budget_option(tmp_path, capsys):
     assert {FOREST_SIZES[s]["dataset"] for s in ("moderate", "full")} == {"delicious"}
     assert FOREST_SIZES["full"]["n_estimators"] == 100 and FOREST_SIZES["full"]["n_repeats"] == 10
     assert BOOSTING_SIZES["full"]["figure5_q"] == (1, 98, 196, 491) and BOOSTING_SIZES["full"]["figure6_steps"] == 100
+
+
+def test_claims_for_picks_the_claims_of_each_kind_of_result():
+    size = _size([1, 20, 50], [0.28, 0.295, 0.301], [1.0, 1.4, 3.0], [0.2] * 3)
+    assert [r["figure"] for r in claims.claims_for(size)] == ["Figure 6a", "Figure 6b", "Figure 5 (gaussian)"]
+    assert [r["figure"] for r in claims.claims_for(_schemes([0.1, 0.2], [0.1, 0.1]))] == ["Figure 3"]
+    sweep = _sweep("schemes", "q", [(FOREST_REF, None, 0.3), ("Gaussian", 1, 0.29)], ["Gaussian", FOREST_REF])
+    assert [r["figure"] for r in claims.claims_for(sweep)] == ["Figure 5.4"]
+    assert claims.claims_for(object()) == []
