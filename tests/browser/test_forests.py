@@ -97,7 +97,9 @@ def test_forests_delicious_preset_shows_its_estimate_then_runs_and_stops(streaml
     """Thesis Figure 5.1 on the real delicious (issue 33): minutes of forests, so the estimate first."""
     page = browser_page
     page.goto(streamlit_server, wait_until="domcontentloaded")
-    page.get_by_role("link", name="Forests on delicious: thesis Figure 5.1").click()
+    link = page.get_by_role("link", name="Forests on delicious: thesis Figure 5.1")
+    expect(link).to_be_visible(timeout=120_000)          # the Home page under a loaded machine
+    link.click()
     expect(page.get_by_role("heading", name="Forests")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("This run is estimated at", exact=False)).to_be_visible(timeout=60_000)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0)      # nothing run, nothing drawn

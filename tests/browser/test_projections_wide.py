@@ -49,7 +49,9 @@ def test_figure6_preset_on_delicious_shows_its_estimate_then_runs_and_stops(stre
                                                                              screenshot_dir):
     page = browser_page
     page.goto(streamlit_server, wait_until="domcontentloaded")
-    page.get_by_role("link", name="Figure 6 on delicious").click()
+    link = page.get_by_role("link", name="Figure 6 on delicious")
+    expect(link).to_be_visible(timeout=120_000)          # the Home page under a loaded machine
+    link.click()
     page.wait_for_url(re.compile("projections"), timeout=30_000)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("delicious", timeout=30_000)
     expect(page.get_by_text("This run is estimated at", exact=False)).to_be_visible(timeout=60_000)
