@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS
+from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS, SIZED_TARGETS, SIZES
 
 REAL_DATA_OPTIONS = ("datasets", "data_dir", "methods", "second_order", "backend", "scheduler", "n_jobs")
 
@@ -80,7 +80,8 @@ def build_parser():
     rep.add_argument("--budget", choices=PROTOCOL_BUDGETS,
                      help=f"{' / '.join(BUDGET_TARGETS)} only: the hyper-parameter grid and number of steps; "
                           "'full' (= 'paper'), the default, is the paper's; 'moderate' a smaller grid; "
-                          "--quick means 'quick'")
+                          "--quick means 'quick'; for " + " / ".join(SIZED_TARGETS) + ": the size of the "
+                          "delicious runs (quick: a slice; moderate: reduced; full: the papers' settings)")
     refit = rep.add_mutually_exclusive_group()
     refit.add_argument("--refit", dest="refit", action="store_true", default=None,
                        help=f"{' / '.join(BUDGET_TARGETS)} only: fit the chosen setting again on the whole "
@@ -117,8 +118,10 @@ def main(argv=None):
         return 2
     if args.seed < 0:
         parser.error("--seed must be >= 0")
-    if args.budget is not None and args.what not in BUDGET_TARGETS:
-        parser.error(f"--budget only applies to {', '.join(BUDGET_TARGETS)}")
+    if args.budget is not None and args.what not in BUDGET_TARGETS + SIZED_TARGETS:
+        parser.error(f"--budget only applies to {', '.join(BUDGET_TARGETS + SIZED_TARGETS)}")
+    if args.what in SIZED_TARGETS and args.budget not in (None, "paper") + SIZES:
+        parser.error(f"--budget for {args.what} must be one of {', '.join(SIZES)} (the run's size)")
     if args.budget is not None and args.quick:
         parser.error("--budget and --quick exclude each other")
     if args.refit is not None and args.what not in BUDGET_TARGETS:

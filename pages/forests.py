@@ -32,8 +32,9 @@ from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORE
 from engine.page_content.studies import clamp_note
 from engine.page_models.cost import estimate_forest_experiment_seconds
 from engine.datasets import THESIS_PROBLEMS, list_datasets
+from engine.experiments.claims import claims_for, claims_frame
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
-from pages._deeplink import route_through_app
+from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
 from pages._url import url_widget
 
@@ -262,6 +263,7 @@ if problem:
 # Every run, whatever set its values (the URL, a preset, the sidebar), passes the cost gate.
 gate(run, settings, cost, run_experiment, auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS,
      button_key="fx_run_big", force_key=FORCE, detail=f"{experiment} on {dataset}, one core",
+     force=preset_go(),   # a Home preset runs on its one click
      too_costly="use fewer or smaller values of q, fewer trees or repeats, or a smaller data set.")
 running = run.running
 c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
@@ -416,6 +418,9 @@ def results_panel():
     d3.download_button("Standalone HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name=f"{name}.html",
                        mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
                        help="The chart as a web page that opens offline (plotly.js embedded).")
+    if result.dataset == "delicious" and not (variance_split or compressed):   # issue 33: the thesis's study
+        with st.expander("The thesis's claims beside this run (chapter 5, delicious)"):
+            st.dataframe(claims_frame(claims_for(result)), hide_index=True)
     with st.expander("Table"):
         if variance_split:
             st.caption("One row per q, averaged over test points and outputs. Plain terms add up to `error`; "

@@ -4,7 +4,8 @@ or of the synthetic delicious-shaped set.
 Names: the Friedman1 multi-output problems of paper 002 (``friedman1-chain`` / ``-group`` /
 ``-ind``), the single-output problems of thesis chapter 7 (``friedman1``, p = 10, and
 ``two-norm``; :mod:`engine.datasets.thesis`), the shipped data sets and
-``synthetic-delicious-shape`` (:mod:`engine.datasets.synthetic_multilabel`). A sparse X
+``synthetic-delicious-shape`` (:mod:`engine.datasets.synthetic_multilabel`) and ``delicious-slice`` (a
+small slice of the real delicious, :mod:`engine.datasets.slices`). A sparse X
 (bibtex, corel5k, the synthetic set) stays a scipy.sparse CSR matrix in the split.
 """
 
@@ -26,6 +27,7 @@ from engine.datasets import (
     make_two_norm,
     synthetic_catalogue,
 )
+from engine.datasets.slices import DELICIOUS_SLICE, load_slice, slice_catalogue
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.validation import check_in_interval
 from engine.validation import check_int as _int
@@ -58,10 +60,11 @@ def problem_shape(dataset, n_train, n_test, n_outputs, noise, input_distribution
         if n_noisy_outputs:
             raise ValueError("n_noisy_outputs is only available for the Friedman1 multi-output problems")
         return ("regression" if dataset == "friedman1" else "multilabel"), 1
-    shipped = {d["name"]: d for d in list_datasets() + synthetic_catalogue()}
+    shipped = {d["name"]: d for d in list_datasets() + synthetic_catalogue() + slice_catalogue()}
     if not isinstance(dataset, str) or dataset not in shipped:
         raise ValueError(
-            f"dataset must be one of {list(FRIEDMAN_PROBLEMS) + list(THESIS_PROBLEMS)}, {SYNTHETIC_DELICIOUS!r} "
+            f"dataset must be one of {list(FRIEDMAN_PROBLEMS) + list(THESIS_PROBLEMS)}, {SYNTHETIC_DELICIOUS!r}, "
+            f"{DELICIOUS_SLICE!r} "
             f"or a shipped data set ({', '.join(d['name'] for d in list_datasets())}), got {dataset!r}")
     if n_noisy_outputs:
         raise ValueError("n_noisy_outputs is only available for the Friedman1 problems")
@@ -81,7 +84,7 @@ def problem_size(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0, 
     if dataset in FRIEDMAN_PROBLEMS or dataset in THESIS_PROBLEMS:
         p = {"friedman1-ind": 5 * n_outputs, "friedman1": 10, "two-norm": 20}.get(dataset, 5)
         return dict(task=task, n_train=int(n_train), n_test=int(n_test), n_features=p, n_outputs=d, nnz_per_row=None)
-    meta = {m["name"]: m for m in list_datasets() + synthetic_catalogue()}[dataset]
+    meta = {m["name"]: m for m in list_datasets() + synthetic_catalogue() + slice_catalogue()}[dataset]
     n = meta["n_samples"]
     te = meta["n_test"] if meta["n_test"] is not None else n - n // 2
     nnz = (meta["nnz"] / n if meta["nnz"] else meta.get("approx_nnz_per_row")) if meta["sparse"] else None
@@ -143,7 +146,10 @@ def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
                                 + ("10 inputs U(0,1), one output, noise sd 1" if dataset == "friedman1"
                                    else "20 Gaussian inputs, two classes"))}
     else:
-        data = make_delicious_shaped(random_state=seed) if dataset == SYNTHETIC_DELICIOUS else load_dataset(dataset)
+        if dataset == SYNTHETIC_DELICIOUS:
+            data = make_delicious_shaped(random_state=seed)
+        else:
+            data = load_slice(dataset) if dataset == DELICIOUS_SLICE else load_dataset(dataset)
         if data.test_indices is not None:
             X_tr, Y_tr, X_te, Y_te = data.train_test_split()
             split = "standard train/test split"

@@ -12,8 +12,11 @@ its output folder:
 * some targets add ``<target>_<what>.csv`` (the paired-test matrices of Table 5)
   or ``<target>.md`` (the table as Markdown, as in engine/experiments/RESULTS.md).
 
-Targets (``REPRODUCTIONS``): ``figure1``, ``schemes`` (Figures 2-4),
-``projection-size`` (Figures 5-6), ``table4`` and ``table6`` (Tables 4-7),
+Targets (``REPRODUCTIONS``): ``figure1``, ``schemes`` (Figures 3-4: delicious and friedman1-ind),
+``projection-size`` (Figures 5-6 on delicious; friedman1-group), ``forest-projection-size``,
+``forest-randomization`` and ``forest-schemes`` (thesis Figures 5.1, 5.3, 5.4 on delicious;
+these five take ``budget`` = quick / moderate / full and write ``<target>_claims.csv``, the papers'
+claims beside ours: :mod:`engine.reports.delicious`), ``table4`` and ``table6`` (Tables 4-7),
 ``bias-variance`` (thesis Figures 4.1-4.2 for boosting), ``forest-table1``
 (paper 003, Table 1), ``compression`` (thesis Table 7.1, Figures 7.2-7.4) and
 ``real-data`` (paper 002, section 4.4: Figures 7-8,
@@ -53,10 +56,21 @@ from engine.experiments.published import (
 )
 from engine.experiments.real_data import run_real_data
 from engine.names import FRIEDMAN_PROBLEMS
+from engine.reports.delicious import (
+    SIZES,
+    concat,
+    delicious_projection_size,
+    delicious_schemes,
+    reproduce_forest_projection_size,
+    reproduce_forest_randomization,
+    reproduce_forest_schemes,
+    size_of,
+    with_claims,
+)
 from engine.reports.real_data import write_real_data_report
 from engine.reports.writer import Report
 
-__all__ = ["REPRODUCTIONS", "BUDGET_TARGETS", "PROTOCOL_BUDGETS"]
+__all__ = ["REPRODUCTIONS", "BUDGET_TARGETS", "PROTOCOL_BUDGETS", "SIZED_TARGETS", "SIZES"]
 
 # Long reproductions use every core: the command line is where they run unattended.
 N_JOBS = -1
@@ -109,53 +123,42 @@ def reproduce_figure1(out_dir, *, quick=False, seed=0, progress=None):
                         settings=dict(n_steps=n_steps, n_test=n_test, seed=seed))
 
 
-def reproduce_schemes(out_dir, *, quick=False, seed=0, progress=None):
-    """Figures 2-4: gbrt-rpo with each projection scheme on friedman1-ind (Fig. 4) and yeast.
-
-    yeast stands in for mediamill / delicious, which are not shipped.
-    """
-    if quick:
-        runs = [("friedman1-ind", 300, {"n_test": 1000}), ("yeast", 100, {})]
-    else:
-        runs = [("friedman1-ind", 10_000, {"n_test": 4000}), ("yeast", 3000, {})]
-    report = Report("schemes", f"Figures 2-4: random projection schemes with gbrt-rpo (seed {seed})")
-    summaries = []
-    for i, (dataset, n_steps, extra) in enumerate(runs):
-        result = run_projection_schemes(dataset, n_steps=n_steps, learning_rate=0.1, max_leaf_nodes=2,
-                                        seed=seed, progress=_part(progress, i, len(runs)), **extra)
-        summary = result.summary_frame()
-        summary.insert(0, "dataset", dataset)
-        summaries.append(summary)
-        report.add(dataset, result, f"{dataset}: gbrt-rpo per projection scheme",
-                   [plotting.schemes_figure(result), plotting.schemes_figure(result, x="fit_time")], [summary])
-    return report.write(out_dir, pd.concat(summaries, ignore_index=True), settings=dict(seed=seed))
+def reproduce_schemes(out_dir, *, quick=False, seed=0, progress=None, budget=None):
+    """Figures 3-4: gbrt-rpo with each projection scheme on delicious (Fig. 3, the real data set;
+    engine.reports.delicious) and friedman1-ind (Fig. 4). ``budget``: "quick" (``quick``: a slice of
+    delicious), "moderate" (reduced) or "full" (the default). Writes ``schemes_claims.csv`` / ``.md``:
+    the paper's claim beside ours."""
+    size = size_of(quick, budget)
+    n_steps, n_test = (300, 1000) if size == "quick" else (10_000, 4000)
+    report = Report("schemes", f"Figures 3-4: random projection schemes with gbrt-rpo (seed {seed}, size {size})")
+    summary, rows = delicious_schemes(report, size, seed, _part(progress, 0, 2))
+    result = run_projection_schemes("friedman1-ind", n_steps=n_steps, learning_rate=0.1, max_leaf_nodes=2,
+                                    seed=seed, n_test=n_test, progress=_part(progress, 1, 2))
+    ind = result.summary_frame()
+    ind.insert(0, "dataset", "friedman1-ind")
+    report.add("friedman1-ind", result, "Figure 4: friedman1-ind, gbrt-rpo per projection scheme",
+               [plotting.schemes_figure(result), plotting.schemes_figure(result, x="fit_time")], [ind])
+    return with_claims(report, out_dir, concat([summary, ind]), rows, dict(seed=seed, size=size))
 
 
-def reproduce_projection_size(out_dir, *, quick=False, seed=0, progress=None):
-    """Figures 5-6: gbrt-relabel-rpo with q projections against gbmort.
-
-    The paper uses delicious (983 labels), which is not shipped; cal500 (174 labels)
-    stands in for it. Also friedman1-group with Gaussian projections.
-    """
-    if quick:
-        runs = [("cal500", "gaussian", (1, 20, 174), 30, {})]
-    else:
-        runs = [("cal500", "gaussian", (1, 2, 5, 10, 20, 50, 100, 174), 300, {}),
-                ("cal500", "subsample", (1, 2, 5, 10, 20, 50, 100, 174), 300, {}),
-                ("friedman1-group", "gaussian", (1, 2, 4, 8, 16, 32, 64), 1000, {"n_test": 4000})]
-    report = Report("projection-size", f"Figures 5-6: effect of the number of projections q (seed {seed})")
-    summaries = []
-    for i, (dataset, projection, q_values, n_steps, extra) in enumerate(runs):
-        result = run_projection_size(Problem(dataset, **extra),
-                                     BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2),
-                                     q_values=q_values, projection=projection, seed=seed,
-                                     progress=_part(progress, i, len(runs)))
-        summary = result.to_frame().assign(projection=projection)
-        summaries.append(summary)
-        report.add(f"{dataset}_{projection}", result, f"{dataset}, {projection} projections",
-                   [plotting.projection_size_figure(result), plotting.projection_size_curves_figure(result)],
-                   [summary])
-    return report.write(out_dir, pd.concat(summaries, ignore_index=True), settings=dict(seed=seed))
+def reproduce_projection_size(out_dir, *, quick=False, seed=0, progress=None, budget=None):
+    """Figures 5-6: gbrt-relabel-rpo with q projections against gbmort on delicious (Figure 5a Gaussian
+    and 5b sub-sampled, q in {1, 98, 196, 491}, read at the shortest total fit time; Figure 6: the q
+    sweep at 100 steps), and friedman1-group with Gaussian projections. ``budget`` as for schemes.
+    Writes ``projection-size_claims.csv`` / ``.md``."""
+    size = size_of(quick, budget)
+    report = Report("projection-size", f"Figures 5-6: effect of the number of projections q (seed {seed}, "
+                                       f"size {size})")
+    summaries, rows = delicious_projection_size(report, size, seed, _part(progress, 0, 2))
+    q_values, n_steps = ((1, 4, 16), 100) if size == "quick" else ((1, 2, 4, 8, 16, 32, 64), 1000)
+    result = run_projection_size(Problem("friedman1-group", n_test=4000),
+                                 BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2),
+                                 q_values=q_values, projection="gaussian", seed=seed, progress=_part(progress, 1, 2))
+    summaries.append(result.to_frame().assign(projection="gaussian", run="friedman1-group"))
+    report.add("friedman1-group_gaussian", result, "friedman1-group, gaussian projections",
+               [plotting.projection_size_figure(result), plotting.projection_size_curves_figure(result)],
+               [result.to_frame()])
+    return with_claims(report, out_dir, concat(summaries), rows, dict(seed=seed, size=size))
 
 
 # --------------------------------------------------------------------------
@@ -420,6 +423,11 @@ REPRODUCTIONS = {
     "forest-table1": reproduce_forest_table1,
     "compression": reproduce_compression,
     "real-data": reproduce_real_data,
+    "forest-projection-size": reproduce_forest_projection_size,
+    "forest-randomization": reproduce_forest_randomization,
+    "forest-schemes": reproduce_forest_schemes,
 }
 # The targets that take a protocol budget (and --refit / --no-refit).
 BUDGET_TARGETS = ("table4", "table6", "real-data")
+# The delicious targets take a size as --budget (engine.reports.delicious.SIZES), not a protocol grid.
+SIZED_TARGETS = ("schemes", "projection-size", "forest-projection-size", "forest-randomization", "forest-schemes")

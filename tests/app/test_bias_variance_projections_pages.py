@@ -197,12 +197,13 @@ def test_projections_schemes_from_query_params():
 
 
 def test_projections_figure5_preset_runs_on_its_click_and_stops():
-    (preset,) = [p for p in PRESETS if p["label"] == "Figure 5: projection size"]
+    (preset,) = [p for p in PRESETS if p["label"] == "Figure 5 on delicious"]
     at = open_page(PROJ, **preset["query_params"])
     assert not at.exception
-    assert at.selectbox(key="proj_dataset").value == "cal500"
-    assert at.text_input(key="proj_q_values").value == "1,17,35,87"
-    assert job_of(at, "proj").running   # ~20 s, started by the preset's go=1: no second click (issue 21)
+    assert at.selectbox(key="proj_dataset").value == "delicious"
+    assert at.text_input(key="proj_q_values").value == "1,98,196,491"          # the paper's q of Figure 5
+    assert at.selectbox(key="proj_projection").value == "subsample"            # Figure 5b
+    assert job_of(at, "proj").running   # minutes cold, but go=1: the preset's one click starts it (the start-up fill caches it)
     at.button(key="proj_stop").click().run()
     at = poll(at, "proj")
     assert not at.exception

@@ -136,7 +136,8 @@ def test_the_default_view_passes_the_gate_and_starts_by_itself():
 def test_home_preset_opens_projection_size_on_emotions():
     from engine.page_content.presets import PRESETS
 
-    (preset,) = [p for p in PRESETS if p["page"] == PAGE and p["query_params"]["fx_exp"] == "size"]
+    (preset,) = [p for p in PRESETS if p["page"] == PAGE and p["query_params"]["fx_exp"] == "size"
+                 and p["query_params"]["fx_data"] == "emotions"]
     at = open_page(preset["query_params"])
     assert not at.exception
     assert at.radio(key="fx_exp").value == "size"
@@ -231,3 +232,28 @@ def test_home_preset_table_7_1():
     row = job.result.rows[0]
     assert row["et_nodes"] == 29900 and row["compression_factor"] >= 10        # Table 7.1's setting
     assert float(at.metric[0].value.rstrip("×")) >= 10
+
+
+def test_delicious_presets_show_their_estimate_then_run_and_stop():
+    """The thesis's delicious study (issue 33): minutes on delicious, so a cold first view states its
+    estimate and waits for Run; Stop keeps what is done."""
+    from engine.page_content.presets import PRESETS
+    labels = ("Forests on delicious: thesis Figure 5.1", "Forests on delicious: k against q (thesis Figure 5.3)",
+              "Forests on delicious: projection schemes (thesis Figure 5.4)")
+    experiments = ("size", "randomization", "schemes")
+    for label, experiment in zip(labels, experiments):
+        (preset,) = [p for p in PRESETS if p["label"] == label]
+        at = open_page(preset["query_params"])
+        assert not at.exception
+        assert at.radio(key="fx_exp").value == experiment and at.selectbox(key="fx_data").value == "delicious"
+        assert job_of(at, "fx") is None                           # nothing started by itself
+        (warning,) = [w.value for w in at.warning if "estimated at" in w.value]
+        assert "press **Run**" in warning
+    at = open_page(dict(PRESETS[[p["label"] for p in PRESETS].index(labels[0])]["query_params"]))
+    assert at.checkbox(key="fx_single").value is True            # Figure 5.1 has single trees too
+    at.button(key="fx_run").click().run()
+    assert job_of(at, "fx").running
+    at.button(key="fx_stop").click().run()
+    job = run_until_done(at, timeout=600)      # a forest stops between its fits (one may be minutes here)
+    assert job.status == "stopped"
+    assert not at.exception

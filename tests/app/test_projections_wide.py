@@ -1,5 +1,5 @@
 """AppTest (no browser): the Projections page's wide-output problems, loss choice, timing caption and the
-"Figure 6 at delicious scale" preset.
+"Figure 6 on delicious" preset (the real delicious; its cold run shows its estimate first).
 
 Fragments never tick in AppTest, so a test "polls" the page's background run (apptest_runs.poll).
 """
@@ -18,7 +18,7 @@ from engine.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"
-FIG6 = "Figure 6 at delicious scale"
+FIG6 = "Figure 6 on delicious"
 FIG6_BIBTEX = "Figure 6 on bibtex (real data)"
 
 
@@ -34,15 +34,16 @@ def test_wide_output_problems_come_first_and_are_described():
     at = open_page(proj_experiment="size", proj_dataset="cal500", proj_n_steps=10, proj_q_values="1,4")
     options = at.selectbox(key="proj_dataset").options
     assert options[:7] == ["friedman1-chain", "friedman1-group", "friedman1-ind",
-                           "synthetic-delicious-shape", "corel5k", "cal500", "bibtex"]
+                           "delicious", "corel5k", "cal500", "bibtex"]
     assert {"scm20d", "emotions", "enb"} <= set(options)
+    assert "synthetic-delicious-shape" not in options      # the generator learns nothing: the real set replaces it
     help_text = at.selectbox(key="proj_dataset").help
-    for needle in ("synthetic-delicious-shape (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
+    for needle in ("delicious (d = 983)", "corel5k (d = 374)", "cal500 (d = 174)", "bibtex (d = 159)"):
         assert needle in help_text
 
 
-def test_synthetic_delicious_shape_waits_for_a_click_with_its_estimate():
-    at = open_page(proj_experiment="size", proj_dataset="synthetic-delicious-shape", proj_n_steps=100)
+def test_delicious_waits_for_a_click_with_its_estimate():
+    at = open_page(proj_experiment="size", proj_dataset="delicious", proj_n_steps=100)
     assert not at.exception
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert "16,105 samples × 500 inputs × 983 outputs · sparse inputs" in captions
@@ -122,7 +123,7 @@ def test_a_failed_run_shows_its_reason(monkeypatch):
     assert any(x.label == "Traceback" for x in at.expander)
 
 
-@pytest.mark.parametrize("label,dataset", [(FIG6, "synthetic-delicious-shape"), (FIG6_BIBTEX, "bibtex")])
+@pytest.mark.parametrize("label,dataset", [(FIG6, "delicious"), (FIG6_BIBTEX, "bibtex")])
 def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
     (preset,) = [p for p in PRESETS if p["label"] == label]
     assert preset["page"] == PROJ
@@ -135,11 +136,18 @@ def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
     assert at.select_slider(key="proj_max_leaf_nodes").value == 2
     assert at.selectbox(key="proj_projection").value == "gaussian"
     assert at.selectbox(key="proj_loss_multilabel").value == preset["query_params"]["proj_loss_multilabel"]
-    # go=1: the preset's one click starts the run (no second click on Run), and go is consumed
     entry = page_run(at, "proj")
-    assert entry is not None and json.loads(entry["settings"])["dataset"] == dataset
-    assert "go" not in at.query_params
-    entry["job"].stop(timeout=30)
+    if preset["query_params"].get("go") == "1":
+        # go=1: the preset's one click starts the run (no second click on Run), and go is consumed
+        assert entry is not None and json.loads(entry["settings"])["dataset"] == dataset
+        assert "go" not in at.query_params
+        entry["job"].stop(timeout=30)
+    else:
+        # minutes on delicious: a cold run shows its estimate and waits for the Run button
+        assert entry is None
+        (warning,) = [w.value for w in at.warning if "estimated at" in w.value]
+        assert "4 models × 100 steps on delicious" in warning
+        assert at.button(key="proj_run_big").label.startswith("Run (≈ ")
 
 
 @pytest.mark.parametrize("label", [FIG6, FIG6_BIBTEX])
@@ -169,3 +177,23 @@ def test_takeaway_says_whether_the_projections_saved_time(monkeypatch, gbmort_ti
     (takeaway,) = [m.value for m in at.markdown if m.value.startswith("**Takeaway.**")]
     assert "With q = **1** projections, gbrt-relabel-rpo reaches gbmort's macro-r2 (0.408 against 0.410)" in takeaway
     assert expected in takeaway
+
+
+def test_a_delicious_result_shows_the_papers_claims_beside_it(monkeypatch):
+    """Issue 33: on delicious the page holds the run to Figures 5 and 6's claims (computed from it)."""
+    real = engine.experiments.run_projection_size
+
+    def as_delicious(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.dataset = "delicious"         # the numbers of a small run, read as the claims would read delicious'
+        return res
+
+    monkeypatch.setattr(engine.experiments, "run_projection_size", as_delicious)
+    at = poll(open_page(experiment="size", dataset="friedman1-group", n_steps=10, q_values="1,20"), "proj")
+    assert not at.exception
+    (expander,) = [x for x in at.expander if x.label.startswith("The paper's claims beside this run")]
+    table = expander.dataframe[0].value
+    assert list(table["figure"]) == ["Figure 6a", "Figure 6b", "Figure 5 (gaussian)"]
+    res = finished(at, "proj").result
+    assert f"gbmort {res.gbmort_score:.3f}" in table["ours"].iloc[0]
+    assert set(table["holds"]) <= {"yes", "no", "n/a"}

@@ -57,7 +57,8 @@ def test_unknown_subcommand_fails_with_a_message(tmp_path):
 
 def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
     assert set(cli.REPRODUCTIONS) == {"figure1", "projection-size", "schemes", "table4", "table6",
-                                      "bias-variance", "forest-table1", "compression", "real-data"}
+                                      "bias-variance", "forest-table1", "compression", "real-data",
+                                      "forest-projection-size", "forest-randomization", "forest-schemes"}
     calls = []
 
     def fake(out_dir, *, quick, seed, progress):
@@ -76,7 +77,8 @@ def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("what", ["projection-size", "schemes"])
 def test_other_reproductions_quick(tmp_path, what):
     written = cli.REPRODUCTIONS[what](tmp_path, quick=True, seed=0, progress=lambda f, m: None)
-    assert set(written) == convention(what, tmp_path)
+    claims = {tmp_path / f"{what}_claims.csv", tmp_path / f"{what}_claims.md"}   # the delicious claims
+    assert set(written) == convention(what, tmp_path) | claims
     assert all(p.exists() for p in written)
     _assert_offline_html(tmp_path / f"{what}.html")
 
