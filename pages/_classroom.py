@@ -81,6 +81,11 @@ def hidden_names() -> tuple[list[str], list[str]]:
     return names, []
 
 
+def sidebar_hidden() -> bool:
+    """Whether this session's teacher's link hides the whole sidebar (a page then does not point to it)."""
+    return SIDEBAR in (st.session_state.get(HIDE_STATE) or [])
+
+
 def hide_css(names) -> str:
     """CSS hiding the whole sidebar (``sidebar``) and every widget whose key is named."""
     rules = [SIDEBAR_CSS] if SIDEBAR in names else []

@@ -11,6 +11,7 @@ import streamlit as st
 from engine import plotting
 from engine.experiments.cost_vs_outputs import LIVE_SETTINGS, estimate_seconds, load_shipped, run_cost_vs_outputs
 from engine.page_content.cost_vs_outputs import ARGUMENT, cost_takeaway, legend_text, measurement_text
+from pages._classroom import sidebar_hidden
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
 
@@ -47,7 +48,7 @@ with st.sidebar:
                     d_values=tuple(d for d in LIVE_SETTINGS["d_values"] if d <= largest))
     reference = shipped()
     cost = estimate_seconds(reference, **settings)
-    st.button(f"Measure on this server (≈ {estimate_text(cost)})", key="cost_measure", type="primary",
+    st.button(f"Measure on this server ({estimate_text(cost)})", key="cost_measure", type="primary",
               disabled=run.running, on_click=st.session_state.__setitem__, args=(GO, True),
               help="Time every method at every d on this server, one thread, in the background.")
 
@@ -87,7 +88,8 @@ if shown == "here":
         st.warning("**Stopped: partial result.** The largest values of d were not measured.", icon="✋")
 else:
     st.caption("The shipped measurement (sample_data/cost_vs_outputs.json), made with the command "
-               "`python -m engine.experiments.cost_vs_outputs`; the sidebar's button measures again here.")
+               "`python -m engine.experiments.cost_vs_outputs`"
+               + ("." if sidebar_hidden() else "; the sidebar's button measures again here."))
 
 fig = shared_figure(plotting.cost_vs_outputs_figure, result)
 left, right = st.columns([3, 2])
@@ -95,9 +97,9 @@ left.plotly_chart(fig, key="cost_chart", config=CHART_CONFIG)
 left.markdown("**Legend**\n\n" + legend_text(result))
 with right:
     st.markdown("**What to look for**")
-    st.markdown("The dashed curves (st-gbrt, gbmort) climb about as fast as d: twice the outputs, twice the "
-                "time. The solid ones (the projected methods) climb much more gently: their tree does not "
-                "look at every output.")
+    st.markdown("How steeply each curve climbs: a slope of 1 (one decade of time per decade of d) means twice "
+                "the outputs, twice the time. Dashed: st-gbrt and gbmort, whose step works on every output; "
+                "solid: the projected methods, whose tree is grown on q columns whatever d.")
     st.markdown(cost_takeaway(result), help="Slopes: least-squares fit of log(seconds) on log(d) over the "
                 "measured points of each curve. Ratios: seconds per step of the method over gbmort's.")
     st.caption(measurement_text(result))

@@ -159,11 +159,19 @@ class CostVsOutputsResult(JsonResult):
         """The d values where ``label`` has a time."""
         return np.asarray(self.d_values)[np.isfinite(self.seconds[label])]
 
-    def slope(self, label) -> float:
-        return loglog_slope(self.d_values, self.seconds[label])
+    def slope(self, label, d_min=None) -> float:
+        """Fitted log–log slope of ``label``'s curve (over d >= d_min when given)."""
+        d = np.asarray(self.d_values, dtype=float)
+        s = np.where(d >= (d_min or 0), np.asarray(self.seconds[label], dtype=float), np.nan)
+        return loglog_slope(d, s)
 
-    def slopes(self) -> dict:
-        return {label: self.slope(label) for label in self.labels}
+    def slopes(self, d_min=None) -> dict:
+        return {label: self.slope(label, d_min) for label in self.labels}
+
+    @property
+    def upper_half(self):
+        """The smallest d of the upper half of the d values (where a cost proportional to d shows)."""
+        return int(sorted(self.d_values)[len(self.d_values) // 2])
 
     def largest_common_d(self, a, b):
         """The largest d where both methods have a time (None if there is none)."""

@@ -69,6 +69,10 @@ def cost_takeaway(result) -> str:
     parts = [f"**Fitted log–log slopes** over d = {min(d)} to {max(result.measured(measured[0].label))} "
              "(a time growing as d^a has slope a): "
              + "; ".join(f"{m.label} **{slopes[m.label]:.2f}**" for m in measured) + "."]
+    upper = result.slopes(result.upper_half)
+    if sum(np.isfinite(v) for v in upper.values()) and len(result.d_values) >= 5:
+        parts.append(f"Over the upper half alone, d ≥ {result.upper_half}: " + "; ".join(
+            f"{m.label} {upper[m.label]:.2f}" for m in measured if np.isfinite(upper[m.label])) + ".")
     ref = next((m.label for m in result.methods if m.estimator == "gbmort"), None)
     if ref is not None:
         others = [m for m in measured if m.label != ref and result.largest_common_d(m.label, ref) is not None]

@@ -107,6 +107,10 @@ def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
         elif "text" in trace or "texttemplate" in trace:
             trace.setdefault("textfont", {})
     _scale_fonts(spec.get("data", []), scale, _DEFAULT_FONT["font"])
+    axes = {"xaxis", "yaxis"} | {name[0] + "axis" + name[1:] for trace in spec.get("data", [])
+                                 for name in (trace.get("xaxis"), trace.get("yaxis")) if name}
+    for axis in axes:                           # an axis the figure leaves to defaults gets the sizes too
+        layout.setdefault(axis, {})
     for key in [k for k in layout if k != "template"]:
         if key.startswith(("xaxis", "yaxis")):
             axis = layout[key]
@@ -126,8 +130,9 @@ def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
                                                                 _DEFAULT_FONT["font"], scale)}
     title = layout.get("title", {})
     if title.get("text"):
+        # less than the rest: plotly never wraps a title, and a long one would be cut at the chart's edge
         title["font"] = {**title.get("font", {}), "size": _scaled(title.get("font", {}).get("size"),
-                                                                  _DEFAULT_FONT["title"], scale)}
+                                                                  _DEFAULT_FONT["title"], 1 + (scale - 1) / 2)}
     legend = layout["legend"] = layout.get("legend", {})
     legend["font"] = {**legend.get("font", {}), "size": _scaled(legend.get("font", {}).get("size"),
                                                                 _DEFAULT_FONT["legend"], scale)}

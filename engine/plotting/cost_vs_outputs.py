@@ -31,11 +31,11 @@ def cost_vs_outputs_figure(result, *, title=None) -> go.Figure:
         values += s[ok].tolist() + lo.tolist() + hi.tolist()
         steps = np.asarray(result.steps[method.label])[ok]
         fig.add_trace(go.Scatter(
-            x=d[ok], y=s[ok], mode="lines+markers", name=method.label,
+            x=d[ok].tolist(), y=s[ok].tolist(), mode="lines+markers", name=method.label,
             line=dict(color=COLORS[i % len(COLORS)], dash=DASH.get(method.estimator, "solid")),
             error_y=dict(type="data", symmetric=False, array=np.clip(hi - s[ok], 0, None).tolist(),
                          arrayminus=np.clip(s[ok] - lo, 0, None).tolist(), visible=True, thickness=1),
-            customdata=steps,
+            customdata=steps.tolist(),
             meta=dict(label=method.label, estimator=method.estimator, q=method.q, slope=result.slope(method.label)),
             hovertemplate=f"{method.label}<br>d = %{{x}}: %{{y:.3g}} s per step<br>"
                           "(median of timed fits of %{customdata} steps)<extra></extra>"))
@@ -45,6 +45,6 @@ def cost_vs_outputs_figure(result, *, title=None) -> go.Figure:
     fig.update_layout(
         title=title or (f"Cost of one boosting step against d (n = {n['n_samples']}, p = {n['n_features']}, "
                         f"{n['max_leaf_nodes']} leaves)"),
-        legend=dict(title=dict(text="method"), orientation="v"), hovermode="closest", height=460,
-        margin=dict(l=70, r=20, t=60, b=60), meta=dict(complete=result.complete))
+        legend=dict(orientation="h", y=-0.2, x=0), hovermode="closest", height=520,
+        margin=dict(l=70, r=20, t=60, b=40), meta=dict(complete=result.complete))
     return fig

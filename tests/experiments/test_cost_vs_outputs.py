@@ -65,6 +65,11 @@ def test_slopes_ratio_and_sentence_on_synthetic_timings():
     text = cost_takeaway(res)
     assert "st-gbrt **1.00**; gbmort **0.90**; gbrt-rpo, q = 1 **0.25**; gbrt-relabel-rpo, q = 16 **0.50**" in text
     assert "**At d = 1000**" in text
+    assert "Over the upper half alone, d ≥ 64: st-gbrt 1.00; gbmort 0.90; gbrt-rpo, q = 1 0.25;" in text
+    kinked = synthetic(exps)
+    kinked.seconds["gbmort"] = np.array([1.0, 1.0, 1.0, 4.0, 15.625]) * 1e-3     # flat, then d^1 from d = 64
+    assert kinked.slope("gbmort", kinked.upper_half) == pytest.approx(1.0)
+    assert kinked.slope("gbmort") == pytest.approx(np.polyfit(np.log(kinked.d_values), np.log(kinked.seconds["gbmort"]), 1)[0])
     assert f"gbrt-rpo, q = 1 {1e-4 * 1000 ** 0.25 * 1e3:.3g} ms (**{1000 ** 0.25 / 1000 ** 0.9:.2g}×**)" in text
     assert "Every projected curve rises more slowly than gbmort's." in text
     steep = synthetic([("gbmort", "gbmort", 1, 0.5), ("gbrt-rpo, q = 1", "gbrt-rpo-gaussian", 1, 0.8)])
