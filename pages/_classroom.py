@@ -1,13 +1,9 @@
 """Teaching in a room: the projector view and the teacher's link, both kept in the URL.
 
 * **Projector view** (``?projector=true``, a switch in the sidebar of every page): charts are
-  drawn with every font 1.5 times larger (:func:`engine.plotting.common.projector_figure`: axes,
-  legends, annotations such as the One step page's tree labels, table cells), page text and
-  captions are larger, and data frames are drawn as plain tables whose cells wrap instead of a
-  grid that scrolls (and cuts) at the right edge. Pages are not changed for it: the one place
-  every figure and data frame is rendered, Streamlit's ``plotly_chart`` and ``dataframe``, is
-  wrapped once per server process (:func:`install_hooks`); the wrapper looks at *this session's*
-  switch at every call and, when it is off, calls Streamlit's own function with the same arguments.
+  drawn with every font 1.5 times larger, data frames as plain tables whose cells wrap
+  (pages/_render.py, where every chart and data frame is rendered), and this module's CSS makes
+  page text, captions and tables larger.
 * **Teacher's link** (``?hide=...``): a comma-separated list of what to hide, ``sidebar`` for the
   whole sidebar (navigation included) or widget keys, the names a page's settings already have in
   its URL (``?hide=seed,learning_rate`` on Convergence). Hidden widgets keep their values (the
@@ -18,17 +14,11 @@
 """
 from __future__ import annotations
 
-import functools
 import re
-import types
 
-import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
-from engine.plotting.common import projector_figure
-
-PROJECTOR_KEY = "projector"
+from pages._render import PROJECTOR_KEY, install_hooks, projector_on
 HIDE_PARAM = "hide"
 HIDE_STATE = "teacher_hide"     # the list this session's teacher's link asked for (survives page changes)
 SIDEBAR = "sidebar"
@@ -45,11 +35,6 @@ PROJECTOR_CSS = """
 [data-testid="stTable"] th, [data-testid="stTable"] td { white-space: normal !important;
   overflow-wrap: anywhere; word-break: normal; }
 """
-
-
-def projector_on() -> bool:
-    """Whether this session's projector switch is on."""
-    return bool(st.session_state.get(PROJECTOR_KEY, False))
 
 
 def projector_switch():
@@ -93,68 +78,6 @@ def hide_css(names) -> str:
     if keys:
         rules.append(", ".join(f".st-key-{k}" for k in keys) + " { display: none !important; }")
     return "\n".join(rules)
-
-
-def table_frame(data, column_order=None, column_config=None) -> pd.DataFrame | None:
-    """A data frame's data as a frame of display strings for a plain table (None: not a table we
-    can draw the same, e.g. a Styler): ``column_order`` kept, ``column_config`` labels and printf
-    formats applied (a column set to None is hidden, as st.dataframe does), other floats to 4
-    significant digits."""
-    try:
-        frame = data.copy() if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    except (ValueError, TypeError):
-        return None
-    if column_order is not None:
-        frame = frame[[c for c in column_order if c in frame.columns]]
-    config = dict(column_config or {})
-    labels = {}
-    for column in list(frame.columns):
-        spec = config.get(column, "")
-        if column in config and spec is None:
-            frame = frame.drop(columns=column)
-            continue
-        spec = {"label": spec} if isinstance(spec, str) else dict(spec)
-        fmt = (spec.get("type_config") or {}).get("format")
-        values = frame[column]
-        if fmt and "%" in str(fmt) and pd.api.types.is_numeric_dtype(values):
-            frame[column] = [("" if pd.isna(v) else str(fmt) % v) for v in values]
-        elif pd.api.types.is_float_dtype(values):
-            frame[column] = ["" if pd.isna(v) else f"{v:.4g}" for v in values]
-        if spec.get("label"):
-            labels[column] = spec["label"]
-    return frame.rename(columns=labels)
-
-
-def _chart_hook(original):
-    @functools.wraps(original)
-    def plotly_chart(self, figure_or_data, *args, **kwargs):
-        if projector_on():
-            figure_or_data = projector_figure(figure_or_data)
-        return original(self, figure_or_data, *args, **kwargs)
-    plotly_chart.projector_hook = True
-    return plotly_chart
-
-
-def _table_hook(original):
-    @functools.wraps(original)
-    def dataframe(self, data=None, *args, **kwargs):
-        if projector_on() and not args and kwargs.get("on_select", "ignore") == "ignore":
-            frame = table_frame(data, kwargs.get("column_order"), kwargs.get("column_config"))
-            if frame is not None:
-                return self.table(frame, hide_index=kwargs.get("hide_index"))
-        return original(self, data, *args, **kwargs)
-    dataframe.projector_hook = True
-    return dataframe
-
-
-def install_hooks():
-    """Wrap ``plotly_chart`` and ``dataframe`` (the methods and the ``st.`` functions) once per process."""
-    for name, hook in (("plotly_chart", _chart_hook), ("dataframe", _table_hook)):
-        if getattr(getattr(DeltaGenerator, name), "projector_hook", False):
-            continue
-        setattr(DeltaGenerator, name, hook(getattr(DeltaGenerator, name)))
-        main = getattr(st, name).__self__          # st.plotly_chart is the main container's bound method
-        setattr(st, name, types.MethodType(getattr(DeltaGenerator, name), main))
 
 
 def apply_classroom():

@@ -46,5 +46,5 @@ def cost_vs_outputs_figure(result, *, title=None) -> go.Figure:
         title=title or (f"Cost of one boosting step against d (n = {n['n_samples']}, p = {n['n_features']}, "
                         f"{n['max_leaf_nodes']} leaves)"),
         legend=dict(orientation="h", y=-0.2, x=0), hovermode="closest", height=520,
-        margin=dict(l=70, r=20, t=60, b=40), meta=dict(complete=result.complete))
+        margin=dict(l=70, r=20, t=60, b=40), meta=dict(complete=result.complete, legend_explained=True))   # the page lists every entry
     return fig

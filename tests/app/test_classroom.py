@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import finished, poll
 from engine.experiments.cost_vs_outputs import load_shipped, loglog_slope
 from engine.page_content.presets import TEACHER_LINKS
-from pages._classroom import hide_css, link_url, parse_hide, table_frame
+from pages._classroom import hide_css, link_url, parse_hide
+from pages._render import table_frame
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 COST = "pages/cost.py"
@@ -164,3 +165,26 @@ def test_a_refused_name_is_said_on_screen():
     at = open_page("pages/convergence.py", hide="seed,<script>")
     assert not at.exception
     assert any("“<script>” is not a widget key" in w.value and "hiding seed" in w.value for w in at.warning)
+
+
+# --- legend captions ------------------------------------------------------------------------------
+
+def test_every_chart_with_a_legend_gets_its_caption_also_in_a_placeholder():
+    def script():
+        import plotly.graph_objects as go
+        import streamlit as st
+        from pages._classroom import apply_classroom
+        apply_classroom()
+        fig = go.Figure([go.Scatter(x=[1, 2], y=[1, 2], name="gbmort"),
+                         go.Scatter(x=[1, 2], y=[2, 1], name="relabel-rpo, within 0.0723 s")])
+        left, _ = st.columns(2)
+        left.plotly_chart(fig, key="a")
+        st.empty().plotly_chart(fig, key="b")
+        st.plotly_chart(go.Figure([go.Scatter(x=[1], y=[1], name="alone")]), key="c")   # no legend: no caption
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["a", "b", "c"]
+    captions = [c.value for c in at.caption]
+    assert len(captions) == 2
+    assert all(c.startswith("**Legend** · **gbmort**: one multi-output tree per step") for c in captions)
+    assert "**relabel-rpo, within 0.0723 s**: gbrt-relabel-rpo's best test score within the first 0.0723 s" in captions[0]
