@@ -78,7 +78,7 @@ if done is not None and done.status == "failed":
     st.error(f"The measurement failed: {(done.error or 'unknown error').strip().splitlines()[-1]}", icon="⚠️")
 shown = "shipped"
 if live is not None:
-    shown = st.radio("Show", ["here", "shipped"], key="cost_show", horizontal=True,
+    shown = st.radio("Show", ["here", "shipped"], key="cost_show", horizontal=True, **BOUND,
                      format_func={"here": "measured on this server", "shipped": "the shipped measurement"}.get,
                      help="The measurement made here (sidebar button) or the one shipped with the app.")
 result = live if shown == "here" else reference

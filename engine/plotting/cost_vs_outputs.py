@@ -39,12 +39,13 @@ def cost_vs_outputs_figure(result, *, title=None) -> go.Figure:
             meta=dict(label=method.label, estimator=method.estimator, q=method.q, slope=result.slope(method.label)),
             hovertemplate=f"{method.label}<br>d = %{{x}}: %{{y:.3g}} s per step<br>"
                           "(median of timed fits of %{customdata} steps)<extra></extra>"))
-    fig.update_xaxes(type="log", title="number of outputs d (log scale)", **log_ticks(d))
+    ticks = [float(t) for t in d[::-1][::max(1, -(-len(d) // 6))][::-1]]   # the measured d: at most 6, the largest kept
+    fig.update_xaxes(type="log", title="number of outputs d (log scale)", tickvals=ticks,
+                     ticktext=[f"{t:g}" for t in ticks])
     fig.update_yaxes(type="log", title="seconds per boosting step, one thread (log scale)", **log_ticks(values))
     n = result.settings
     fig.update_layout(
-        title=title or (f"Cost of one boosting step against d (n = {n['n_samples']}, p = {n['n_features']}, "
-                        f"{n['max_leaf_nodes']} leaves)"),
+        title=title or f"Seconds per step against d (n = {n['n_samples']}, p = {n['n_features']}, {n['max_leaf_nodes']} leaves)",
         legend=dict(orientation="h", y=-0.2, x=0), hovermode="closest", height=520,
         margin=dict(l=70, r=20, t=60, b=40), meta=dict(complete=result.complete, legend_explained=True))   # the page lists every entry
     return fig

@@ -117,6 +117,13 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
     expect(page.get_by_text("Teacher's link: 2 controls hidden")).to_be_visible()
     page.screenshot(path=str(screenshot_dir / "teacher_hide_two.png"), full_page=True)
 
+    page.goto(streamlit_server, wait_until="domcontentloaded")
+    heading = page.get_by_role("heading", name="For teachers")
+    expect(heading).to_be_visible()
+    links = page.get_by_role("link", name=re.compile(r"^🎓?\s*Act \d"))
+    expect(links).to_have_count(len(TEACHER_LINKS))
+    heading.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_dir / "home_for_teachers.png"))
     for link in TEACHER_LINKS:
         page.goto(streamlit_server + link_url(link), wait_until="domcontentloaded")
         page.wait_for_selector('[data-testid="stMain"] h1')

@@ -167,3 +167,4 @@ def test_the_figure_draws_the_measurement_and_explains_its_legend():
     assert "16 Gaussian projections" in legend and "d trees" in legend
     assert json.loads(fig.to_json())["data"][0]["error_y"]["visible"]
     assert re.search(r"n = 1000, p = 10, 8 leaves", fig.layout.title.text)
+    assert list(fig.layout.xaxis.tickvals) == [4, 16, 64, 256, 1000]      # a tick at every measured d
