@@ -18,7 +18,7 @@ import re
 
 import streamlit as st
 
-from pages._render import PROJECTOR_KEY, install_hooks, projector_on
+from pages._render import install_hooks, projector_on
 HIDE_PARAM = "hide"
 HIDE_STATE = "teacher_hide"     # the list this session's teacher's link asked for (survives page changes)
 SIDEBAR = "sidebar"
@@ -39,7 +39,7 @@ PROJECTOR_CSS = """
 
 def projector_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL."""
-    st.toggle("Projector view", key=PROJECTOR_KEY, bind="query-params",
+    st.toggle("Projector view", key="projector", bind="query-params",   # = PROJECTOR_KEY (pages/_render.py)
               help="For a class reading a projected screen: larger chart, tree and table text, larger page "
                    "text, and tables that wrap their cells instead of scrolling off the right edge.")
 

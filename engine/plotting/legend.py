@@ -42,7 +42,7 @@ FIXED = [
     (r"gbmort \(q → ∞\)", "gbmort, the q → ∞ limit: its tree sees every output unprojected"),
     (r"constant model \(step 0\)", "the model every method starts from (each output's training mean): a score "
                                    "near it means little was learned"),
-    (r"q ?= ?(\d+)", "gbrt-relabel-rpo with q = {0} random projections"),
+    (r"q ?= ?(\d+)", "the projected model of this chart (see its title) with q = {0} random projections"),
     (r"ours: mean ± std", "our test score over the repeats: mean, and a bar of ± one standard deviation"),
     (r"ours: one repeat", "our test score on one repeat (one random split)"),
     (r"paper \((Table \d+)\)", "the paper's score ({0}) for the same method and data set"),
