@@ -109,6 +109,9 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
     expect(page.get_by_role("heading", name="Convergence", level=1)).to_be_visible()
     page.wait_for_selector(".st-key-problem")
     idle(page)
+    for key in ("seed", "learning_rate"):
+        expect(page.locator(f".st-key-{key}")).to_be_hidden()      # waits for the link's style to apply
+    expect(page.locator(".st-key-problem")).to_be_visible()
     keys = visible_keys(page)
     assert keys["seed"] is False and keys["learning_rate"] is False
     shown = [k for k, v in keys.items() if v]
@@ -120,8 +123,11 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
     page.goto(streamlit_server, wait_until="domcontentloaded")
     heading = page.get_by_role("heading", name="For teachers")
     expect(heading).to_be_visible()
-    links = page.get_by_role("link", name=re.compile(r"^🎓?\s*Act \d"))
-    expect(links).to_have_count(len(TEACHER_LINKS))
+    expect(page.get_by_text(TEACHER_LINKS[-1]["label"], exact=False).first).to_be_visible()
+    idle(page)
+    texts = page.locator('[data-testid="stPageLink"]').all_inner_texts()
+    acts = [t.replace("🎓", "").strip() for t in texts if "🎓" in t]
+    assert acts == [f"{t['label']} ({t['minutes']} min)" for t in TEACHER_LINKS], texts
     heading.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "home_for_teachers.png"))
     for link in TEACHER_LINKS:
@@ -137,6 +143,8 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
             expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
         else:
             expect(sidebar).to_be_visible()
+            for key in link["hide"]:
+                expect(page.locator(f".st-key-{key}")).to_be_hidden()
             keys = visible_keys(page)
             assert sorted(k for k, v in keys.items() if not v) == sorted(link["hide"]), link["label"]
             assert [k for k, v in keys.items() if v], link["label"]
