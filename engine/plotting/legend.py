@@ -81,13 +81,19 @@ FIXED = [
 _SCHEME_LABELS = {label: SCHEMES[scheme] for scheme, label in SCHEME_LABELS.items()}   # the forests' series
 
 
+# Trace types plotly leaves out of the legend unless showlegend=True (a heatmap's name is its hover label).
+_NO_LEGEND_BY_DEFAULT = {"heatmap", "contour", "histogram2d", "histogram2dcontour", "image", "surface", "table",
+                         "indicator", "parcoords", "parcats", "sankey", "treemap", "sunburst", "icicle"}
+
+
 def legend_entries(fig) -> list[str]:
     """The names a figure shows in its legend, in order (one per legend group)."""
     shown, groups = [], set()
     layout_legend = fig.layout.showlegend
     if layout_legend is False:
         return []
-    traces = [t for t in fig.data if t.showlegend is not False and t.name]
+    traces = [t for t in fig.data if t.name and (t.showlegend is True or (t.showlegend is None and t.type not in
+                                                                          _NO_LEGEND_BY_DEFAULT))]
     if len(traces) == 1 and layout_legend is None and fig.data[0].type not in ("pie",):
         return []                        # plotly hides the legend of a single trace
     for t in traces:

@@ -128,8 +128,10 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
     texts = page.locator('[data-testid="stPageLink"]').all_inner_texts()
     acts = [t.replace("🎓", "").strip() for t in texts if "🎓" in t]
     assert acts == [f"{t['label']} ({t['minutes']} min)" for t in TEACHER_LINKS], texts
+    page.set_viewport_size({"width": 1280, "height": 4200})     # Streamlit scrolls inside its own container
     heading.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "home_for_teachers.png"))
+    page.set_viewport_size({"width": 1280, "height": 2200})
     for link in TEACHER_LINKS:
         page.goto(streamlit_server + link_url(link), wait_until="domcontentloaded")
         page.wait_for_selector('[data-testid="stMain"] h1')

@@ -53,3 +53,6 @@ def test_unknown_entries_are_reported_and_figures_can_explain_their_own():
     fig.update_layout(meta={"legend_explained": True})
     assert legend_caption(fig) == ""
     assert legend_entries(go.Figure([go.Scatter(x=[1], y=[1], name="alone")])) == []   # no legend drawn
+    heatmaps = go.Figure([go.Heatmap(z=[[1]], name="chain"), go.Heatmap(z=[[2]], name="group")])
+    assert legend_entries(heatmaps) == [] and legend_caption(heatmaps) == ""              # not in a legend
+    assert legend_entries(plotting.output_correlation_figure(n_outputs=4)) == []
