@@ -71,6 +71,8 @@ st.markdown(
     "Pick methods and settings in the sidebar, press **Start** and watch the curves grow; **Pin** a run, "
     "change one knob and run again to overlay the two."
 )
+st.caption("The methods train **one after another**, in the order of the Methods list: a curve starts growing "
+           "when the one before it has finished, so each is fitted and timed alone.")
 
 with st.sidebar:
     st.header("Convergence run")

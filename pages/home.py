@@ -3,8 +3,9 @@
 import streamlit as st
 
 from engine import plotting
-from engine.page_content.presets import PRESETS, presets_for
+from engine.page_content.presets import PRESETS, TEACHER_LINKS, presets_for
 from pages._challenges import challenge_cards
+from pages._classroom import teacher_section
 from pages._deeplink import registered_pages, route_through_app
 
 route_through_app(__file__)
@@ -94,4 +95,5 @@ if len(links) < len(PRESETS):
         )
     )
 
+teacher_section(TEACHER_LINKS, registered)   # pages/_classroom.py: the teacher's links and the projector view
 challenge_cards()   # pages/_challenges.py

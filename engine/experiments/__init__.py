@@ -15,6 +15,7 @@ returns what it finished when ``stop`` is set, and gives a result dataclass with
   :mod:`~engine.experiments.forest_table1`: paper 003's Figures 1-3, Appendix C, Table 1;
 * :mod:`~engine.experiments.compression`: the thesis's ℓ1 compression of forests (Table 7.1,
   Figures 7.2-7.4);
+* :mod:`~engine.experiments.cost_vs_outputs`: seconds per boosting step against d (paper 002, section 3);
 * :mod:`~engine.experiments.published`: the papers' own numbers and the settings of their figures.
 
 ``python -m engine reproduce`` (one output convention: CSV, JSON, HTML) is a layer above, with

@@ -174,6 +174,46 @@ PRESETS: list[dict] = [
 ]
 
 
+def teacher_link(act: int, minutes: int, label: str, page: str, query_params: dict, *, hide=(), description: str) -> dict:
+    """A preset for one act of a class: ``query_params`` plus ``hide`` (what the class should not see:
+    ``"sidebar"`` or widget keys of ``page``, joined into the ``hide`` parameter that
+    pages/_classroom.py reads)."""
+    hide = tuple(hide)
+    params = {**query_params, **({"hide": ",".join(hide)} if hide else {})}
+    return {"act": act, "minutes": minutes, "label": label, "page": page, "query_params": params, "hide": hide,
+            "description": description}
+
+
+def _figure1(problem):
+    return next(p["query_params"] for p in PRESETS if p["query_params"].get("problem") == problem)
+
+
+# A 45-minute class on "why project the outputs?", one link per act (Home's "For teachers" section).
+# Each hides what would distract from the act's one knob; the keys are the pages' widget keys, which
+# are also their URL parameters (tests/app/test_home.py checks that each page still has them).
+TEACHER_LINKS: list[dict] = [
+    teacher_link(
+        1, 15, "Act 1 · the problem: Figure 1 on chain, group and ind", "pages/convergence.py", _figure1("chain"),
+        hide=("variants", "q", "learning_rate", "max_leaf_nodes", "max_features", "loss", "n_steps", "n_test",
+              "seed", "conv_new_seed", "patience", "x_axis"),
+        description="Only the Problem switch is left: press Start on chain, then group and ind. One model per "
+        "output (st-gbrt) against one tree for all (gbmort) and one tree on a random projection (gbrt-rpo)."),
+    teacher_link(
+        2, 15, "Act 2 · one step: how a projected tree is grown", "pages/one_step.py",
+        {"os_problem": "friedman1-chain", "os_method": "gbrt-rpo", "os_seed": "0"},
+        hide=("os_problem", "os_n_train", "os_relabel", "os_q", "os_scheme", "os_fixed", "os_loss_regression",
+              "os_leaves", "os_learning_rate", "os_leaves_per_tree", "os_seed"),
+        description="Only the Method switch and the Step buttons: the residuals, the random projection, the tree "
+        "grown on it, the weight ρ of every output and the update, one step at a time."),
+    teacher_link(
+        3, 15, "Act 3 · the cost: seconds per step against d", "pages/cost.py", {},
+        hide=("sidebar",),
+        description="No controls at all: the measured cost of one step of each method from 4 to 1000 outputs, "
+        "and the slopes that are the paper's argument (section 3). Projections' q sweep (Figure 6 on bibtex, "
+        "in the presets above) shows the same saving on real data, with the score it keeps."),
+]
+
+
 def presets_for(registered_pages: Iterable[str], presets: list[dict] | None = None) -> list[dict]:
     """Return the presets whose target page is in ``registered_pages`` (order kept)."""
     registered = {_norm(p) for p in registered_pages}

@@ -6,7 +6,8 @@
 * :mod:`~engine.plotting.bias_variance`: bias–variance components against a swept parameter;
 * :mod:`~engine.plotting.benchmark`: the benchmark protocol's scores, ranks and paired tests;
 * :mod:`~engine.plotting.forests`: the forest experiments of paper 003;
-* :mod:`~engine.plotting.compression`: the ℓ1 compression of forests (thesis Figures 7.2-7.4).
+* :mod:`~engine.plotting.compression`: the ℓ1 compression of forests (thesis Figures 7.2-7.4);
+* :mod:`~engine.plotting.cost_vs_outputs`: seconds per boosting step against the number of outputs d.
 
 Every builder returns a ``plotly.graph_objects.Figure``; the names below are re-exported so
 that ``from engine import plotting; plotting.convergence_figure(result)`` reads plainly.
@@ -55,6 +56,7 @@ from engine.plotting.benchmark import (
     score_table_figure,
 )
 from engine.plotting.compression import compression_path_figure, compression_sweep_figure
+from engine.plotting.cost_vs_outputs import cost_vs_outputs_figure
 from engine.plotting.real_data import critical_difference_figure, nemenyi_groups
 from engine.plotting.time_to_accuracy import time_to_accuracy_figure
 from engine.plotting.forests import (
@@ -107,4 +109,5 @@ __all__ = [
     "forest_bias_variance_figure",
     "compression_path_figure",
     "compression_sweep_figure",
+    "cost_vs_outputs_figure",
 ]

@@ -82,3 +82,81 @@ def label_log_axes(fig: go.Figure) -> go.Figure:
 def standalone_html(fig: go.Figure) -> str:
     """The figure as one interactive HTML file with plotly.js embedded: opens offline, no CDN."""
     return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+# The projector view (a sidebar switch of the app): every font of a figure this many times larger.
+PROJECTOR_SCALE = 1.5
+# Sizes plotly (and the Streamlit theme's template) use where a figure sets none.
+_DEFAULT_FONT = {"font": 12, "tickfont": 12, "title": 16, "axis_title": 14, "legend": 12, "annotation": 12}
+
+
+def _scaled(size, default, scale):
+    if isinstance(size, (list, tuple)):
+        return [float(s or default) * scale for s in size]
+    return float(size or default) * scale
+
+
+def _scale_fonts(node, scale, default):
+    """Scale, in place, ``size`` of every font dict below ``node`` (a figure's JSON): ``*font`` keys
+    (font, tickfont, textfont, insidetextfont, ...), fonts of table headers and cells included."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.endswith("font") and isinstance(value, dict):
+                value["size"] = _scaled(value.get("size"), default, scale)
+            else:
+                _scale_fonts(value, scale, default)
+    elif isinstance(node, list):
+        for item in node:
+            _scale_fonts(item, scale, default)
+
+
+def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
+    """A copy of ``fig`` (a Figure or its dict) with every text ``scale`` times larger: the global
+    font, titles, axis ticks and titles, the legend, annotations (a tree's node boxes, subplot
+    titles), trace texts and table cells; axes get automatic margins so larger tick labels fit.
+    Sizes the figure leaves unset get plotly's defaults first, and explicit sizes are scaled
+    (the Streamlit theme would otherwise set small ones). ``fig`` itself is never changed."""
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a positive number, got {scale!r}")
+    spec = (fig.to_plotly_json() if isinstance(fig, go.Figure) else go.Figure(fig).to_plotly_json())
+    spec = go.Figure(spec).to_dict()          # a deep copy as plain dicts
+    layout = spec.setdefault("layout", {})
+    for trace in spec.get("data", []):          # fonts the trace leaves unset, then every font it has
+        if trace.get("type") == "table":
+            for part in ("header", "cells"):
+                trace.setdefault(part, {}).setdefault("font", {})
+        elif "text" in trace or "texttemplate" in trace:
+            trace.setdefault("textfont", {})
+    _scale_fonts(spec.get("data", []), scale, _DEFAULT_FONT["font"])
+    axes = {"xaxis", "yaxis"} | {name[0] + "axis" + name[1:] for trace in spec.get("data", [])
+                                 for name in (trace.get("xaxis"), trace.get("yaxis")) if name}
+    for axis in axes:                           # an axis the figure leaves to defaults gets the sizes too
+        layout.setdefault(axis, {})
+    for key in [k for k in layout if k != "template"]:
+        if key.startswith(("xaxis", "yaxis")):
+            axis = layout[key]
+            axis["tickfont"] = {**axis.get("tickfont", {}), "size": _scaled(axis.get("tickfont", {}).get("size"),
+                                                                            _DEFAULT_FONT["tickfont"], scale)}
+            title = axis["title"] = axis.get("title", {}) if isinstance(axis.get("title", {}), dict) else {"text": axis["title"]}
+            title["font"] = {**title.get("font", {}), "size": _scaled(title.get("font", {}).get("size"),
+                                                                      _DEFAULT_FONT["axis_title"], scale)}
+            axis.setdefault("automargin", True)
+        elif key == "annotations":
+            for note in layout[key]:
+                note["font"] = {**note.get("font", {}), "size": _scaled(note.get("font", {}).get("size"),
+                                                                        _DEFAULT_FONT["annotation"], scale)}
+        elif key not in ("font", "title", "legend"):
+            _scale_fonts(layout[key], scale, _DEFAULT_FONT["font"])
+    layout["font"] = {**layout.get("font", {}), "size": _scaled(layout.get("font", {}).get("size"),
+                                                                _DEFAULT_FONT["font"], scale)}
+    title = layout.get("title", {})
+    if title.get("text"):
+        # less than the rest: plotly never wraps a title, and a long one would be cut at the chart's edge
+        title["font"] = {**title.get("font", {}), "size": _scaled(title.get("font", {}).get("size"),
+                                                                  _DEFAULT_FONT["title"], 1 + (scale - 1) / 2)}
+    legend = layout["legend"] = layout.get("legend", {})
+    legend["font"] = {**legend.get("font", {}), "size": _scaled(legend.get("font", {}).get("size"),
+                                                                _DEFAULT_FONT["legend"], scale)}
+    if layout.get("height"):
+        layout["height"] = int(round(layout["height"] * (1 + (scale - 1) / 2)))   # room for the larger text
+    return go.Figure(spec)

@@ -83,7 +83,7 @@ def leaf_values_figure(view, tree_index=0) -> go.Figure:
     titles = (("before relabelling: mean G Φᵀ per leaf (q values)", f"after relabelling: {after_title}")
               if relabel else ("mean split target per leaf", "stored leaf value" + (" (Newton step)" if newton else "")))
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, column_widths=[0.3, 0.7] if relabel else [0.5, 0.5],
-                        horizontal_spacing=0.12)
+                        horizontal_spacing=0.12, shared_yaxes=True)   # the same leaves: their names once, on the left
     m = _symmetric(np.concatenate([before.ravel(), after.ravel()]))
     x_before = ([f"Gφ{r + 1}ᵀ" for r in range(before.shape[1])] if view.projection is not None
                 else output_labels(before.shape[1]) if before.shape[1] > 1 else ["target"])

@@ -14,7 +14,7 @@ from apptest_runs import job_of
 
 import engine.page_content.presets
 from engine.page_models import dataspec
-from engine.page_content.presets import PRESETS
+from engine.page_content.presets import PRESETS, TEACHER_LINKS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 HOME_TITLE = "Multi-output gradient boosting with random output projections"
@@ -37,7 +37,7 @@ def at():
 def test_home_renders_without_exception(at):
     assert not at.exception
     assert [t.value for t in at.title] == [HOME_TITLE]
-    assert [h.value for h in at.header] == ["Three output structures", "Presets", "Challenges"]
+    assert [h.value for h in at.header] == ["Three output structures", "Presets", "For teachers", "Challenges"]
 
 
 def test_sidebar_frame(at):
@@ -90,7 +90,8 @@ def test_structures_figure_has_data(at):
 def test_presets_of_unregistered_pages_are_not_links(at):
     # Presets of registered pages are links; every other preset is listed as coming soon.
     registered = registered_pages()
-    presets = [link for link in at.get("page_link") if link.proto.label != "Take the challenge"]   # not the challenges
+    presets = [link for link in at.get("page_link") if link.proto.label != "Take the challenge"   # not the challenges
+               and link.proto.icon != "🎓"]                                                         # nor the teacher's links
     assert [link.proto.label for link in presets] == [
         p["label"] for p in PRESETS if p["page"] in registered]
     text = " ".join(m.value for m in at.markdown)
@@ -112,7 +113,7 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     registered = registered_pages()
-    links = [link for link in at.get("page_link") if link.proto.label != "Take the challenge"]
+    links = [link for link in at.get("page_link") if link.proto.label != "Take the challenge" and link.proto.icon != "🎓"]
     assert [link.proto.label for link in links] == [p["label"] for p in PRESETS if p["page"] in registered] + [
         "Back to the tour"]
     assert links[-1].proto.query_string == "problem=group&seed=3"
