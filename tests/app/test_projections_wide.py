@@ -73,7 +73,7 @@ def test_caption_says_how_times_are_measured():
     assert not at.exception
     res = finished(at, "proj").result
     text = " ".join(c.value for c in at.caption)
-    assert "untimed warm-up fit" in text and "median over those fits" in text
+    assert "untimed warm-up fit" in text and "median of those fits' totals, spread over the steps as their median time per step" in text
     assert "Timed fits per model: q=1: " in text
     fits = [c.timed_fits for c in res.curves.values()]
     assert all(1 <= f <= 5 for f in fits)
