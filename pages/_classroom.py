@@ -123,4 +123,4 @@ def teacher_section(links, registered):
         st.page_link(link["page"], label=f"{link['label']} ({link['minutes']} min)", icon="🎓",
                      query_params=link["query_params"], help=link["description"])
         st.caption(link["description"])
-        st.code(link_url(link), language=None)
+        st.code(link_url(link), language=None, wrap_lines=True)
