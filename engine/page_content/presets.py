@@ -185,7 +185,7 @@ def teacher_link(act: int, minutes: int, label: str, page: str, query_params: di
 
 
 def _figure1(problem):
-    return next(p["query_params"] for p in PRESETS if p["query_params"].get("problem") == problem)
+    return next(p["query_params"] for p in PRESETS if p["query_params"].get("conv_problem") == problem)
 
 
 # A 45-minute class on "why project the outputs?", one link per act (Home's "For teachers" section).
@@ -194,8 +194,9 @@ def _figure1(problem):
 TEACHER_LINKS: list[dict] = [
     teacher_link(
         1, 15, "Act 1 · the problem: Figure 1 on chain, group and ind", "pages/convergence.py", _figure1("chain"),
-        hide=("variants", "q", "learning_rate", "max_leaf_nodes", "max_features", "loss", "n_steps", "n_test",
-              "seed", "conv_new_seed", "patience", "x_axis"),
+        hide=("conv_variants", "conv_q", "conv_learning_rate", "conv_max_leaf_nodes", "conv_max_features",
+              "conv_loss", "conv_n_steps", "conv_n_test", "conv_seed", "conv_new_seed", "conv_patience",
+              "conv_x_axis"),
         description="Only the Problem switch is left: press Start on chain, then group and ind. One model per "
         "output (st-gbrt) against one tree for all (gbmort) and one tree on a random projection (gbrt-rpo)."),
     teacher_link(
