@@ -4,5 +4,7 @@
 * :mod:`~engine.serving.runstore`: one server, many sessions: identical runs computed once,
   a fair queue, a bounded cache of finished runs ("Running it for a class"), and the formats of
   the lines it and the pages write to the server's log (which the class load tool parses);
+* :mod:`~engine.serving.warm_cache`: the pages' first views computed when the server starts and kept
+  on disk under their run keys (where, key, how to clear: its docstring);
 * :mod:`~engine.serving.memory`: memory accounting, and freed memory given back after sessions end.
 """

@@ -81,7 +81,7 @@ def test_each_page_s_first_view_after_the_fill_comes_from_the_cache(filled_serve
         page.goto(f"{url}/{url_path(path)}")
         session = wait_for_log(log, r"(session-\d+) opened", 60, start).group(1)
         if path.endswith("benchmark.py"):       # its default view shows the estimate and a Run button, no chart
-            expect(page.get_by_role("button", name=re.compile(r"^Run")).first).to_be_visible()
+            expect(page.get_by_role("button", name=re.compile(r"^Run")).first).to_be_visible(timeout=60_000)
         else:
             wait_for_chart(page, timeout=60_000)
         seconds = time.perf_counter() - t0
