@@ -7,7 +7,9 @@ Each preset is a dict with
     page          the target page file, relative to the repository root ("pages/convergence.py"),
                   exactly as it is registered in ``app.py``
     query_params  dict of str -> str that the target page reads from ``st.query_params``
-                  (widgets bound with ``bind="query-params"`` pick them up)
+                  (widgets bound with ``bind="query-params"`` pick them up); every name carries
+                  the target page's prefix (conv_, proj_, bv_, bench_, fx_, ...), as its widget
+                  keys do, so no setting reaches another page (tests/app/test_page_state.py)
     description   one sentence saying what the user will see
 
 A preset whose page waits for a click on bigger runs carries ``go=1``
