@@ -82,7 +82,9 @@ def fresh_server(tmp_path):
     ]  # fmt: skip
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(tmp_path / "cells")})
+                                # no start-up fill, an empty run cache of its own: a fresh server computes
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(tmp_path / "cells"),
+                                     "RPO_WARM": "0", "RPO_RUN_CACHE": str(tmp_path / "runs")})
         try:
             wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
             yield f"http://127.0.0.1:{port}"

@@ -3,6 +3,7 @@
 Run `sh tests/install_browser.sh` first; these tests fail when chromium is missing.
 """
 
+import os
 from urllib.parse import urlparse
 
 import pytest
@@ -81,7 +82,8 @@ def fresh_server(tmp_path):
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
     with open(tmp_path / "streamlit.log", "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
+                                env={**os.environ, "RPO_WARM": "0", "RPO_RUN_CACHE": str(tmp_path / "runs")})
         try:
             wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
             yield f"http://127.0.0.1:{port}"

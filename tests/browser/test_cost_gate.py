@@ -35,13 +35,15 @@ LONG_RUN = "/forests?fx_exp=size&fx_data=corel5k&fx_q=2000&fx_trees=20"
 def fresh_server(tmp_path_factory):
     """(base URL, psutil.Process) of a server started for this module alone."""
     port = free_port()
-    log = tmp_path_factory.mktemp("gate-server") / "streamlit.log"
+    folder = tmp_path_factory.mktemp("gate-server")
+    log = folder / "streamlit.log"
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_WARM": "0",
+                                     "RPO_RUN_CACHE": str(folder / "runs")})
         try:
             wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
             yield f"http://127.0.0.1:{port}", psutil.Process(proc.pid)

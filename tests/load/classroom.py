@@ -123,7 +123,9 @@ async def main_async(args) -> int:
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # no start-up fill and a run cache of its own: the class load is measured on runs computed here
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "RPO_WARM": "0",
+           "RPO_RUN_CACHE": tempfile.mkdtemp(prefix="rpo-classroom-runs-")}
     if args.max_jobs:
         env["RPO_MAX_JOBS"] = str(args.max_jobs)
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
