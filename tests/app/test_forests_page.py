@@ -116,8 +116,10 @@ def test_stop_keeps_a_partial_result_and_says_one_thing_about_the_end():
 
 
 def test_a_link_over_the_cost_limit_is_refused_with_a_note():
-    # corel5k with q = 100000: Y @ Phi.T alone would hold 4500 x 100000 numbers (3.6 GB) per tree
-    at = open_page({"fx_data": "corel5k", "fx_q": "100000"})
+    # corel5k, 9 values of q up to d = 374, 100 trees, 5 repeats, single trees: about 20 minutes
+    # (q = 100000 alone is clamped to d = 374 with a note, and runs small: tests/app/test_page_state.py)
+    at = open_page({"fx_data": "corel5k", "fx_q": "1,2,5,10,20,50,100,200,374", "fx_trees": "100",
+                    "fx_repeats": "5", "fx_single": "True"})
     assert not at.exception
     assert job_of(at, "fx") is None                 # nothing started
     (refused,) = [e.value for e in at.error if "limit" in e.value]
@@ -234,26 +236,28 @@ def test_home_preset_table_7_1():
     assert float(at.metric[0].value.rstrip("×")) >= 10
 
 
-def test_delicious_presets_show_their_estimate_then_run_and_stop():
-    """The thesis's delicious study (issue 33): minutes on delicious, so a cold first view states its
-    estimate and waits for Run; Stop keeps what is done."""
+def test_delicious_presets_run_on_their_click_and_state_their_estimate_otherwise():
+    """The thesis's delicious study (issue 33): minutes on delicious. A preset's link (go=1) starts
+    its run on the click (the server's start-up fill computes it the same way); the same view opened
+    without go states its estimate and waits for Run; Stop keeps what is done."""
     from engine.page_content.presets import PRESETS
     labels = ("Forests on delicious: thesis Figure 5.1", "Forests on delicious: k against q (thesis Figure 5.3)",
               "Forests on delicious: projection schemes (thesis Figure 5.4)")
     experiments = ("size", "randomization", "schemes")
     for label, experiment in zip(labels, experiments):
         (preset,) = [p for p in PRESETS if p["label"] == label]
-        at = open_page(preset["query_params"])
+        assert preset["query_params"]["go"] == "1"
+        quiet = {k: v for k, v in preset["query_params"].items() if k != "go"}
+        at = open_page(quiet)
         assert not at.exception
         assert at.radio(key="fx_exp").value == experiment and at.selectbox(key="fx_data").value == "delicious"
         assert job_of(at, "fx") is None                           # nothing started by itself
         (warning,) = [w.value for w in at.warning if "estimated at" in w.value]
-        assert "press **Run**" in warning
+        assert "delicious" in warning
     at = open_page(dict(PRESETS[[p["label"] for p in PRESETS].index(labels[0])]["query_params"]))
     assert at.checkbox(key="fx_single").value is True            # Figure 5.1 has single trees too
-    at.button(key="fx_run").click().run()
-    assert job_of(at, "fx").running
+    assert job_of(at, "fx").running                              # go=1: started on the preset's click
     at.button(key="fx_stop").click().run()
-    job = run_until_done(at, timeout=600)      # a forest stops between its fits (one may be minutes here)
+    job = run_until_done(at, timeout=600)
     assert job.status == "stopped"
     assert not at.exception

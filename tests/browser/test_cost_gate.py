@@ -1,7 +1,11 @@
 """One link cannot tie up the class server (issue 31), in a real browser on a fresh server:
 
-* ``/forests?fx_q=100000`` on corel5k (374 labels) is refused with a visible note naming the
-  estimate and the limit, and the server stays idle (its CPU time measured with psutil);
+* ``/forests?fx_q=100000`` on corel5k (374 labels) is clamped to q = 374 with a visible note naming
+  the parameter, the value given and the value used; what then runs is the small gated run of q = 374,
+  and the server is idle once it has ended (its CPU time measured with psutil);
+* a link whose run is over the limit even within the widgets' ranges (9 values of q, 100 trees,
+  5 repeats, single trees too: about 20 minutes) is refused with a visible note naming the estimate
+  and the limit, and the server stays idle;
 * a long forest run stopped with its Stop button, and one whose tab is closed, end within about a
   second: the run's worker process is gone and the server process is idle again; the page says one
   thing about how the run ended.
@@ -26,9 +30,11 @@ pytestmark = pytest.mark.browser
 
 IDLE = 0.3          # CPU seconds per second: "idle" (a busy run holds about 1)
 STOP_BOUND = 1.0    # seconds from Stop (or the tab closing) to the run's end
-# corel5k, q = 2000 projections: about 2 s a tree, 20 trees a forest: minutes in all, above the
+# corel5k, 9 values of q up to its 374 labels, 50 trees a forest: about 2 minutes estimated, above the
 # auto-start limit (it waits for its button)
-LONG_RUN = "/forests?fx_exp=size&fx_data=corel5k&fx_q=2000&fx_trees=20"
+LONG_RUN = "/forests?fx_exp=size&fx_data=corel5k&fx_q=1,2,5,10,20,50,100,200,374&fx_trees=50"
+# the same with 100 trees, 5 repeats and single trees: about 20 minutes, over the limit
+OVER_LIMIT = LONG_RUN.replace("fx_trees=50", "fx_trees=100&fx_repeats=5&fx_single=True")
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +125,24 @@ def start_long_run(page, base):
     expect(page.get_by_test_id("stProgress")).to_be_visible(timeout=30_000)
 
 
-def test_a_link_over_the_limit_is_refused_and_the_server_stays_idle(fresh_server, browser_page, screenshot_dir):
+def test_a_huge_q_in_a_link_is_clamped_with_a_note_and_runs_small(fresh_server, browser_page, screenshot_dir):
     base, server = fresh_server
     page = browser_page
     page.goto(f"{base}/forests?fx_data=corel5k&fx_q=100000", wait_until="domcontentloaded")
+    note = page.get_by_text("100000 → 374", exact=False).first     # "... of q (d = 374 outputs): 100000 → 374"
+    expect(note).to_be_visible(timeout=60_000)
+    # what runs is q = 374 (about 10 s estimated); once it has ended the server is idle again
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=300_000)
+    expect(page.get_by_test_id("stProgress")).to_have_count(0, timeout=300_000)
+    rate = server_rate(server, 3.0)
+    assert rate < IDLE, f"the server spent {rate:.2f} CPU s per s after the clamped run"
+    page.screenshot(path=str(screenshot_dir / "gate_clamped.png"), full_page=True)
+
+
+def test_a_link_over_the_limit_is_refused_and_the_server_stays_idle(fresh_server, browser_page, screenshot_dir):
+    base, server = fresh_server
+    page = browser_page
+    page.goto(base + OVER_LIMIT, wait_until="domcontentloaded")
     note = page.get_by_text("above this app's limit", exact=False)
     expect(note).to_be_visible(timeout=60_000)
     expect(note).to_contain_text("fewer or smaller values of q")
