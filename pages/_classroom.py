@@ -97,7 +97,7 @@ def apply_classroom():
 
 
 def link_url(link: dict) -> str:
-    """The link as a path to paste after the server's address: ``/convergence?problem=chain&hide=...``."""
+    """The link as a path to paste after the server's address: ``/convergence?conv_problem=chain&hide=...``."""
     from pathlib import PurePosixPath
     from urllib.parse import urlencode
     query = urlencode(link["query_params"], safe=",")

@@ -42,21 +42,21 @@ def test_convergence_on_an_uploaded_csv_captions_its_own_rows():
     at.session_state["dataset_spec"] = spec
     at.session_state["dataset_upload"] = payload
     at.switch_page("pages/convergence.py")
-    at.query_params.update({"problem": "data", "variants": ["gbmort"], "n_steps": "20"})
+    at.query_params.update({"conv_problem": "data", "conv_variants": ["gbmort"], "conv_n_steps": "20"})
     at.run()
     assert not at.exception, at.exception
     caption = next(c.value for c in at.caption if c.value.startswith("Data:"))
     assert "mine (uploaded CSV" in caption and "friedman1" not in caption and "1000 test samples" not in caption
     assert "20 training / 20 test samples (random 50/50 train/test split (seed 0))" in caption
-    friedman = open_page("pages/convergence.py", {"problem": "chain", "n_test": "500", "n_steps": "20"})
+    friedman = open_page("pages/convergence.py", {"conv_problem": "chain", "conv_n_test": "500", "conv_n_steps": "20"})
     caption = next(c.value for c in friedman.caption if c.value.startswith("Data:"))
     assert "friedman1-chain, 300 training samples" in caption and "; 500 test samples" in caption
 
 
 def test_the_pin_label_gives_the_steps_the_run_holds():
     """A run started at 20 steps and stepped twice holds 40 steps: its pin says 40, as the table does."""
-    at = open_page("pages/convergence.py", {"problem": "group", "variants": ["gbmort"], "n_steps": "20",
-                                            "n_test": "200"})
+    at = open_page("pages/convergence.py", {"conv_problem": "group", "conv_variants": ["gbmort"], "conv_n_steps": "20",
+                                            "conv_n_test": "200"})
     poll(at, "conv", 60)
     for _ in range(2):
         at.button(key="conv_step").click().run()
@@ -73,8 +73,8 @@ def test_the_pin_label_gives_the_steps_the_run_holds():
 
 def test_the_projections_schemes_view_says_how_it_timed_once():
     """The schemes view printed its fit-time paragraph twice (once among the run's notes)."""
-    at = open_page("pages/projections.py", {"experiment": "schemes", "dataset": "friedman1-chain", "n_steps": "20",
-                                            "n_test": "500"}, timeout=120)
+    at = open_page("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "friedman1-chain", "proj_n_steps": "20",
+                                            "proj_n_test": "500"}, timeout=120)
     poll(at, "proj", 300)
     assert not at.exception and finished(at, "proj").status == "done"
     said = " ".join(texts(at))
@@ -95,8 +95,8 @@ def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monk
     assert len(chosen) == 2 and len({tasks[d] for d in chosen}) == 1      # two of a kind: a diagram
     at.multiselect(key="bench_rd_methods").set_value(["st-gbrt", "gbmort", "st-rf"]).run()
     at.button(key="bench_rd_start").click().run()
-    at = poll(at, "benchrd", timeout=300)
-    assert not at.exception and finished(at, "benchrd").status == "done"
+    at = poll(at, "bench_rd", timeout=300)
+    assert not at.exception and finished(at, "bench_rd").status == "done"
     assert not any("critical-difference diagram needs" in i.value for i in at.info)
     cd = pio.from_json(at.get_by_key("bench_rd_cd_multilabel_0").proto.spec)
     drawn = {t.name for t in cd.data if "average rank" in (t.hovertemplate or "")}   # one trace per method
@@ -111,9 +111,9 @@ def test_a_figure_1_preset_opens_a_page_that_names_the_same_panel():
 
     assert FIGURE1_PANELS == {"chain": "Figure 1a", "group": "Figure 1b", "ind": "Figure 1c"}
     for preset in (p for p in PRESETS if p["page"] == "pages/convergence.py"):
-        problem = preset["query_params"]["problem"]
+        problem = preset["query_params"]["conv_problem"]
         assert preset["label"].startswith(FIGURE1_PANELS[problem] + ":")
-        at = open_page("pages/convergence.py", {**preset["query_params"], "n_steps": "20", "go": "0"})
+        at = open_page("pages/convergence.py", {**preset["query_params"], "conv_n_steps": "20", "go": "0"})
         said = " ".join(m.value for m in at.markdown)
         panels = {p for p in FIGURE1_PANELS.values() if p in said}
         assert panels == {FIGURE1_PANELS[problem]}, (problem, panels)

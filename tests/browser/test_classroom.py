@@ -105,18 +105,18 @@ def visible_keys(page, container='section[data-testid="stSidebar"]'):
 
 def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
-    page.goto(f"{streamlit_server}/convergence?hide=seed,learning_rate", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?hide=conv_seed,conv_learning_rate", wait_until="domcontentloaded")
     expect(page.get_by_role("heading", name="Convergence", level=1)).to_be_visible()
-    page.wait_for_selector(".st-key-problem")
+    page.wait_for_selector(".st-key-conv_problem")
     idle(page)
-    for key in ("seed", "learning_rate"):
+    for key in ("conv_seed", "conv_learning_rate"):
         expect(page.locator(f".st-key-{key}")).to_be_hidden()      # waits for the link's style to apply
-    expect(page.locator(".st-key-problem")).to_be_visible()
+    expect(page.locator(".st-key-conv_problem")).to_be_visible()
     keys = visible_keys(page)
-    assert keys["seed"] is False and keys["learning_rate"] is False
+    assert keys["conv_seed"] is False and keys["conv_learning_rate"] is False
     shown = [k for k, v in keys.items() if v]
-    assert {"problem", "variants", "n_steps", "max_leaf_nodes", "projector"} <= set(shown)
-    assert sorted(k for k, v in keys.items() if not v) == ["learning_rate", "seed"]
+    assert {"conv_problem", "conv_variants", "conv_n_steps", "conv_max_leaf_nodes", "projector"} <= set(shown)
+    assert sorted(k for k, v in keys.items() if not v) == ["conv_learning_rate", "conv_seed"]
     expect(page.get_by_text("Teacher's link: 2 controls hidden")).to_be_visible()
     page.screenshot(path=str(screenshot_dir / "teacher_hide_two.png"), full_page=True)
 

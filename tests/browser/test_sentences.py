@@ -24,8 +24,8 @@ def test_the_chain_challenge_on_arrival_and_the_still_rising_note(streamlit_serv
     """On arrival (100 steps) both curves still climb: the banner says so instead of "met", the page
     names chain's panel of the paper as Figure 1a, and the "still rising" note clears the subplot titles."""
     page = browser_page
-    page.goto(f"{streamlit_server}/convergence?problem=chain&variants=st-gbrt&variants=gbmort"
-              "&variants=gbrt-rpo-subsampled&n_steps=100&challenge=chain-gbmort", wait_until="domcontentloaded")
+    page.goto(f"{streamlit_server}/convergence?conv_problem=chain&conv_variants=st-gbrt&conv_variants=gbmort"
+              "&conv_variants=gbrt-rpo-subsampled&conv_n_steps=100&challenge=chain-gbmort", wait_until="domcontentloaded")
     expect(page.get_by_text(re.compile(r"Status: done"))).to_be_visible(timeout=120_000)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=90_000)
     wait_for_chart(page)

@@ -54,14 +54,14 @@ def test_chain_gbmort_on_its_starting_point_and_trained_longer():
     from engine.page_content.takeaways import convergence_takeaway
 
     start = {k: v for k, v in CHALLENGES[1].query_params.items()}
-    assert CHALLENGES[1].key == "chain-gbmort" and start["problem"] == "chain"
+    assert CHALLENGES[1].key == "chain-gbmort" and start["conv_problem"] == "chain"
     kw = dict(learning_rate=0.1, max_leaf_nodes=2, n_test=1000, seed=0, live=True)
-    short = run_convergence("friedman1-chain", start["variants"], n_steps=int(start["n_steps"]), **kw)
+    short = run_convergence("friedman1-chain", start["conv_variants"], n_steps=int(start["conv_n_steps"]), **kw)
     met, message = evaluate("chain-gbmort", short)
     rising = [c.name for c in short.curves.values() if c.still_rising]
     assert rising and "Still rising" in convergence_takeaway(short)
     assert not met and "still rising" in message
-    long = run_convergence("friedman1-chain", start["variants"], n_steps=600, **kw)
+    long = run_convergence("friedman1-chain", start["conv_variants"], n_steps=600, **kw)
     a, b = long.curves["gbmort"], long.curves["st-gbrt"]
     assert not a.still_rising and not b.still_rising
     assert evaluate("chain-gbmort", long)[0] == (a.best_score > b.best_score)
