@@ -99,4 +99,4 @@ def test_the_cost_gate_shows_the_estimate_and_refuses_a_study_over_the_limit():
     at.radio(key="bench_rd_budget").set_value("moderate").run()
     (refused,) = [e.value for e in at.error if "limit" in e.value]
     assert "estimated at" in refused and "reproduce real-data --budget moderate" in refused
-    assert at.button(key="bench_rd_start").disabled and job_of(at, "benchrd") is None
+    assert at.button(key="bench_rd_start").disabled and job_of(at, "bench_rd") is None

@@ -54,7 +54,7 @@ def small_race(at):
     at.slider(key="proj_race_steps").set_value(10)
     at.run()
     at.button(key="proj_race_run").click().run()
-    return poll(at, "projrace", timeout=300)
+    return poll(at, "proj_race", timeout=300)
 
 
 def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypatch):
@@ -64,7 +64,7 @@ def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypa
     afresh rather than served from the cache."""
     monkeypatch.setattr("pages._race.xgboost_installed", lambda: False)
     at = small_race(open_page())
-    first = finished(at, "projrace")
+    first = finished(at, "proj_race")
     assert not at.exception and first.status == "done" and first.result.params["with_xgboost"] is False
     assert len(first.result.curves) == 1
     assert not any("ran without XGBoost" in w.value for w in at.warning)   # nothing to add yet
@@ -73,8 +73,8 @@ def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypa
     assert any("This race ran without XGBoost" in w.value for w in at.warning)
     assert not at.slider(key="proj_race_rounds").disabled
     at.button(key="proj_race_run").click().run()
-    at = poll(at, "projrace", timeout=300)
-    second = finished(at, "projrace")
+    at = poll(at, "proj_race", timeout=300)
+    second = finished(at, "proj_race")
     assert second.status == "done" and not second.cached
     assert second.result.params["with_xgboost"] is True
     assert [k.split(":")[0] for k in second.result.curves] == ["engine", "XGBoost"]
