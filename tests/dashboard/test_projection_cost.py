@@ -50,3 +50,29 @@ def test_timing_adds_repeats_of_short_fits_only():
 def test_unknown_model_kind():
     with pytest.raises(ValueError, match="models"):
         cost(models=[("gbmort", None)])
+
+
+def test_forest_sweep_estimate_grows_with_what_the_sweep_fits():
+    """Issue 33: the Forests page's estimate (engine.page_models.cost.estimate_forest_sweep_seconds)."""
+    from engine.page_models.cost import estimate_forest_sweep_seconds
+    delicious = problem_size("delicious")
+    shape = {k: delicious[k] for k in ("n_train", "n_test", "n_features", "n_outputs", "nnz_per_row")}
+
+    def forest(experiment="projection-size", **kw):
+        return estimate_forest_sweep_seconds(experiment, **{"n_estimators": 10, "q_values": [1, 25], **shape, **kw})
+
+    assert forest(n_estimators=20) > forest()
+    assert forest(n_repeats=2) == pytest.approx(2 * forest())
+    assert forest(q_values=[1, 25, 200]) > forest()
+    assert forest(include_single_tree=True) > forest()
+    assert forest(include_shared=False) < forest()
+    assert forest("schemes", n_schemes=4) > forest("schemes", n_schemes=1)
+    assert forest("randomization", max_features_values=[2, 22, 100]) > forest("randomization", max_features_values=[2])
+    assert forest("randomization") > 0                          # the default k grid
+    # the page's rule: the delicious views wait for Run (over 20 s), the emotions default runs at once
+    emotions = problem_size("emotions")
+    small = estimate_forest_sweep_seconds("projection-size", n_estimators=10, q_values=[1, 2, 3, 6], **{
+        k: emotions[k] for k in ("n_train", "n_test", "n_features", "n_outputs", "nnz_per_row")})
+    assert small < 20 < forest(q_values=[1, 25, 200], include_single_tree=True)
+    with pytest.raises(ValueError, match="experiment must be one of"):
+        forest("variance")
