@@ -418,7 +418,7 @@ def results_panel():
     d3.download_button("Standalone HTML", data=lambda: fig.to_html(include_plotlyjs=True), file_name=f"{name}.html",
                        mime="text/html", on_click="ignore", key="fx_html", icon="⬇️",
                        help="The chart as a web page that opens offline (plotly.js embedded).")
-    if not (variance_split or compressed) and result.dataset == "delicious":   # issue 33: the thesis's study
+    if not (variance_split or compressed) and result.dataset == "delicious" and result.records:   # issue 33
         with st.expander("The thesis's claims beside this run (chapter 5, delicious)"):
             st.dataframe(claims_frame(claims_for(result)), hide_index=True)
     with st.expander("Table"):

@@ -154,8 +154,10 @@ def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_lea
 # factor of 2). The split-search unit fits the histogram search on sparse counts
 # (synthetic-delicious-shape: gbmort 0.45 s per stump); the exact search on dense features and
 # the histograms of binary features (bibtex) cost less per stored value, so estimates err high.
-# logistic: the real delicious (12 920 x 983 cells) pays about 0.2-0.25 s per step for the gradient and the line
-# searches (issue 33: gbmort 324 ms per step logistic against 73 ms square), so 2e-8 per cell, erring high.
+# logistic: the real delicious (12 920 x 983 cells) pays 0.17-0.25 s per step for the gradient and the line
+# searches (issue 33: gbmort 324 ms per step logistic against 73 ms square; 172-242 ms CPU per step in all,
+# engine/experiments/RESULTS.md), about 1.5e-8 per cell: 2e-8 errs high (the old 2.5e-7 put the delicious
+# Figure 6 preset at 17 minutes, over the pages' limit; it runs in under 2 minutes of CPU).
 _LOSS_UNIT = {"squared_error": 3e-9, "logistic": 2e-8, "absolute_error": 3.5e-7}   # per n x d cell (line searches)
 _SPLIT_UNIT = 7e-10        # per (stored input value) x (column the split search sees)
 _PROJECTION_UNIT = {"gaussian": 4e-10, "achlioptas": 1.5e-10, "sparse": 4e-11, "subsample": 0.0}  # per n x d x q

@@ -104,8 +104,8 @@ def test_forests_delicious_preset_shows_its_estimate_then_runs_and_stops(streaml
     expect(page.get_by_text("This run is estimated at", exact=False)).to_be_visible(timeout=60_000)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0)      # nothing run, nothing drawn
     page.screenshot(path=str(screenshot_dir / "forests_delicious_estimate.png"), full_page=True)
-    page.locator(".st-key-fx_run button").click()
-    stop = page.locator(".st-key-fx_stop button")                     # the page's Stop (not the header's)
+    page.locator(".st-key-fx_run button").first.click()
+    stop = page.locator(".st-key-fx_stop button").first                   # the page's Stop (not the header's)
     expect(stop).to_be_enabled(timeout=60_000)                       # the run is on
     stop.click()
     expect(page.get_by_text("Stopped after", exact=False)).to_be_visible(timeout=600_000)

@@ -50,3 +50,30 @@ def test_timing_adds_repeats_of_short_fits_only():
 def test_unknown_model_kind():
     with pytest.raises(ValueError, match="models"):
         cost(models=[("gbmort", None)])
+
+
+def test_forest_sweep_estimate_grows_with_what_the_sweep_fits():
+    """Issue 33: the Forests page's estimate of its delicious views (the gate's
+    engine.page_models.cost.estimate_forest_experiment_seconds, called as the page calls it)."""
+    from engine.page_models.cost import estimate_forest_experiment_seconds
+
+    names = {"projection-size": "run_forest_projection_size", "randomization": "run_forest_randomization",
+             "schemes": "run_forest_schemes"}
+
+    def forest(experiment="projection-size", dataset="delicious", **kw):
+        kw = {"n_estimators": 10, "q_values": [1, 25], "include_single_tree": False, **kw}
+        return estimate_forest_experiment_seconds(names.get(experiment, experiment), dataset, **kw)
+
+    assert forest(n_estimators=20) > forest()
+    assert forest(n_repeats=2) > 1.5 * forest()
+    assert forest(q_values=[1, 25, 200]) > forest()
+    assert forest(include_single_tree=True) > forest()
+    assert forest(include_shared=False) < forest()
+    assert forest("schemes", schemes=["gaussian", "achlioptas", "sparse", "subsample"]) > forest("schemes", schemes=["gaussian"])
+    assert forest("randomization", max_features_values=[2, 22, 100]) > forest("randomization", max_features_values=[2])
+    assert forest("randomization") > 0                          # the default k grid
+    # the page's rule: the delicious views wait for Run (over 20 s), the emotions default runs at once
+    small = forest(dataset="emotions", q_values=[1, 2, 3, 6])
+    assert small < 20 < forest(q_values=[1, 25, 200], include_single_tree=True)
+    with pytest.raises(ValueError, match="experiment must be one of"):
+        forest("variance")
