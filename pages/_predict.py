@@ -15,6 +15,7 @@ import os
 import streamlit as st
 
 from engine.page_content.predictions import question
+from pages._url import url_widget
 
 TOGGLE_KEY = "predict"
 DEFAULT_ENV = "RPO_PREDICT_FIRST"   # the switch's default on this server: on (unset) or off (the test suite's)
@@ -30,7 +31,7 @@ def predict_default() -> bool:
 
 def predict_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL, on by default."""
-    st.toggle("Predict first", value=predict_default(), key=TOGGLE_KEY, bind="query-params",
+    url_widget(st.toggle, "Predict first", value=predict_default(), key="predict", bind="query-params",   # TOGGLE_KEY
               help="Before a chart's answer is drawn, the page asks what you expect and compares your answer "
                    "with the result. Off: charts are drawn at once.")
 
