@@ -81,3 +81,27 @@ def test_a_challenge_asks_first():
     assert verdicts(at), [e.value for e in list(at.info) + list(at.success) + list(at.caption)]
     (verdict,) = verdicts(at)
     assert "You predicted **yes** — the result: **no** (wrong)" in verdict   # 50 steps: both still rising
+
+
+def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
+    at = open_page("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
+                                             "proj_q_values": "1,4", "proj_n_steps": "20", "proj_n_test": "500",
+                                             "predict": "true"})
+    q = question(at, "proj_predict_q_faster")
+    assert q.options == ["yes", "no"] and not [c for c in at.get("plotly_chart") if c.key == "proj_size"]
+    q.set_value("no").run()
+    poll(at, "proj").run()
+    res = finished(at, "proj").result
+    truth = "yes" if res.fit_time[list(res.q_values).index(1)] < res.gbmort_fit_time else "no"
+    assert verdicts(at) == [f"You predicted **no** — the result: **{truth}** ({'right' if truth == 'no' else 'wrong'})."]
+    assert [c for c in at.get("plotly_chart") if c.key == "proj_size"]
+
+
+def test_a_one_step_challenge_hides_the_step_until_answered():
+    at = open_page("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
+                                         "challenge": "near-tie", "predict": "true"})
+    q = question(at, "os_predict_challenge_near_tie")
+    assert not at.get("plotly_chart")
+    q.set_value("no").run()
+    assert at.get("plotly_chart")
+    assert verdicts(at) == ["You predicted **no** — the result: **no** (right)."]   # step 1: 92% of the chosen split
