@@ -29,15 +29,23 @@ def predict_default() -> bool:
     return value == "on"
 
 
+def _default() -> bool:
+    """The switch's default; on when the variable is wrong (app.py's check_settings then stops the page, naming it)."""
+    try:
+        return predict_default()
+    except ValueError:
+        return True
+
+
 def predict_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL, on by default."""
-    url_widget(st.toggle, "Predict first", value=predict_default(), key="predict", bind="query-params",   # TOGGLE_KEY
+    url_widget(st.toggle, "Predict first", value=_default(), key="predict", bind="query-params",   # TOGGLE_KEY
               help="Before a chart's answer is drawn, the page asks what you expect and compares your answer "
                    "with the result. Off: charts are drawn at once.")
 
 
 def predicting() -> bool:
-    return bool(st.session_state.get(TOGGLE_KEY, predict_default()))
+    return bool(st.session_state.get(TOGGLE_KEY, _default()))
 
 
 def ask(prefix: str, question_id: str, result, *, choices=(), pending=None) -> bool:

@@ -105,3 +105,12 @@ def test_a_one_step_challenge_hides_the_step_until_answered():
     q.set_value("no").run()
     assert at.get("plotly_chart")
     assert verdicts(at) == ["You predicted **no** — the result: **no** (right)."]   # step 1: 92% of the chosen split
+
+
+def test_a_wrong_server_default_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("RPO_PREDICT_FIRST", "maybe")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert any("RPO_PREDICT_FIRST must be on or off, got 'maybe'" in e.value for e in at.error)
+    monkeypatch.setenv("RPO_PREDICT_FIRST", "on")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert at.toggle(key="predict").value is True and not at.error
