@@ -37,12 +37,14 @@ navigation = st.navigation(
 st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
 
 from pages._classroom import apply_classroom, projector_switch  # noqa: E402 - imports the engine's plotting
+from pages._predict import predict_switch  # noqa: E402
 
 with st.sidebar:
     st.markdown(f"### {PAGE_TITLE}")
     st.caption("Multi-output tree ensembles with random projections of the output space.")
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
     projector_switch()   # the projector view, and below the teacher's link (?hide=...): pages/_classroom.py
+    predict_switch()     # "Predict first": questions before the charts' answers (pages/_predict.py)
 apply_classroom()
 
 from pages._session import check_settings, open_session  # noqa: E402 - imports the engine: after the navigation is set up

@@ -9,6 +9,9 @@ import streamlit as st
 
 from engine.page_content.challenges import CHALLENGES, challenges_for, evaluate, start_params
 from pages._deeplink import registered_pages
+from pages._predict import ask
+
+PREFIXES = {"pages/convergence.py": "conv", "pages/one_step.py": "os", "pages/bias_variance.py": "bv"}   # key prefixes
 
 
 def challenge_cards():
@@ -29,14 +32,23 @@ def challenge_cards():
                              help="Opens the page at the challenge's starting point.")
 
 
-def challenge_banner(page: str, result):
-    """On ``page``: when the URL names one of its challenges, the question and whether ``result`` meets it."""
+def challenge_banner(page: str, result, pending=None) -> bool:
+    """On ``page``: when the URL names one of its challenges, the question and whether ``result`` meets it,
+    after the "Predict first" question (pages/_predict.py). True when the page may draw its chart."""
     key = st.query_params.get("challenge")
     challenge = next((c for c in challenges_for(page) if c.key == key), None)
     if challenge is None:
-        return
+        return True
+    prefix = PREFIXES.get(page, "challenge")
+    if result is None:    # the question first, then the prediction (a chart may be coming)
+        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}  \n{evaluate(challenge.key, result)[1]}")
+        return ask(prefix, f"challenge:{challenge.key}", result, pending=pending)
+    if not ask(prefix, f"challenge:{challenge.key}", result, pending=pending):   # before whether it is met
+        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}")
+        return False
     met, message = evaluate(challenge.key, result)
     if met:
         st.success(f"🎯 **Challenge met: {challenge.title}.** {message}")
     else:
         st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}  \n{message}")
+    return True

@@ -83,7 +83,7 @@ def draws_section(settings: dict, description: str):
             if (i + 1) % REDRAW_EVERY == 0 and i + 1 < 25:
                 show(f"{running.n_draws}_live")
     show(running.n_draws)
-    challenge_banner("pages/bias_variance.py", running)
+    challenge_banner("pages/bias_variance.py", running, pending=False)   # asked beside the chart drawn above
 
 
 def _sentence(running: RunningBiasVariance) -> str:

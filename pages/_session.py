@@ -35,6 +35,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from engine.serving.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
 from engine.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
+from pages._predict import predict_default
 
 SWEEP_SECONDS = 30.0
 _ids = itertools.count(1)
@@ -93,6 +94,7 @@ def check_settings() -> str | None:
     try:
         limits_from_env()
         fill_enabled()
+        predict_default()
     except ValueError as exc:
         return str(exc)
     return None

@@ -22,11 +22,13 @@ from engine.page_models import dataspec
 from engine.page_models import live_convergence as live
 from engine.page_content import takeaways
 from engine.page_content.presets import FIGURE1_PANELS
+from engine.page_content.predictions import NONE_REACHES
 from engine.formatting import fmt_number
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
 from pages._challenges import challenge_banner
+from pages._predict import ask, wait_hidden
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 from pages._url import url_widget
 
@@ -371,7 +373,11 @@ def checked_result():
             else None)
 
 
-challenge_banner("pages/convergence.py", checked_result())   # ?challenge=... from Home
+checked = checked_result()
+show_chart = challenge_banner("pages/convergence.py", checked, pending=running or checked is not None)   # ?challenge=...
+if show_chart and "challenge" not in st.query_params and settings["problem"] in FIGURE1_PANELS:   # Figure 1 presets
+    show_chart = ask("conv", "first", checked, choices=[*settings["variants"], NONE_REACHES],
+                     pending=running or checked is not None)
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
@@ -506,5 +512,8 @@ def trees_of_the_run():
         tree_strip(done.extra.get("models") or done.extra.get("first_trees"))
 
 
-live_panel()
-trees_of_the_run()
+if show_chart:
+    live_panel()
+    trees_of_the_run()
+else:
+    wait_hidden(run, running)   # the page reruns when the hidden run ends

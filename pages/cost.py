@@ -14,6 +14,7 @@ from engine.page_content.cost_vs_outputs import ARGUMENT, cost_takeaway, legend_
 from pages._classroom import sidebar_hidden
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
+from pages._predict import ask
 
 route_through_app(__file__)
 
@@ -91,6 +92,8 @@ else:
                "`python -m engine.experiments.cost_vs_outputs`"
                + ("." if sidebar_hidden() else "; the sidebar's button measures again here."))
 
+if not ask("cost", "flattest", result, choices=result.labels):   # Predict first (pages/_predict.py)
+    st.stop()
 fig = shared_figure(plotting.cost_vs_outputs_figure, result)
 left, right = st.columns([3, 2])
 left.plotly_chart(fig, key="cost_chart", config=CHART_CONFIG)

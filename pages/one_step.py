@@ -145,7 +145,8 @@ info = run.info
 st.caption(f"{info['description']} · {info['split']} · {method_name}, {run.loss}, μ = {learning_rate:g}, "
            f"{max_leaf_nodes} leaves · model fitted up to step {run.n_steps}")
 
-challenge_banner("pages/one_step.py", view)
+if not challenge_banner("pages/one_step.py", view):   # hidden behind its Predict first question
+    st.stop()
 
 if view.step == 0:
     st.info("Step 0: the model is the constant ρ₀ (the best constant per output). Press **Step** to grow the first tree.")

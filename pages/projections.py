@@ -38,6 +38,7 @@ from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
+from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate
 from pages._race import leaf_widget, race_section
@@ -232,6 +233,10 @@ def live_status():
 
 
 live_status()
+done = run.finished   # Predict first (pages/_predict.py): the q sweep's question, before its charts
+asked = done.result if experiment == "size" and done is not None and hasattr(done.result, "q_values") else None
+if experiment == "size" and not ask("proj", "q_faster", asked, pending=running or asked is not None):
+    st.stop()
 
 # --- results -----------------------------------------------------------------------------------------------
 done = run.finished

@@ -11,7 +11,14 @@ holds the independent brute-force references the engine is compared with (and th
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# "Predict first" (pages/_predict.py) hides a chart until its question is answered; the suite's other
+# tests read the charts directly, so its default is off here (servers started by tests inherit it);
+# tests of the questions turn it on with ?predict=true.
+os.environ.setdefault("RPO_PREDICT_FIRST", "off")
 
 # --- AppTest ----------------------------------------------------------------------------
 

@@ -1,0 +1,95 @@
+"""Predict, then reveal: a page asks a question before drawing a chart whose result answers it.
+
+``ask(prefix, question_id, result, ...)`` draws the question (a radio with nothing chosen) and
+returns whether the page may draw the chart: yes once the student has answered (the chart then
+shows the answer), after "Reveal", when nothing is to be revealed yet, or when the sidebar's
+"Predict first" switch (app.py, ``?predict=false`` in the URL) is off. Once a result is shown,
+the prediction is locked for that result and compared with the answer computed from it
+(engine/page_content/predictions.py). Session keys: ``<prefix>_predict_<id>`` (the choice),
+``<prefix>_locked_<id>`` (the result the choice is locked for), ``<prefix>_revealed_<id>`` (Reveal pressed: this question's charts stay shown).
+"""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from engine.page_content.predictions import question
+from pages._url import url_widget
+
+TOGGLE_KEY = "predict"
+DEFAULT_ENV = "RPO_PREDICT_FIRST"   # the switch's default on this server: on (unset) or off (the test suite's)
+
+
+def predict_default() -> bool:
+    """The switch's default from the server's ``RPO_PREDICT_FIRST`` (on / off; unset: on)."""
+    value = os.environ.get(DEFAULT_ENV, "on").strip().lower()
+    if value not in ("on", "off"):
+        raise ValueError(f"{DEFAULT_ENV} must be on or off, got {value!r}")
+    return value == "on"
+
+
+def _default() -> bool:
+    """The switch's default; on when the variable is wrong (app.py's check_settings then stops the page, naming it)."""
+    try:
+        return predict_default()
+    except ValueError:
+        return True
+
+
+def predict_switch():
+    """The sidebar switch (app.py draws it on every page); bound to the URL, on by default."""
+    url_widget(st.toggle, "Predict first", value=_default(), key="predict", bind="query-params",   # TOGGLE_KEY
+              help="Before a chart's answer is drawn, the page asks what you expect and compares your answer "
+                   "with the result. Off: charts are drawn at once.")
+
+
+def predicting() -> bool:
+    return bool(st.session_state.get(TOGGLE_KEY, _default()))
+
+
+def ask(prefix: str, question_id: str, result, *, choices=(), pending=None) -> bool:
+    """Ask ``question_id`` before the chart of ``result``; True when the chart may be drawn.
+    ``choices``: the page's choices when the question has none of its own (the run's methods).
+    ``pending``: whether a result is coming or shown (default: ``result is not None``)."""
+    if not predicting():
+        return True
+    q = question(question_id)
+    options = list(q.choices or choices)
+    slug = question_id.replace(":", "_").replace("-", "_")
+    key, lock, shown = (f"{prefix}_{k}_{slug}" for k in ("predict", "locked", "revealed"))
+    token = None if result is None else id(result)
+    answered = st.session_state.get(key)
+    if answered is not None and answered not in options:     # the choices changed (other methods)
+        st.session_state[key] = answered = None
+    locked = token is not None and answered is not None and st.session_state.get(lock) == token
+    with st.container(border=True, key=f"{prefix}_ask_{slug}"):
+        choice = st.radio(f"🤔 **Predict first:** {q.text}", options, index=None, key=key, horizontal=True,
+                          disabled=locked, help="Your answer is kept in this session and compared with the result.")
+        if choice is not None and token is not None:
+            st.session_state[lock] = token
+            right = q.answer(result)
+            if right is None:
+                st.caption(f"You predicted **{choice}**: this result cannot answer the question.")
+            else:
+                ok = choice == right
+                (st.success if ok else st.warning)(f"You predicted **{choice}** — the result: **{right}** "
+                                                   f"({'right' if ok else 'wrong'}).", icon="✅" if ok else "❌")
+            return True
+        if choice is not None or st.session_state.get(shown):
+            return True
+        if not (result is not None if pending is None else pending):
+            return True
+        st.caption("The chart is hidden until you answer.")
+        st.button("Reveal", key=f"{prefix}_reveal_{slug}", on_click=st.session_state.__setitem__, args=(shown, True),
+                  help="Show the chart without predicting.")
+        return False
+
+
+def wait_hidden(run, drawn_running, every=0.5):
+    """While a chart is hidden behind a question: poll the page's background run and rerun the page
+    when it ends (its buttons are drawn for a running run until then)."""
+    @st.fragment(run_every=run.poll_while(drawn_running, every))
+    def _poll():
+        run.rerun_when_finished()
+    _poll()

@@ -1,0 +1,116 @@
+"""Predict first (pages/_predict.py) through AppTest: an answer given before a run is compared with
+the run's result after it; unanswered, the chart waits behind Reveal; the switch off draws it at once."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import finished, poll
+
+from engine.experiments.cost_vs_outputs import load_shipped
+from engine.page_content.predictions import first_to_reach, flattest_cost
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+SMALL = {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "50", "conv_n_test": "200"}
+
+
+def open_page(page, query):
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def question(at, key):
+    radios = [r for r in at.radio if r.key == key]
+    assert len(radios) == 1, [r.key for r in at.radio]
+    return radios[0]
+
+
+def verdicts(at):
+    return [e.value for e in list(at.success) + list(at.warning) if "You predicted" in e.value]
+
+
+def conv_charts(at):
+    return [c for c in at.get("plotly_chart") if c.key.startswith("conv_chart_")]
+
+
+def test_a_prediction_made_before_the_run_is_compared_with_its_result():
+    at = open_page("pages/convergence.py", {**SMALL, "predict": "true"})   # the small default run starts by itself
+    q = question(at, "conv_predict_first")
+    assert q.value is None and q.options == ["st-gbrt", "gbmort", "none of them"]
+    assert not conv_charts(at) and any(b.label == "Reveal" for b in at.button)   # hidden until answered
+    q.set_value("st-gbrt").run()          # answered while the run trains (or before it is harvested)
+    assert not at.exception, at.exception
+    poll(at, "conv").run()   # one more rerun: the browser's polling fragment reruns the page once the run ends
+    result = finished(at, "conv").result
+    truth = first_to_reach(result)
+    (verdict,) = verdicts(at)
+    assert f"You predicted **st-gbrt** — the result: **{truth}**" in verdict
+    assert ("(right)" if truth == "st-gbrt" else "(wrong)") in verdict
+    assert len(conv_charts(at)) == 1
+    assert question(at, "conv_predict_first").disabled        # locked once its result is shown
+
+
+def test_reveal_shows_the_chart_without_an_answer_and_the_switch_off_draws_it_at_once():
+    at = open_page("pages/cost.py", {"predict": "true"})
+    assert not [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
+    next(b for b in at.button if b.label == "Reveal").click().run()
+    assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"] and not verdicts(at)
+
+    at = open_page("pages/cost.py", {"predict": "true"})
+    right = flattest_cost(load_shipped())
+    question(at, "cost_predict_flattest").set_value(right).run()
+    assert verdicts(at) == [f"You predicted **{right}** — the result: **{right}** (right)."]
+
+    at = open_page("pages/cost.py", {"predict": "false"})
+    assert not [r for r in at.radio if r.key.startswith("cost_predict")]
+    assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
+
+
+def test_a_challenge_asks_first():
+    at = open_page("pages/convergence.py", {**SMALL, "challenge": "chain-gbmort", "predict": "true"})
+    q = question(at, "conv_predict_challenge_chain_gbmort")
+    assert q.options == ["yes", "no"] and not [r for r in at.radio if r.key == "conv_predict_first"]
+    q.set_value("yes").run()
+    poll(at, "conv").run()   # one more rerun: the browser's polling fragment reruns the page once the run ends
+    assert verdicts(at), [e.value for e in list(at.info) + list(at.success) + list(at.caption)]
+    (verdict,) = verdicts(at)
+    assert "You predicted **yes** — the result: **no** (wrong)" in verdict   # 50 steps: both still rising
+
+
+def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
+    at = open_page("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
+                                             "proj_q_values": "1,4", "proj_n_steps": "20", "proj_n_test": "500",
+                                             "predict": "true"})
+    q = question(at, "proj_predict_q_faster")
+    assert q.options == ["yes", "no"] and not [c for c in at.get("plotly_chart") if c.key == "proj_size"]
+    q.set_value("no").run()
+    poll(at, "proj").run()
+    res = finished(at, "proj").result
+    truth = "yes" if res.fit_time[list(res.q_values).index(1)] < res.gbmort_fit_time else "no"
+    assert verdicts(at) == [f"You predicted **no** — the result: **{truth}** ({'right' if truth == 'no' else 'wrong'})."]
+    assert [c for c in at.get("plotly_chart") if c.key == "proj_size"]
+
+
+def test_a_one_step_challenge_hides_the_step_until_answered():
+    at = open_page("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
+                                         "challenge": "near-tie", "predict": "true"})
+    q = question(at, "os_predict_challenge_near_tie")
+    assert not at.get("plotly_chart")
+    q.set_value("no").run()
+    assert at.get("plotly_chart")
+    assert verdicts(at) == ["You predicted **no** — the result: **no** (right)."]   # step 1: 92% of the chosen split
+
+
+def test_a_wrong_server_default_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("RPO_PREDICT_FIRST", "maybe")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert any("RPO_PREDICT_FIRST must be on or off, got 'maybe'" in e.value for e in at.error)
+    monkeypatch.setenv("RPO_PREDICT_FIRST", "on")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert at.toggle(key="predict").value is True and not at.error
