@@ -3,7 +3,7 @@
 ``ask(prefix, question_id, result, ...)`` draws the question (a radio with nothing chosen) and
 returns whether the page may draw the chart: yes once the student has answered (the chart then
 shows the answer), after "Reveal", when nothing is to be revealed yet, or when the sidebar's
-"Predict first" switch (app.py, ``?predict=false`` in the URL) is off. Once a result is shown,
+"Predict first" switch (app.py, ``?predict=true`` in the URL turns it on) is off. Once a result is shown,
 the prediction is locked for that result and compared with the answer computed from it
 (engine/page_content/predictions.py). Session keys: ``<prefix>_predict_<id>`` (the choice),
 ``<prefix>_locked_<id>`` (the result the choice is locked for), ``<prefix>_revealed_<id>`` (Reveal pressed: this question's charts stay shown).
@@ -18,27 +18,31 @@ from engine.page_content.predictions import question
 from pages._url import url_widget
 
 TOGGLE_KEY = "predict"
-DEFAULT_ENV = "RPO_PREDICT_FIRST"   # the switch's default on this server: on (unset) or off (the test suite's)
+# The switch's default on this server: off (unset) or on. Off by default: a practitioner or a
+# researcher sees every chart at once, and the pages' first views (the start-up cache, bench
+# --pages) are drawn charts; a class gets the questions from the teacher's links (?predict=true)
+# or from a server started with RPO_PREDICT_FIRST=on.
+DEFAULT_ENV = "RPO_PREDICT_FIRST"
 
 
 def predict_default() -> bool:
-    """The switch's default from the server's ``RPO_PREDICT_FIRST`` (on / off; unset: on)."""
-    value = os.environ.get(DEFAULT_ENV, "on").strip().lower()
+    """The switch's default from the server's ``RPO_PREDICT_FIRST`` (on / off; unset: off)."""
+    value = os.environ.get(DEFAULT_ENV, "off").strip().lower()
     if value not in ("on", "off"):
         raise ValueError(f"{DEFAULT_ENV} must be on or off, got {value!r}")
     return value == "on"
 
 
 def _default() -> bool:
-    """The switch's default; on when the variable is wrong (app.py's check_settings then stops the page, naming it)."""
+    """The switch's default; off when the variable is wrong (app.py's check_settings then stops the page, naming it)."""
     try:
         return predict_default()
     except ValueError:
-        return True
+        return False
 
 
 def predict_switch():
-    """The sidebar switch (app.py draws it on every page); bound to the URL, on by default."""
+    """The sidebar switch (app.py draws it on every page); bound to the URL, off by default."""
     url_widget(st.toggle, "Predict first", value=_default(), key="predict", bind="query-params",   # TOGGLE_KEY
               help="Before a chart's answer is drawn, the page asks what you expect and compares your answer "
                    "with the result. Off: charts are drawn at once.")

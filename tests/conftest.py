@@ -16,9 +16,9 @@ import os
 import pytest
 
 # "Predict first" (pages/_predict.py) hides a chart until its question is answered; the suite's other
-# tests read the charts directly, so its default is off here (servers started by tests inherit it);
-# tests of the questions turn it on with ?predict=true.
-os.environ.setdefault("RPO_PREDICT_FIRST", "off")
+# tests read the charts directly: off, as the app's default, whatever the developer's shell says
+# (servers started by tests inherit it); tests of the questions turn it on with ?predict=true.
+os.environ["RPO_PREDICT_FIRST"] = "off"
 
 # --- AppTest ----------------------------------------------------------------------------
 

@@ -181,7 +181,8 @@ def teacher_link(act: int, minutes: int, label: str, page: str, query_params: di
     ``"sidebar"`` or widget keys of ``page``, joined into the ``hide`` parameter that
     pages/_classroom.py reads)."""
     hide = tuple(hide)
-    params = {**query_params, **({"hide": ",".join(hide)} if hide else {})}
+    # predict=true: the class is asked what it expects before each chart (pages/_predict.py)
+    params = {**query_params, "predict": "true", **({"hide": ",".join(hide)} if hide else {})}
     return {"act": act, "minutes": minutes, "label": label, "page": page, "query_params": params, "hide": hide,
             "description": description}
 
