@@ -1,0 +1,70 @@
+"""AppTest (no browser): Pin, Clear pin and Reset (pages/_compare.py) on the compute pages (issue 32).
+
+A pinned run's traces join the chart named "pinned · …" under the legend group "pinned: <the
+settings that differ>"; Clear pin removes them; Reset brings every widget back to the page's default
+and takes the page's parameters out of the URL.
+"""
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from apptest_runs import poll
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_page(page, **query):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(page)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    return at.run()
+
+
+def traces(at, key):
+    return json.loads(at.get_by_key(key).proto.spec)["data"]
+
+
+def pinned_names(at, key):
+    return [t["name"] for t in traces(at, key) if t.get("legendgroup") == "pinned"]
+
+
+def pin_change_clear(at, prefix, chart, widget, value, expect_label):
+    """Pin the run on display, set ``widget`` to ``value``, run, check the overlay, then clear it."""
+    assert not at.exception
+    current = [t["name"] for t in traces(at, chart)]
+    assert current and not pinned_names(at, chart)
+    at.button(key=f"{prefix}_pin").click().run()
+    getattr(at, widget[0])(key=widget[1]).set_value(value).run()
+    at = poll(at, prefix)
+    assert not at.exception
+    pins = traces(at, chart)[: len(current)]
+    assert [t["name"] for t in pins] == [f"pinned · {n}" for n in current]   # behind the current run
+    assert all(t["legendgrouptitle"]["text"] == f"pinned: {expect_label}" for t in pins)
+    assert len(traces(at, chart)) == 2 * len(current)
+    at.button(key=f"{prefix}_clear").click().run()
+    assert not at.exception and not pinned_names(at, chart)
+    assert len(traces(at, chart)) == len(current)
+    return at
+
+
+def reset_restores(at, prefix, widget, default):
+    """Reset brings ``widget`` back to ``default``. AppTest sends its own ``query_params`` on every run
+    (the page's URL changes never reach them), so the test drops the link's parameters as a browser
+    would once Reset removed them; tests/browser/test_compare.py checks the real URL."""
+    at.query_params.clear()
+    assert getattr(at, widget[0])(key=widget[1]).value != default
+    at.button(key=f"{prefix}_reset_all").click().run()
+    assert not at.exception
+    assert getattr(at, widget[0])(key=widget[1]).value == default
+    return at
+
+
+def test_projections_pin_clear_reset():
+    at = poll(open_page("pages/projections.py", proj_experiment="schemes", proj_dataset="friedman1-group",
+                        proj_n_steps=20, proj_seed=3), "proj")
+    at = pin_change_clear(at, "proj", "proj_schemes_chart", ("number_input", "proj_seed"), 4, "seed = 3")
+    at = reset_restores(at, "proj", ("number_input", "proj_seed"), 0)
+    assert at.radio(key="proj_experiment").value == "size" and at.slider(key="proj_n_steps").value == 50
