@@ -86,12 +86,13 @@ def _reset(prefix: str, extra: tuple[str, ...]) -> None:
             params.remove_param(key)
 
 
-def reset_button(prefix: str, extra: tuple[str, ...] = (), container: Any = None, **kwargs: Any) -> bool:
+def reset_button(prefix: str, extra: tuple[str, ...] = (), container: Any = None, label: str = "Reset",
+                 **kwargs: Any) -> bool:
     """A Reset button (key ``<prefix>_reset_all``): every widget of the page back to its default,
     and the URL without the page's parameters. ``extra``: other session keys the page keeps for its
     controls (also cleared). The button's own rerun draws the page with its defaults."""
     where = container if container is not None else st
-    return where.button("Reset", key=f"{prefix}_reset_all", on_click=_reset, args=(prefix, tuple(extra)),
+    return where.button(label, key=f"{prefix}_reset_all", on_click=_reset, args=(prefix, tuple(extra)),
                         help="Every setting of this page back to its default (and out of the URL).", **kwargs)
 
 

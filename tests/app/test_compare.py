@@ -68,3 +68,41 @@ def test_projections_pin_clear_reset():
     at = pin_change_clear(at, "proj", "proj_schemes_chart", ("number_input", "proj_seed"), 4, "seed = 3")
     at = reset_restores(at, "proj", ("number_input", "proj_seed"), 0)
     assert at.radio(key="proj_experiment").value == "size" and at.slider(key="proj_n_steps").value == 50
+
+
+def test_bias_variance_pin_clear_reset():
+    at = poll(open_page("pages/bias_variance.py", bv_n_sets=3, bv_values="1,10", bv_compare_leaves="none", bv_seed=3), "bv")
+    at = pin_change_clear(at, "bv", "bv_stacked", ("number_input", "bv_seed"), 4, "seed = 3")
+    at = reset_restores(at, "bv", ("number_input", "bv_seed"), 0)
+    assert at.text_input(key="bv_values").value == "" and at.selectbox(key="bv_compare_leaves").value == "8"
+
+
+def test_forests_pin_clear_reset():
+    at = poll(open_page("pages/forests.py", fx_exp="schemes", fx_q="1,3", fx_trees=3, fx_seed=5), "fx")
+    at = pin_change_clear(at, "fx", "fx_chart", ("number_input", "fx_seed"), 6, "seed = 5")
+    at = reset_restores(at, "fx", ("number_input", "fx_seed"), 0)
+    assert at.radio(key="fx_exp").value == "size"
+
+
+def test_pinned_run_of_another_experiment_is_not_drawn():
+    at = poll(open_page("pages/forests.py", fx_exp="schemes", fx_q="1,3", fx_trees=3, fx_seed=5), "fx")
+    at.button(key="fx_pin").click().run()
+    at.radio(key="fx_exp").set_value("size").run()
+    at = poll(at, "fx")
+    assert not at.exception and not pinned_names(at, "fx_chart")
+    assert any("another kind of experiment" in c.value for c in at.caption)
+
+
+def test_reset_on_the_other_pages():
+    """Data, Convergence, One step, Benchmark and Cost: a changed control goes back to its default."""
+    for page, kind, key in [("pages/data.py", "slider", "data_n_outputs"), ("pages/convergence.py", "slider", "conv_q"),
+                            ("pages/one_step.py", "slider", "os_q"), ("pages/benchmark.py", "number_input", "bench_seed"),
+                            ("pages/cost.py", "radio", "cost_show")]:
+        at = open_page(page)
+        assert not at.exception, page
+        widget = getattr(at, kind)(key=key)
+        default = widget.value
+        other = (widget.options[-1] if widget.options[-1] != default else widget.options[0]) if kind == "radio" else default + 1
+        widget.set_value(other).run()
+        assert getattr(at, kind)(key=key).value == other, page
+        at = reset_restores(at, key.split("_")[0], (kind, key), default)
