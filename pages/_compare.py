@@ -69,11 +69,14 @@ def pin_controls(prefix: str, result: Any, settings: Any, container: Any = None)
 
 
 def page_widget_keys(prefix: str) -> list[str]:
-    """The page's URL-bound widgets: those :func:`pages._url.url_widget` drew (each keeps
-    ``<key>_url`` in the session) and any ``<prefix>_`` parameter in the URL."""
+    """The page's URL-bound widgets: the keys Streamlit has bound to the URL, those
+    :func:`pages._url.url_widget` drew (each keeps ``<key>_url`` in the session) and any ``<prefix>_``
+    parameter in the URL."""
     start = f"{prefix}_"
+    with get_session_state().query_params() as params:
+        bound = [k for k in getattr(params, "_bindings_by_param", {}) if k.startswith(start)]
     drawn = [k[:-4] for k in st.session_state if k.startswith(start) and k.endswith("_url")]
-    return sorted(set(drawn) | {k for k in st.query_params if k.startswith(start)})
+    return sorted(set(bound) | set(drawn) | {k for k in st.query_params if k.startswith(start)})
 
 
 def _reset(prefix: str, extra: tuple[str, ...]) -> None:

@@ -95,14 +95,14 @@ def test_pinned_run_of_another_experiment_is_not_drawn():
 
 def test_reset_on_the_other_pages():
     """Data, Convergence, One step, Benchmark and Cost: a changed control goes back to its default."""
-    for page, kind, key in [("pages/data.py", "slider", "data_n_outputs"), ("pages/convergence.py", "slider", "conv_q"),
-                            ("pages/one_step.py", "slider", "os_q"), ("pages/benchmark.py", "number_input", "bench_seed"),
-                            ("pages/cost.py", "radio", "cost_show")]:
+    for page, kind, key, other in [("pages/data.py", "slider", "data_n_outputs", 9), ("pages/convergence.py", "slider", "conv_q", 5),
+                                   ("pages/one_step.py", "radio", "os_method", "gbmort"),
+                                   ("pages/benchmark.py", "number_input", "bench_seed", 7),
+                                   ("pages/cost.py", "select_slider", "cost_max_d", 64)]:
         at = open_page(page)
         assert not at.exception, page
-        widget = getattr(at, kind)(key=key)
-        default = widget.value
-        other = (widget.options[-1] if widget.options[-1] != default else widget.options[0]) if kind == "radio" else default + 1
-        widget.set_value(other).run()
+        default = getattr(at, kind)(key=key).value
+        assert default != other
+        getattr(at, kind)(key=key).set_value(other).run()
         assert getattr(at, kind)(key=key).value == other, page
         at = reset_restores(at, key.split("_")[0], (kind, key), default)
