@@ -4,9 +4,9 @@
   settings it was made with; the page draws its chart for the pinned result too and overlays it
   (``engine.plotting.overlay_pinned``). Its label names the settings in which the pinned run differs
   from the run on display, so the legend reads "pinned: seed = 3" after a change of seed.
-* :func:`reset_button` puts every URL-bound widget of a page back to its default: it deletes the
-  widgets' values (and their URL notes) from the session and their parameters from the URL, and the
-  button's rerun draws them again from the page's own defaults.
+* :func:`reset_button` puts every URL-bound widget of a page back to its default: it sets each
+  widget's value to its default (read from the widget Streamlit drew), drops its URL note and takes
+  its parameter out of the URL; the button's rerun draws the page with its own defaults.
 """
 from __future__ import annotations
 
@@ -79,10 +79,28 @@ def page_widget_keys(prefix: str) -> list[str]:
     return sorted(set(bound) | set(drawn) | {k for k in st.query_params if k.startswith(start)})
 
 
+_MISSING = object()
+
+
+def _default_of(key: str) -> Any:
+    """The default of the widget drawn with ``key`` (what its deserializer gives for "no value from the
+    browser", as Streamlit computes a new widget's value), or _MISSING when no such widget was drawn."""
+    state = get_session_state()._state
+    widget_id = state.get_widget_id_from_key(key)
+    meta = state.get_widget_metadata(widget_id) if widget_id else None
+    return _MISSING if meta is None else meta.deserializer(None)
+
+
 def _reset(prefix: str, extra: tuple[str, ...]) -> None:
     for key in page_widget_keys(prefix) + list(extra):
-        for name in (key, f"{key}_url"):
-            st.session_state.pop(name, None)
+        st.session_state.pop(f"{key}_url", None)
+        # A widget's key deleted from the session would take the browser's value back on the rerun:
+        # its default is set instead (and Streamlit drops a default from the URL).
+        default = _default_of(key)
+        if default is _MISSING:
+            st.session_state.pop(key, None)
+        else:
+            st.session_state[key] = default
         # st.query_params refuses to delete a parameter bound to a widget; the binding's own remover
         # (the one Streamlit uses to drop a URL value it cannot use) takes it out of the URL.
         with get_session_state().query_params() as params:

@@ -51,14 +51,12 @@ def pin_change_clear(at, prefix, chart, widget, value, expect_label):
 
 
 def reset_restores(at, prefix, widget, default):
-    """Reset brings ``widget`` back to ``default``. AppTest sends its own ``query_params`` on every run
-    (the page's URL changes never reach them), so the test drops the link's parameters as a browser
-    would once Reset removed them; tests/browser/test_compare.py checks the real URL."""
-    at.query_params.clear()
+    """Reset brings ``widget`` back to ``default`` and takes the page's parameters out of the URL."""
     assert getattr(at, widget[0])(key=widget[1]).value != default
     at.button(key=f"{prefix}_reset_all").click().run()
     assert not at.exception
     assert getattr(at, widget[0])(key=widget[1]).value == default
+    assert not [k for k in at.query_params if k.startswith(f"{prefix}_")]
     return at
 
 
