@@ -29,6 +29,7 @@ from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text
 from pages._real_data import real_data_mode
+from pages._compare import reset_button
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -145,6 +146,7 @@ st.markdown(
 catalogue = shipped_catalogue()
 with st.sidebar:
     st.header("Benchmark settings")
+    reset_button("bench")
     dataset_options = FRIEDMAN + list(catalogue) + [DATA_PAGE]
 
     def dataset_label(name):

@@ -26,6 +26,7 @@ from engine.experiments.runner import jsonable
 from pages._deeplink import registered_pages, route_through_app
 from pages._draws import draws_section
 from pages._jobs import PageRun, estimate_text, gate
+from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -82,6 +83,7 @@ st.markdown(
 # --- controls -------------------------------------------------------------------------------------
 with st.sidebar:
     st.header("Bias–variance")
+    reset_button("bv", extra=("bv_slice",))
     estimator = url_widget(st.selectbox,
         "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="bv_estimator", **BOUND,
         help="The boosting variant or forest (paper names). Randomized variants (rpo, forests) also have "
@@ -282,7 +284,9 @@ p = first.param_name
 names = list(results)
 
 # 1. stacked decomposition, with the formula and the takeaway beside it
-stacked = pbv.bias_variance_stacked_figure(results)
+pinned, pin_label = pin_controls("bv", results, done.settings)
+stacked = with_pinned(pbv.bias_variance_stacked_figure(results), pbv.bias_variance_stacked_figure, pinned, pin_label,
+                      same_kind=pinned is not None and next(iter(pinned.values())).param_name == p)
 left, right = st.columns([3, 1])
 left.plotly_chart(stacked, key="bv_stacked", config=chart_config)
 with right:

@@ -30,6 +30,7 @@ from pages._jobs import PageRun, estimate_text, fmt_seconds, shared_figure
 from pages._challenges import challenge_banner
 from pages._predict import ask, wait_hidden
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
+from pages._compare import reset_button
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -78,6 +79,7 @@ st.caption("The methods train **one after another**, in the order of the Methods
 
 with st.sidebar:
     st.header("Convergence run")
+    reset_button("conv")
     problem = url_widget(st.radio,
         "Problem", list(PROBLEMS), key="conv_problem", horizontal=True, **BOUND,
         help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "

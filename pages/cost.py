@@ -13,6 +13,7 @@ from engine.experiments.cost_vs_outputs import LIVE_SETTINGS, estimate_seconds, 
 from engine.page_content.cost_vs_outputs import ARGUMENT, cost_takeaway, legend_text, measurement_text
 from pages._classroom import sidebar_hidden
 from pages._deeplink import preset_go, route_through_app
+from pages._compare import reset_button
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
 from pages._predict import ask
 
@@ -40,6 +41,7 @@ st.markdown(
 
 with st.sidebar:
     st.header("Cost against d")
+    reset_button("cost")
     n_samples = st.select_slider("Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS["n_samples"],
                                  key="cost_n", **BOUND,
                                  help="Training rows of the measurement on this server (the shipped one: 2000).")

@@ -22,6 +22,7 @@ from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
+from pages._compare import reset_button
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -69,6 +70,7 @@ st.markdown(
 catalogue = shipped_catalogue()
 with st.sidebar:
     st.header("Data set")
+    reset_button("data")
     source = url_widget(st.radio,
         "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
         help="Synthetic data has a known Bayes model (the best possible prediction); shipped "

@@ -20,6 +20,8 @@ Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.
 engine.page_content.page_defaults) at once.
 """
 
+import ast
+
 import streamlit as st
 
 from engine.experiments import compression as ce
@@ -36,6 +38,7 @@ from engine.experiments.claims import claims_for, claims_frame
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
+from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -111,6 +114,7 @@ catalogue = multilabel_sets()
 data_options = [FROM_DATA_PAGE, *catalogue]
 with st.sidebar:
     st.header("Forest experiment")
+    reset_button("fx")
     experiment = url_widget(st.radio,
         "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
         help="Which part of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
@@ -352,6 +356,14 @@ FIGURES = {"projection-size": pf.forest_projection_size_figure, "randomization":
            "path": pf.compression_path_figure}
 
 
+def run_settings(settings):
+    """A run's settings ((experiment, data set, repr of the call's keywords)) as a dict, for a pin's label."""
+    try:
+        return {"experiment": settings[0], "dataset": settings[1], **dict(ast.literal_eval(settings[2]))}
+    except (TypeError, ValueError, SyntaxError, IndexError):
+        return {"settings": repr(settings)}
+
+
 @st.fragment(run_every=run.poll_while(running, 0.5))
 def results_panel():
     view = run.view()
@@ -382,7 +394,9 @@ def results_panel():
                    + ("the chart shows what was done." if n_done else "nothing finished to draw."), icon="⏹️")
         if not n_done:
             return
-    fig = FIGURES[kind](result)
+    pinned, pin_label = pin_controls("fx", result, run_settings(view.settings))
+    fig = with_pinned(FIGURES[kind](result), FIGURES[kind], pinned, pin_label,
+                      same_kind=type(pinned) is type(result) and getattr(pinned, "experiment", 0) == getattr(result, "experiment", 0))
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     with right:

@@ -20,6 +20,7 @@ from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
 from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
+from pages._compare import reset_button
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -66,6 +67,7 @@ st.markdown(
 
 with st.sidebar:
     st.header("Step settings")
+    reset_button("os", label="Default settings")
     problem = url_widget(st.selectbox,
         "Problem", os_.PROBLEMS, key="os_problem", **BOUND,
         help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "

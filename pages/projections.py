@@ -42,6 +42,7 @@ from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate
 from pages._race import leaf_widget, race_section
+from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 
 route_through_app(__file__)
@@ -96,6 +97,7 @@ shipped = catalogue()
 datasets = list(FRIEDMAN_PROBLEMS) + list(shipped)
 with st.sidebar:
     st.header("Projections")
+    reset_button("proj")
     experiment = url_widget(st.radio,
         "Experiment", list(EXPERIMENTS), captions=list(EXPERIMENTS.values()), key="proj_experiment", **BOUND,
         help="q sweep: gbrt-relabel-rpo with q projections against gbmort. Schemes: the four random "
@@ -271,8 +273,10 @@ st.caption((timing.describe() if timing else "Each model was fitted and timed on
            "differences of a few hundredths of a second are noise.")  # fmt: skip
 chart_config = {"displaylogo": False}  # toolbar kept: PNG download
 figures = {}
+pinned, pin_label = pin_controls("proj", res, done.settings)
 if hasattr(res, "q_values"):
-    figures["score_time_vs_q"] = fig = plotting.projection_size_figure(res)
+    figures["score_time_vs_q"] = fig = with_pinned(plotting.projection_size_figure(res), plotting.projection_size_figure,
+                                                   pinned, pin_label, same_kind=hasattr(pinned, "q_values"))
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="proj_size", config=chart_config)
     with right:
@@ -293,7 +297,8 @@ if hasattr(res, "q_values"):
         st.markdown("Each curve is one model's test score as it trains, against its fitting time (Figure 5). The "
                     "curve furthest up and to the left reaches a given score soonest.")  # fmt: skip
 else:
-    figures["schemes"] = fig = plotting.schemes_figure(res)
+    figures["schemes"] = fig = with_pinned(plotting.schemes_figure(res), plotting.schemes_figure, pinned, pin_label,
+                                           same_kind=not hasattr(pinned, "q_values"))
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="proj_schemes_chart", config=chart_config)
     summary = res.summary_frame()

@@ -16,6 +16,7 @@ from engine.plotting.common import (
     COLORS,
     label_log_axes,
     log_ticks,
+    overlay_pinned,
     standalone_html,
 )
 from engine.plotting.data import (
@@ -71,6 +72,7 @@ __all__ = [
     "nemenyi_groups",
     "time_to_accuracy_figure",
     "log_ticks",
+    "overlay_pinned",
     "label_log_axes",
     "standalone_html",
     "COLORS",

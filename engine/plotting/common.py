@@ -160,3 +160,31 @@ def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
     if layout.get("height"):
         layout["height"] = int(round(layout["height"] * (1 + (scale - 1) / 2)))   # room for the larger text
     return go.Figure(spec)
+
+
+def overlay_pinned(fig: go.Figure, pinned: go.Figure, label: str) -> go.Figure:
+    """A copy of ``fig`` with every trace of ``pinned`` (the same chart drawn from a kept run) added
+    behind it, dashed and faded, grouped in the legend under "pinned: ``label``" so a student
+    compares two runs on one chart. A trace keeps its subplot (its axes) and its colour; a stacked
+    area gets a stack of its own (and no fill), so the pinned run never stacks onto the current one."""
+    if not isinstance(fig, go.Figure) or not isinstance(pinned, go.Figure):
+        raise ValueError(f"fig and pinned must be plotly Figures, got {type(fig).__name__} and {type(pinned).__name__}")
+    if not isinstance(label, str) or not label.strip():
+        raise ValueError(f"label must be a non-empty text, got {label!r}")
+    out = go.Figure(fig)
+    title = f"pinned: {label}"
+    kept = []
+    for trace in pinned.data:
+        t = trace.to_plotly_json()
+        t["name"] = f"pinned · {t.get('name') or t.get('type', 'trace')}"
+        t.update(legendgroup="pinned", legendgrouptitle={"text": title}, opacity=0.45, showlegend=True,
+                 hoverlabel={"namelength": -1})
+        if t.get("type", "scatter") in ("scatter", "scattergl"):
+            t["line"] = {**(t.get("line") or {}), "dash": "dash"}
+            if t.get("stackgroup"):
+                t.update(stackgroup=f"pinned {t['stackgroup']}", fill="none")
+        kept.append(t)
+    out.add_traces(kept)
+    # behind the current run's traces: the pinned ones first
+    out.data = out.data[len(fig.data):] + out.data[:len(fig.data)]
+    return out
