@@ -18,6 +18,8 @@ import re
 
 import streamlit as st
 
+from pages._url import url_widget
+
 from pages._render import install_hooks, projector_on
 HIDE_PARAM = "hide"
 HIDE_STATE = "teacher_hide"     # the list this session's teacher's link asked for (survives page changes)
@@ -39,7 +41,7 @@ PROJECTOR_CSS = """
 
 def projector_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL."""
-    st.toggle("Projector view", key="projector", bind="query-params",   # = PROJECTOR_KEY (pages/_render.py)
+    url_widget(st.toggle, "Projector view", key="projector", bind="query-params",   # = PROJECTOR_KEY (pages/_render.py)
               help="For a class reading a projected screen: larger chart, tree and table text, larger page "
                    "text, and tables that wrap their cells instead of scrolling off the right edge.")
 

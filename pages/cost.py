@@ -16,6 +16,7 @@ from pages._deeplink import preset_go, route_through_app
 from pages._compare import reset_button
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
 from pages._predict import ask
+from pages._url import url_widget
 
 route_through_app(__file__)
 
@@ -42,10 +43,10 @@ st.markdown(
 with st.sidebar:
     st.header("Cost against d")
     reset_button("cost")
-    n_samples = st.select_slider("Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS["n_samples"],
+    n_samples = url_widget(st.select_slider, "Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS["n_samples"],
                                  key="cost_n", **BOUND,
                                  help="Training rows of the measurement on this server (the shipped one: 2000).")
-    largest = st.select_slider("Largest d (measure here)", [64, 256, 1000], max(LIVE_SETTINGS["d_values"]),
+    largest = url_widget(st.select_slider, "Largest d (measure here)", [64, 256, 1000], max(LIVE_SETTINGS["d_values"]),
                                key="cost_max_d", **BOUND, help="Measure d = 4, 16, 64, ... up to this.")
     settings = dict(LIVE_SETTINGS, n_samples=int(n_samples),
                     d_values=tuple(d for d in LIVE_SETTINGS["d_values"] if d <= largest))
@@ -81,7 +82,7 @@ if done is not None and done.status == "failed":
     st.error(f"The measurement failed: {(done.error or 'unknown error').strip().splitlines()[-1]}", icon="⚠️")
 shown = "shipped"
 if live is not None:
-    shown = st.radio("Show", ["here", "shipped"], key="cost_show", horizontal=True, **BOUND,
+    shown = url_widget(st.radio, "Show", ["here", "shipped"], key="cost_show", horizontal=True, **BOUND,
                      format_func={"here": "measured on this server", "shipped": "the shipped measurement"}.get,
                      help="The measurement made here (sidebar button) or the one shipped with the app.")
 result = live if shown == "here" else reference

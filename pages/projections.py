@@ -23,7 +23,6 @@ The work runs in the page's background run (pages/_jobs.py), polled by one fragm
 import json
 import secrets
 
-import numpy as np
 import streamlit as st
 
 from engine import plotting

@@ -141,7 +141,7 @@ def convergence_time_takeaway(result) -> str:
     if len(secs) < 2:
         return ""
     order = sorted(secs.items(), key=lambda kv: kv[1])
-    (first, t1), (second, t2) = order[0], order[1]
+    (first, t1), (_, t2) = order[0], order[1]
     listing = ", ".join(f"{k} {_fmt_s(v)}" for k, v in order)
     if time_gap_is_noise(t1, t2):
         return (f"Seconds to {result.metric} {target:.3f}: {listing}. The first two differ by less than "

@@ -145,7 +145,7 @@ def test_home_lists_the_three_acts_with_their_links():
     for link, teacher in zip(links, TEACHER_LINKS):
         assert "hide=" in link.proto.query_string
         assert link_url(teacher) in [c.value for c in at.code]
-    assert link_url(TEACHER_LINKS[2]) == "/cost?hide=sidebar"
+    assert link_url(TEACHER_LINKS[2]) == "/cost?predict=true&hide=sidebar"   # questions first, no controls
 
 
 @pytest.mark.parametrize("link", TEACHER_LINKS, ids=lambda t: f"act{t['act']}")
