@@ -142,7 +142,10 @@ def test_a_teachers_link_hides_what_it_names_and_only_that(streamlit_server, bro
         sidebar = page.locator('section[data-testid="stSidebar"]')
         if "sidebar" in link["hide"]:
             expect(sidebar).to_be_hidden()
-            expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+            # predict=true: the question comes first, its chart after the answer (or Reveal)
+            expect(page.get_by_role("button", name="Reveal")).to_be_visible()
+            page.get_by_role("button", name="Reveal").click()
+            expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible(timeout=60_000)
         else:
             expect(sidebar).to_be_visible()
             for key in link["hide"]:

@@ -92,21 +92,18 @@ def test_forests_compression_preset(streamlit_server, browser_page, screenshot_d
     page.screenshot(path=str(screenshot_dir / "forests_compression.png"), full_page=True)
 
 
-def test_forests_delicious_preset_shows_its_estimate_then_runs_and_stops(streamlit_server, browser_page,
-                                                                         screenshot_dir):
-    """Thesis Figure 5.1 on the real delicious (issue 33): minutes of forests, so the estimate first."""
+def test_forests_delicious_preset_runs_on_its_click_and_stops(streamlit_server, browser_page, screenshot_dir):
+    """Thesis Figure 5.1 on the real delicious (issue 33): minutes of forests. The preset's link (go=1)
+    starts them on its click, as the server's start-up fill does; Stop keeps what is done."""
     page = browser_page
     page.goto(streamlit_server, wait_until="domcontentloaded")
     link = page.get_by_role("link", name="Forests on delicious: thesis Figure 5.1")
     expect(link).to_be_visible(timeout=120_000)          # the Home page under a loaded machine
     link.click()
     expect(page.get_by_role("heading", name="Forests")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("This run is estimated at", exact=False)).to_be_visible(timeout=60_000)
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0)      # nothing run, nothing drawn
-    page.screenshot(path=str(screenshot_dir / "forests_delicious_estimate.png"), full_page=True)
-    page.locator(".st-key-fx_run button").first.click()
     stop = page.locator(".st-key-fx_stop button").first                   # the page's Stop (not the header's)
-    expect(stop).to_be_enabled(timeout=60_000)                       # the run is on
+    expect(stop).to_be_enabled(timeout=60_000)                       # the run is on, no second click
+    page.screenshot(path=str(screenshot_dir / "forests_delicious_running.png"), full_page=True)
     stop.click()
     expect(page.get_by_text("Stopped after", exact=False)).to_be_visible(timeout=600_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)

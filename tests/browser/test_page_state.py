@@ -41,11 +41,20 @@ SETTINGS_JS = """() => {
 }"""
 
 
+# app.py's frame switches, on every page by design (a projector view stays on from page to page)
+APP_FRAME = {"projector", "predict"}
+
+
+def page_settings(page):
+    out = page.evaluate(SETTINGS_JS)
+    return out if out is None else {k: v for k, v in out.items() if k not in APP_FRAME}
+
+
 def settled_settings(page, prefix, timeout=60.0):
     """The sidebar's settings once three reads half a second apart agree (the page has drawn them)."""
     reads = []
     for _ in range(int(timeout / 0.5)):
-        reads = [*reads[-2:], page.evaluate(SETTINGS_JS)]
+        reads = [*reads[-2:], page_settings(page)]
         last = reads[-1]
         if len(reads) == 3 and last and reads[0] == reads[1] == last and any(k.startswith(prefix) for k in last):
             return last
