@@ -223,6 +223,10 @@ _TREE_PREDICT_UNIT = 1e-10
 # AUTO_HIST_MIN_SAMPLES training samples) and in the exact presorted search below
 _TREE_DENSE_WEIGHT = 0.18
 _TREE_EXACT_WEIGHT = 0.016
+# Known limit: on small dense sets the exact search's cost grows faster with the features than this
+# says (measured: 300 samples, 16 outputs, 100 trees on all features, 80 features 6.2 times 5 features'
+# 0.028 s; estimated 2.1 times). A weight that fits it overestimates Friedman1-ind and yeast beyond the
+# factor 4 the tests hold every estimate to, so it stays as calibrated over the eight data sets.
 
 
 def _features_drawn(max_features, p):

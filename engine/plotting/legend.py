@@ -35,7 +35,7 @@ METHODS = {
 # (pattern, meaning): the first that matches explains the entry; {0}, {1}... are its groups.
 FIXED = [
     (r"relabel-rpo, after (\d+) steps", "gbrt-relabel-rpo's test score with each q after all {0} steps"),
-    (r"relabel-rpo, within (\S+) s", "gbrt-relabel-rpo's best test score within the first {0} s of fitting, for "
+    (r"relabel-rpo, within (.+?) s", "gbrt-relabel-rpo's best test score within the first {0} s of fitting, for "
                                      "each q: the time budget, the shortest total fit time of all the models, so "
                                      "every q is compared at the same cost"),
     (r"relabel-rpo fit time", "seconds gbrt-relabel-rpo took to fit, for each q"),

@@ -26,7 +26,7 @@ PAGES = {"pages/home.py": "home_", "pages/data.py": "data_", "pages/convergence.
 # Session values shared on purpose: app.py's page list, the Data page's hand-off to the other pages.
 SHARED = {"app_registered_pages", "dataset_spec", "dataset_upload"}
 # app.py's frame widgets, on every page by design (a projector view stays on from page to page).
-APP_FRAME = {"projector", "predict", "predict_url"}   # predict_url: its URL bookkeeping (pages/_url.py)
+APP_FRAME = {"projector", "projector_url", "predict", "predict_url"}   # predict_url: its URL bookkeeping (pages/_url.py)
 KINDS = ("slider", "select_slider", "selectbox", "multiselect", "radio", "number_input", "text_input",
          "checkbox", "toggle")
 # The tour's moves (kind, key, value): each would show on a later page if a key were shared.
