@@ -165,7 +165,7 @@ def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
 def overlay_pinned(fig: go.Figure, pinned: go.Figure, label: str) -> go.Figure:
     """A copy of ``fig`` with every trace of ``pinned`` (the same chart drawn from a kept run) added
     behind it, dashed and faded, grouped in the legend under "pinned: ``label``" so a student
-    compares two runs on one chart. A trace keeps its subplot (its axes) and its colour; a stacked
+    compares two runs on one chart. A trace the current run keeps out of the legend stays out of it. A trace keeps its subplot (its axes) and its colour; a stacked
     area gets a stack of its own (and no fill), so the pinned run never stacks onto the current one."""
     if not isinstance(fig, go.Figure) or not isinstance(pinned, go.Figure):
         raise ValueError(f"fig and pinned must be plotly Figures, got {type(fig).__name__} and {type(pinned).__name__}")
@@ -176,8 +176,11 @@ def overlay_pinned(fig: go.Figure, pinned: go.Figure, label: str) -> go.Figure:
     kept = []
     for trace in pinned.data:
         t = trace.to_plotly_json()
-        t["name"] = f"pinned · {t.get('name') or t.get('type', 'trace')}"
-        t.update(legendgroup="pinned", legendgrouptitle={"text": title}, opacity=0.45, showlegend=True,
+        # An unnamed helper trace (a band, a fill) stays out of the legend, as in the current run.
+        named = bool(t.get("name"))
+        t["name"] = f"pinned · {t['name']}" if named else "pinned"
+        t.update(legendgroup="pinned", legendgrouptitle={"text": title}, opacity=0.45,
+                 showlegend=named and t.get("showlegend", True) is not False,
                  hoverlabel={"namelength": -1})
         if t.get("type", "scatter") in ("scatter", "scattergl"):
             t["line"] = {**(t.get("line") or {}), "dash": "dash"}
@@ -187,4 +190,21 @@ def overlay_pinned(fig: go.Figure, pinned: go.Figure, label: str) -> go.Figure:
     out.add_traces(kept)
     # behind the current run's traces: the pinned ones first
     out.data = out.data[len(fig.data):] + out.data[:len(fig.data)]
+    _room_for_pinned_legend(out, sum(bool(t["showlegend"]) for t in kept))
     return out
+
+
+_LEGEND_ROW_PX = 20
+
+
+def _room_for_pinned_legend(fig: go.Figure, n_rows: int) -> None:
+    """A legend under the plot (horizontal, y < 0) is anchored by its bottom, so the pinned group
+    (its title and a row per entry) would grow it upwards over the axis titles: anchor it by its
+    top instead and make the figure taller by the rows it gains."""
+    legend = fig.layout.legend
+    if legend.orientation != "h" or legend.y is None or legend.y >= 0:
+        return
+    extra = _LEGEND_ROW_PX * (n_rows + 1)
+    height = fig.layout.height or 450               # plotly's default height
+    bottom = fig.layout.margin.b if fig.layout.margin.b is not None else 80
+    fig.update_layout(legend_yanchor="top", height=height + extra, margin_b=bottom + extra)

@@ -49,9 +49,9 @@ FIXED = [
     (r"expected error", "the expected test error: bias² + variance + noise"),
     (r"bias²", "the squared error of the average model (over learning sets) against the Bayes model"),
     (r"variance", "how much the model changes from one learning set (and seed) to another"),
-    (r"learning-set variance", "the part of the variance due to drawing another learning set"),
-    (r"algorithm variance", "the part of the variance due to the algorithm's own randomness (projections, seeds)"),
-    (r"noise", "the error even the Bayes model makes (the outputs' own noise)"),
+    (r"learning-set variance(?: Var_L\(E_θ f\))?", "the part of the variance due to drawing another learning set"),
+    (r"algorithm variance(?: E_L Var_θ\(f\))?", "the part of the variance due to the algorithm's own randomness (projections, seeds)"),
+    (r"noise(?: σ²)?", "the error even the Bayes model makes (the outputs' own noise)"),
     (r"learning set (\d+)", "the model fitted on learning set {0}"),
     (r"one learning set each", "models fitted on different learning sets, one line each"),
     (r"mean over (?:all|\d+) sets", "the average of those models: what the bias is measured on"),
@@ -87,8 +87,9 @@ _NO_LEGEND_BY_DEFAULT = {"heatmap", "contour", "histogram2d", "histogram2dcontou
 
 
 def legend_entries(fig) -> list[str]:
-    """The names a figure shows in its legend, in order (one per legend group)."""
-    shown, groups = [], set()
+    """The names a figure shows in its legend, in order, each once (plotly lists every trace that
+    shows in the legend, also several of one legend group)."""
+    shown = []
     layout_legend = fig.layout.showlegend
     if layout_legend is False:
         return []
@@ -97,9 +98,7 @@ def legend_entries(fig) -> list[str]:
     if len(traces) == 1 and layout_legend is None and fig.data[0].type not in ("pie",):
         return []                        # plotly hides the legend of a single trace
     for t in traces:
-        group = t.legendgroup or t.name
-        if group not in groups:
-            groups.add(group)
+        if t.name not in shown:
             shown.append(t.name)
     return shown
 
@@ -167,8 +166,17 @@ def legend_caption(fig) -> str:
     if meta.get("legend_explained"):
         return ""
     own = dict(meta.get("legend", {}))
-    parts = []
-    for name in legend_entries(fig):
+    entries = legend_entries(fig)
+    parts, kept = [], {}
+    for name in entries:
+        # A kept run's copy of an entry the current run also shows ("pinned · gbmort") is said once per kept run.
+        m = re.fullmatch(r"(.+?) · (.+)", name)
+        if m and m.group(2) in entries and name not in own:
+            if m.group(1) not in kept:
+                kept[m.group(1)] = len(parts)
+                parts.append(f"**{m.group(1)} · …**: the kept run “{m.group(1)}” (dashed), the same entries as the "
+                             "current run")
+            continue
         meaning = own.get(name) or explain(name)
         parts.append(f"**{name}**: {meaning}" if meaning else f"**{name}**")
     return ("**Legend** · " + " · ".join(parts)) if parts else ""

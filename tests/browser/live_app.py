@@ -15,8 +15,11 @@ VIEWPORT = {"width": 1280, "height": 2200}  # tall: Streamlit scrolls inside its
 # --- reading charts in the browser ----------------------------------------------------------------
 
 _CHART_JS = """([index, summary, condition]) => {
+    // index: the chart's position on the page (negative: from the end), or a CSS selector of its
+    // container (Streamlit gives a keyed element the class st-key-<key>).
     const els = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
-    const el = els[index < 0 ? els.length + index : index];
+    const el = typeof index === 'string' ? document.querySelector(index + ' .js-plotly-plot')
+        : els[index < 0 ? els.length + index : index];
     if (!el || !el._fullData) return null;
     const value = (new Function('el', 'data', 'return (' + summary + ')(el, data);'))(el, el._fullData);
     const ok = (new Function('value', 'return (' + condition + ')(value);'))(value);
@@ -26,7 +29,8 @@ _CHART_JS = """([index, summary, condition]) => {
 
 def wait_for_chart(page, summary="(el, data) => data.map(t => t.name)", condition="v => v.length > 0", *,
                    index=0, timeout=30_000):
-    """Poll plotly.js until chart ``index`` holds what ``condition`` expects; return ``summary``.
+    """Poll plotly.js until chart ``index`` (a position, or a CSS selector such as ``".st-key-fx_chart"``)
+    holds what ``condition`` expects; return ``summary``.
 
     Streamlit sends a figure before plotly.js has drawn it, so a one-shot read just after the
     page went idle can see an empty or stale chart (a flaky CI failure). ``summary`` maps the

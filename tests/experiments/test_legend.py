@@ -33,7 +33,24 @@ def test_the_convergence_legends_are_explained_with_pinned_runs():
         assert unexplained(fig) == [], legend_entries(fig)
     live = plotting.live_convergence_figure(res, pinned=[("pin 1", res)])
     assert "pin 1 · gbmort" in legend_entries(live)
-    assert "the kept run “pin 1”: one multi-output tree per step" in legend_caption(live)
+    caption = legend_caption(live)
+    assert "**pin 1 · …**: the kept run “pin 1” (dashed), the same entries as the current run" in caption
+    assert caption.count("pin 1") == 2 and "**gbmort**: one multi-output tree per step" in caption
+
+
+def test_the_bias_variance_stack_and_a_pinned_copy_are_explained_once_each():
+    """Seen on the page: the stack's "noise σ²" and the two variance parts had no meaning, and of a
+    pinned run only its first entry was listed."""
+    from engine.experiments.bias_variance import run_bias_variance
+    res = run_bias_variance("gbmort", param_name="n_estimators", param_values=[2, 7], n_learning_sets=3, n_train=80,
+                            n_test=100, n_outputs=3, seed=0)
+    fig = plotting.bias_variance_stacked_figure({"gbmort": res})
+    names = legend_entries(fig)
+    assert len(names) == 5 and unexplained(fig) == [], names
+    pinned = plotting.overlay_pinned(fig, plotting.bias_variance_stacked_figure({"gbmort": res}), "seed = 3")
+    assert legend_entries(pinned) == [f"pinned · {n}" for n in names] + names
+    caption = legend_caption(pinned)
+    assert caption.count("the kept run") == 1 and all(f"**{n}**: " in caption for n in names)
 
 
 @pytest.mark.parametrize("name", list(BOOSTING_NAMES) + list(FOREST_NAMES) + [
