@@ -20,7 +20,7 @@ import streamlit as st
 
 from pages._url import url_widget
 
-from pages._render import install_hooks, projector_on
+from pages._render import projector_on
 HIDE_PARAM = "hide"
 HIDE_STATE = "teacher_hide"     # the list this session's teacher's link asked for (survives page changes)
 SIDEBAR = "sidebar"
@@ -83,8 +83,7 @@ def hide_css(names) -> str:
 
 
 def apply_classroom():
-    """Call in app.py on every run, before the page: the hooks, this session's CSS and the notes."""
-    install_hooks()
+    """Call in app.py on every run, before the page: this session's CSS and the notes."""
     names, refused = hidden_names()
     css = "\n".join(filter(None, [PROJECTOR_CSS if projector_on() else "", hide_css(names)]))
     if css:

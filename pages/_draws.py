@@ -20,6 +20,7 @@ from engine.formatting import fmt_number
 from engine.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.plotting.draws import FOREST_KINDS, draws_figure, forest_draws_figure
 from pages._challenges import challenge_banner
+from pages._render import show_chart
 
 DRAWS_KEY = "bv_draws"
 REDRAW_EVERY = 5
@@ -72,7 +73,7 @@ def draws_section(settings: dict, description: str):
             text.caption("No learning set drawn yet.")
             return
         figure = forest_draws_figure(running, running.shown) if forest else draws_figure(running)
-        chart.plotly_chart(figure, key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
+        show_chart(chart, figure, key=f"bv_draws_chart_{frame}", config={"displaylogo": False})
         text.markdown(_forest_sentence(running, settings["estimator"]) if forest else _sentence(running))
 
     if one:

@@ -14,6 +14,7 @@ from engine.experiments.time_to_accuracy import (RACE_DATASETS, run_time_to_accu
                                                  xgboost_missing_note)
 from pages._jobs import PageRun
 from pages._url import url_widget
+from pages._render import show_chart
 
 run = PageRun("proj_race")
 LEAVES = {"mean": "mean (the papers: mean gradient and line search)",
@@ -91,7 +92,7 @@ def race_section():
                        "the race with XGBoost's curve.", icon="🔁")
         elif done.settings != settings:
             st.caption("Showing the last race; its settings differ from the controls above.")
-        st.plotly_chart(plotting.time_to_accuracy_figure(res), key="proj_race_chart", config=CHART_CONFIG)
+        show_chart(st, plotting.time_to_accuracy_figure(res), key="proj_race_chart", config=CHART_CONFIG)
         best = "; ".join(f"{label}: best LRAP {score:.3f} at {seconds:.1f} s"
                          for label, (score, seconds) in res.best().items())
         st.caption(f"{best}. " + " ".join(res.notes))

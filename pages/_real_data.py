@@ -27,6 +27,7 @@ from engine.reports.real_data import (
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 from pages._jobs import PageRun, estimate_text, fmt_seconds
 from pages._url import url_widget
+from pages._render import show_chart, show_table
 
 run = PageRun("bench_rd")      # its own slot: the one-data-set mode keeps its run
 CACHE_VARIABLE = "RPO_REAL_DATA_CACHE"    # where finished cells go (tests give each their own)
@@ -112,7 +113,7 @@ def show_paper():
     st.markdown("**The paper's critical-difference diagrams** (average ranks of its eight methods, redrawn "
                 "from its Tables 10-12). Press **Run the study** to put ours beside them.")
     for task in ("multilabel", "regression"):
-        st.plotly_chart(paper_cd_figure(task), key=f"bench_rd_paper_cd_{task}", config=CHART_CONFIG)
+        show_chart(st, paper_cd_figure(task), key=f"bench_rd_paper_cd_{task}", config=CHART_CONFIG)
 
 
 def show_result(result):
@@ -124,13 +125,13 @@ def show_result(result):
         st.caption(" ".join(result.statistics_notes(task, methods)))
         n_datasets = result.statistics(task, methods)["n_datasets"]
         if n_datasets >= MIN_DATASETS:
-            st.plotly_chart(cd_figure(result, task, methods, label), key=f"bench_rd_cd_{task}_{shown}",
+            show_chart(st, cd_figure(result, task, methods, label), key=f"bench_rd_cd_{task}_{shown}",
                             config=CHART_CONFIG)
         else:
             st.info(f"{n_datasets} complete data set(s) of this kind: the critical-difference diagram needs at "
                     f"least {MIN_DATASETS} (add data sets, or wait for the run).", icon="ℹ️")
         left, right = st.columns([3, 2])
-        left.dataframe(result.ranks_frame(task, methods).round(2), key=f"bench_rd_ranks_{task}_{shown}",
+        show_table(left, result.ranks_frame(task, methods).round(2), key=f"bench_rd_ranks_{task}_{shown}",
                        hide_index=True)   # average ranks to two decimals (5.3125 -> 5.31)
         right.markdown("**What to look for**: methods joined by a thick bar are not significantly different "
                        "(Nemenyi, alpha = 0.05). The paper's columns: its average ranks over all its data "
@@ -142,13 +143,13 @@ def show_result(result):
                 st.caption(f"With {n_datasets} data set(s) the Wilcoxon test cannot go below p = "
                            f"{min(1.0, 2 / 2 ** n_datasets):.2g}: no pair can differ at 0.05 before 6 data sets, "
                            "so these p-values say nothing yet.")
-            st.dataframe(result.wilcoxon_frame(task, methods), key=f"bench_rd_wilcoxon_{task}")
+            show_table(st, result.wilcoxon_frame(task, methods), key=f"bench_rd_wilcoxon_{task}")
         shown += 1
     for task in ("multilabel", "regression"):
         table = per_dataset_frame(result, task)
         if not table.empty:
             st.markdown(f"**Per data set** ({TASK_TITLE[task]}): ours (rank) | the paper's")
-            st.dataframe(table, key=f"bench_rd_per_dataset_{task}", hide_index=True)
+            show_table(st, table, key=f"bench_rd_per_dataset_{task}", hide_index=True)
     base = f"real-data_{result.budget}_seed{result.settings['seed']}"
     d1, d2, d3 = st.columns(3)
     d1.download_button("Summary (CSV)", result.summary_frame().to_csv(index=False), f"{base}_summary.csv",

@@ -1,29 +1,24 @@
 """The one place every chart and data frame of the app is rendered: projector sizes, legend captions.
 
-Streamlit's ``plotly_chart`` and ``dataframe`` (the ``st.`` functions and the containers' methods)
-are wrapped once per server process (:func:`install_hooks`, called by app.py on every run), so no
-page has to change for what follows:
+Pages draw a chart with :func:`show_chart` and a data frame with :func:`show_table` (never with
+Streamlit's ``plotly_chart`` / ``dataframe`` directly; tests/app/test_render.py holds that), so:
 
-* **a caption under every chart with a legend**, saying what each entry means
+* **a caption under every chart with a legend** says what each entry means
   (:func:`engine.plotting.legend.legend_caption`; a figure whose page explains its legend itself
   sets ``layout.meta["legend_explained"]``);
-* with *this session's* projector switch on (``st.session_state["projector"]``, pages/_classroom.py):
-  every font of the figure 1.5 times larger (:func:`engine.plotting.common.projector_figure`: axes,
-  legends, annotations such as the One step page's tree labels, table cells), and a data frame
-  drawn as a plain table whose cells wrap (:func:`table_frame`) instead of a grid that scrolls and
-  cuts at the right edge (a data frame that selects rows stays a grid).
+* with *this session's* projector switch on (``st.session_state["projector"]``, pages/_classroom.py),
+  every font of the figure is 1.5 times larger (:func:`engine.plotting.common.projector_figure`:
+  axes, legends, annotations such as the One step page's tree labels, table cells), and a data
+  frame is drawn as a plain table whose cells wrap (:func:`table_frame`) instead of a grid that
+  scrolls and cuts at the right edge (a data frame that selects rows stays a grid).
 
-With the switch off, the wrapper calls Streamlit's own function with the same arguments.
+With the switch off, Streamlit's own function is called with the same arguments.
 """
 from __future__ import annotations
-
-import functools
-import types
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from engine.plotting.common import projector_figure
 from engine.plotting.legend import legend_caption
@@ -66,42 +61,25 @@ def table_frame(data, column_order=None, column_config=None) -> pd.DataFrame | N
     return frame.rename(columns=labels)
 
 
-def _chart_hook(original):
-    @functools.wraps(original)
-    def plotly_chart(self, figure_or_data, *args, **kwargs):
-        caption = legend_caption(figure_or_data) if isinstance(figure_or_data, go.Figure) else ""
-        if projector_on():
-            figure_or_data = projector_figure(figure_or_data)
-        if not caption:
-            return original(self, figure_or_data, *args, **kwargs)
-        box = self.container()        # chart and caption together (also in an st.empty placeholder)
-        shown = original(box, figure_or_data, *args, **kwargs)
-        box.caption(caption)
-        return shown
-    plotly_chart.projector_hook = True
-    return plotly_chart
+def show_chart(where, figure_or_data, *args, **kwargs):
+    """``where.plotly_chart(figure_or_data, ...)`` (``where``: ``st`` or a container) with the legend's
+    caption under it and, with the projector switch on, larger fonts."""
+    caption = legend_caption(figure_or_data) if isinstance(figure_or_data, go.Figure) else ""
+    if projector_on():
+        figure_or_data = projector_figure(figure_or_data)
+    if not caption:
+        return where.plotly_chart(figure_or_data, *args, **kwargs)
+    box = where.container()        # chart and caption together (also in an st.empty placeholder)
+    shown = box.plotly_chart(figure_or_data, *args, **kwargs)
+    box.caption(caption)
+    return shown
 
 
-def _table_hook(original):
-    @functools.wraps(original)
-    def dataframe(self, data=None, *args, **kwargs):
-        if projector_on() and not args and kwargs.get("on_select", "ignore") == "ignore":
-            frame = table_frame(data, kwargs.get("column_order"), kwargs.get("column_config"))
-            if frame is not None:
-                return self.table(frame, hide_index=kwargs.get("hide_index"))
-        return original(self, data, *args, **kwargs)
-    dataframe.projector_hook = True
-    return dataframe
-
-
-def install_hooks():
-    """Wrap ``plotly_chart`` and ``dataframe`` (the methods and the ``st.`` functions) once per process."""
-    for name, hook in (("plotly_chart", _chart_hook), ("dataframe", _table_hook)):
-        if getattr(getattr(DeltaGenerator, name), "projector_hook", False):
-            continue
-        setattr(DeltaGenerator, name, hook(getattr(DeltaGenerator, name)))
-        main = getattr(st, name).__self__          # st.plotly_chart is the main container's bound method
-        setattr(st, name, types.MethodType(getattr(DeltaGenerator, name), main))
-
-
-
+def show_table(where, data=None, *args, **kwargs):
+    """``where.dataframe(data, ...)``; with the projector switch on, a plain table whose cells wrap
+    (unless the frame selects rows, or is not a table :func:`table_frame` can draw the same)."""
+    if projector_on() and not args and kwargs.get("on_select", "ignore") == "ignore":
+        frame = table_frame(data, kwargs.get("column_order"), kwargs.get("column_config"))
+        if frame is not None:
+            return where.table(frame, hide_index=kwargs.get("hide_index"))
+    return where.dataframe(data, *args, **kwargs)

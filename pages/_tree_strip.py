@@ -11,6 +11,7 @@ from engine.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
 from pages._url import url_widget
+from pages._render import show_chart
 
 MARK_KEY = "conv_tree_mark"
 CONFIG = {"displaylogo": False, "displayModeBar": False}
@@ -59,7 +60,7 @@ def tree_strip(models: dict, feature_names=None):
         cols = st.columns(4)
         for col, (step, fig) in zip(cols, drawings[row:row + 4]):
             with col:
-                st.plotly_chart(fig, config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
+                show_chart(st, fig, config=CONFIG, key=f"conv_strip_{method}_{output}_{step}")
                 chosen = mark == (method, step)
                 st.button(f"{'✓ ' if chosen else ''}step {step}", key=f"conv_strip_mark_{step}",
                           on_click=_mark, args=(method, step), type="primary" if chosen else "secondary",

@@ -31,6 +31,7 @@ from pages._jobs import PageRun, estimate_text
 from pages._real_data import real_data_mode
 from pages._compare import reset_button
 from pages._url import url_widget
+from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
@@ -302,7 +303,7 @@ def show_paper_table():
         rows = [{"estimator": e, "paper mean": m, "paper std": s, "paper rank": r}
                 for e, (m, s, r) in PAPER_TABLE4[choice].items()]
         st.markdown(f"**The paper's Table 4 on {choice}** (macro-r2 on the test set, 5 repeats, full grid):")
-    st.dataframe(sorted(rows, key=lambda r: r["paper rank"]), key="bench_paper_table", hide_index=True)
+    show_table(st, sorted(rows, key=lambda r: r["paper rank"]), key="bench_paper_table", hide_index=True)
     cost_text = f"estimated {fmt_seconds(estimate['seconds'])}" if estimate is not None else "no estimate"
     st.caption(f"Press **Run quick benchmark** to put our numbers next to these ({cost_text}).")
 
@@ -322,7 +323,7 @@ def show_result(result, settings):
     left, right = st.columns([3, 1])
     shown = [c for c in ("rank", "estimator", "mean ± std", "half-macro-r2", "paper (Table 4)", "paper (Table 6)",
                          "repeats", "scores per repeat") if c in frame]
-    left.dataframe(
+    show_table(left,
         frame, key="bench_table", hide_index=True, column_order=shown,  # numbers stay in the CSV
         column_config={"mean": st.column_config.NumberColumn(format="%.4f"), "std": st.column_config.NumberColumn(format="%.4f"),
                        "paper mean": st.column_config.NumberColumn(format="%.3f"), "paper std": st.column_config.NumberColumn(format="%.3f")},
@@ -340,7 +341,7 @@ def show_result(result, settings):
         )  # fmt: skip
     scores_fig = plotting.benchmark_scores_figure(result, paper=paper, paper_label=paper_label)
     left, right = st.columns([3, 1])
-    left.plotly_chart(scores_fig, key="bench_scores", config=CHART_CONFIG)
+    show_chart(left, scores_fig, key="bench_scores", config=CHART_CONFIG)
     with right:
         st.markdown("**What to look for**")
         st.markdown(
@@ -350,7 +351,7 @@ def show_result(result, settings):
     pv_fig = plotting.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs)
     left, right = st.columns([3, 1])
     if result.n_repeats_done >= 2:
-        left.plotly_chart(pv_fig, key="bench_pvalues", config=CHART_CONFIG)
+        show_chart(left, pv_fig, key="bench_pvalues", config=CHART_CONFIG)
     else:
         left.info("The paired t-test needs at least 2 finished repeats.")
     with right:
@@ -366,7 +367,7 @@ def show_result(result, settings):
             "Selected on the validation set (the test set is never seen). Forests have fixed settings (paper "
             "defaults); defaults has the estimator's own."
         )
-        st.dataframe(ms.chosen_frame(result), key="bench_chosen", hide_index=True)
+        show_table(st, ms.chosen_frame(result), key="bench_chosen", hide_index=True)
     d1, d2, d3, d4 = st.columns(4)
     base = f"benchmark_{result.dataset}_{settings['budget']}_seed{result.seed}"
     d1.download_button("Table (CSV)", frame.to_csv(index=False), f"{base}.csv", "text/csv", on_click="ignore",

@@ -28,6 +28,7 @@ from pages._draws import draws_section
 from pages._jobs import PageRun, estimate_text, gate
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
+from pages._render import show_chart
 
 route_through_app(__file__)
 
@@ -288,7 +289,7 @@ pinned, pin_label = pin_controls("bv", results, done.settings)
 stacked = with_pinned(pbv.bias_variance_stacked_figure(results), pbv.bias_variance_stacked_figure, pinned, pin_label,
                       same_kind=pinned is not None and next(iter(pinned.values())).param_name == p)
 left, right = st.columns([3, 1])
-left.plotly_chart(stacked, key="bv_stacked", config=chart_config)
+show_chart(left, stacked, key="bv_stacked", config=chart_config)
 with right:
     st.markdown("**The decomposition**")
     st.latex(r"\begin{aligned}\mathrm{Err} &= \sigma^2 + \mathrm{bias}^2 \\ &+ \mathrm{Var}_L(E_\theta f) \\ &+ E_L \mathrm{Var}_\theta(f)\end{aligned}")
@@ -320,7 +321,7 @@ with right:
 # 2. the same numbers as lines
 lines = pbv.bias_variance_lines_figure(results)
 left, right = st.columns([3, 1])
-left.plotly_chart(lines, key="bv_lines", config=chart_config)
+show_chart(left, lines, key="bv_lines", config=chart_config)
 with right:
     st.markdown("**What to look for**")
     st.markdown(
@@ -346,7 +347,7 @@ slice_value = url_widget(st.select_slider,
 slice_index = options.index(slice_value)
 curves = pbv.slice_curves_panels_figure(results, index=slice_index)
 left, right = st.columns([3, 1])
-left.plotly_chart(curves, key="bv_curves", config=chart_config)
+show_chart(left, curves, key="bv_curves", config=chart_config)
 with right:
     st.markdown("**What to look for**")
     st.markdown(

@@ -32,6 +32,7 @@ from pages._predict import ask, wait_hidden
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 from pages._compare import reset_button
 from pages._url import url_widget
+from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
@@ -452,7 +453,7 @@ def live_panel():
             mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
         else:   # the class's picture: one figure per (partial) result for every session watching it
             fig = shared_figure(current_figure, result, X_AXES[x_axis], PATIENCE[patience])
-        st.plotly_chart(fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
+        show_chart(st, fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
         if result is not None and shown is not None and not same_model(shown, settings):
             st.warning(f"The solid curves were trained with other settings: **{describe(shown)}**. The sidebar has "
                        "changed since: press Start to train with the new ones.", icon="🔁")
@@ -477,7 +478,7 @@ def live_panel():
     st.markdown("**Results**: best test score, the step where it is reached, fitting seconds until then, "
                 "and the score at the last step. A best step far before the last one means overfitting. "
                 "Early stop: the step (and test score) where early stopping would have ended training.")
-    st.dataframe(table, hide_index=True, key=f"conv_table_{frame}", column_config={
+    show_table(st, table, hide_index=True, key=f"conv_table_{frame}", column_config={
         "estimator": st.column_config.TextColumn("method", width="medium"),   # never cut "gbrt-rpo-subsampled"
         "best_score": st.column_config.NumberColumn("best score", format="%.4f"),
         "best_step": st.column_config.NumberColumn("best step"),

@@ -17,6 +17,7 @@ from pages._compare import reset_button
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
 from pages._predict import ask
 from pages._url import url_widget
+from pages._render import show_chart
 
 route_through_app(__file__)
 
@@ -99,7 +100,7 @@ if not ask("cost", "flattest", result, choices=result.labels):   # Predict first
     st.stop()
 fig = shared_figure(plotting.cost_vs_outputs_figure, result)
 left, right = st.columns([3, 2])
-left.plotly_chart(fig, key="cost_chart", config=CHART_CONFIG)
+show_chart(left, fig, key="cost_chart", config=CHART_CONFIG)
 left.markdown("**Legend**\n\n" + legend_text(result))
 with right:
     st.markdown("**What to look for**")

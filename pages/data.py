@@ -24,6 +24,7 @@ from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
 from pages._url import url_widget
+from pages._render import show_chart
 
 route_through_app(__file__)
 
@@ -223,7 +224,7 @@ chart_config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", 
 
 corr_fig = plotting.data_correlation_figure(ds.Y, ds.target_names)
 left, right = st.columns([3, 1])
-left.plotly_chart(corr_fig, key="data_corr", config=chart_config)
+show_chart(left, corr_fig, key="data_corr", config=chart_config)
 mean_abs = corr_fig.layout.meta["mean_abs_corr"]
 with right:
     st.markdown("**What to look for**")
@@ -247,7 +248,7 @@ left, right = st.columns([3, 1])
 if ds.bayes is not None:
     outputs = plotting.default_bayes_outputs(spec["n_outputs"], spec["n_noisy_outputs"])
     fig = plotting.outputs_vs_bayes_figure(ds.Y, ds.bayes, ds.target_names, outputs, seed=int(spec["seed"]))
-    left.plotly_chart(fig, key="data_bayes", config=chart_config)
+    show_chart(left, fig, key="data_bayes", config=chart_config)
     sds = fig.layout.meta["noise_sd"]
     with right:
         st.markdown("**What to look for**")
@@ -261,7 +262,7 @@ if ds.bayes is not None:
             st.markdown("A noisy output has a constant best prediction: a vertical stripe.")
 else:
     fig = plotting.target_distribution_figure(ds.Y, ds.target_names, ds.task)
-    left.plotly_chart(fig, key="data_targets", config=chart_config)
+    show_chart(left, fig, key="data_targets", config=chart_config)
     with right:
         st.markdown("**What to look for**")
         if ds.task == "multilabel":

@@ -40,6 +40,7 @@ from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
+from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
@@ -398,7 +399,7 @@ def results_panel():
     fig = with_pinned(FIGURES[kind](result), FIGURES[kind], pinned, pin_label,
                       same_kind=type(pinned) is type(result) and getattr(pinned, "experiment", 0) == getattr(result, "experiment", 0))
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
+    show_chart(left, fig, key="fx_chart", config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}})
     with right:
         if compressed:
             s = result.summary_frame().iloc[0]
@@ -434,14 +435,14 @@ def results_panel():
                        help="The chart as a web page that opens offline (plotly.js embedded).")
     if not (variance_split or compressed) and result.dataset == "delicious" and result.records:   # issue 33
         with st.expander("The thesis's claims beside this run (chapter 5, delicious)"):
-            st.dataframe(claims_frame(claims_for(result)), hide_index=True)
+            show_table(st, claims_frame(claims_for(result)), hide_index=True)
     with st.expander("Table"):
         if variance_split:
             st.caption("One row per q, averaged over test points and outputs. Plain terms add up to `error`; "
                        "`*_corrected` terms are unbiased estimates (the plain learning-set variance of a mean of "
                        "finitely many models still holds part of their algorithm variance), comparable across "
                        "the tree and the two algorithms, and may come out slightly negative near 0.")
-        st.dataframe(result.to_frame() if variance_split else result.summary_frame(), hide_index=True)
+        show_table(st, result.to_frame() if variance_split else result.summary_frame(), hide_index=True)
 
 
 results_panel()

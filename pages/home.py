@@ -7,6 +7,7 @@ from engine.page_content.presets import PRESETS, TEACHER_LINKS, presets_for
 from pages._challenges import challenge_cards
 from pages._classroom import teacher_section
 from pages._deeplink import registered_pages, route_through_app
+from pages._render import show_chart
 
 route_through_app(__file__)
 
@@ -48,7 +49,7 @@ with st.expander("One boosting step of gbrt-rpo (square loss)", expanded=True):
 
 st.header("Three output structures")
 left, right = st.columns([3, 2])   # the explanation beside the picture
-left.plotly_chart(
+show_chart(left,
     plotting.output_correlation_figure(n_outputs=16),
     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
     key="home_structures",

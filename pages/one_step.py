@@ -22,6 +22,7 @@ from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
 from pages._url import url_widget
+from pages._render import show_chart
 
 route_through_app(__file__)
 
@@ -152,7 +153,7 @@ if not challenge_banner("pages/one_step.py", view):   # hidden behind its Predic
 
 if view.step == 0:
     st.info("Step 0: the model is the constant ρ₀ (the best constant per output). Press **Step** to grow the first tree.")
-    st.plotly_chart(figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
+    show_chart(st, figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
 else:
     tree_index = 0
     if method_name == "st-gbrt":
@@ -184,23 +185,23 @@ else:
                f"({feature_names[view.trees[0].feature[0]] if view.trees[0].feature[0] >= 0 else 'none'}), "
                "so the split shows as a change of colour between the top and bottom rows.")
     left, right = st.columns([3, 2])
-    left.plotly_chart(figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
-    right.plotly_chart(figs.targets_figure(view, tree_index), config=CHART_CONFIG, key="os_targets")
+    show_chart(left, figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
+    show_chart(right, figs.targets_figure(view, tree_index), config=CHART_CONFIG, key="os_targets")
     if view.projection is not None:
-        st.plotly_chart(figs.projection_figure(view), config=CHART_CONFIG, key="os_projection")
+        show_chart(st, figs.projection_figure(view), config=CHART_CONFIG, key="os_projection")
 
     st.subheader("2 · The tree")
     st.caption("Read from the fitted model's tree store. Each split: feature ≤ threshold, its gain (the decrease "
                "of the squared error of the split targets) and the best split on another feature that was rejected. "
                "Each leaf: its training samples and its stored value.")
-    st.plotly_chart(tree_figure(tree, feature_names=feature_names), config=CHART_CONFIG, key="os_tree")
-    st.plotly_chart(figs.leaf_values_figure(view, tree_index), config=CHART_CONFIG, key="os_leaf_values")
+    show_chart(st, tree_figure(tree, feature_names=feature_names), config=CHART_CONFIG, key="os_tree")
+    show_chart(st, figs.leaf_values_figure(view, tree_index), config=CHART_CONFIG, key="os_leaf_values")
 
     st.subheader("3 · Weights ρ and the update")
     left, right = st.columns(2)
-    left.plotly_chart(figs.rho_figure(view), config=CHART_CONFIG, key="os_rho")
-    right.plotly_chart(figs.score_change_figure(view), config=CHART_CONFIG, key="os_scores")
-    st.plotly_chart(figs.update_figure(view), config=CHART_CONFIG, key="os_update")
+    show_chart(left, figs.rho_figure(view), config=CHART_CONFIG, key="os_rho")
+    show_chart(right, figs.score_change_figure(view), config=CHART_CONFIG, key="os_scores")
+    show_chart(st, figs.update_figure(view), config=CHART_CONFIG, key="os_update")
 
 
 def _ticker():

@@ -43,6 +43,7 @@ from pages._jobs import PageRun, estimate_text, gate
 from pages._race import leaf_widget, race_section
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
+from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
@@ -277,7 +278,7 @@ if hasattr(res, "q_values"):
     figures["score_time_vs_q"] = fig = with_pinned(plotting.projection_size_figure(res), plotting.projection_size_figure,
                                                    pinned, pin_label, same_kind=hasattr(pinned, "q_values"))
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="proj_size", config=chart_config)
+    show_chart(left, fig, key="proj_size", config=chart_config)
     with right:
         st.markdown("**What to look for**")
         st.markdown("Left: the test score for each q, with gbmort (dashed) as the q → ∞ limit and the constant "
@@ -290,7 +291,7 @@ if hasattr(res, "q_values"):
                        "needs many outputs (try delicious, corel5k, cal500 or bibtex).")
     figures["score_vs_fit_time"] = fig = plotting.projection_size_curves_figure(res)
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="proj_curves", config=chart_config)
+    show_chart(left, fig, key="proj_curves", config=chart_config)
     with right:
         st.markdown("**What to look for**")
         st.markdown("Each curve is one model's test score as it trains, against its fitting time (Figure 5). The "
@@ -299,7 +300,7 @@ else:
     figures["schemes"] = fig = with_pinned(plotting.schemes_figure(res), plotting.schemes_figure, pinned, pin_label,
                                            same_kind=not hasattr(pinned, "q_values"))
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="proj_schemes_chart", config=chart_config)
+    show_chart(left, fig, key="proj_schemes_chart", config=chart_config)
     summary = res.summary_frame()
     with right:
         st.markdown("**What to look for**")
@@ -309,7 +310,7 @@ else:
     figures["schemes_vs_fit_time"] = fig = plotting.schemes_figure(
         res, x="fit_time", title=f"{res.dataset}: test {res.metric} against fit time, per projection scheme")
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="proj_schemes_time", config=chart_config)
+    show_chart(left, fig, key="proj_schemes_time", config=chart_config)
     with right:
         st.markdown("**What to look for**")
         st.markdown("The same curves against fit time: a curve further left reached its score in less time.")
@@ -320,7 +321,7 @@ else:
 
 if res.dataset == "delicious":   # issue 33: the paper's delicious figures, its claims held to this run
     with st.expander("The paper's claims beside this run (Figures 3, 5, 6 on delicious)"):
-        st.dataframe(claims_frame(claims_for(res)), hide_index=True)
+        show_table(st, claims_frame(claims_for(res)), hide_index=True)
 
 st.subheader("Export")
 c = st.columns(2 + len(figures))

@@ -9,14 +9,12 @@ printed at the end of the run.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from browser.live_app import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, VIEWPORT, free_port, wait_healthy
+from browser.live_app import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_app
 
 
 SCREENSHOT_DIR_KEY = pytest.StashKey[Path]()
@@ -34,67 +32,28 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 @pytest.fixture(scope="session")
 def streamlit_server(tmp_path_factory):
     """Base URL of `streamlit run app.py` on a free port of 127.0.0.1, for the whole session."""
-    port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
     # The real-data study keeps finished cells on disk; a fresh folder per session, so the
     # browser test computes them with this build instead of reading an earlier run's.
     cells = tmp_path_factory.mktemp("real-data-cells")
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(
-            # no start-up fill and an empty run cache (engine/serving/warm_cache.py): every run computes here
-            cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(cells),
-                                                                          "RPO_WARM": "0", "RPO_RUN_CACHE": str(cells / "runs")}
-        )
-        try:
-            try:
-                seconds = wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-            except (RuntimeError, TimeoutError) as exc:
-                raise RuntimeError(f"{exc}\n--- streamlit log ---\n{log.read_text()[-3000:]}") from exc
+    # no start-up fill and an empty run cache (engine/serving/warm_cache.py): every run computes here
+    env = {"RPO_REAL_DATA_CACHE": str(cells), "RPO_WARM": "0", "RPO_RUN_CACHE": str(cells / "runs")}
+    try:
+        with streamlit_app(log, env) as (base, _, seconds):
             print(f"\n[timing] streamlit healthy after {seconds:.2f}s")
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            yield base
+    except (RuntimeError, TimeoutError) as exc:
+        raise RuntimeError(f"{exc}\n--- streamlit log ---\n{log.read_text()[-3000:]}") from exc
 
 
 @pytest.fixture
 def fresh_server(tmp_path):
     """Base URL of a server of the test's own, started for it: its first request is the test's (a
     fresh server, as a teacher starts it before a class). Stopped after the test."""
-    port = free_port()
-    log = tmp_path / "streamlit.log"
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
-                                # no start-up fill, an empty run cache of its own: a fresh server computes
-                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_REAL_DATA_CACHE": str(tmp_path / "cells"),
-                                     "RPO_WARM": "0", "RPO_RUN_CACHE": str(tmp_path / "runs")})
-        try:
-            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    # no start-up fill, an empty run cache of its own: a fresh server computes
+    env = {"RPO_REAL_DATA_CACHE": str(tmp_path / "cells"), "RPO_WARM": "0", "RPO_RUN_CACHE": str(tmp_path / "runs")}
+    with streamlit_app(tmp_path / "streamlit.log", env) as (base, _, _):
+        yield base
 
 
 # --- browser ----------------------------------------------------------------------------------

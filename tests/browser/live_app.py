@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 # One Chromium set-up and one way to start a server, shared with the class load tool (tests/load/classroom.py).
-from load.classroom_tools import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy  # noqa: F401
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-APP_PATH = REPO_ROOT / "app.py"
+from load.classroom_tools import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, streamlit_app  # noqa: F401
 VIEWPORT = {"width": 1280, "height": 2200}  # tall: Streamlit scrolls inside its own container
 
 

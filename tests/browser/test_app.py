@@ -3,7 +3,6 @@
 Run `sh tests/install_browser.sh` first; these tests fail when chromium is missing.
 """
 
-import os
 from urllib.parse import urlparse
 
 import pytest
@@ -63,40 +62,10 @@ def test_home_renders_offline(streamlit_server, browser_page, request_log, scree
 MALFORMED_CSV = b"a,b,t\n1,2,3\n4,5\n6,7,8\n"
 
 
-@pytest.fixture
-def fresh_server(tmp_path):
-    """A server of its own: the deep link below must be the *first* request it ever serves.
-
-    A fresh Streamlit server stays in its legacy pages/ mode until some run calls
-    st.navigation, so a first request for /data would run pages/data.py without app.py.
-    """
-    import subprocess
-    import sys
-
-    from browser.live_app import REPO_ROOT, free_port, wait_healthy
-
-    port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with open(tmp_path / "streamlit.log", "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
-                                env={**os.environ, "RPO_WARM": "0", "RPO_RUN_CACHE": str(tmp_path / "runs")})
-        try:
-            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
 def test_data_page_deep_link_and_bad_upload(fresh_server, browser_page, request_log, screenshot_dir):
+    # A server of its own (conftest's fresh_server): the deep link below must be the *first* request it
+    # ever serves. A fresh Streamlit server stays in its legacy pages/ mode until some run calls
+    # st.navigation, so a first request for /data would run pages/data.py without app.py.
     page = browser_page
     page.goto(f"{fresh_server}/data?data_problem=group&data_seed=7&data_n_outputs=5&data_noisy_outputs=2", wait_until="domcontentloaded")
     # first run of a fresh server: imports and the rerun out of the legacy mode take ~5-9 s

@@ -15,16 +15,13 @@ what these pages cost.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 
 import psutil
 import pytest
 from playwright.sync_api import expect
 
-from browser.live_app import REPO_ROOT, VIEWPORT, free_port, wait_healthy
+from browser.live_app import VIEWPORT, streamlit_app
 
 pytestmark = pytest.mark.browser
 
@@ -40,26 +37,10 @@ OVER_LIMIT = LONG_RUN.replace("fx_trees=50", "fx_trees=100&fx_repeats=5&fx_singl
 @pytest.fixture(scope="module")
 def fresh_server(tmp_path_factory):
     """(base URL, psutil.Process) of a server started for this module alone."""
-    port = free_port()
     folder = tmp_path_factory.mktemp("gate-server")
     log = folder / "streamlit.log"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1", "RPO_WARM": "0",
-                                     "RPO_RUN_CACHE": str(folder / "runs")})
-        try:
-            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-            yield f"http://127.0.0.1:{port}", psutil.Process(proc.pid)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with streamlit_app(log, {"RPO_WARM": "0", "RPO_RUN_CACHE": str(folder / "runs")}) as (base, proc, _):
+        yield base, psutil.Process(proc.pid)
     print(log.read_text()[-3000:])
 
 
@@ -181,7 +162,6 @@ def test_closing_the_tab_ends_the_run_within_a_second(fresh_server, browser):
     start_long_run(page, base)
     worker = run_worker(server)
     context.close()                              # the tab (and its session) goes
-    closed = time.perf_counter()
     waited = gone_within(worker, STOP_BOUND)
     print(f"[timing] the run's worker ended {waited:.2f} s after the tab closed")
     rate = server_rate(server, 1.0)

@@ -10,16 +10,13 @@ session and must draw its chart with its run served from the cache (the server's
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 from playwright.sync_api import expect
 
-from browser.live_app import REPO_ROOT, VIEWPORT, free_port, wait_healthy, wait_for_chart
+from browser.live_app import VIEWPORT, streamlit_app, wait_for_chart
 from engine.bench.first_views import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
@@ -31,23 +28,10 @@ def filled_server(tmp_path_factory):
     """(base URL, log path) of a fresh server whose start-up fill has finished."""
     folder = tmp_path_factory.mktemp("first-views")
     log = folder / "streamlit.log"
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "RPO_WARM": "1", "RPO_WARM_ONLY": "default view",
-           "RPO_RUN_CACHE": str(folder / "runs"), "RPO_REAL_DATA_CACHE": str(folder / "cells")}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
-        try:
-            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-            yield f"http://127.0.0.1:{port}", log
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    env = {"RPO_WARM": "1", "RPO_WARM_ONLY": "default view", "RPO_RUN_CACHE": str(folder / "runs"),
+           "RPO_REAL_DATA_CACHE": str(folder / "cells")}
+    with streamlit_app(log, env) as (base, _, _):
+        yield base, log
 
 
 def wait_for_log(log, pattern, timeout, start=0):

@@ -71,7 +71,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -85,8 +84,8 @@ for _path in (str(REPO_ROOT), str(REPO_ROOT / "tests")):     # run as a script: 
 
 from engine.serving.memory import resident_mb  # noqa: E402
 from load.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor, Ready, cpu_seconds,  # noqa: E402
-                                  free_port, load_missed, load_text, low_priority_browser, print_failures,
-                                  result_text, server_times, student, wait_healthy)
+                                  load_missed, load_text, low_priority_browser, print_failures, result_text,
+                                  server_times, streamlit_app, student)
 
 # Figure 1c's preset (Home: ind, stumps, learning rate 0.1, 10 000 steps) with the paper's 4000 test
 # samples and five methods: about 20-30 s alone on 2 cores, estimated above the page's 15 s, so it waits
@@ -121,25 +120,17 @@ def report(name: str, times: list[float | None], server: list[float], run_second
 async def main_async(args) -> int:
     from playwright.async_api import async_playwright
 
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     # no start-up fill and a run cache of its own: the class load is measured on runs computed here
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "RPO_WARM": "0",
-           "RPO_RUN_CACHE": tempfile.mkdtemp(prefix="rpo-classroom-runs-")}
+    env = {"RPO_WARM": "0", "RPO_RUN_CACHE": tempfile.mkdtemp(prefix="rpo-classroom-runs-")}
     if args.max_jobs:
         env["RPO_MAX_JOBS"] = str(args.max_jobs)
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    log = open(args.log, "w")
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     missed = []
-    folder = tempfile.TemporaryDirectory(prefix="classroom-")
     print(f"browsers: {'at the server priority (sharing its cores)' if args.browsers_share_cpu else f'nice {BROWSER_NICE}'}"
           f"; server log: {args.log}", flush=True)
-    try:
-        wait_healthy(base + "/_stcore/health", proc)
+    with open(args.log, "w") as log, tempfile.TemporaryDirectory(prefix="classroom-") as folder, \
+            streamlit_app(log, env) as (base, proc, _):
         async with async_playwright() as p:
-            exe = CHROMIUM if args.browsers_share_cpu else low_priority_browser(folder.name)
+            exe = CHROMIUM if args.browsers_share_cpu else low_priority_browser(folder)
             browser = await p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
             # warm-up: one visit loads the modules (not measured), then the server is idle
             await scenario(browser, base, [WARM_UP], 0, click=False)
@@ -193,21 +184,13 @@ async def main_async(args) -> int:
             if "close" in args.scenarios:
                 # at the server's priority: starved nice-19 browsers deliver a close after the run ended
                 peer = browser if args.browsers_share_cpu else await p.chromium.launch(
-                    executable_path=low_priority_browser(folder.name, nice=0), args=CHROMIUM_ARGS)
+                    executable_path=low_priority_browser(folder, nice=0), args=CHROMIUM_ARGS)
                 missed += await visits.close_tabs(peer, server, args.preset, args.tour_sessions, seed=6000)
                 if peer is not browser:
                     await peer.close()
             if "reloads" in args.scenarios:
                 missed += await visits.reloads(browser, server, args.preset, n=30, seed=7000)
             await browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        folder.cleanup()
     print("targets missed: " + "; ".join(missed) if missed else "targets met", flush=True)
     return 1 if missed else 0
 

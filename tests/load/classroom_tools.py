@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import os
 import re
@@ -19,13 +20,17 @@ import shutil
 import socket
 import statistics
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
 
+from pathlib import Path
+
 from engine.serving import runstore as rs
 from engine.serving.memory import resident_mb
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Flags verified on this kind of machine (STREAMLIT.md section 3b), shared with tests/browser: no
 # sandbox as root, no GPU, and nothing that phones home (component updates, sync, networking, QUIC).
@@ -191,6 +196,36 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_app(log, env: dict | None = None, timeout: float = 60.0):
+    """Run ``streamlit run app.py`` headless on a free port of 127.0.0.1 until the block ends.
+
+    ``log``: a path or an open file for the server's output (None: discarded); ``env``: variables
+    added to the environment (the tests turn the start-up fill off and give the server a run cache
+    of its own). Yields (base URL, process, seconds until healthy); the server is stopped after the
+    block, killed if it does not stop within 10 s."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    with contextlib.ExitStack() as stack:
+        out = (subprocess.DEVNULL if log is None else log if hasattr(log, "write")
+               else stack.enter_context(open(log, "w")))
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+        try:
+            base = f"http://127.0.0.1:{port}"
+            seconds = wait_healthy(base + "/_stcore/health", proc, timeout=timeout)
+            yield base, proc, seconds
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> float:
