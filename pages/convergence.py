@@ -377,10 +377,10 @@ def checked_result():
 
 
 checked = checked_result()
-show_chart = challenge_banner("pages/convergence.py", checked, pending=running or checked is not None)   # ?challenge=...
-if show_chart and "challenge" not in st.query_params and settings["problem"] in FIGURE1_PANELS:   # Figure 1 presets
-    show_chart = ask("conv", "first", checked, choices=[*settings["variants"], NONE_REACHES],
-                     pending=running or checked is not None)
+chart_allowed = challenge_banner("pages/convergence.py", checked, pending=running or checked is not None)   # ?challenge=...
+if chart_allowed and "challenge" not in st.query_params and settings["problem"] in FIGURE1_PANELS:   # Figure 1 presets
+    chart_allowed = ask("conv", "first", checked, choices=[*settings["variants"], NONE_REACHES],
+                        pending=running or checked is not None)
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
@@ -515,7 +515,7 @@ def trees_of_the_run():
         tree_strip(done.extra.get("models") or done.extra.get("first_trees"))
 
 
-if show_chart:
+if chart_allowed:
     live_panel()
     trees_of_the_run()
 else:

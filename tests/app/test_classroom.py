@@ -105,9 +105,8 @@ def test_projector_view_enlarges_every_chart_font_by_the_same_factor():
 def test_projector_view_draws_data_frames_as_wrapping_tables():
     def script():
         import streamlit as st
-        from pages._classroom import apply_classroom
-        apply_classroom()
-        st.dataframe({"estimator": ["gbrt-relabel-rpo-gaussian"], "best_score": [0.912345]}, hide_index=True,
+        from pages._render import show_table
+        show_table(st, {"estimator": ["gbrt-relabel-rpo-gaussian"], "best_score": [0.912345]}, hide_index=True,
                      key="t", column_config={"best_score": st.column_config.NumberColumn("best score", format="%.3f")})
     at = AppTest.from_function(script).run()
     assert len(at.dataframe) == 1 and len(at.table) == 0
@@ -173,14 +172,13 @@ def test_every_chart_with_a_legend_gets_its_caption_also_in_a_placeholder():
     def script():
         import plotly.graph_objects as go
         import streamlit as st
-        from pages._classroom import apply_classroom
-        apply_classroom()
+        from pages._render import show_chart
         fig = go.Figure([go.Scatter(x=[1, 2], y=[1, 2], name="gbmort"),
                          go.Scatter(x=[1, 2], y=[2, 1], name="relabel-rpo, within 0.0723 s")])
         left, _ = st.columns(2)
-        left.plotly_chart(fig, key="a")
-        st.empty().plotly_chart(fig, key="b")
-        st.plotly_chart(go.Figure([go.Scatter(x=[1], y=[1], name="alone")]), key="c")   # no legend: no caption
+        show_chart(left, fig, key="a")
+        show_chart(st.empty(), fig, key="b")
+        show_chart(st, go.Figure([go.Scatter(x=[1], y=[1], name="alone")]), key="c")   # no legend: no caption
     at = AppTest.from_function(script).run()
     assert not at.exception
     assert [c.key for c in at.get("plotly_chart")] == ["a", "b", "c"]
