@@ -59,12 +59,17 @@ def reset(page, prefix, label="Reset"):
     page.wait_for_function(f"() => !window.location.search.includes('{prefix}_')", timeout=30_000)
 
 
+def keyed(key):
+    """The element Streamlit drew with ``key``, not the stale copy it keeps on screen during a rerun."""
+    return f'.st-key-{key}:not([data-stale="true"])'
+
+
 # (page, link parameters with seed 3, the chart's container, its heading)
 PINNED_PAGES = [
     ("bias_variance", "bv_n_sets=3&bv_values=1,10,30&bv_compare_leaves=none&bv_seed=3", 0, "Bias–variance"),
-    ("forests", "fx_exp=size&fx_data=emotions&fx_q=1,3&fx_trees=3&fx_seed=3", ".st-key-fx_chart", "Forests"),
+    ("forests", "fx_exp=size&fx_data=emotions&fx_q=1,3&fx_trees=3&fx_seed=3", keyed("fx_chart"), "Forests"),
     ("projections", "proj_experiment=size&proj_dataset=friedman1-group&proj_n_steps=20&proj_q_values=1,2"
-                    "&proj_n_test=500&proj_seed=3", ".st-key-proj_size", "Projections"),
+                    "&proj_n_test=500&proj_seed=3", keyed("proj_size"), "Projections"),
 ]
 
 
