@@ -165,8 +165,9 @@ def projector_figure(fig, scale: float = PROJECTOR_SCALE) -> go.Figure:
 def overlay_pinned(fig: go.Figure, pinned: go.Figure, label: str) -> go.Figure:
     """A copy of ``fig`` with every trace of ``pinned`` (the same chart drawn from a kept run) added
     behind it, dashed and faded, grouped in the legend under "pinned: ``label``" so a student
-    compares two runs on one chart. A trace the current run keeps out of the legend stays out of it. A trace keeps its subplot (its axes) and its colour; a stacked
-    area gets a stack of its own (and no fill), so the pinned run never stacks onto the current one."""
+    compares two runs on one chart. A trace keeps its subplot (its axes), its colour and its place
+    in or out of the legend; a stacked area gets a stack of its own (and no fill), so the pinned run
+    never stacks onto the current one."""
     if not isinstance(fig, go.Figure) or not isinstance(pinned, go.Figure):
         raise ValueError(f"fig and pinned must be plotly Figures, got {type(fig).__name__} and {type(pinned).__name__}")
     if not isinstance(label, str) or not label.strip():

@@ -167,13 +167,13 @@ def legend_caption(fig) -> str:
         return ""
     own = dict(meta.get("legend", {}))
     entries = legend_entries(fig)
-    parts, kept = [], {}
+    parts, kept = [], set()
     for name in entries:
         # A kept run's copy of an entry the current run also shows ("pinned · gbmort") is said once per kept run.
         m = re.fullmatch(r"(.+?) · (.+)", name)
         if m and m.group(2) in entries and name not in own:
             if m.group(1) not in kept:
-                kept[m.group(1)] = len(parts)
+                kept.add(m.group(1))
                 parts.append(f"**{m.group(1)} · …**: the kept run “{m.group(1)}” (dashed), the same entries as the "
                              "current run")
             continue
