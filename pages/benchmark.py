@@ -323,8 +323,8 @@ def show_result(result, settings):
     left, right = st.columns([3, 1])
     shown = [c for c in ("rank", "estimator", "mean ± std", "half-macro-r2", "paper (Table 4)", "paper (Table 6)",
                          "repeats", "scores per repeat") if c in frame]
-    show_table(left,
-        frame, key="bench_table", hide_index=True, column_order=shown,  # numbers stay in the CSV
+    show_table(
+        left, frame, key="bench_table", hide_index=True, column_order=shown,  # numbers stay in the CSV
         column_config={"mean": st.column_config.NumberColumn(format="%.4f"), "std": st.column_config.NumberColumn(format="%.4f"),
                        "paper mean": st.column_config.NumberColumn(format="%.3f"), "paper std": st.column_config.NumberColumn(format="%.3f")},
     )  # fmt: skip

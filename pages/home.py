@@ -49,8 +49,8 @@ with st.expander("One boosting step of gbrt-rpo (square loss)", expanded=True):
 
 st.header("Three output structures")
 left, right = st.columns([3, 2])   # the explanation beside the picture
-show_chart(left,
-    plotting.output_correlation_figure(n_outputs=16),
+show_chart(
+    left, plotting.output_correlation_figure(n_outputs=16),
     config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}},
     key="home_structures",
 )
