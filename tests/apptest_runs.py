@@ -4,6 +4,11 @@ Fragments never tick in AppTest, so a test "polls" a run by calling ``at.run()``
 page's job has finished (the page harvests it into ``finished`` on its next run).
 """
 import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def page_run(at, name):
@@ -34,3 +39,15 @@ def poll(at, name, timeout=60.0):
         time.sleep(0.2)
         at.run()
     raise AssertionError(f"the {name} page's run is still running after {timeout}s")
+
+
+def open_from_app(page, query=None, timeout=60):
+    """An AppTest of app.py run once with the URL ``query`` (as a link opens it), then switched to
+    ``page``; fails on an exception in either run."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at

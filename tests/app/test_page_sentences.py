@@ -9,21 +9,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, poll
-from engine.formatting import fmt_number
+from apptest_runs import finished, open_from_app, poll
 from engine.page_models import dataspec
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
-
-def open_page(page, query=None, timeout=60):
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def texts(at):
@@ -48,14 +37,14 @@ def test_convergence_on_an_uploaded_csv_captions_its_own_rows():
     caption = next(c.value for c in at.caption if c.value.startswith("Data:"))
     assert "mine (uploaded CSV" in caption and "friedman1" not in caption and "1000 test samples" not in caption
     assert "20 training / 20 test samples (random 50/50 train/test split (seed 0))" in caption
-    friedman = open_page("pages/convergence.py", {"conv_problem": "chain", "conv_n_test": "500", "conv_n_steps": "20"})
+    friedman = open_from_app("pages/convergence.py", {"conv_problem": "chain", "conv_n_test": "500", "conv_n_steps": "20"})
     caption = next(c.value for c in friedman.caption if c.value.startswith("Data:"))
     assert "friedman1-chain, 300 training samples" in caption and "; 500 test samples" in caption
 
 
 def test_the_pin_label_gives_the_steps_the_run_holds():
     """A run started at 20 steps and stepped twice holds 40 steps: its pin says 40, as the table does."""
-    at = open_page("pages/convergence.py", {"conv_problem": "group", "conv_variants": ["gbmort"], "conv_n_steps": "20",
+    at = open_from_app("pages/convergence.py", {"conv_problem": "group", "conv_variants": ["gbmort"], "conv_n_steps": "20",
                                             "conv_n_test": "200"})
     poll(at, "conv", 60)
     for _ in range(2):
@@ -73,7 +62,7 @@ def test_the_pin_label_gives_the_steps_the_run_holds():
 
 def test_the_projections_schemes_view_says_how_it_timed_once():
     """The schemes view printed its fit-time paragraph twice (once among the run's notes)."""
-    at = open_page("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "friedman1-chain", "proj_n_steps": "20",
+    at = open_from_app("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "friedman1-chain", "proj_n_steps": "20",
                                             "proj_n_test": "500"}, timeout=120)
     poll(at, "proj", 300)
     assert not at.exception and finished(at, "proj").status == "done"
@@ -88,7 +77,7 @@ def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monk
     import plotly.io as pio
 
     monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
-    at = open_page("pages/benchmark.py", {"bench_mode": "real-data study"})
+    at = open_from_app("pages/benchmark.py", {"bench_mode": "real-data study"})
     chosen = at.multiselect(key="bench_rd_datasets").value
     from engine.datasets import list_datasets
     tasks = {d["name"]: d["task"] for d in list_datasets()}
@@ -113,7 +102,7 @@ def test_a_figure_1_preset_opens_a_page_that_names_the_same_panel():
     for preset in (p for p in PRESETS if p["page"] == "pages/convergence.py"):
         problem = preset["query_params"]["conv_problem"]
         assert preset["label"].startswith(FIGURE1_PANELS[problem] + ":")
-        at = open_page("pages/convergence.py", {**preset["query_params"], "conv_n_steps": "20", "go": "0"})
+        at = open_from_app("pages/convergence.py", {**preset["query_params"], "conv_n_steps": "20", "go": "0"})
         said = " ".join(m.value for m in at.markdown)
         panels = {p for p in FIGURE1_PANELS.values() if p in said}
         assert panels == {FIGURE1_PANELS[problem]}, (problem, panels)

@@ -6,23 +6,13 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, poll
+from apptest_runs import finished, open_from_app, poll
 
 from engine.experiments.cost_vs_outputs import load_shipped
 from engine.page_content.predictions import first_to_reach, flattest_cost
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "50", "conv_n_test": "200"}
-
-
-def open_page(page, query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def question(at, key):
@@ -40,7 +30,7 @@ def conv_charts(at):
 
 
 def test_a_prediction_made_before_the_run_is_compared_with_its_result():
-    at = open_page("pages/convergence.py", {**SMALL, "predict": "true"})   # the small default run starts by itself
+    at = open_from_app("pages/convergence.py", {**SMALL, "predict": "true"})   # the small default run starts by itself
     q = question(at, "conv_predict_first")
     assert q.value is None and q.options == ["st-gbrt", "gbmort", "none of them"]
     assert not conv_charts(at) and any(b.label == "Reveal" for b in at.button)   # hidden until answered
@@ -57,23 +47,23 @@ def test_a_prediction_made_before_the_run_is_compared_with_its_result():
 
 
 def test_reveal_shows_the_chart_without_an_answer_and_the_switch_off_draws_it_at_once():
-    at = open_page("pages/cost.py", {"predict": "true"})
+    at = open_from_app("pages/cost.py", {"predict": "true"})
     assert not [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
     next(b for b in at.button if b.label == "Reveal").click().run()
     assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"] and not verdicts(at)
 
-    at = open_page("pages/cost.py", {"predict": "true"})
+    at = open_from_app("pages/cost.py", {"predict": "true"})
     right = flattest_cost(load_shipped())
     question(at, "cost_predict_flattest").set_value(right).run()
     assert verdicts(at) == [f"You predicted **{right}** — the result: **{right}** (right)."]
 
-    at = open_page("pages/cost.py", {"predict": "false"})
+    at = open_from_app("pages/cost.py", {"predict": "false"})
     assert not [r for r in at.radio if r.key.startswith("cost_predict")]
     assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
 
 
 def test_a_challenge_asks_first():
-    at = open_page("pages/convergence.py", {**SMALL, "challenge": "chain-gbmort", "predict": "true"})
+    at = open_from_app("pages/convergence.py", {**SMALL, "challenge": "chain-gbmort", "predict": "true"})
     q = question(at, "conv_predict_challenge_chain_gbmort")
     assert q.options == ["yes", "no"] and not [r for r in at.radio if r.key == "conv_predict_first"]
     q.set_value("yes").run()
@@ -84,7 +74,7 @@ def test_a_challenge_asks_first():
 
 
 def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
-    at = open_page("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
+    at = open_from_app("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
                                              "proj_q_values": "1,4", "proj_n_steps": "20", "proj_n_test": "500",
                                              "predict": "true"})
     q = question(at, "proj_predict_q_faster")
@@ -98,7 +88,7 @@ def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
 
 
 def test_a_one_step_challenge_hides_the_step_until_answered():
-    at = open_page("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
+    at = open_from_app("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
                                          "challenge": "near-tie", "predict": "true"})
     q = question(at, "os_predict_challenge_near_tie")
     assert not at.get("plotly_chart")
