@@ -113,6 +113,30 @@ def test_figure5_asks_q1_to_lead_at_the_budget():
     assert gbmort_ahead[0]["holds"] is False
 
 
+def _sparse_curve(name, seconds_per_step, scores_at, n_steps=500):
+    """A curve scored only at ``scores_at`` ({step: score}), as a wide data set's run is."""
+    steps = np.arange(1, n_steps + 1)
+    test = np.full(n_steps, np.nan)
+    for step, score in scores_at.items():
+        test[step - 1] = score
+    nan = np.full(n_steps, np.nan)
+    return Curve(name, name, steps, steps, steps, steps * seconds_per_step, nan, test, nan)
+
+
+def test_the_budget_reading_interpolates_between_scored_steps():
+    grid = {1: 0.20, 85: 0.28, 206: 0.31, 500: 0.34}
+    fast, slow = _sparse_curve("q=1", 0.1, grid), _sparse_curve("gbmort", 0.2, grid)   # same curve per step
+    budget = 50.0                                # fast's total time: slow has fitted 250 steps by then
+    assert fast.score_at(budget) == pytest.approx(0.34)
+    # brute force: the straight line from step 206 (41.2 s) to step 500 (100 s), read at 50 s
+    assert slow.score_at(budget) == pytest.approx(0.31 + (0.34 - 0.31) * (50 - 41.2) / (100 - 41.2))
+    # the old reading (best scored step within the budget) gave slow its step-206 score, 0.31
+    assert slow.score_at(budget) > 0.31
+    assert np.isnan(slow.score_at(0.1)) and slow.score_at(1e6) == pytest.approx(0.34)
+    falling = _sparse_curve("f", 0.1, {1: 0.2, 10: 0.3, 20: 0.25}, n_steps=20)
+    assert falling.score_at(2.0) == pytest.approx(0.3)           # the best so far, not the last score
+
+
 def _sweep(experiment, x_name, rows, series):
     records = [{"series": s, "x": np.nan if x is None else float(x), "repeat": 0, "score": v, "fit_time": 1.0}
                for s, x, v in rows]
@@ -195,6 +219,10 @@ def test_every_delicious_target_runs_quick_on_the_slice_with_its_claims(tmp_path
         assert six["q_values"] == list(BOOSTING_SIZES["quick"]["figure6_q"])
         assert six["params"]["loss"] == "logistic" and six["params"]["leaf_estimation"] == "mean"
         assert set(table["figure"]) == {"Figure 5 (gaussian)", "Figure 5 (subsample)", "Figure 6a", "Figure 6b"}
+        five = results["figure5_gaussian"]
+        assert five["params"]["n_eval_points"] == BOOSTING_SIZES["quick"]["figure5_eval_points"]
+        scored = [np.isfinite(np.array(c["test_score"], float)).sum() for c in five["curves"]]
+        assert min(scored) >= 10                                # denser than the default grid
 
 
 def test_sizes_and_the_budget_option(tmp_path, capsys):
