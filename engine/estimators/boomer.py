@@ -39,7 +39,8 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-__all__ = ["BOOMER_VERSION", "BoomerUnavailable", "boomer_fit_score", "boomer_python", "boomer_status"]
+__all__ = ["BOOMER_VERSION", "BoomerTooLarge", "BoomerUnavailable", "boomer_fit_score", "boomer_memory_bytes",
+           "boomer_memory_check", "boomer_python", "boomer_status", "machine_memory_bytes"]
 
 # Must match the "boomer" extra of pyproject.toml (tests check that they agree).
 BOOMER_VERSION = "0.12.3"
@@ -53,6 +54,69 @@ INSTALL_HINT = ("Install it with `sh tests/install_boomer.sh` (a separate virtua
 
 class BoomerUnavailable(RuntimeError):
     """mlrl-boomer cannot be run: not installed, or an incompatible version."""
+
+
+class BoomerTooLarge(MemoryError):
+    """The fit would need more memory than the machine has (see :func:`boomer_memory_bytes`)."""
+
+
+# Bytes per stored statistic of BOOMER 0.12.3 (float64). Its non-decomposable logistic loss keeps,
+# for every training example, the gradient (d) and the packed label-pair Hessian (d (d + 1) / 2);
+# measured peak RSS of the worker on delicious slices (1 to 2 rules): 8.3-9.7 bytes per
+# n d (d + 1) / 2 entry (500 x 983: 1.99 GB, 1000 x 983: 3.84 GB, 2000 x 400: 1.36 GB). So the
+# full delicious (12 920 x 983) needs about 50 GB, corel5k (4 500 x 374) about 2.5 GB.
+_BYTES_PER_STATISTIC = 8
+
+
+def boomer_memory_bytes(n_samples, n_labels, loss=None):
+    """Bytes of the per-example statistics BOOMER's fit keeps (the bulk of its memory).
+
+    Decomposable losses (``loss`` None, BOOMER's default): a gradient and a
+    Hessian per label, 2 n d. ``"logistic-non-decomposable"``: the gradient and
+    the label-pair Hessian, n (d + d (d + 1) / 2), quadratic in the labels.
+    """
+    n, d = int(n_samples), int(n_labels)
+    per_example = d + d * (d + 1) // 2 if loss == "logistic-non-decomposable" else 2 * d
+    return _BYTES_PER_STATISTIC * n * per_example
+
+
+def _meminfo(field):
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def machine_memory_bytes(available=False):
+    """This machine's physical memory in bytes (``available``: what is free for a new process now);
+    None where neither /proc/meminfo nor sysconf tells."""
+    found = _meminfo("MemAvailable" if available else "MemTotal")
+    if found is None and not available:
+        try:
+            found = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (AttributeError, OSError, ValueError):
+            found = None
+    return found
+
+
+def boomer_memory_check(n_samples, n_labels, loss=None, *, memory=None):
+    """None if a fit on ``n_samples`` x ``n_labels`` fits in ``memory`` bytes (default: this machine's
+    available memory), else a sentence saying how much it would need and how much there is."""
+    memory = machine_memory_bytes(available=True) if memory is None else memory
+    need = boomer_memory_bytes(n_samples, n_labels, loss)
+    if memory is None or need <= memory:
+        return None
+    kind = "non-decomposable" if loss == "logistic-non-decomposable" else "decomposable"
+    return (f"BOOMER's {kind} loss on {n_samples} examples x {n_labels} labels keeps about {_size(need)} of "
+            f"per-example statistics, more than the {_size(memory)} this machine has")
+
+
+def _size(n_bytes):
+    return f"{n_bytes / 1e9:.1f} GB" if n_bytes >= 1e9 else f"{n_bytes / 1e6:.1f} MB"
 
 
 def default_venv() -> Path:
@@ -131,6 +195,8 @@ def boomer_fit_score(X_train, Y_train, X_test, *, loss=None, max_rules=None, ran
     """Fit ``BoomerClassifier`` on (X_train, Y_train) and score X_test, in BOOMER's Python.
 
     ``loss`` None = BOOMER's default; ``max_rules`` None = its default (1000).
+    Raises :class:`BoomerTooLarge` before starting when the fit's statistics
+    would not fit in the available memory (:func:`boomer_memory_check`).
     """
     if loss is not None and not isinstance(loss, str):
         raise ValueError(f"loss must be None or a BOOMER loss name, got {loss!r}")
@@ -141,6 +207,9 @@ def boomer_fit_score(X_train, Y_train, X_test, *, loss=None, max_rules=None, ran
     Y_train = np.asarray(Y_train)
     if Y_train.ndim != 2 or not np.isin(Y_train, (0, 1)).all():
         raise ValueError("Y_train must be a 2-D 0/1 label matrix (BOOMER is for multi-label classification)")
+    too_large = boomer_memory_check(Y_train.shape[0], Y_train.shape[1], loss)
+    if too_large is not None:       # refused before the worker is killed by the kernel's OOM killer
+        raise BoomerTooLarge(too_large)
     python = boomer_python()
     params = {"random_state": int(random_state)}
     if loss is not None:

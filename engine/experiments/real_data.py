@@ -79,7 +79,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.datasets import SAMPLE_DATA_DIR, list_datasets, load_dataset
-from engine.estimators.boomer import boomer_status
+from engine.estimators.boomer import boomer_memory_check, boomer_status, machine_memory_bytes
 from engine.experiments import model_selection as ms
 from engine.experiments.cell_cache import CellCache
 from engine.experiments.engine_version import engine_version
@@ -313,6 +313,7 @@ class _Study:
         self.cache = CellCache(None if plan["out"] is None else plan["out"] / "cache")
         self.datasets = [_dataset_plan(name, plan["budget"], plan["data_dir"]) for name in plan["datasets"]]
         self.cells, self.notes = [], list(plan["notes"])     # notes known before any work
+        self.too_large = self._boomer_too_large()
         self.selections = {}        # (data set, method, split) -> the chosen setting, for selected_params
         self.n_computed = self.n_cached = 0
         self.started = time.perf_counter()
@@ -327,9 +328,31 @@ class _Study:
         self.worker = FitWorker(stop if self.local else None)
         self.engine = engine_version()      # in every key: an upgraded engine never reads old cells
 
+    def _boomer_too_large(self):
+        """{data set name: BOOMER rows left out} where a BOOMER fit would not fit in this machine's
+        memory (its non-decomposable loss keeps n d (d + 1) / 2 statistics: about 50 GB on delicious).
+
+        Decided from the machine's total memory less a fifth for the study's own processes, so that
+        a resumed run plans the same cells; each one left out gets a note.
+        """
+        total = machine_memory_bytes()
+        out = {}
+        for info in self.datasets:
+            for method in BOOMER_NAMES:
+                if method not in self.plan["methods"] or info["task"] != "multilabel" or total is None:
+                    continue
+                loss = "logistic-non-decomposable" if method == "boomer-non-decomposable" else None
+                why = boomer_memory_check(info["n_train"], info["n_outputs"], loss, memory=0.8 * total)
+                if why is not None:
+                    out.setdefault(info["name"], []).append(method)
+                    self.notes.append(f"{method} left out on {info['name']}: {why} (less a fifth kept for the "
+                                      "study's own processes).")
+        return out
+
     def _methods(self, info):
+        left_out = self.too_large.get(info["name"], [])
         if info["task"] == "multilabel":
-            return self.plan["methods"]
+            return [m for m in self.plan["methods"] if m not in left_out]
         return [m for m in self.plan["methods"] if m not in BOOMER_NAMES]
 
     def _boosting(self, info):

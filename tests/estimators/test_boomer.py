@@ -77,3 +77,48 @@ def test_bad_arguments_and_a_missing_package_are_said_clearly(emotions, monkeypa
     monkeypatch.setenv("RPO_BOOMER_PYTHON", sys.executable)
     python, _, message = boomer.boomer_status()
     assert python is None and "cannot import mlrl-boomer" in message and "install_boomer.sh" in message
+
+
+_PEAK_RSS = """
+import resource, sys
+from engine.datasets import load_dataset
+from engine.estimators import boomer
+data = load_dataset("delicious")
+n, d = int(sys.argv[1]), int(sys.argv[2])
+loss = None if sys.argv[3] == "default" else sys.argv[3]
+boomer.boomer_fit_score(data.X[:n], data.Y[:n, :d], data.X[:5], loss=loss, max_rules=1, random_state=1)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+
+
+def _worker_peak_bytes(n, d, loss):
+    """Peak RSS of BOOMER's worker process for one fit (a fresh parent, so its only child is that worker)."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(n), str(d), loss or "default"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.split()[-1])
+
+
+def test_memory_estimate_matches_the_worker_s_measured_peak():
+    # The oracle: the worker's peak RSS. Doubling the examples of a 250 x 700 slice adds the
+    # non-decomposable loss's statistics of 250 more examples (about 0.5 GB); the process's own
+    # memory (interpreter, libraries, data: about 0.35 GB) is the same in both fits.
+    nd = "logistic-non-decomposable"
+    measured = _worker_peak_bytes(500, 700, nd) - _worker_peak_bytes(250, 700, nd)
+    estimate = boomer.boomer_memory_bytes(500, 700, nd) - boomer.boomer_memory_bytes(250, 700, nd)
+    assert 0.85 * estimate < measured < 1.15 * estimate, (measured, estimate)
+    # Quadratic in the labels for the non-decomposable loss, linear for the default one.
+    assert boomer.boomer_memory_bytes(1000, 1400, nd) > 3.9 * boomer.boomer_memory_bytes(1000, 700, nd)
+    assert boomer.boomer_memory_bytes(1000, 1400) == 2 * boomer.boomer_memory_bytes(1000, 700)
+
+
+def test_a_fit_too_large_for_the_memory_is_refused_before_it_starts(emotions, monkeypatch):
+    X, Y, X_test, _ = emotions
+    assert boomer.boomer_memory_check(12920, 983, "logistic-non-decomposable", memory=23e9).startswith(
+        "BOOMER's non-decomposable loss on 12920 examples x 983 labels keeps about 50.1 GB")
+    assert boomer.boomer_memory_check(4500, 374, "logistic-non-decomposable", memory=23e9) is None
+    monkeypatch.setattr(boomer, "machine_memory_bytes", lambda available=False: 1e4)
+    monkeypatch.setattr(boomer, "boomer_python", lambda: pytest.fail("the worker must not be started"))
+    with pytest.raises(boomer.BoomerTooLarge, match="240 examples x 6 labels .* more than the 0.0 MB"):
+        boomer.boomer_fit_score(X, Y, X_test, loss="logistic-non-decomposable")

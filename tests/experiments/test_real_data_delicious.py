@@ -158,3 +158,25 @@ def test_results_written_before_the_new_columns_still_load(delicious_slice):
     again = RealDataResult.from_dict(old)
     assert list(again.to_frame().columns) == CELL_COLUMNS
     assert again.selection_frame().empty and not again.summary_frame().empty
+
+
+# ---------------------------------------------------------------- BOOMER's memory
+
+
+def test_boomer_non_decomposable_is_left_out_where_it_would_not_fit_in_memory(monkeypatch):
+    # On this plan's machine (its memory patched to 2.5 MB; the real delicious needs ~50 GB of
+    # label-pair statistics), medical's 333 x 45 non-decomposable fit needs ~2.9 MB, its
+    # decomposable fit ~0.2 MB: only the first is left out, with a note, and the run goes on.
+    monkeypatch.setattr(rd, "machine_memory_bytes", lambda available=False: 2.5e6)
+    work = rd.study_work(["medical"], ["gbmort", "boomer", "boomer-non-decomposable"], budget="quick")
+    assert work[0]["boomer_fits"] == 2          # the decomposable rows only: 2 splits
+    result = rd.run_real_data(["medical"], ["boomer", "boomer-non-decomposable"], budget="quick")
+    cells = result.to_frame()
+    assert set(cells["method"]) == {"boomer"} and len(cells) == 2
+    note = next(n for n in result.notes if n.startswith("boomer-non-decomposable left out on medical"))
+    assert note == ("boomer-non-decomposable left out on medical: BOOMER's non-decomposable loss on 333 examples x "
+                    "45 labels keeps about 2.9 MB of per-example statistics, more than the 2.0 MB this machine "
+                    "has (less a fifth kept for the study's own processes).")
+    # With the machine's real memory both run (medical is small).
+    monkeypatch.undo()
+    assert rd.study_work(["medical"], ["boomer", "boomer-non-decomposable"], budget="quick")[0]["boomer_fits"] == 4
