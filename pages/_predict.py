@@ -67,6 +67,12 @@ def ask(prefix: str, question_id: str, result, *, choices=(), pending=None) -> b
     if answered is not None and answered not in options:     # the choices changed (other methods)
         st.session_state[key] = answered = None
     locked = token is not None and answered is not None and st.session_state.get(lock) == token
+    if locked:
+        # Streamlit (1.67) drops a disabled widget's value that came from the browser in this same
+        # interaction. An answer clicked just as the run ended is locked by the page's rerun within that
+        # interaction (the polling fragment's), and would be lost: set through the Session State API,
+        # the value stands.
+        st.session_state[key] = answered
     with st.container(border=True, key=f"{prefix}_ask_{slug}"):
         choice = st.radio(f"🤔 **Predict first:** {q.text}", options, index=None, key=key, horizontal=True,
                           disabled=locked, help="Your answer is kept in this session and compared with the result.")

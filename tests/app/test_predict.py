@@ -120,3 +120,41 @@ def test_a_wrong_server_default_is_refused_by_name(monkeypatch):
     monkeypatch.setenv("RPO_PREDICT_FIRST", "on")
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert at.toggle(key="predict").value is True and not at.error
+
+
+def _answer_then_rerun_script():
+    """A page whose result arrives in the interaction that carries the answer, and which then reruns
+    itself once within that interaction (as the polling fragment does when its run ends)."""
+    import types
+
+    import streamlit as st
+
+    from pages._predict import ask
+
+    st.session_state["predict"] = True
+    if "result" not in st.session_state:        # one object: its id is the lock's token
+        st.session_state["result"] = types.SimpleNamespace(q_values=[1, 4], fit_time=[0.1, 0.3],
+                                                           gbmort_fit_time=1.0)
+    arrived = st.session_state.get("arrived", False)
+    ask("t", "q_faster", st.session_state["result"] if arrived else None, pending=True)
+    if arrived and not st.session_state.get("reran"):
+        st.session_state["reran"] = True
+        st.rerun()
+
+
+def test_an_answer_given_as_the_result_arrives_survives_the_page_s_rerun():
+    # Found in CI as a flaky "no verdict": the answer came in the interaction in which the run ended;
+    # the page showed the verdict, locked the question (a disabled radio), and its fragment reran the
+    # page, and Streamlit drops a disabled widget's value sent by the browser in that interaction.
+    at = AppTest.from_function(_answer_then_rerun_script, default_timeout=30).run()
+    q = question(at, "t_predict_q_faster")
+    assert q.value is None and not verdicts(at)
+    at.session_state["arrived"] = True
+    q.set_value("yes").run()
+    assert not at.exception, at.exception
+    assert at.session_state["reran"]
+    assert verdicts(at) == ["You predicted **yes** — the result: **yes** (right)."]
+    q = question(at, "t_predict_q_faster")
+    assert q.value == "yes" and q.disabled
+    at.run()
+    assert verdicts(at) == ["You predicted **yes** — the result: **yes** (right)."]
