@@ -15,7 +15,6 @@ import numbers
 
 import numpy as np
 from sklearn.metrics import hamming_loss as _sk_hamming_loss
-from scipy.stats import rankdata
 from sklearn.metrics import r2_score
 from sklearn.metrics import zero_one_loss as _sk_zero_one_loss
 
@@ -113,23 +112,36 @@ def ranking_average_precision(relevant, scores, chunk_size=None):
     """LRAP of a boolean relevance matrix and a score matrix, unchecked (see :func:`lrap`).
 
     For label j of a sample, rank_j = #{k: s_k >= s_j} and hits_j = #{relevant
-    k: s_k >= s_j}; sorting the scores once in decreasing order makes hits_j
-    the running count of relevant labels at position rank_j. O(n d log d).
+    k: s_k >= s_j}. One sort per sample in decreasing order gives both: at
+    sorted position p, the labels tied with it end at position e (the last of
+    its run of equal scores), rank = e + 1 and hits = the running count of
+    relevant labels at e. O(n d log d) with a single sort: the wide sets'
+    validation curves (delicious: 2 584 x 983 at every scored step) spent most
+    of their time here when the ranks came from a second sort (rankdata).
+    Each label's term is put back in label order before the sum, so the result
+    does not depend on the sort's order of tied labels.
     """
     R = np.asarray(relevant, dtype=bool)
     S = np.asarray(scores, dtype=np.float64)
     n, d = S.shape
     chunk_size = chunk_size or max(1, 2_000_000 // max(d, 1))
+    positions = np.arange(d)
     total = 0.0
     for a in range(0, n, chunk_size):
         r, s = R[a:a + chunk_size], S[a:a + chunk_size]
-        rank = rankdata(-s, method="max", axis=1).astype(np.int64)
-        order = np.argsort(-s, axis=1, kind="stable")
-        running = np.cumsum(np.take_along_axis(r, order, axis=1), axis=1)
-        hits = np.take_along_axis(running, rank - 1, axis=1)
+        order = np.argsort(-s, axis=1)
+        sorted_scores = np.take_along_axis(s, order, axis=1)
+        sorted_relevant = np.take_along_axis(r, order, axis=1)
+        # e: the last position of each run of equal scores, read from the right.
+        run_ends = np.ones(s.shape, dtype=bool)
+        run_ends[:, :-1] = sorted_scores[:, :-1] != sorted_scores[:, 1:]
+        last = np.minimum.accumulate(np.where(run_ends, positions, d)[:, ::-1], axis=1)[:, ::-1]
+        hits = np.take_along_axis(np.cumsum(sorted_relevant, axis=1), last, axis=1)
+        terms = np.zeros(s.shape)
+        np.put_along_axis(terms, order, np.where(sorted_relevant, hits / (last + 1.0), 0.0), axis=1)
         n_relevant = r.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_sample = np.where(r, hits / rank, 0.0).sum(axis=1) / n_relevant
+            per_sample = terms.sum(axis=1) / n_relevant
         trivial = (n_relevant == 0) | (n_relevant == d)
         total += np.where(trivial, 1.0, per_sample).sum()
     return float(total / n)

@@ -101,6 +101,23 @@ def test_lrap_matches_eq25_with_ties(seed):
     assert lrap(Y, G) == pytest.approx(brute_lrap(Y, G), abs=1e-12)
 
 
+def test_lrap_does_not_depend_on_the_order_of_the_labels():
+    # One sort per sample: tied labels come out of it in some order; a tie's rank is its run's last
+    # position, so permuting the labels (with many ties) gives the same number, to rounding.
+    rng = np.random.default_rng(7)
+    Y = (rng.random((300, 50)) < 0.1).astype(float)
+    Y[np.arange(300), rng.integers(0, 50, 300)] = 1     # at least one true label per row (eq. 25)
+    F = rng.integers(0, 4, size=Y.shape).astype(float)
+    value = lrap(Y, F)
+    for _ in range(5):
+        perm = rng.permutation(50)
+        assert lrap(Y[:, perm], F[:, perm]) == pytest.approx(value, abs=1e-15)
+    assert value == pytest.approx(brute_lrap(Y, F), abs=1e-12)
+    # Chunks of rows give the same total as one pass.
+    from engine.metrics import ranking_average_precision
+    assert ranking_average_precision(Y > 0, F, chunk_size=7) == pytest.approx(value, abs=1e-15)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 12).flatmap(
