@@ -61,9 +61,10 @@ class BoomerTooLarge(MemoryError):
 
 
 # Bytes per stored statistic of BOOMER 0.12.3 (float64). Its non-decomposable logistic loss keeps,
-# for every training example, the gradient (d) and the packed label-pair Hessian (d (d + 1) / 2);
-# measured peak RSS of the worker on delicious slices (1 to 2 rules): 8.3-9.7 bytes per
-# n d (d + 1) / 2 entry (500 x 983: 1.99 GB, 1000 x 983: 3.84 GB, 2000 x 400: 1.36 GB). So the
+# for every training example, the gradient (d) and the packed label-pair Hessian (d (d + 1) / 2).
+# Measured on delicious slices (1 to 2 rules), the worker's peak RSS grows by 8.0 bytes per added
+# n d (d + 1) / 2 entry (250 -> 500 examples: +494 MB at 700 labels, +971 MB at 983), above about
+# 0.35 GB of interpreter, libraries and data (tests/estimators/test_boomer.py checks it). So the
 # full delicious (12 920 x 983) needs about 50 GB, corel5k (4 500 x 374) about 2.5 GB.
 _BYTES_PER_STATISTIC = 8
 
