@@ -54,7 +54,7 @@ from engine.estimators.base import MultiLabelMixin, TreeEnsemble, is_int, is_rea
 from engine.estimators.growers import bin_for, check_split_params, grower_on
 from engine.names import PROJECTIONS
 from engine.projections import check_projection, draw_projections
-from engine.validation import check_n_jobs
+from engine.validation import check_int, check_n_jobs
 
 SPLITTERS = ("best", "random")
 SEED_MAX = 2**63 - 1
@@ -594,25 +594,64 @@ class PerOutputForestBase(ForestBase):
     def _grow(self, X, Y, w, W, ticker=None):
         """Output j's forest grows on column j with output j's weights (W[:, j] if per entry).
         After a stop (``ticker``), the outputs not reached predict their weighted training mean."""
+        self.forests_ = [forest for _, forest in self._output_forests(X, Y, w, W, ticker)]
+        self.estimators_ = [store for f in self.forests_ for store in f.estimators_]
+        self.n_outputs_ = Y.shape[1]
+        self.n_components_ = None
+
+    def _output_forests(self, X, Y, w, W, ticker=None, start=0):
+        """Yield (j, output j's fitted forest) for j = start, ..., d - 1, one at a time.
+
+        Output j's seed is the j-th of d seeds drawn in output order from
+        ``random_state`` whatever ``start`` is, so a caller that keeps the
+        forests (or their predictions) of outputs < start from an earlier,
+        stopped pass gets the forests ``fit`` grows, bit for bit (the real-data
+        study resumes its long st-rf cells this way: ``output_forests``).
+        """
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=Y.shape[1])
         params = self.get_params()
-        self.forests_ = []
-        for j in range(Y.shape[1]):
+        for j in range(start, Y.shape[1]):
+            w_j = w if W is None else np.ascontiguousarray(W[:, j])
+            if ticker is not None and ticker.stopped:
+                mean = np.dot(w_j, Y[:, j]) / w_j.sum() if w_j.sum() > 0 else 0.0
+                yield j, _ConstantOutput(mean, self.n_features_in_)
+                continue
             forest = self._single(**{**params, "random_state": int(seeds[j])})
             forest._validate_params()
             forest.n_features_in_ = self.n_features_in_
             forest._y_was_1d = True
-            w_j = w if W is None else np.ascontiguousarray(W[:, j])
-            if ticker is not None and ticker.stopped:
-                mean = np.dot(w_j, Y[:, j]) / w_j.sum() if w_j.sum() > 0 else 0.0
-                self.forests_.append(_ConstantOutput(mean, X.shape[1]))
-                continue
             forest._grow(X, np.ascontiguousarray(Y[:, [j]]), w_j, None, ticker)
-            self.forests_.append(forest)
-        self.estimators_ = [store for f in self.forests_ for store in f.estimators_]
-        self.n_outputs_ = Y.shape[1]
-        self.n_components_ = None
+            yield j, forest
+
+    def output_forests(self, X, y, start=0, callback=None):
+        """Yield (j, ``forest_j``) for outputs j >= ``start``: the forests ``fit(X, y)`` grows, one by one.
+
+        For work that must keep what it finished when it is stopped: a caller
+        stores each output's predictions as its forest arrives, and after a
+        stop resumes at ``start`` = the outputs it has. ``forest_j.predict`` and
+        ``forest_j.decision_function`` (classifier) give column j of this
+        estimator's ``predict`` / ``decision_function`` after ``fit(X, y)``,
+        exactly. ``callback`` is ``fit``'s (counted from ``start``'s trees on);
+        once it says stop, the forest it cut is not yielded and the generator
+        ends. The estimator itself is left unfitted.
+        """
+        self._validate_params()
+        start = check_int(start, "start", 0)
+        if callback is not None and not callable(callback):
+            raise ValueError(f"callback must be None or callable, got {type(callback).__name__}")
+        data = self._check_fit_data(X, y, None, reset=True)
+        d = data.Y.shape[1]
+        if start > d:
+            raise ValueError(f"start must be at most the number of outputs ({d}), got {start}")
+        ticker = TreeTicker(callback, self, self.n_estimators * d)
+        ticker.grown = start * self.n_estimators
+        for j, forest in self._output_forests(data.X, data.Y, data.weight, data.entry_weight, ticker, start):
+            if ticker.stopped:
+                return
+            if data.classes is not None:
+                forest._set_classes([data.classes[j]])
+            yield j, forest
 
     def _mean_prediction(self, X):
         check_is_fitted(self, "forests_")

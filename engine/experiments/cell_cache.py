@@ -11,6 +11,12 @@ every input that defines it (data set and a hash of its files, method, split,
 setting, number of steps, seed, budget, protocol version, engine version:
 :mod:`engine.experiments.engine_version`) is the same, so a user who keeps the
 folder across an upgrade of the engine or an edit of the data is not served old cells.
+
+A cell that runs for long (st-rf on delicious: about an hour of CPU) may also
+keep its own work in progress in a scratch file (:meth:`CellCache.scratch_path`,
+named by a hash of its key), which only that cell reads back, so a stopped run
+resumes it where it was; the collector deletes the file once the cell is in
+the cache (:meth:`CellCache.drop_scratch`).
 """
 from __future__ import annotations
 
@@ -76,6 +82,20 @@ class CellCache:
     def get(self, key):
         """The stored result of this cell, or None."""
         return self._entries(key).get(_canonical(key))
+
+    def scratch_path(self, key):
+        """Where the cell of ``key`` may keep its work in progress (a ``.npz`` path), or None in memory."""
+        path = self._file(key)
+        if path is None:
+            return None
+        digest = hashlib.sha256(_canonical(key).encode()).hexdigest()[:16]
+        return path.parent / "scratch" / f"{path.stem}-{digest}.npz"
+
+    def drop_scratch(self, key):
+        """Delete the scratch file of ``key``'s cell, if any (its result is in the cache now)."""
+        path = self.scratch_path(key)
+        if path is not None:
+            path.unlink(missing_ok=True)
 
     def put(self, key, result):
         """Keep ``result`` (a dict of JSON values) and append it to the cell's file."""

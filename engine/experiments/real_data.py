@@ -441,6 +441,7 @@ class _Study:
                 if self.runner.cut:         # a fit stopped half way: its result is not kept
                     return False
                 self.cache.put(key, result)
+                self.cache.drop_scratch(key)
                 self.n_computed += 1
                 self._record(info, *record, result, False)
                 self._tick(label)
@@ -501,8 +502,9 @@ class _Study:
                         rules = self.settings["boomer_max_rules"][method]
                         config, n = dict(max_rules=rules or "default"), None
                     key = self._key(info, method, "test", split=split, setting=config, n_steps=n)
+                    scratch = None if method != "st-rf" else self.cache.scratch_path(key)
                     jobs.append((key, (method, split, "test", config, n),
-                                 (info["id"], method, split, {}, n, seed, "train", rules)))
+                                 (info["id"], method, split, {}, n, seed, "train", rules, scratch)))
                     continue
                 config, n = self._chosen(info, method, split)
                 for kind, on in (("test-refit", "train"), ("test-no-refit", "fit")):

@@ -35,6 +35,7 @@ this process, on joblib's workers or on a ``dask.distributed`` cluster.
 from __future__ import annotations
 
 import functools
+import os
 import time
 import zlib
 from pathlib import Path
@@ -46,11 +47,11 @@ from engine.estimators.boomer import boomer_fit_score
 from engine.estimators.second_order import split_leaf_variant
 from engine.experiments import model_selection as ms
 from engine.experiments.published import PAPER002_DATASETS, PAPER002_SHIPPED_NAMES
-from engine.metrics import lrap
+from engine.metrics import lrap, macro_r2
 from engine.names import BOOMER_NAMES
 
 __all__ = ["PAPER_NAME", "STUDY_DATASETS", "StepClock", "dataset_id", "dataset_name", "final_cell", "grid_cell",
-           "paper_dataset", "split_sizes", "step_seconds", "study_data", "study_split"]
+           "paper_dataset", "per_output_forest_scores", "split_sizes", "step_seconds", "study_data", "study_split"]
 
 # Our name -> the paper's name, for the shipped data sets of the paper's list.
 PAPER_NAME = {PAPER002_SHIPPED_NAMES.get(name, name): name for name in PAPER002_DATASETS}
@@ -63,6 +64,8 @@ TEST_FRACTION = 0.5
 # A timing probe runs until its steps took at least this long (the loop's own clock).
 PROBE_SECONDS = 0.03
 MAX_PROBE_STEPS = 5000
+# A long st-rf cell writes the columns it has to its scratch file this often (wall seconds).
+SCRATCH_SECONDS = 60.0
 
 
 def dataset_id(name, data_dir=None):
@@ -198,16 +201,27 @@ def grid_cell(name, method, split, config, n_steps, seed, callback=None):
                 cpu_seconds=time.thread_time() - cpu)
 
 
-def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=None, callback=None):
+def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=None, scratch=None,
+               callback=None):
     """Fit the final model on ``on`` ("train": the whole training set, "fit": the 80%) and score the test set.
 
     ``config`` is the chosen setting of a boosting method with its chosen
     ``n_steps``; for a forest ``n_steps`` is its number of trees; BOOMER
-    takes ``boomer_max_rules`` (None = its default).
+    takes ``boomer_max_rules`` (None = its default). st-rf keeps its work in
+    progress in ``scratch`` (a path, or None): :func:`per_output_forest_scores`.
     """
     X_tr, Y_tr, task = _rows(name, seed, split, on)
     X_test, Y_test, _ = _rows(name, seed, split, "test")
     random_state = study_split(name, seed, split)["random_state"]
+    if method == "st-rf":
+        est = ms.make_method(method, task, None, Y_tr.shape[1], dict(config, n_estimators=n_steps,
+                                                                     random_state=random_state))
+        scores, seconds, cpu_seconds = per_output_forest_scores(est, X_tr, Y_tr, X_test, scratch, callback)
+        if scores is None:              # stopped: the runner does not keep this result
+            score = np.nan
+        else:
+            score = lrap(Y_test, scores) if task == "multilabel" else macro_r2(Y_test, scores)
+        return dict(score=float(score), seconds=seconds, cpu_seconds=cpu_seconds)
     started, cpu = time.perf_counter(), time.thread_time()
     if method in BOOMER_NAMES:
         loss = "logistic-non-decomposable" if method == "boomer-non-decomposable" else None
@@ -222,3 +236,73 @@ def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=
     score, _ = ms.refit_and_score(method, task, None, Y_tr.shape[1], dict(config, **leaves), n_steps, random_state,
                                   X_tr, Y_tr, X_test, Y_test, 0, callback=callback)
     return dict(score=float(score), seconds=time.perf_counter() - started, cpu_seconds=time.thread_time() - cpu)
+
+
+def per_output_forest_scores(est, X, Y, X_test, scratch=None, callback=None):
+    """Test scores of a per-output forest (st-rf) fitted on (X, Y), kept output by output in ``scratch``.
+
+    Returns (scores, wall seconds, CPU seconds): the (n_test, d) decision
+    function of a classifier (2 P - 1, what the study ranks labels by) or the
+    predictions of a regressor (None when ``callback`` stopped the fit),
+    equal to those of ``est.fit(X, Y)``, bit for
+    bit (``est.output_forests`` grows the same forests). st-rf on delicious
+    fits 983 forests of 100 trees, about an hour of CPU: every
+    ``SCRATCH_SECONDS`` the columns done so far, with the time they took, go
+    to ``scratch`` (an ``.npz`` path, written whole and then renamed into
+    place), and a call that finds the file there starts after them, so a
+    stopped study loses at most that much of the cell. The seconds returned
+    include those of the earlier, stopped calls. A scratch file that does not
+    load or does not fit (other shapes) is ignored.
+    """
+    n_test, d = X_test.shape[0], Y.shape[1]
+    done, spent = _read_scratch(scratch, n_test, d)
+    columns = list(done.T)
+    started, cpu = time.perf_counter(), time.thread_time()
+    saved = started
+
+    def spent_now():
+        return spent[0] + time.perf_counter() - started, spent[1] + time.thread_time() - cpu
+
+    for j, forest in est.output_forests(X, Y, start=len(columns), callback=callback):
+        columns.append(forest.decision_function(X_test) if hasattr(forest, "decision_function")
+                       else forest.predict(X_test))
+        if scratch is not None and j + 1 < d and time.perf_counter() - saved >= SCRATCH_SECONDS:
+            scratch = _write_scratch(scratch, np.column_stack(columns), spent_now())
+            saved = time.perf_counter()
+    if len(columns) < d:                # stopped: keep what is done for the next call
+        if scratch is not None and columns:
+            _write_scratch(scratch, np.column_stack(columns), spent_now())
+        return None, *spent_now()
+    return np.column_stack(columns), *spent_now()
+
+
+def _read_scratch(path, n_test, d):
+    """(columns (n_test, j), [seconds, cpu seconds]) from a scratch file; none when absent or unfit."""
+    empty = np.empty((n_test, 0)), (0.0, 0.0)
+    if path is None or not Path(path).exists():
+        return empty
+    try:
+        with np.load(path) as f:
+            columns, spent = f["columns"], tuple(float(v) for v in f["spent"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return empty
+    if columns.ndim != 2 or columns.shape[0] != n_test or columns.shape[1] > d or len(spent) != 2:
+        return empty
+    return columns, spent
+
+
+def _write_scratch(path, columns, spent):
+    """Write the scratch file; returns its path, or None when it cannot be written (a dask worker
+    on a machine without the study's folder): the cell then goes on without one."""
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(part, "wb") as f:
+            np.savez(f, columns=columns, spent=np.asarray(spent, dtype=float))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, path)
+    except OSError:
+        return None
+    return path
