@@ -30,7 +30,9 @@ this process, on joblib's workers or on a ``dask.distributed`` cluster.
   (other workers, other users) wall time stretches unevenly between the
   probes, and a costly setting probed in a busy moment would get fewer steps
   than its budget (starved); CPU time counts only the work of the fit. The
-  cells' ``cpu_seconds`` are measured the same way (``seconds`` stays wall time).
+  cells' ``cpu_seconds`` are measured the same way (``seconds`` stays wall time),
+  but for st-rf's, whose trees grow in threads (``ST_RF_THREADS``): the CPU
+  seconds of the whole process there.
 """
 from __future__ import annotations
 
@@ -66,6 +68,11 @@ PROBE_SECONDS = 0.03
 MAX_PROBE_STEPS = 5000
 # A long st-rf cell writes the columns it has to its scratch file this often (wall seconds).
 SCRATCH_SECONDS = 60.0
+# st-rf's cells are the study's longest (about 37 CPU minutes each on delicious) and come last
+# but for short ones, so the last of them often runs alone: their trees grow in as many threads
+# as this process may use, and where several run at once the system shares the cores. The
+# forests do not depend on the number of threads (engine.estimators.forest).
+ST_RF_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def dataset_id(name, data_dir=None):
@@ -216,6 +223,7 @@ def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=
     if method == "st-rf":
         est = ms.make_method(method, task, None, Y_tr.shape[1], dict(config, n_estimators=n_steps,
                                                                      random_state=random_state))
+        est.set_params(n_jobs=ST_RF_THREADS)
         scores, seconds, cpu_seconds = per_output_forest_scores(est, X_tr, Y_tr, X_test, scratch, callback)
         if scores is None:              # stopped: the runner does not keep this result
             score = np.nan
@@ -241,7 +249,8 @@ def final_cell(name, method, split, config, n_steps, seed, on, boomer_max_rules=
 def per_output_forest_scores(est, X, Y, X_test, scratch=None, callback=None):
     """Test scores of a per-output forest (st-rf) fitted on (X, Y), kept output by output in ``scratch``.
 
-    Returns (scores, wall seconds, CPU seconds): the (n_test, d) decision
+    Returns (scores, wall seconds, CPU seconds of the process: ``est`` may grow
+    its trees in threads): the (n_test, d) decision
     function of a classifier (2 P - 1, what the study ranks labels by) or the
     predictions of a regressor (None when ``callback`` stopped the fit),
     equal to those of ``est.fit(X, Y)``, bit for
@@ -257,11 +266,11 @@ def per_output_forest_scores(est, X, Y, X_test, scratch=None, callback=None):
     n_test, d = X_test.shape[0], Y.shape[1]
     done, spent = _read_scratch(scratch, n_test, d)
     columns = list(done.T)
-    started, cpu = time.perf_counter(), time.thread_time()
+    started, cpu = time.perf_counter(), time.process_time()
     saved = started
 
     def spent_now():
-        return spent[0] + time.perf_counter() - started, spent[1] + time.thread_time() - cpu
+        return spent[0] + time.perf_counter() - started, spent[1] + time.process_time() - cpu
 
     for j, forest in est.output_forests(X, Y, start=len(columns), callback=callback):
         columns.append(forest.decision_function(X_test) if hasattr(forest, "decision_function")

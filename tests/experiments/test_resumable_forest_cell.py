@@ -131,3 +131,19 @@ def test_the_study_passes_st_rf_a_scratch_file_and_drops_it_once_cached(tmp_path
     assert len({str(p) for p in seen}) == 2                        # one file per split
     assert cache.scratch_path(dict(dataset="emotions", method="st-rf", kind="test")) is not None
     assert CellCache(None).scratch_path(dict(dataset="emotions", method="st-rf")) is None
+
+
+def test_the_cell_grows_its_trees_in_threads_with_the_numbers_of_one_thread(monkeypatch):
+    threads = []
+    original = study_cells.per_output_forest_scores
+
+    def spy(est, *args, **kwargs):
+        threads.append(est.n_jobs)
+        return original(est, *args, **kwargs)
+
+    monkeypatch.setattr(study_cells, "ST_RF_THREADS", 3)
+    monkeypatch.setattr(study_cells, "per_output_forest_scores", spy)
+    three_threads, _ = _st_rf_cell(split=1)
+    monkeypatch.setattr(study_cells, "ST_RF_THREADS", 1)
+    assert _st_rf_cell(split=1)[0]["score"] == three_threads["score"]
+    assert threads == [3, 1]
