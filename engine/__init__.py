@@ -10,10 +10,9 @@ The learning engine behind the dashboard (it never imports streamlit):
 * ``engine.plotting``: plotly figures of the experiments' results;
 * ``engine.reports``: ``python -m engine reproduce``, the papers' figures and tables as files;
 * ``engine.bench``: ``python -m engine.bench``, speed next to scikit-learn, LightGBM, XGBoost;
-* ``engine.serving``: runs served to many sessions on one server (jobs, run store, memory);
-* ``engine.page_content``: what the pages say and offer (presets, challenges, takeaways, defaults);
-* ``engine.page_models``: the state a page steps and draws (one step, live convergence, data
-  spec, draws, cost estimates);
+* ``engine.app``: the app's floors, what the pages need that is not UI: ``serving`` (runs
+  served to many sessions: jobs, run store, memory), ``page_content`` (presets, challenges,
+  takeaways, defaults) and ``page_models`` (the state a page steps and draws);
 * ``engine.names``, ``engine.projections``, ``engine.metrics``, ``engine.validation``: the
   vocabulary, the random projections, the papers' scores and the shared argument checks.
 """

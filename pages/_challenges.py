@@ -2,12 +2,12 @@
 
 A challenge's link opens its page with ``?challenge=<key>`` plus its starting point; the page then
 calls :func:`challenge_banner` with its result object, which runs the challenge's check
-(engine/page_content/challenges.py) and says whether it is met.
+(engine/app/page_content/challenges.py) and says whether it is met.
 """
 
 import streamlit as st
 
-from engine.page_content.challenges import CHALLENGES, challenges_for, evaluate, start_params
+from engine.app.page_content.challenges import CHALLENGES, challenges_for, evaluate, start_params
 from pages._deeplink import registered_pages
 from pages._predict import ask
 

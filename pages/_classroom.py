@@ -10,7 +10,7 @@
   link's or the defaults), so a class sees only the knob of the exercise. Hiding is CSS on
   Streamlit's ``st-key-<key>`` class of a keyed widget, so it works on every page without the
   page's help. The session keeps the list while it moves to other pages; ``?hide=`` (empty)
-  clears it. Home's "For teachers" section links three of them (engine/page_content/presets.py).
+  clears it. Home's "For teachers" section links three of them (engine/app/page_content/presets.py).
 """
 from __future__ import annotations
 

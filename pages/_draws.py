@@ -1,13 +1,13 @@
 """One draw, many draws (used by the Bias–variance page): learning sets added one at a time.
 
-:func:`draws_section` keeps a :class:`engine.page_models.draws.RunningBiasVariance` for the page's
+:func:`draws_section` keeps a :class:`engine.app.page_models.draws.RunningBiasVariance` for the page's
 current settings in ``st.session_state[DRAWS_KEY]`` (a new one when the settings change). "Draw 1"
 adds one learning set; "Draw 25" adds 25 one at a time, redrawing the picture every few draws so
 the estimate is seen converging. The numbers after k draws are those of the batch run over the
-same k learning sets (tests/dashboard/test_draws.py).
+same k learning sets (tests/engine_app/test_draws.py).
 
 A projected forest (rf-<scheme>-shared / -per-tree) is drawn with
-:class:`engine.page_models.draws.RunningForestBiasVariance` (:func:`~engine.page_models.draws.running_for`
+:class:`engine.app.page_models.draws.RunningForestBiasVariance` (:func:`~engine.app.page_models.draws.running_for`
 chooses): its chart and sentence add the split of the forest's algorithm variance into the
 projection term and the tree term (paper 003, Appendix C), converging with the draws.
 """
@@ -17,7 +17,7 @@ import json
 import streamlit as st
 
 from engine.formatting import fmt_number
-from engine.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
+from engine.app.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.plotting.draws import FOREST_KINDS, draws_figure, forest_draws_figure
 from pages._challenges import challenge_banner
 from pages._render import show_chart

@@ -14,7 +14,7 @@ A compute page makes one ``PageRun`` and keeps only its widgets, its call and it
         run.rerun_when_finished()               # one full rerun once the job has ended
 
 Runs go through the server's run store (``pages/_session.py``,
-:mod:`engine.serving.runstore`): a run that another session already asked for (same page,
+:mod:`engine.app.serving.runstore`): a run that another session already asked for (same page,
 function and arguments) is computed once and shared, a finished one comes from the cache, and
 at most ``RPO_MAX_JOBS`` compute at once while the others wait in line (the progress message
 says where). One slot per page: starting a run leaves the page's previous one (it stops when no
@@ -35,12 +35,12 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.logger import get_logger
 
-from engine.serving.runstore import ASKED_HOW, LOG_NAME, RUN_ASKED, RUN_DRAWN, short_key
+from engine.app.serving.runstore import ASKED_HOW, LOG_NAME, RUN_ASKED, RUN_DRAWN, short_key
 from pages._session import session_runs, shared_store
 
 # One line in the server's log per session, per run asked for (a new run, attached to the same run
 # in flight, or from the cache) and per finished run (when the session's page first draws it): who
-# got which result when, in the run store's formats (engine/serving/runstore.py). Parsed by the class
+# got which result when, in the run store's formats (engine/app/serving/runstore.py). Parsed by the class
 # load tool (``python tests/load/classroom.py``) for the server-side time to result and for how many
 # sessions watched the run live.
 log = get_logger(LOG_NAME)

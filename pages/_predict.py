@@ -5,7 +5,7 @@ returns whether the page may draw the chart: yes once the student has answered (
 shows the answer), after "Reveal", when nothing is to be revealed yet, or when the sidebar's
 "Predict first" switch (app.py, ``?predict=true`` in the URL turns it on) is off. Once a result is shown,
 the prediction is locked for that result and compared with the answer computed from it
-(engine/page_content/predictions.py). Session keys: ``<prefix>_predict_<id>`` (the choice),
+(engine/app/page_content/predictions.py). Session keys: ``<prefix>_predict_<id>`` (the choice),
 ``<prefix>_locked_<id>`` (the result the choice is locked for), ``<prefix>_revealed_<id>`` (Reveal pressed: this question's charts stay shown).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 
 import streamlit as st
 
-from engine.page_content.predictions import question
+from engine.app.page_content.predictions import question
 from pages._url import url_widget
 
 TOGGLE_KEY = "predict"

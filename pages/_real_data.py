@@ -14,7 +14,7 @@ import streamlit as st
 from engine.estimators.boomer import boomer_status
 from engine.experiments.published import REPRODUCTION_REFIT
 from engine.experiments.real_data import available_study_datasets, run_real_data, study_work
-from engine.page_models.cost import estimate_real_data_seconds
+from engine.app.page_models.cost import estimate_real_data_seconds
 from engine.reports.real_data import (
     TASK_TITLE,
     cd_figure,
@@ -47,7 +47,7 @@ MAX_SECONDS = 4 * 3600      # the cost gate: a study estimated above is refused 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def estimated_seconds(datasets, methods, budget):
-    """The study's estimated seconds on one core (engine.page_models.cost), from what it will fit."""
+    """The study's estimated seconds on one core (engine.app.page_models.cost), from what it will fit."""
     return estimate_real_data_seconds(study_work(list(datasets), list(methods), budget=budget))
 
 

@@ -1,6 +1,6 @@
 """The server's one run store, and this browser session's place in it (left when the session ends).
 
-``shared_store()`` is the :class:`~engine.serving.runstore.RunStore` of the whole server (one
+``shared_store()`` is the :class:`~engine.app.serving.runstore.RunStore` of the whole server (one
 ``st.cache_resource``): identical runs of every session computed once, at most ``RPO_MAX_JOBS``
 at once, the others in a first-in-first-out queue, finished runs cached (see that module's
 "Running it for a class"). Its limits are read from the environment at start-up; a bad value
@@ -15,7 +15,7 @@ its page runs are emptied by a sweeper thread, and the next visit starts afresh.
 When the server starts, the store also starts the start-up fill (``pages/_warm.py``, one process
 at nice 19; ``RPO_WARM=0`` turns it off): every page's default view and every Home preset is
 computed in advance and kept on disk, so a class's first views come from the cache
-(:mod:`engine.serving.warm_cache` says where, with which key, and how to clear it).
+(:mod:`engine.app.serving.warm_cache` says where, with which key, and how to clear it).
 """
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ from streamlit import runtime
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine.serving.memory import Debounced, release_memory, set_malloc_thresholds
-from engine.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
-from engine.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
+from engine.app.serving.memory import Debounced, release_memory, set_malloc_thresholds
+from engine.app.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
+from engine.app.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
 from pages._predict import predict_default
 
 SWEEP_SECONDS = 30.0

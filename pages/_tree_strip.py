@@ -7,7 +7,7 @@ button that marks its step on the curve; the mark lives in ``st.session_state[MA
 
 import streamlit as st
 
-from engine.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
+from engine.app.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
 from pages._url import url_widget

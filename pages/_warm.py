@@ -2,8 +2,8 @@
 
 Started by the server (``pages/_session.py``) as ``python -m pages._warm`` at nice 19, with one
 run slot (``RPO_MAX_JOBS=1``) and ``RPO_WARM_FILLING=1``: its run store writes every run it
-finishes to the start-up cache (:mod:`engine.serving.warm_cache`). Each view of
-:func:`engine.page_content.first_views.first_views` is opened headless (Streamlit's AppTest: the
+finishes to the start-up cache (:mod:`engine.app.serving.warm_cache`). Each view of
+:func:`engine.app.page_content.first_views.first_views` is opened headless (Streamlit's AppTest: the
 page's own code, so the run it asks for has the key a student's page will ask for), its runs
 awaited, and one line printed per view (the server logs them). A view already in the cache
 costs only the page's script run. Run by hand, it fills the cache for the next server:
@@ -20,9 +20,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from engine.page_content.first_views import first_views
-from engine.serving.runstore import LOG_NAME
-from engine.serving.warm_cache import FILL_LOG, WarmCache, cache_root
+from engine.app.page_content.first_views import first_views
+from engine.app.serving.runstore import LOG_NAME
+from engine.app.serving.warm_cache import FILL_LOG, WarmCache, cache_root
 from pages._deeplink import REGISTERED_PAGES_KEY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

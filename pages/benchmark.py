@@ -18,9 +18,9 @@ import json
 
 import streamlit as st
 
-from engine.page_content import takeaways
-from engine.page_models import dataspec
-from engine.page_models.cost import estimate_model_selection_cost
+from engine.app.page_content import takeaways
+from engine.app.page_models import dataspec
+from engine.app.page_models.cost import estimate_model_selection_cost
 from engine.experiments import model_selection as ms
 from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
 from engine import plotting

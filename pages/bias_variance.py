@@ -18,8 +18,8 @@ import streamlit as st
 
 from engine import plotting
 from engine import plotting as pbv
-from engine.page_models.cost import estimate_bias_variance_seconds
-from engine.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
+from engine.app.page_models.cost import estimate_bias_variance_seconds
+from engine.app.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable

@@ -18,11 +18,11 @@ import string
 import streamlit as st
 
 from engine import plotting
-from engine.page_models import dataspec
-from engine.page_models import live_convergence as live
-from engine.page_content import takeaways
-from engine.page_content.presets import FIGURE1_PANELS
-from engine.page_content.predictions import NONE_REACHES
+from engine.app.page_models import dataspec
+from engine.app.page_models import live_convergence as live
+from engine.app.page_content import takeaways
+from engine.app.page_content.presets import FIGURE1_PANELS
+from engine.app.page_content.predictions import NONE_REACHES
 from engine.formatting import fmt_number
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
@@ -383,7 +383,7 @@ if chart_allowed and "challenge" not in st.query_params and settings["problem"] 
                         pending=running or checked is not None)
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
-# What *this* run shows is computed from its curves (engine.page_content.takeaways), never written here.
+# What *this* run shows is computed from its curves (engine.app.page_content.takeaways), never written here.
 EXPLAIN = {
     "group": f"Every output is the same signal plus its own noise. The paper ({FIGURE1_PANELS['group']}) finds the shared-tree "
              "methods (gbmort, gbrt-rpo) climbing far faster per tree per output than st-gbrt.",

@@ -4,13 +4,13 @@ The page opens on the measurement shipped in ``sample_data/cost_vs_outputs.json`
 ``python -m engine.experiments.cost_vs_outputs``), so it draws at once on a fresh server; the
 sidebar's button measures again on this server (a smaller grid, a few seconds, in the page's
 background run with Stop). The chart, its sentence and its legend caption are computed from the
-measurement shown (engine.experiments.cost_vs_outputs, engine.plotting, engine.page_content).
+measurement shown (engine.experiments.cost_vs_outputs, engine.plotting, engine.app.page_content).
 """
 import streamlit as st
 
 from engine import plotting
 from engine.experiments.cost_vs_outputs import LIVE_SETTINGS, estimate_seconds, load_shipped, run_cost_vs_outputs
-from engine.page_content.cost_vs_outputs import ARGUMENT, cost_takeaway, legend_text, measurement_text
+from engine.app.page_content.cost_vs_outputs import ARGUMENT, cost_takeaway, legend_text, measurement_text
 from pages._classroom import sidebar_hidden
 from pages._deeplink import preset_go, route_through_app
 from pages._compare import reset_button

@@ -5,9 +5,9 @@ benchmark data set, or the user's own CSV. Every setting is in the URL (widget k
 parameter name), so a view can be shared as a link, e.g. ``/data?data_problem=group&data_seed=3``
 (every key starts with ``data_``: a page's keys are its own, so no setting leaks to another page).
 
-For the other pages this page leaves two plain session_state keys (see engine/page_models/dataspec.py):
+For the other pages this page leaves two plain session_state keys (see engine/app/page_models/dataspec.py):
 ``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
-``engine.page_models.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
+``engine.app.page_models.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
 arrays). They change only when a data set loads without error.
 """
 
@@ -17,7 +17,7 @@ import secrets
 import streamlit as st
 
 from engine import plotting
-from engine.page_models import dataspec
+from engine.app.page_models import dataspec
 from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES

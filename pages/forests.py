@@ -17,7 +17,7 @@ engine.plotting (forests, compression):
 Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
 ``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the linked view
 (default: projection size on corel5k, 374 labels, 10 trees, q = 1, 4, 16:
-engine.page_content.page_defaults) at once.
+engine.app.page_content.page_defaults) at once.
 """
 
 import ast
@@ -29,10 +29,10 @@ from engine.experiments import forest_variance
 from engine.experiments import problem_size
 from engine.experiments import forests as fe
 from engine import plotting as pf
-from engine.page_content import takeaways
-from engine.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
-from engine.page_content.studies import clamp_note
-from engine.page_models.cost import estimate_forest_experiment_seconds
+from engine.app.page_content import takeaways
+from engine.app.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
+from engine.app.page_content.studies import clamp_note
+from engine.app.page_models.cost import estimate_forest_experiment_seconds
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.experiments.claims import claims_for, claims_frame
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from engine import plotting
-from engine.page_content.presets import PRESETS, TEACHER_LINKS, presets_for
+from engine.app.page_content.presets import PRESETS, TEACHER_LINKS, presets_for
 from pages._challenges import challenge_cards
 from pages._classroom import teacher_section
 from pages._deeplink import registered_pages, route_through_app
@@ -75,7 +75,7 @@ function f(x) = 10 sin(πx₁x₂) + 20(x₃ − ½)² + 10x₄ + 5x₅ plus uni
 
 st.header("Presets")
 st.markdown("Each preset opens a page with the settings of a figure or table from the paper.")
-# Presets are defined once in engine/page_content/presets.py. A preset becomes a link only when app.py
+# Presets are defined once in engine/app/page_content/presets.py. A preset becomes a link only when app.py
 # registers its target page (st.page_link to an unregistered page is an error); the others
 # are listed as "coming soon" so the tour already shows what the app will reproduce.
 registered = registered_pages()

@@ -1,6 +1,6 @@
 """One step: a boosting step taken apart, from the residuals to the update of F.
 
-The page computes nothing itself: :class:`engine.page_models.one_step.OneStepRun` holds a model stepped
+The page computes nothing itself: :class:`engine.app.page_models.one_step.OneStepRun` holds a model stepped
 with warm start and reads any step back from it; engine/plotting/one_step.py and trees.py draw it.
 Every setting and the step number are in the URL (widget key = query parameter), e.g.
 ``/one_step?os_problem=friedman1-ind&os_method=gbmort&os_step=7``: a fresh session refits the same
@@ -15,7 +15,7 @@ import time
 import streamlit as st
 
 from engine.formatting import fmt_number
-from engine.page_models import one_step as os_
+from engine.app.page_models import one_step as os_
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
 from pages._challenges import challenge_banner

@@ -26,10 +26,10 @@ import secrets
 import streamlit as st
 
 from engine import plotting
-from engine.page_content import takeaways
-from engine.page_models.cost import estimate_projection_seconds
-from engine.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
-from engine.page_content.studies import clamp_note, parse_values
+from engine.app.page_content import takeaways
+from engine.app.page_models.cost import estimate_projection_seconds
+from engine.app.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
+from engine.app.page_content.studies import clamp_note, parse_values
 from engine.datasets import list_datasets
 from engine.experiments import BoostingSettings, Problem, problem_size, run_projection_schemes, run_projection_size
 from engine.experiments.claims import claims_for, claims_frame
@@ -51,7 +51,7 @@ EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Project
 STRATEGIES = {"gbrt-rpo": "projected", "gbrt-relabel-rpo": "projected_relabel"}
 # Runs estimated up to this start by themselves: the default view (bibtex, about 13 s on a 2-core
 # machine: python -m engine.bench --pages) among them, so a class opening the page sees the chart
-# (identical runs are computed once for every session: engine.serving.runstore).
+# (identical runs are computed once for every session: engine.app.serving.runstore).
 AUTO_SECONDS = 20.0
 MAX_SECONDS = 900.0
 BOUND = {"bind": "query-params", "persist_state": "page"}

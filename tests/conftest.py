@@ -2,8 +2,8 @@
 
 The tests are grouped by what they test: ``core/`` (the compiled core), ``estimators/``,
 ``data/`` (datasets and metrics), ``experiments/`` (experiments, reproduce, bench, plotting),
-``dashboard/`` (the pages' engine-side services: ``engine.serving``, ``engine.page_content``,
-``engine.page_models``), ``app/`` (pages through AppTest) and ``browser/`` (the live app in
+``engine_app/`` (the app's floors in ``engine.app``: serving, page content,
+page models), ``app/`` (pages through AppTest) and ``browser/`` (the live app in
 headless Chromium, with its own fixtures). ``load/`` is the class load tool (``python
 tests/load/classroom.py``: many browser sessions on one server) with its own tests. ``oracles/``
 holds the independent brute-force references the engine is compared with (and their own tests).

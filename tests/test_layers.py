@@ -11,9 +11,9 @@ The layers, bottom to top (a module may import from its own layer or any below i
 2. ``engine.experiments``: computes, draws nothing;
 3. ``engine.plotting``: draws the experiments' results;
 4. ``engine.reports`` and the command line ``engine.__main__``: write files;
-5. what the pages need that is not UI: ``engine.serving`` (runs served to many sessions: jobs,
-   the run store, memory), ``engine.page_content`` (presets, challenges, takeaways, defaults) and
-   ``engine.page_models`` (the state a page steps and draws);
+5. the app's floors, ``engine.app``: what the pages need that is not UI: ``serving`` (runs served
+   to many sessions: jobs, the run store, memory), ``page_content`` (presets, challenges,
+   takeaways, defaults) and ``page_models`` (the state a page steps and draws);
 6. ``engine.bench``: the benchmarks, which also time the page models as a page uses them (the
    One step page's interactions, the cost pages' default views);
 7. the pages (``pages``) and ``app.py``.
@@ -40,7 +40,7 @@ LAYERS = (
     ("engine.experiments", 2),
     ("engine.plotting", 3),
     ("engine.reports", 4), ("engine.__main__", 4),
-    ("engine.serving", 5), ("engine.page_content", 5), ("engine.page_models", 5),
+    ("engine.app", 5),
     ("engine.bench", 6),
     ("pages", 7), ("app", 7),
     ("engine", 1),      # the package's __init__ (after every engine.<sub> above: first match wins)

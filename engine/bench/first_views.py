@@ -3,13 +3,13 @@
     python -m engine.bench --pages
 
 Starts ``streamlit run app.py`` twice on a free port of 127.0.0.1, each on a fresh, empty run cache
-(:mod:`engine.serving.warm_cache`):
+(:mod:`engine.app.serving.warm_cache`):
 
 * **cold**: no start-up fill: each view computes its runs when it is opened;
 * **warm**: the start-up fill runs first (it starts with the server's first visit, here a Home
   page opened by the bench), and the views are opened once it has logged "done".
 
-Each view of :func:`engine.page_content.first_views.first_views` is opened in a new session
+Each view of :func:`engine.app.page_content.first_views.first_views` is opened in a new session
 through Streamlit's agent API (``server.enableAgentApi``: the real server, no browser), and
 timed until the page has drawn its finished run: the server's log line "run <page>:
 session-N done after ..." (the page's first draw of it), or the first answer for a view that
@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from engine.page_content.first_views import first_views
+from engine.app.page_content.first_views import first_views
 
 TARGET_SECONDS = 5.0
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ interaction is timed here (best of ``repeats``), without Streamlit's rendering:
 import sys
 
 from engine.bench.timing import best_time
-from engine.page_models import one_step as os_
-from engine.page_models.draws import running_for
+from engine.app.page_models import one_step as os_
+from engine.app.page_models.draws import running_for
 
 TARGET_SECONDS = 1.0
 PROBLEMS = ("friedman1-chain", "emotions")

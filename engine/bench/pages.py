@@ -4,7 +4,7 @@
 
 Runs the default problem of the Projections page (q sweep: gbrt-relabel-rpo against gbmort) and
 of the Forests page (projection size: Algorithm 2 against the unprojected forest), both exactly
-as the pages call them (``engine.page_content.page_defaults``; timed as every timed chart is, a
+as the pages call them (``engine.app.page_content.page_defaults``; timed as every timed chart is, a
 warm-up then fits repeated in turns, but here every fit three times), and prints the ratio of q = 1's fit time to the
 reference's, with the range of the timed fits. Target: at most 1/3, so the default view shows
 the effect well above the noise. Exit status 1 when a ratio misses it.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from engine.page_content import page_defaults as pd_
+from engine.app.page_content import page_defaults as pd_
 from engine.experiments import BoostingSettings, Problem, run_projection_size
 from engine.experiments import forests as fe
 from engine.experiments.timing import Timing

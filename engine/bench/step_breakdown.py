@@ -110,7 +110,7 @@ def _print_rows(rows):
 
 
 def as_dict(rows, figure6, n, d, steps, repeats, loads):
-    """The breakdown as engine.page_content.step_costs reads it (with machine, date and load)."""
+    """The breakdown as engine.app.page_content.step_costs reads it (with machine, date and load)."""
     return {"dataset": "delicious", "n": int(n), "d": int(d), "steps": steps, "repeats": repeats,
             "date": datetime.date.today().isoformat(), "machine": platform.machine() + ", "
             + f"{os.cpu_count()} cores", "load_1min": [round(x, 2) for x in loads],

@@ -565,7 +565,7 @@ def decomposition(acc, B_test, *, estimator, param_name, param_values, structure
     """The result from the running sums ``acc`` (an :class:`_Accumulator`) over the sets done so far.
 
     Shared by :func:`run_bias_variance` and the running decomposition of
-    :mod:`engine.page_models.draws` (one learning set at a time), so both compute the same numbers.
+    :mod:`engine.app.page_models.draws` (one learning set at a time), so both compute the same numbers.
     """
     d = n_outputs
     P = len(param_values)

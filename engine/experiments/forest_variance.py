@@ -159,7 +159,7 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
     ``max_features=1.0`` a tree is deterministic given its projection: var_tree = 0). See :class:`ForestBiasVarianceResult`.
 
     The work of one learning set is :func:`learning_set_statistics` and the terms are
-    :meth:`ForestSums.terms`: :class:`engine.page_models.draws.RunningForestBiasVariance`
+    :meth:`ForestSums.terms`: :class:`engine.app.page_models.draws.RunningForestBiasVariance`
     draws the same learning sets one at a time with the same two.
     """
     _int(n_learning_sets, "n_learning_sets", 2)

@@ -76,7 +76,7 @@ practitioner gets it, ``MultiOutputBoostingRegressor`` / ``MultiLabelBoostingCla
 with only ``random_state`` set (its defaults, early stopping "auto" included), the
 quick what-if row beside the papers' methods with their selected settings.
 
-The app's cost estimate (``estimate_model_selection_cost`` in ``engine/page_models/cost.py``, a
+The app's cost estimate (``estimate_model_selection_cost`` in ``engine/app/page_models/cost.py``, a
 layer above) predicts the number of fits and the running time of a call before it starts
 (its "this will take about ..." message) from the helpers here.
 """
@@ -330,7 +330,7 @@ def grid_configurations(grid, p):
 def make_method(name, task, structure, n_real, params):
     if name == ARTIFICIAL:
         return ArtificialGBRT(structure, n_real, **params)
-    if name == DEFAULTS:        # only the seed (and a probe's steps: engine.page_models.cost)
+    if name == DEFAULTS:        # only the seed (and a probe's steps: engine.app.page_models.cost)
         est = _defaults_class(task)(random_state=params["random_state"])
         return est.set_params(n_estimators=params["n_estimators"]) if params.get("n_estimators") else est
     if name == "sklearn-gb":
@@ -490,7 +490,7 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         first fit; with n_jobs=1 also inside every fit, see the module doc).
     report_partial : if True, after every finished repeat ``progress`` is also
         called as ``progress(fraction, message, partial=result_so_far)`` (the
-        signature of :class:`engine.serving.jobs.Job`'s callback), the result flagged
+        signature of :class:`engine.app.serving.jobs.Job`'s callback), the result flagged
         ``partial`` until the last repeat.
     refit : True: the chosen setting is fitted again on the whole training set
         (training + validation) before the test; False: on the 80% it was

@@ -1,4 +1,4 @@
-"""Figures of "one draw, many draws" (engine/page_models/draws.py): the fits so far and the running terms."""
+"""Figures of "one draw, many draws" (engine/app/page_models/draws.py): the fits so far and the running terms."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Figures of the One step page: one boosting step, from the residuals to the update (no streamlit).
 
-Each builder takes a :class:`engine.page_models.one_step.StepView`; samples are drawn in the
+Each builder takes a :class:`engine.app.page_models.one_step.StepView`; samples are drawn in the
 view's ``sample_order`` (sorted by the first tree's root split feature), so the residual matrix,
 the projected target and the update line up row for row.
 """

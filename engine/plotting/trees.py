@@ -1,6 +1,6 @@
 """A fitted tree drawn as a node-link diagram (plotly shapes and text, no streamlit).
 
-The drawing is made from a :class:`engine.page_models.one_step.TreeDrawing`, the nodes as the
+The drawing is made from a :class:`engine.app.page_models.one_step.TreeDrawing`, the nodes as the
 model's ``TreeStore`` holds them. Leaves are spread evenly from left to right in the order a
 depth-first walk meets them (left child first), every split sits above the middle of its two
 children, one row per depth: the layout of a textbook tree, without crossing edges.

@@ -16,7 +16,7 @@ from apptest_runs import job_of, page_run
 
 from engine.experiments.published import PAPER_TABLE4
 from engine.experiments.published import TABLE4_ESTIMATORS
-from engine.page_content.presets import PRESETS
+from engine.app.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/benchmark.py"
@@ -287,7 +287,7 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     import io
 
     from engine.experiments.model_selection import run_model_selection
-    from engine.page_models import dataspec
+    from engine.app.page_models import dataspec
 
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(120, 4))

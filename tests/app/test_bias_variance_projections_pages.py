@@ -11,7 +11,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of, page_run, poll
-from engine.page_content.presets import PRESETS
+from engine.app.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 BV, PROJ = "pages/bias_variance.py", "pages/projections.py"

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import open_from_app, poll
 
-from engine.page_content.challenges import CHALLENGES
+from engine.app.page_content.challenges import CHALLENGES
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

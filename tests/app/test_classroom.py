@@ -1,5 +1,5 @@
 """AppTest (no browser): the Cost against d page, the projector view's chart and table hooks, and the
-teacher's links (pages/_classroom.py, engine/page_content/presets.py's TEACHER_LINKS)."""
+teacher's links (pages/_classroom.py, engine/app/page_content/presets.py's TEACHER_LINKS)."""
 import json
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, poll
 from engine.experiments.cost_vs_outputs import load_shipped, loglog_slope
-from engine.page_content.presets import TEACHER_LINKS
+from engine.app.page_content.presets import TEACHER_LINKS
 from pages._classroom import hide_css, link_url, parse_hide
 from pages._render import table_frame
 

@@ -23,8 +23,8 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of
 
-from engine.page_models import live_convergence as live
-from engine.serving.memory import release_memory, resident_mb
+from engine.app.page_models import live_convergence as live
+from engine.app.serving.memory import release_memory, resident_mb
 from load.classroom_tools import SERVER_ASKED, SERVER_DONE, how_served
 from pages._session import SWITCH_INTERVAL
 

@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import finished, job_of, page_run, poll
 
 from engine import experiments, plotting
-from engine.page_models import dataspec, live_convergence
-from engine.page_content.presets import PRESETS
+from engine.app.page_models import dataspec, live_convergence
+from engine.app.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"

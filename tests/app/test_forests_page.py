@@ -136,7 +136,7 @@ def test_the_default_view_passes_the_gate_and_starts_by_itself():
 
 
 def test_home_preset_opens_projection_size_on_emotions():
-    from engine.page_content.presets import PRESETS
+    from engine.app.page_content.presets import PRESETS
 
     (preset,) = [p for p in PRESETS if p["page"] == PAGE and p["query_params"]["fx_exp"] == "size"
                  and p["query_params"]["fx_data"] == "emotions"]
@@ -222,7 +222,7 @@ def test_compression_on_a_shipped_multilabel_set_and_stop():
 
 
 def test_home_preset_table_7_1():
-    from engine.page_content.presets import PRESETS
+    from engine.app.page_content.presets import PRESETS
 
     (preset,) = [p for p in PRESETS if p["label"] == "Thesis Table 7.1: compress a forest"]
     at = open_page(preset["query_params"])
@@ -240,7 +240,7 @@ def test_delicious_presets_run_on_their_click_and_state_their_estimate_otherwise
     """The thesis's delicious study (issue 33): minutes on delicious. A preset's link (go=1) starts
     its run on the click (the server's start-up fill computes it the same way); the same view opened
     without go states its estimate and waits for Run; Stop keeps what is done."""
-    from engine.page_content.presets import PRESETS
+    from engine.app.page_content.presets import PRESETS
     labels = ("Forests on delicious: thesis Figure 5.1", "Forests on delicious: k against q (thesis Figure 5.3)",
               "Forests on delicious: projection schemes (thesis Figure 5.4)")
     experiments = ("size", "randomization", "schemes")

@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import job_of
 
-import engine.page_content.presets
-from engine.page_models import dataspec
-from engine.page_content.presets import PRESETS, TEACHER_LINKS
+import engine.app.page_content.presets
+from engine.app.page_models import dataspec
+from engine.app.page_content.presets import PRESETS, TEACHER_LINKS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 HOME_TITLE = "Multi-output gradient boosting with random output projections"
@@ -109,7 +109,7 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
         "query_params": {"problem": "group", "seed": "3"},
         "description": "test preset",
     }
-    monkeypatch.setattr(engine.page_content.presets, "PRESETS", [*PRESETS, extra])
+    monkeypatch.setattr(engine.app.page_content.presets, "PRESETS", [*PRESETS, extra])
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     registered = registered_pages()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from engine.page_models import one_step as os_
+from engine.app.page_models import one_step as os_
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/one_step.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, open_from_app, poll
-from engine.page_models import dataspec
+from engine.app.page_models import dataspec
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -96,7 +96,7 @@ def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monk
 def test_a_figure_1_preset_opens_a_page_that_names_the_same_panel():
     """The Home preset "Figure 1a: convergence on chain" opened a page that called chain "Figure 1b".
     Paper 002, section 4.2.2: chain is Figure 1a, group 1b, ind 1c."""
-    from engine.page_content.presets import FIGURE1_PANELS, PRESETS
+    from engine.app.page_content.presets import FIGURE1_PANELS, PRESETS
 
     assert FIGURE1_PANELS == {"chain": "Figure 1a", "group": "Figure 1b", "ind": "Figure 1c"}
     for preset in (p for p in PRESETS if p["page"] == "pages/convergence.py"):

@@ -152,8 +152,8 @@ def test_forests_q_beyond_the_outputs_is_clamped_and_said():
 
 
 def test_presets_and_challenges_name_only_their_pages_parameters():
-    from engine.page_content.challenges import CHALLENGES
-    from engine.page_content.presets import PRESETS
+    from engine.app.page_content.challenges import CHALLENGES
+    from engine.app.page_content.presets import PRESETS
 
     links = [(p["page"], p["query_params"]) for p in PRESETS] + [(c.page, c.query_params) for c in CHALLENGES]
     for page, query in links:

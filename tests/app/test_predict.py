@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import finished, open_from_app, poll
 
 from engine.experiments.cost_vs_outputs import load_shipped
-from engine.page_content.predictions import first_to_reach, flattest_cost
+from engine.app.page_content.predictions import first_to_reach, flattest_cost
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "50", "conv_n_test": "200"}

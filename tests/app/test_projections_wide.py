@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine.experiments
-from engine.page_content import takeaways
+from engine.app.page_content import takeaways
 from apptest_runs import finished, page_run, poll
-from engine.page_content.presets import PRESETS
+from engine.app.page_content.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import sparse
 from streamlit.testing.v1 import AppTest
 
-from engine.page_models import dataspec
+from engine.app.page_models import dataspec
 from engine.datasets import load_dataset
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -20,8 +20,8 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, page_run, poll
 
-from engine.page_models import dataspec, live_convergence
-from engine.serving.warm_cache import WarmCache
+from engine.app.page_models import dataspec, live_convergence
+from engine.app.serving.warm_cache import WarmCache
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_runs import finished, job_of, poll
 
-from engine.page_models.one_step import first_trees
+from engine.app.page_models.one_step import first_trees
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
@@ -86,8 +86,8 @@ def test_first_trees_validates_its_input():
 
 
 def test_first_trees_keep_the_strip_without_the_model():
-    from engine.page_models import live_convergence as live
-    from engine.page_models.one_step import FirstTrees
+    from engine.app.page_models import live_convergence as live
+    from engine.app.page_models.one_step import FirstTrees
     from engine.estimators.registry import make_estimator
     from engine.experiments.problems import get_problem
     import pickle

@@ -36,7 +36,7 @@ def streamlit_server(tmp_path_factory):
     # The real-data study keeps finished cells on disk; a fresh folder per session, so the
     # browser test computes them with this build instead of reading an earlier run's.
     cells = tmp_path_factory.mktemp("real-data-cells")
-    # no start-up fill and an empty run cache (engine/serving/warm_cache.py): every run computes here
+    # no start-up fill and an empty run cache (engine/app/serving/warm_cache.py): every run computes here
     env = {"RPO_REAL_DATA_CACHE": str(cells), "RPO_WARM": "0", "RPO_RUN_CACHE": str(cells / "runs")}
     try:
         with streamlit_app(log, env) as (base, _, seconds):

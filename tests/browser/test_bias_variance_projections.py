@@ -41,7 +41,7 @@ def test_projections_deep_link(streamlit_server, browser_page, screenshot_dir):
     page.goto(f"{streamlit_server}/projections?proj_seed=0", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Projections")).to_be_visible()
     wait_for_charts(page, 2)
-    # the page opens on bibtex (d = 159: engine.page_content.page_defaults) with q = 1 and 10 / 20 / 50 % of d
+    # the page opens on bibtex (d = 159: engine.app.page_content.page_defaults) with q = 1 and 10 / 20 / 50 % of d
     q = wait_for_chart(page, "(el, data) => Array.from(data[0].x)", "v => v.length === 4")
     assert list(q) == [1, 16, 32, 80]
     expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from engine.page_content.challenges import CHALLENGES
+from engine.app.page_content.challenges import CHALLENGES
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.live_app import wait_for_chart
-from engine.page_content.presets import TEACHER_LINKS
+from engine.app.page_content.presets import TEACHER_LINKS
 from pages._classroom import link_url
 
 pytestmark = pytest.mark.browser

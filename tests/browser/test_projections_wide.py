@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.live_app import wait_for_chart
-from engine.page_content.presets import PRESETS
+from engine.app.page_content.presets import PRESETS
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.page_models.cost import estimate_model_selection_cost as estimate_cost
+from engine.app.page_models.cost import estimate_model_selection_cost as estimate_cost
 from engine.experiments.model_selection import run_model_selection
 from engine.names import REFERENCE_NAMES
 from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params

@@ -4,7 +4,7 @@ import io
 
 from engine.bench import one_step
 from engine.bench.__main__ import main
-from engine.page_models.one_step import METHODS
+from engine.app.page_models.one_step import METHODS
 
 
 def test_interactions_table_covers_every_method_and_interaction():

@@ -9,7 +9,7 @@ from engine._core import algorithms as core_steps
 from engine.bench import step_breakdown
 from engine.bench.__main__ import main
 from engine.estimators.registry import make_estimator
-from engine.page_content.step_costs import step_cost_sentence
+from engine.app.page_content.step_costs import step_cost_sentence
 
 
 @pytest.fixture(scope="module")

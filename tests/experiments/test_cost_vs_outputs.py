@@ -19,7 +19,7 @@ from engine.experiments.cost_vs_outputs import (
     main,
     run_cost_vs_outputs,
 )
-from engine.page_content.cost_vs_outputs import cost_takeaway, legend_text, measurement_text
+from engine.app.page_content.cost_vs_outputs import cost_takeaway, legend_text, measurement_text
 
 SMALL = dict(d_values=(2, 8, 32), n_samples=120, n_features=6, max_leaf_nodes=4, repeats=2, target_seconds=0.002,
              min_steps=2)

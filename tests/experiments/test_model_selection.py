@@ -318,7 +318,7 @@ def test_defaults_row_is_the_estimator_as_a_practitioner_gets_it(dataset, task):
 def test_cost_estimate_scales_the_defaults_probe_to_their_300_steps(monkeypatch):
     """The probe fits "defaults" with a few steps; the estimate scales it to n_estimators (300), a
     forest's to its 100 trees."""
-    from engine.page_models import cost
+    from engine.app.page_models import cost
 
     assert ms.no_grid_steps("defaults", "regression") == 300 == ms.no_grid_steps("defaults", "multilabel")
     assert ms.no_grid_steps("mo-rf", "regression") == 100

@@ -89,7 +89,7 @@ def test_still_rising_is_said_above_the_subplot_titles():
 
 
 def test_tree_gains_are_written_for_people():
-    from engine.page_models import one_step as os_
+    from engine.app.page_models import one_step as os_
     from engine.plotting.trees import tree_figure
 
     run = os_.OneStepRun(os_.OneStepSettings(problem="friedman1-group", method="gbmort"))

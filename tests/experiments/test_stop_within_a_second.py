@@ -20,8 +20,8 @@ from engine.experiments.problems import get_problem
 from engine.experiments.real_data import run_real_data
 from engine.experiments.runner import Stopped
 from engine.experiments.worker import FitWorker
-from engine.serving.jobs import Job
-from engine.serving.runstore import RunStore
+from engine.app.serving.jobs import Job
+from engine.app.serving.runstore import RunStore
 
 BOUND = 1.0     # seconds from the stop request to the end of the call
 

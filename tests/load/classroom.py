@@ -82,14 +82,14 @@ for _path in (str(REPO_ROOT), str(REPO_ROOT / "tests")):     # run as a script: 
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from engine.serving.memory import resident_mb  # noqa: E402
+from engine.app.serving.memory import resident_mb  # noqa: E402
 from load.classroom_tools import (BROWSER_NICE, CHROMIUM, CHROMIUM_ARGS, Monitor, Ready, cpu_seconds,  # noqa: E402
                                   load_missed, load_text, low_priority_browser, print_failures, result_text,
                                   server_times, streamlit_app, student)
 
 # Figure 1c's preset (Home: ind, stumps, learning rate 0.1, 10 000 steps) with the paper's 4000 test
 # samples and five methods: about 20-30 s alone on 2 cores, estimated above the page's 15 s, so it waits
-# for Start. Measured with engine.page_models.live_convergence.train_curves alone, idle: 18.4 s for four
+# for Start. Measured with engine.app.page_models.live_convergence.train_curves alone, idle: 18.4 s for four
 # of the methods.
 PRESET = ("/convergence?conv_problem=ind&conv_learning_rate=0.1&conv_max_leaf_nodes=2&conv_n_steps=10000&conv_n_test=4000"
           "&conv_variants=st-gbrt&conv_variants=gbmort&conv_variants=gbrt-rpo-subsampled&conv_variants=gbrt-rpo-gaussian"

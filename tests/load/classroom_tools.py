@@ -27,8 +27,8 @@ import urllib.request
 
 from pathlib import Path
 
-from engine.serving import runstore as rs
-from engine.serving.memory import resident_mb
+from engine.app.serving import runstore as rs
+from engine.app.serving.memory import resident_mb
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -43,7 +43,7 @@ IDLE_TEXT = "Press Start to train."       # the page's status while it waits for
 RESULT_TIMEOUT = 300.0
 BROWSER_NICE = 19        # the browsers take only the CPU the server leaves (a class's are elsewhere)
 # The server's log: Streamlit's time stamp, then a message written from one of the run store's line
-# formats (engine/serving/runstore.py: the store, pages/_session.py and pages/_jobs.py write them).
+# formats (engine/app/serving/runstore.py: the store, pages/_session.py and pages/_jobs.py write them).
 STAMP = r"(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d{3}) "
 _FIELD = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?([sdf])")
 _FIELD_PATTERNS = {"s": r".+?", "d": r"\d+", "f": r"[\d.]+"}

@@ -36,7 +36,7 @@ from load.classroom_tools import (DONE_TEXT, RESULT_TIMEOUT, RUN_ENDED, RUN_LEFT
                                   SERVER_DONE, SESSION_CLOSED, Monitor, Ready, cpu_seconds, load_missed, load_text,
                                   log_time, note_failure, print_failures, result_text, server_times, spread_text,
                                   student)
-from engine.serving.memory import resident_mb
+from engine.app.serving.memory import resident_mb
 
 __all__ = ["SCENARIOS", "TOUR", "tour", "close_tabs", "reloads", "run_events", "closed_runs"]
 
