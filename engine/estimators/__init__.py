@@ -12,12 +12,8 @@
 """
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.compression import CompressedForestClassifier, CompressedForestRegressor
-from engine.estimators.forest import (
-    PerOutputForestClassifier,
-    PerOutputForestRegressor,
-    ProjectedForestClassifier,
-    ProjectedForestRegressor,
-)
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.estimators.registry import ALL_NAMES, ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 
 __all__ = [

@@ -77,12 +77,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from engine._core import ForwardStagewise
 from engine.estimators.base import MultiLabelMixin, as_numeric, check_features, is_int, is_real
-from engine.estimators.forest import (
-    PerOutputForestClassifier,
-    PerOutputForestRegressor,
-    ProjectedForestClassifier,
-    ProjectedForestRegressor,
-)
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.estimators.indicators import (
     compact_predict,
     count_test_nodes,

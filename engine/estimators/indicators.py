@@ -24,7 +24,8 @@ import numpy as np
 from scipy import sparse
 
 from engine._core import RowMatrix, TreeStore
-from engine.estimators.forest import ForestBase, PerOutputForestBase
+from engine.estimators.forest import ForestBase
+from engine.estimators.per_output_forest import PerOutputForestBase
 
 __all__ = ["forest_stores", "node_indicators", "forest_node_weights", "node_parents",
            "count_test_nodes", "kept_nodes", "prune_forest", "compact_predict"]

@@ -24,12 +24,8 @@ projected outputs); ``ALL_NAMES`` both. Forest names:
   unprojected forest on most of those data sets. Override with an integer.
 """
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
-from engine.estimators.forest import (
-    PerOutputForestClassifier,
-    PerOutputForestRegressor,
-    ProjectedForestClassifier,
-    ProjectedForestRegressor,
-)
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.names import (
     MULTI_OUTPUT,
     SINGLE_TARGET,

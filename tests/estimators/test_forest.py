@@ -12,12 +12,11 @@ from engine._core.grower import TreeGrower, grow_tree
 from engine._core.tree_store import TreeStore
 from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import (
-    PerOutputForestClassifier,
-    PerOutputForestRegressor,
     ProjectedForestClassifier,
     ProjectedForestRegressor,
     project_outputs,
 )
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.estimators.registry import ALL_NAMES, ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from engine.estimators.forest import PerOutputForestClassifier, ProjectedForestClassifier
+from engine.estimators.forest import ProjectedForestClassifier
+from engine.estimators.per_output_forest import PerOutputForestClassifier
 from engine.estimators.labels import PerOutputClasses
 from paper_settings import PaperClassifier
 

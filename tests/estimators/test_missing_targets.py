@@ -13,12 +13,8 @@ import pickle
 import numpy as np
 import pytest
 
-from engine.estimators.forest import (
-    PerOutputForestClassifier,
-    PerOutputForestRegressor,
-    ProjectedForestClassifier,
-    ProjectedForestRegressor,
-)
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from paper_settings import PaperClassifier, PaperRegressor
 from oracles.boosting import (
     line_search,

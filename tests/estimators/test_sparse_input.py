@@ -17,11 +17,8 @@ import pytest
 from scipy import sparse
 
 from engine.estimators import growers
-from engine.estimators.forest import (
-    PerOutputForestRegressor,
-    ProjectedForestClassifier,
-    ProjectedForestRegressor,
-)
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestRegressor
 from engine.estimators.registry import make_estimator
 from paper_settings import PaperClassifier, PaperRegressor
 

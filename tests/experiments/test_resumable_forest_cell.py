@@ -7,7 +7,7 @@ the middle used to start it again from the first label. The oracles: the estimat
 import numpy as np
 import pytest
 
-from engine.estimators.forest import PerOutputForestClassifier, PerOutputForestRegressor
+from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.experiments import model_selection as ms
 from engine.experiments import real_data as rd
 from engine.experiments import study_cells

@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from engine.estimators.forest import PerOutputForestClassifier, ProjectedForestClassifier
+from engine.estimators.forest import ProjectedForestClassifier
+from engine.estimators.per_output_forest import PerOutputForestClassifier
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.compression import run_compression
 from engine.experiments.forests import run_forest_projection_size
