@@ -32,8 +32,9 @@ from streamlit import runtime
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from engine.app.serving.limits import limits_from_env
 from engine.app.serving.memory import Debounced, release_memory, set_malloc_thresholds
-from engine.app.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore, limits_from_env
+from engine.app.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore
 from engine.app.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
 from pages._predict import predict_default
 

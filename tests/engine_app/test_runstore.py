@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from engine.app.serving.runstore import LOG_NAME, Limits, ResultCache, RunStore, limits_from_env, ordinal, run_key
+from engine.app.serving.limits import Limits, limits_from_env
+from engine.app.serving.result_cache import ResultCache
+from engine.app.serving.run_key import run_key
+from engine.app.serving.runstore import LOG_NAME, RunStore, ordinal
 
 SETTINGS = dict(problem="friedman1-group", variants=("st-gbrt", "gbmort"), q=1, learning_rate=0.1, max_leaf_nodes=2,
                 max_features="all", loss="default", n_steps=1000, n_test=1000, seed=0)

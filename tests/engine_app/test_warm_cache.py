@@ -10,7 +10,8 @@ import pytest
 
 from engine.app.page_content.first_views import MORE_VIEWS, first_views
 from engine.app.page_content.presets import PRESETS
-from engine.app.serving.runstore import RunStore, run_key
+from engine.app.serving.run_key import run_key
+from engine.app.serving.runstore import RunStore
 from engine.app.serving.warm_cache import WarmCache, await_warm, cache_root, fill_enabled
 
 CALLS = []

@@ -76,7 +76,7 @@ def test_xgboost_is_an_app_dependency_under_the_name_the_page_gives():
 def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
     """A race without XGBoost and one with it are two runs for the run store (with_xgboost is an argument
     of the call the page makes), and each result records the value used."""
-    from engine.app.serving.runstore import run_key
+    from engine.app.serving.run_key import run_key
 
     kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, n_projections=1)
     assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=False, **kw)

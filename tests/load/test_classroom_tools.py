@@ -11,7 +11,8 @@ import time
 import pytest
 
 from engine.app.serving import runstore as rs
-from engine.app.serving.runstore import Limits, RunStore, short_key
+from engine.app.serving.limits import Limits
+from engine.app.serving.runstore import RunStore, short_key
 from load import classroom
 from load import classroom_tools as tools
 from load.classroom_visits import closed_runs, run_events

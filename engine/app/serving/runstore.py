@@ -50,29 +50,32 @@ appears at once ("served from the server's cache"); estimates are shown as a ran
 to 20 s now (2 runs computing now on 2 slots)") and a time measured while other runs shared the
 server says so. Stop detaches only this student; the run stops when the last student watching it
 leaves.
+
+The parts it is made of, each in its own module: the run key (:mod:`~engine.app.serving.run_key`),
+the cache of finished runs (:mod:`~engine.app.serving.result_cache`), the server's limits
+(:mod:`~engine.app.serving.limits`), the background job (:mod:`~engine.app.serving.jobs`) and the
+start-up fill's files (:mod:`~engine.app.serving.warm_cache`); this module holds the store, its
+tickets and the server's log formats.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import logging
 import math
 import os
-import pickle
 import threading
 import time
-from collections import OrderedDict
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
 from engine.app.serving.jobs import Job
+from engine.app.serving.limits import Limits, limits_from_env
+from engine.app.serving.result_cache import MB, ResultCache, approx_bytes
+from engine.app.serving.run_key import run_key
 from engine.app.serving.warm_cache import WarmCache, await_warm
-from engine.experiments.engine_version import engine_version   # version + the core's sources' hash
 
-__all__ = ["run_key", "Limits", "limits_from_env", "ResultCache", "RunStore", "Ticket",
-           "approx_bytes", "ordinal", "LOG_NAME", "SESSION_OPENED", "SESSION_CLOSED", "RUN_ASKED", "ASKED_HOW",
+__all__ = ["RunStore", "Ticket", "ordinal", "short_key", "LOG_NAME", "SESSION_OPENED", "SESSION_CLOSED", "RUN_ASKED", "ASKED_HOW",
            "RUN_DRAWN", "RUN_ENDED", "RUN_LEFT_QUEUE", "RUN_STOPPED"]
 
 # --- the server's log ----------------------------------------------------------------------------
@@ -98,10 +101,6 @@ RUN_LEFT_QUEUE = "run %(key)s left the queue: nobody waits for it"
 RUN_STOPPED = "run %(key)s stopped: nobody watches it"
 
 log = logging.getLogger(LOG_NAME)   # the server's log (pages/_session.py); plain logging: no streamlit here
-MB = 1 << 20
-DEFAULT_ENTRIES = 64
-DEFAULT_CACHE_MB = 256
-DEFAULT_IDLE_MINUTES = 30
 UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long in a wait estimate
 SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts for estimates
 
@@ -109,223 +108,6 @@ SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts
 def short_key(key) -> str:
     """A run's name in the log: its key's first 8 characters (a private run has no key)."""
     return "private" if key is None else key[:8]
-
-
-# --- the run key ------------------------------------------------------------------------------------
-
-def _feed(h, obj: Any) -> None:
-    """Feed a canonical encoding of ``obj`` to the hash ``h`` (type-tagged, so 1 != 1.0 != "1")."""
-    if obj is None or isinstance(obj, (bool, int, float, complex, str)):
-        h.update(f"{type(obj).__name__}:{obj!r};".encode())
-    elif isinstance(obj, bytes):
-        h.update(b"bytes:" + hashlib.sha256(obj).digest())
-    elif isinstance(obj, np.generic):
-        _feed(h, obj.item())
-    elif isinstance(obj, np.ndarray):
-        a = np.ascontiguousarray(obj)
-        h.update(f"ndarray:{a.dtype.str}:{a.shape};".encode())
-        if a.dtype.hasobject:
-            for x in a.ravel():
-                _feed(h, x)
-        else:
-            h.update(hashlib.sha256(a.view(np.uint8).ravel() if a.size else b"").digest())
-    elif hasattr(obj, "tocsr") and hasattr(obj, "nnz"):          # a scipy sparse matrix / array
-        m = obj.tocsr()
-        m.sort_indices()
-        h.update(f"sparse:{m.shape};".encode())
-        for part in (m.data, m.indices, m.indptr):
-            _feed(h, part)
-    elif isinstance(obj, Mapping):
-        items = sorted(((run_key_part(k), v) for k, v in obj.items()), key=lambda kv: kv[0])
-        h.update(f"map:{len(items)};".encode())
-        for k, v in items:
-            h.update(k.encode())
-            _feed(h, v)
-    elif isinstance(obj, (list, tuple)):
-        h.update(f"{type(obj).__name__}:{len(obj)};".encode())
-        for x in obj:
-            _feed(h, x)
-    elif isinstance(obj, (set, frozenset)):
-        _feed(h, sorted(run_key_part(x) for x in obj))
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        h.update(f"dataclass:{type(obj).__qualname__};".encode())
-        _feed(h, {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)})
-    elif callable(obj) and hasattr(obj, "__qualname__"):
-        h.update(f"callable:{getattr(obj, '__module__', '')}.{obj.__qualname__};".encode())
-    elif hasattr(obj, "get_params") and hasattr(obj, "set_params"):   # an estimator's settings
-        h.update(f"estimator:{type(obj).__qualname__};".encode())
-        _feed(h, obj.get_params(deep=False))
-    else:   # anything else by its pickle (deterministic for plain objects)
-        try:
-            h.update(b"pickle:" + hashlib.sha256(pickle.dumps(obj, protocol=4)).digest())
-        except Exception as exc:  # noqa: BLE001
-            if not callable(obj):
-                raise TypeError(f"run_key: cannot hash a {type(obj).__name__}") from exc
-            # a callable object with state that does not pickle: by identity (never wrongly shared)
-            h.update(f"object:{type(obj).__qualname__}:{id(obj)};".encode())
-
-
-def run_key_part(obj: Any) -> str:
-    """The hash of one object (hex), as it enters a run key."""
-    h = hashlib.sha256()
-    _feed(h, obj)
-    return h.hexdigest()
-
-
-def run_key(page: str, target: Callable, *args: Any, **kwargs: Any) -> str:
-    """The key of a run: page, function, every argument and the engine's version.
-
-    Two calls differing in any argument (a setting, the seed, one value of the data) give
-    different keys; keyword arguments in another order, or dicts built in another order, give
-    the same key. Arrays and sparse matrices count by content, not identity.
-    """
-    if not isinstance(page, str) or not page:
-        raise ValueError(f"page must be a non-empty string, got {page!r}")
-    if not callable(target):
-        raise ValueError(f"target must be callable, got {type(target).__name__}")
-    h = hashlib.sha256()
-    _feed(h, ("run", page, engine_version(), target, list(args), dict(kwargs)))
-    return h.hexdigest()
-
-
-# --- settings ---------------------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """The server's limits: runs at once, finished runs kept (count, bytes), session idle time."""
-
-    max_jobs: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
-    max_entries: int = DEFAULT_ENTRIES
-    max_bytes: int = DEFAULT_CACHE_MB * MB
-    idle_seconds: float = DEFAULT_IDLE_MINUTES * 60.0
-
-
-def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
-    raw = environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if value < 1 or str(value) != raw.strip().lstrip("+"):
-        raise ValueError(f"{name} must be a positive integer, got {raw!r}")
-    return value
-
-
-def limits_from_env(environ: Mapping[str, str] | None = None) -> Limits:
-    """The limits from ``RPO_MAX_JOBS``, ``RPO_CACHE_ENTRIES``, ``RPO_CACHE_MB`` and
-    ``RPO_IDLE_MINUTES`` (defaults: the core count, 64, 256, 30). A value that is not a positive
-    integer raises a ValueError naming the variable."""
-    env = os.environ if environ is None else environ
-    return Limits(max_jobs=_positive_int(env, "RPO_MAX_JOBS", os.cpu_count() or 1),
-                  max_entries=_positive_int(env, "RPO_CACHE_ENTRIES", DEFAULT_ENTRIES),
-                  max_bytes=_positive_int(env, "RPO_CACHE_MB", DEFAULT_CACHE_MB) * MB,
-                  idle_seconds=60.0 * _positive_int(env, "RPO_IDLE_MINUTES", DEFAULT_IDLE_MINUTES))
-
-
-# --- the cache of finished runs ---------------------------------------------------------------------
-
-def approx_bytes(obj: Any) -> int:
-    """Approximate memory of a result: its pickle's length (arrays dominate; close enough)."""
-    try:
-        return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:  # noqa: BLE001 - something unpicklable: count it as 1 MB
-        return MB
-
-
-class ResultCache:
-    """Finished runs by key, bounded in entry count and approximate bytes; least recently used out.
-    :meth:`expire` drops the runs nobody asked for in a while (the class has gone home)."""
-
-    def __init__(self, max_entries: int = DEFAULT_ENTRIES, max_bytes: int = DEFAULT_CACHE_MB * MB, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        if int(max_entries) < 1 or int(max_bytes) < 1:
-            raise ValueError("max_entries and max_bytes must be positive")
-        self.max_entries, self.max_bytes = int(max_entries), int(max_bytes)
-        self._items: OrderedDict[str, tuple[Any, int, float]] = OrderedDict()   # value, bytes, last use
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self._clock = clock
-
-    def get(self, key: str) -> Any | None:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items[key] = (item[0], item[1], self._clock())
-            self._items.move_to_end(key)
-            return item[0]
-
-    def put(self, key: str, value: Any, nbytes: int) -> bool:
-        """Keep ``value`` (``nbytes`` large); False when it alone is larger than the cache."""
-        nbytes = int(nbytes)
-        with self._lock:
-            if key in self._items:
-                self._bytes -= self._items.pop(key)[1]
-            if nbytes > self.max_bytes:
-                return False
-            self._items[key] = (value, nbytes, self._clock())
-            self._bytes += nbytes
-            while len(self._items) > self.max_entries or self._bytes > self.max_bytes:
-                self._bytes -= self._items.popitem(last=False)[1][1]
-            return True
-
-    def peek(self, key: str) -> Any | None:
-        """The value of ``key`` without counting it as a use (None when absent)."""
-        with self._lock:
-            item = self._items.get(key)
-            return None if item is None else item[0]
-
-    def replace(self, key: str, old: Any, new: Any, nbytes: int) -> bool:
-        """Put ``new`` (``nbytes`` large) in place of ``key``'s value when that is still ``old``,
-        keeping its place in the least-recently-used order; False when it was not."""
-        nbytes = int(nbytes)
-        with self._lock:
-            item = self._items.get(key)
-            if item is None or item[0] is not old:
-                return False
-            self._items[key] = (new, nbytes, item[2])
-            self._bytes += nbytes - item[1]
-            while len(self._items) > self.max_entries or self._bytes > self.max_bytes:
-                self._bytes -= self._items.popitem(last=False)[1][1]
-            return True
-
-    def discard(self, key: str, old: Any) -> None:
-        """Drop ``key`` when its value is still ``old``."""
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None and item[0] is old:
-                self._bytes -= self._items.pop(key)[1]
-
-    def expire(self, idle_seconds: float) -> int:
-        """Drop the runs not asked for in the last ``idle_seconds``; how many were dropped."""
-        if not idle_seconds > 0:
-            raise ValueError(f"idle_seconds must be positive, got {idle_seconds!r}")
-        with self._lock:
-            cutoff, dropped = self._clock() - idle_seconds, 0
-            while self._items and next(iter(self._items.values()))[2] < cutoff:   # least recently used first
-                self._bytes -= self._items.popitem(last=False)[1][1]
-                dropped += 1
-            return dropped
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._bytes = 0
-
-    def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)
-
-    @property
-    def nbytes(self) -> int:
-        with self._lock:
-            return self._bytes
 
 
 # --- runs, tickets and the store --------------------------------------------------------------------

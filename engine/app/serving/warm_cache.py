@@ -6,7 +6,7 @@ preset. Computed on demand those take 12-42 s; served from here they draw at onc
 * **What is kept.** One file per finished run of a first view: the run store's entry (the Job's
   final snapshot and the page's ``extra``, e.g. the Convergence page's fitted models, so a Step
   after a cached Start continues them), under the run's key
-  (:func:`engine.app.serving.runstore.run_key`: page, function, every argument and the engine's
+  (:func:`engine.app.serving.run_key.run_key`: page, function, every argument and the engine's
   version, the hash of the compiled core's sources, as the real-data study's cell cache). A page
   asking for the same run gets it from here: the key is the same by construction, because the
   file was written by running the page itself (``pages/_warm.py``), not by a copy of its call.
