@@ -106,6 +106,41 @@ def load_csv(
     max_bytes = _check_int(max_bytes, "max_bytes", 1)
     max_rows = _check_int(max_rows, "max_rows", 2)
     max_columns = _check_int(max_columns, "max_columns", 2)
+    target_columns = _target_list(target_columns)
+    if name == "uploaded":  # default: use the file's own name when it has one
+        name = _file_stem(file_or_buffer) or name
+    text = _decode(_read_limited(file_or_buffer, max_bytes))
+    header, body = _parse_table(text, sep, max_rows, max_columns)
+    _check_header(header, target_columns, sep)
+    if body.shape[0] < 2:
+        raise ValueError(f"the file has {body.shape[0]} data row(s); at least 2 are needed")
+    X, Y, feature_names = _features_and_targets(_numeric_values(header, body, target_columns), header,
+                                                target_columns)
+    n_imputed = impute_median(X, np.arange(X.shape[0]))
+
+    task = "multilabel" if np.isin(Y, (0.0, 1.0)).all() else "regression"
+    desc = (
+        f"Uploaded CSV: {X.shape[0]} rows, {X.shape[1]} features, {Y.shape[1]} "
+        f"{'labels' if task == 'multilabel' else 'targets'}."
+    )
+    if n_imputed:
+        desc += f" {n_imputed} missing feature values were replaced by the feature's median."
+    return Dataset(
+        name=str(name),
+        X=X,
+        Y=Y,
+        feature_names=feature_names,
+        target_names=list(target_columns),
+        task=task,
+        test_indices=None,
+        bayes=None,
+        description=desc,
+        citation="",
+    )
+
+
+def _target_list(target_columns):
+    """The target columns as a list of distinct names (a single name is a list of one)."""
     if isinstance(target_columns, str):
         target_columns = [target_columns]
     try:
@@ -116,15 +151,22 @@ def load_csv(
         raise ValueError("target_columns must be a non-empty list of column names (strings)")
     if len(set(target_columns)) != len(target_columns):
         raise ValueError("target_columns lists the same column twice")
+    return target_columns
 
-    if name == "uploaded":  # default: use the file's own name when it has one
-        src = getattr(file_or_buffer, "name", file_or_buffer)
-        if isinstance(src, (str, os.PathLike)):
-            stem = Path(src).name
-            for suffix in (".gz", ".csv"):
-                stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
-            name = stem or name
-    raw = _read_limited(file_or_buffer, max_bytes)
+
+def _file_stem(file_or_buffer):
+    """The source's file name without .csv / .gz ("" when it has no name: plain bytes)."""
+    src = getattr(file_or_buffer, "name", file_or_buffer)
+    if not isinstance(src, (str, os.PathLike)):
+        return ""
+    stem = Path(src).name
+    for suffix in (".gz", ".csv"):
+        stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
+    return stem
+
+
+def _decode(raw):
+    """The file's text (UTF-8, a byte-order mark dropped); a binary or empty file is refused."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -133,7 +175,14 @@ def load_csv(
         raise ValueError("the file is not a text CSV file (it contains NUL bytes)")
     if not text.strip():
         raise ValueError("the file is empty")
+    return text
 
+
+def _parse_table(text, sep, max_rows, max_columns):
+    """(header, body): the header row's names and the data rows as strings, within the limits.
+
+    Read as strings (no NA guessing) so that every value is checked by :func:`_numeric_values`
+    with the column named in the message."""
     try:
         df = pd.read_csv(
             io.StringIO(text),
@@ -155,9 +204,12 @@ def load_csv(
     if df.shape[0] - 1 > max_rows:
         raise ValueError(f"the file has more than {max_rows:,} data rows (the limit)")
     _check_field_counts(text, sep, df.shape[1], max_rows)
+    return [str(h).strip() for h in df.iloc[0]], df.iloc[1:]
 
-    header = [str(h).strip() for h in df.iloc[0]]
-    body = df.iloc[1:]
+
+def _check_header(header, target_columns, sep):
+    """Refuse empty or duplicated names, unknown targets (with a hint when the separator seems
+    wrong) and a file whose every column is a target."""
     if any(h == "" for h in header):
         raise ValueError("malformed CSV: the header row has an empty column name")
     dups = sorted({h for h in header if header.count(h) > 1})
@@ -178,9 +230,11 @@ def load_csv(
         )
     if len(target_columns) == len(header):
         raise ValueError("every column is a target: at least one feature column is needed")
-    if body.shape[0] < 2:
-        raise ValueError(f"the file has {body.shape[0]} data row(s); at least 2 are needed")
 
+
+def _numeric_values(header, body, target_columns):
+    """The data rows as floats, NaN where a value is missing; a non-numeric or infinite value is
+    refused, naming its column and an example."""
     values = np.empty(body.shape, dtype=np.float64)
     for j, col in enumerate(header):
         s = body.iloc[:, j].str.strip()
@@ -197,12 +251,16 @@ def load_csv(
         if np.isinf(num).any():
             raise ValueError(f"{kind} column {col!r} contains infinite values")
         values[:, j] = num
+    return values
 
+
+def _features_and_targets(values, header, target_columns):
+    """(X, Y, feature names): the targets' columns in the order asked, every other column a
+    feature; a missing target value, or a feature with no value at all, is refused."""
     t_idx = [header.index(c) for c in target_columns]
     f_idx = [j for j in range(len(header)) if j not in set(t_idx)]
     X = values[:, f_idx]
     Y = values[:, t_idx]
-
     nan_t = np.isnan(Y).any(axis=0)
     if nan_t.any():
         cols = [target_columns[j] for j in np.flatnonzero(nan_t)]
@@ -211,24 +269,4 @@ def load_csv(
     if empty_f.any():
         cols = [header[f_idx[j]] for j in np.flatnonzero(empty_f)]
         raise ValueError(f"feature column(s) with no value at all: {', '.join(cols)}")
-    n_imputed = impute_median(X, np.arange(X.shape[0]))
-
-    task = "multilabel" if np.isin(Y, (0.0, 1.0)).all() else "regression"
-    desc = (
-        f"Uploaded CSV: {X.shape[0]} rows, {X.shape[1]} features, {Y.shape[1]} "
-        f"{'labels' if task == 'multilabel' else 'targets'}."
-    )
-    if n_imputed:
-        desc += f" {n_imputed} missing feature values were replaced by the feature's median."
-    return Dataset(
-        name=str(name),
-        X=X,
-        Y=Y,
-        feature_names=[header[j] for j in f_idx],
-        target_names=list(target_columns),
-        task=task,
-        test_indices=None,
-        bayes=None,
-        description=desc,
-        citation="",
-    )
+    return X, Y, [header[j] for j in f_idx]
