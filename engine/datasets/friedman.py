@@ -94,13 +94,8 @@ def make_friedman1_multioutput(
       for every j. p = 5 inputs.
     * ``"group"``  (eq. 31): y_j = f(x) + e_j. p = 5 inputs.
     * ``"ind"``    (eq. 32): y_j = f(x_{5(j-1)+1}, ..., x_{5j}) + e_j for
-      j = 1, ..., d (1-based, as in the paper): output 1 uses inputs x_1..x_5,
-      output 2 uses x_6..x_10, ..., output d uses x_{5d-4}..x_{5d}.
-      p = 5 * n_outputs inputs (the paper's x ~ N(0, I_{5d})). Eq. 32 prints
-      the slice as x_{5j+1:5j+5} with j in {1, ..., d}, which taken literally
-      would skip x_1..x_5 and end at x_{5d+5}, past the 5d inputs the paper
-      draws; the consecutive blocks above are the only reading consistent
-      with x in R^{5d}.
+      j = 1, ..., d: output j reads its own block of 5 inputs (how eq. 32 is
+      read: :func:`_bayes_outputs`). p = 5 * n_outputs inputs.
 
     Inputs. ``"uniform"`` (default) draws x ~ U(0, 1)^p, the classic Friedman
     (1991) setting. ``"gaussian"`` draws x ~ N(0, I_p), which is what the
@@ -109,12 +104,8 @@ def make_friedman1_multioutput(
     behave very differently), hence the uniform default.
 
     Noisy outputs (section 4.2.3, Table 6). ``n_noisy_outputs`` extra outputs
-    are appended after the ``n_outputs`` real ones; noisy output k (0-based)
-    is an independent random row permutation of real output ``k % n_outputs``
-    (including its noise), so it has the right marginal distribution but no
-    link with x. Its Bayes prediction is the constant marginal mean E[y] =
-    E[f(x)] (:func:`friedman1_mean`; the e_j have mean 0, and for chain
-    E[y_j] = E[f(x)] too).
+    are appended after the ``n_outputs`` real ones: row permutations of real
+    outputs, with no link with x (:func:`_append_noisy_outputs`).
 
     Parameters
     ----------
@@ -150,25 +141,41 @@ def make_friedman1_multioutput(
     else:
         X = rng.standard_normal((n_samples, p))
 
-    if structure == "ind":
-        bayes = np.column_stack([friedman1(X[:, 5 * j: 5 * j + 5]) for j in range(d)])
-    else:
-        bayes = np.repeat(friedman1(X)[:, None], d, axis=1)
-
+    bayes = _bayes_outputs(X, structure, d)
     eps = noise * rng.standard_normal((n_samples, d))
     if structure == "chain":
         eps = np.cumsum(eps, axis=1)
     Y = bayes + eps
-
     if n_noisy_outputs:
-        mean = friedman1_mean(input_distribution)
-        noisy = np.empty((n_samples, n_noisy_outputs))
-        for k in range(n_noisy_outputs):
-            noisy[:, k] = Y[rng.permutation(n_samples), k % d]
-        Y = np.hstack([Y, noisy])
-        bayes = np.hstack([bayes, np.full((n_samples, n_noisy_outputs), mean)])
-
+        Y, bayes = _append_noisy_outputs(Y, bayes, n_noisy_outputs, friedman1_mean(input_distribution), rng)
     return X, Y, bayes
+
+
+def _bayes_outputs(X, structure, d):
+    """E[Y | X] of the d real outputs: f(x) for every output of chain and group; for ind, output
+    j (1-based, as in the paper) reads inputs x_{5(j-1)+1}..x_{5j}: output 1 uses x_1..x_5,
+    output 2 uses x_6..x_10, ..., output d uses x_{5d-4}..x_{5d} (the paper's x ~ N(0, I_{5d})).
+
+    Eq. 32 prints the slice as x_{5j+1:5j+5} with j in {1, ..., d}, which taken literally would
+    skip x_1..x_5 and end at x_{5d+5}, past the 5d inputs the paper draws; the consecutive blocks
+    above are the only reading consistent with x in R^{5d}."""
+    if structure == "ind":
+        return np.column_stack([friedman1(X[:, 5 * j: 5 * j + 5]) for j in range(d)])
+    return np.repeat(friedman1(X)[:, None], d, axis=1)
+
+
+def _append_noisy_outputs(Y, bayes, n_noisy_outputs, mean, rng):
+    """(Y, bayes) with ``n_noisy_outputs`` noisy outputs appended (section 4.2.3, Table 6).
+
+    Noisy output k (0-based) is an independent random row permutation of real output ``k % d``
+    (its noise included), so it has the right marginal distribution but no link with x. Its
+    Bayes prediction is the constant marginal mean ``mean`` = E[y] = E[f(x)]
+    (:func:`friedman1_mean`; the e_j have mean 0, and for chain E[y_j] = E[f(x)] too)."""
+    n_samples, d = Y.shape
+    noisy = np.empty((n_samples, n_noisy_outputs))
+    for k in range(n_noisy_outputs):
+        noisy[:, k] = Y[rng.permutation(n_samples), k % d]
+    return np.hstack([Y, noisy]), np.hstack([bayes, np.full((n_samples, n_noisy_outputs), mean)])
 
 
 _FRIEDMAN_CITATION = (

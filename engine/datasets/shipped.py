@@ -158,27 +158,13 @@ def load_dataset(name, root=None) -> Dataset:
         raise ValueError(f"{name}: meta.json names the file {meta['compact_file']!r}, which is not in {folder}")
     p = int(meta["n_features"])
     d = int(meta["n_targets"])
-    if path.suffix == ".npz":
-        X, Y, feature_names, target_names = _read_npz(path)
-    else:
-        df = pd.read_csv(path)
-        if df.shape[1] != p + d:
-            raise ValueError(f"{path.name}: expected {p + d} columns, found {df.shape[1]}")
-        X = df.iloc[:, :p].to_numpy(dtype=np.float64)
-        Y = df.iloc[:, p:].to_numpy(dtype=np.float64)
-        feature_names = [str(c) for c in df.columns[:p]]
-        target_names = [str(c) for c in df.columns[p:]]
+    X, Y, feature_names, target_names = _read_npz(path) if path.suffix == ".npz" else _read_csv(path, p, d)
     if X.shape != (int(meta["n_samples"]), p) or Y.shape[1] != d:
         raise ValueError(f"{name}: arrays have shapes {X.shape}, {Y.shape}, meta.json disagrees")
     if np.isnan(Y).any():
         raise ValueError(f"{name}: the targets contain missing values")
 
-    test_indices = None
-    split_path = folder / "standard_split.json"
-    if split_path.is_file():
-        with open(split_path, encoding="utf-8") as fh:
-            test_indices = np.asarray(json.load(fh)["test_indices"], dtype=np.intp)
-
+    test_indices = _standard_split(folder)
     if test_indices is not None:
         mask = np.ones(X.shape[0], dtype=bool)
         mask[test_indices] = False
@@ -186,8 +172,43 @@ def load_dataset(name, root=None) -> Dataset:
     else:
         rows = np.arange(X.shape[0])
     n_imputed = impute_median(X, rows)
-
     task = _task_of(meta)
+    return Dataset(
+        name=name,
+        X=X,
+        Y=Y,
+        feature_names=feature_names,
+        target_names=target_names,
+        task=task,
+        test_indices=test_indices,
+        bayes=None,
+        description=_description(name, meta, task, X, d, test_indices, n_imputed),
+        citation=_full_citation(meta),
+    )
+
+
+def _read_csv(path, p, d):
+    """(X, Y, feature names, target names) of a compact CSV file: p feature columns, then d targets."""
+    df = pd.read_csv(path)
+    if df.shape[1] != p + d:
+        raise ValueError(f"{path.name}: expected {p + d} columns, found {df.shape[1]}")
+    return (df.iloc[:, :p].to_numpy(dtype=np.float64), df.iloc[:, p:].to_numpy(dtype=np.float64),
+            [str(c) for c in df.columns[:p]], [str(c) for c in df.columns[p:]])
+
+
+def _standard_split(folder):
+    """The test rows of the data set's standard split (None: it has none)."""
+    split_path = folder / "standard_split.json"
+    if not split_path.is_file():
+        return None
+    with open(split_path, encoding="utf-8") as fh:
+        return np.asarray(json.load(fh)["test_indices"], dtype=np.intp)
+
+
+def _description(name, meta, task, X, d, test_indices, n_imputed):
+    """One paragraph for the user: task, sizes, sparsity, the standard split, imputed values, the
+    data set's own notes."""
+    p = X.shape[1]
     desc = (
         f"{name}: {meta['task']}, {X.shape[0]} samples, {p} features, {d} "
         f"{'labels' if task == 'multilabel' else 'targets'}"
@@ -204,15 +225,4 @@ def load_dataset(name, root=None) -> Dataset:
         )
     for note in meta.get("notes", []) or []:
         desc += " " + note
-    return Dataset(
-        name=name,
-        X=X,
-        Y=Y,
-        feature_names=feature_names,
-        target_names=target_names,
-        task=task,
-        test_indices=test_indices,
-        bayes=None,
-        description=desc,
-        citation=_full_citation(meta),
-    )
+    return desc
