@@ -259,67 +259,13 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
     for run, res, dash, width in runs:
         metric = res.metric
         for curve in res.curves.values():
-            colour = colours[curve.name]
-            label = curve.label if run == "current" else f"{run} · {curve.label}"
-            stop = (early_stops or {}).get(run, {}).get(curve.name)
-            shown = log_spaced(len(curve.test_score), keep=(curve.best_index, None if stop is None else stop - 1))
-            for col, xname in ((1, x), (2, "fit_time")):
-                xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float)[shown],
-                                    np.asarray(curve.test_score, dtype=float)[shown])
-                fig.add_trace(go.Scatter(
-                    x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
-                    line={"color": colour, "width": width, "dash": dash},
-                    meta={"run": run, "estimator": curve.name, "kind": "curve", "steps": int(curve.n_steps)},
-                    hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {res.metric} %{{y:.4f}}<extra></extra>",
-                ), row=1, col=col)
-                b = curve.best_index
-                if b is not None and xs.size:
-                    bx = float(getattr(curve, xname)[b])
-                    if np.isfinite(bx) and bx > 0:
-                        fig.add_trace(go.Scatter(
-                            x=[bx], y=[curve.best_score], mode="markers", name=f"{label} best",
-                            legendgroup=label, showlegend=False,
-                            marker={"color": colour, "size": 11 if run == "current" else 8,
-                                    "symbol": "star" if run == "current" else "star-open",
-                                    "line": {"color": "white" if run == "current" else colour, "width": 1}},
-                            meta={"run": run, "estimator": curve.name, "kind": "best"},
-                            hovertemplate=(f"{label}: best test {res.metric} {curve.best_score:.4f}"
-                                           f"<br>at step {curve.best_step}<extra></extra>"),
-                        ), row=1, col=col)
-                if stop is not None and 1 <= stop <= curve.n_steps:
-                    sx = float(getattr(curve, xname)[stop - 1])
-                    if np.isfinite(sx) and sx > 0:
-                        sy = float(curve.test_score[stop - 1])
-                        fig.add_trace(go.Scatter(
-                            x=[sx], y=[sy], mode="markers", name=f"{label} early stop",
-                            legendgroup=label, showlegend=False,
-                            marker={"color": colour, "size": 10 if run == "current" else 7,
-                                    "symbol": "diamond" if run == "current" else "diamond-open",
-                                    "line": {"color": "black" if run == "current" else colour, "width": 1}},
-                            meta={"run": run, "estimator": curve.name, "kind": "early_stop"},
-                            hovertemplate=(f"{label}: early stopping would stop at step {stop}"
-                                           f"<br>test {res.metric} {sy:.4f}<extra></extra>"),
-                        ), row=1, col=col)
+            _add_live_curve(fig, run, res.metric, curve, x, colour=colours[curve.name], dash=dash, width=width,
+                            stop=(early_stops or {}).get(run, {}).get(curve.name))
             if np.isfinite(curve.best_score):
                 highs.append(curve.best_score)
                 finite = curve.test_score[np.isfinite(curve.test_score)]
                 lows.append(float(finite.min()))
-    # Every drawn point inside the axes: from the lowest score drawn (the constant-model start, which
-    # can be a little below 0) to above the best, and x from the first to the last point drawn (no
-    # empty decades on the log axes).
-    y_range = None
-    if highs:
-        hi, lo = max(highs), min(lows)
-        pad = 0.04 * max(hi - lo, 0.05)
-        y_range = [max(lo - pad, 0.0) if metric == "LRAP" else lo - pad, hi + pad]
-    for col in (1, 2):
-        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data
-                             if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None] or [np.empty(0)])
-        xs = xs[np.isfinite(xs) & (xs > 0)]
-        if xs.size:
-            lo_x, hi_x = np.log10(xs.min()), np.log10(xs.max())
-            margin = 0.04 * max(hi_x - lo_x, 0.5)
-            fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
+    y_range = _fit_live_axes(fig, highs, lows, metric)
     rising = [c.label for c in (result.curves.values() if result is not None else []) if c.still_rising]
     if rising:   # said on the chart: the run ended before these curves' plateau (issue 21, item 5)
         # In a line of its own above the two subplot titles (which sit on the panels' top edge): inside
@@ -344,3 +290,73 @@ def live_convergence_figure(result, pinned=(), x="trees_per_output", *, title=No
         uirevision="convergence",
     )
     return label_log_axes(fig)
+
+
+# A marker on a live curve: (symbol, size on the current run, size on a pinned one, outline on the
+# current run); a pinned run's marker is the open symbol in the curve's colour.
+_LIVE_MARKERS = {"best": ("star", 11, 8, "white"), "early_stop": ("diamond", 10, 7, "black")}
+
+
+def _add_live_curve(fig, run, metric, curve, x, *, colour, dash, width, stop):
+    """One estimator's curve of one run on both panels: its line (log-thinned), a star at its best
+    test score, a diamond at ``stop`` (the step early stopping would have stopped at, or None)."""
+    label = curve.label if run == "current" else f"{run} · {curve.label}"
+    shown = log_spaced(len(curve.test_score), keep=(curve.best_index, None if stop is None else stop - 1))
+    for col, xname in ((1, x), (2, "fit_time")):
+        xs, ys = _finite_xy(np.asarray(getattr(curve, xname), dtype=float)[shown],
+                            np.asarray(curve.test_score, dtype=float)[shown])
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="lines", name=label, legendgroup=label, showlegend=col == 1,
+            line={"color": colour, "width": width, "dash": dash},
+            meta={"run": run, "estimator": curve.name, "kind": "curve", "steps": int(curve.n_steps)},
+            hovertemplate=f"{label}<br>%{{x:.4g}}<br>test {metric} %{{y:.4f}}<extra></extra>",
+        ), row=1, col=col)
+        b = curve.best_index
+        if b is not None and xs.size:
+            bx = float(getattr(curve, xname)[b])
+            if np.isfinite(bx) and bx > 0:
+                fig.add_trace(_live_marker(run, curve, label, colour, "best", bx, curve.best_score,
+                                           f"{label}: best test {metric} {curve.best_score:.4f}"
+                                           f"<br>at step {curve.best_step}<extra></extra>"), row=1, col=col)
+        if stop is not None and 1 <= stop <= curve.n_steps:
+            sx = float(getattr(curve, xname)[stop - 1])
+            if np.isfinite(sx) and sx > 0:
+                sy = float(curve.test_score[stop - 1])
+                fig.add_trace(_live_marker(run, curve, label, colour, "early_stop", sx, sy,
+                                           f"{label}: early stopping would stop at step {stop}"
+                                           f"<br>test {metric} {sy:.4f}<extra></extra>"), row=1, col=col)
+
+
+def _live_marker(run, curve, label, colour, kind, x, y, hovertemplate):
+    """A one-point trace marking a curve's best step or early-stop step (``kind``)."""
+    symbol, size, pinned_size, outline = _LIVE_MARKERS[kind]
+    current = run == "current"
+    return go.Scatter(
+        x=[x], y=[y], mode="markers", name=f"{label} {kind.replace('_', ' ')}",
+        legendgroup=label, showlegend=False,
+        marker={"color": colour, "size": size if current else pinned_size,
+                "symbol": symbol if current else f"{symbol}-open",
+                "line": {"color": outline if current else colour, "width": 1}},
+        meta={"run": run, "estimator": curve.name, "kind": kind},
+        hovertemplate=hovertemplate,
+    )
+
+
+def _fit_live_axes(fig, highs, lows, metric):
+    """Every drawn point inside the axes: y from the lowest score drawn (the constant-model start,
+    which can be a little below 0) to above the best (returned: the y range, or None with no
+    curve), and x from the first to the last point drawn (no empty decades on the log axes)."""
+    y_range = None
+    if highs:
+        hi, lo = max(highs), min(lows)
+        pad = 0.04 * max(hi - lo, 0.05)
+        y_range = [max(lo - pad, 0.0) if metric == "LRAP" else lo - pad, hi + pad]
+    for col in (1, 2):
+        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data
+                             if t.xaxis == ("x" if col == 1 else "x2") and t.x is not None] or [np.empty(0)])
+        xs = xs[np.isfinite(xs) & (xs > 0)]
+        if xs.size:
+            lo_x, hi_x = np.log10(xs.min()), np.log10(xs.max())
+            margin = 0.04 * max(hi_x - lo_x, 0.5)
+            fig.update_xaxes(range=[lo_x - margin, hi_x + margin], row=1, col=col)
+    return y_range
