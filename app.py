@@ -52,5 +52,8 @@ from pages._session import check_settings, open_session  # noqa: E402 - imports 
 if (bad_setting := check_settings()) is not None:   # RPO_MAX_JOBS & co. (pages/_session.py)
     st.error(f"The server's settings are wrong: {bad_setting}. Fix the variable and restart the server.", icon="⛔")
     st.stop()
-open_session()      # this browser session's place in the server's run store (its opening is logged)
+from pages._data_choice import sync_data_choice  # noqa: E402
+
+# this browser session's place in the server's run store (its opening is logged)
+sync_data_choice(open_session())    # the chosen data: restored from the URL after a reload, named in it
 navigation.run()

@@ -12,6 +12,11 @@ session from every run (a run nobody watches any more stops, a queued one leaves
 gives the freed memory back. A session idle for ``RPO_IDLE_MINUTES`` loses its results too:
 its page runs are emptied by a sweeper thread, and the next visit starts afresh.
 
+``shared_uploads()`` is the server's :class:`~engine.app.serving.uploads.UploadStore`: the files
+uploaded on the Data page, by content hash, held by the sessions that use them (the session's
+``owner`` id), so a reload of the tab finds its upload again; a session that ends or goes idle
+lets go of its files, which leave a grace period later (see that module).
+
 When the server starts, the store also starts the start-up fill (``pages/_warm.py``, one process
 at nice 19; ``RPO_WARM=0`` turns it off): every page's default view and every Home preset is
 computed in advance and kept on disk, so a class's first views come from the cache
@@ -35,6 +40,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from engine.app.serving.limits import limits_from_env
 from engine.app.serving.memory import Debounced, release_memory, set_malloc_thresholds
 from engine.app.serving.runstore import LOG_NAME, SESSION_CLOSED, SESSION_OPENED, RunStore
+from engine.app.serving.uploads import UploadStore, store_from_env
 from engine.app.serving.warm_cache import StartupFill, WarmCache, cache_root, fill_enabled
 from pages._predict import predict_default
 
@@ -58,8 +64,10 @@ class SessionRuns:
         self.last_seen = time.monotonic()
 
     def expire(self) -> None:
-        """Drop this session's results (the tab stays open but idle): runs left, entries emptied."""
+        """Drop this session's results (the tab stays open but idle): runs left, entries emptied,
+        its uploaded files let go (they leave the server a grace period later)."""
         self.store.leave(self.owner)
+        shared_uploads().leave(self.owner)
         for entry in list(self.entries.values()):
             entry.clear()
             entry["expired"] = True
@@ -80,12 +88,14 @@ def _sweep(store: RunStore) -> None:
     """Every SWEEP_SECONDS: expire the sessions idle for longer than the store's idle limit, and
     the cached runs nobody asked for that long."""
     while not store.closed.wait(SWEEP_SECONDS):
-        now, dropped = time.monotonic(), False
+        now, dropped, uploads = time.monotonic(), False, shared_uploads()
         for session in list(_sessions):
-            if session.store is store and session.entries and now - session.last_seen > store.limits.idle_seconds:
-                session.expire()
-                dropped = True
+            if session.store is store and now - session.last_seen > store.limits.idle_seconds:
+                if session.entries or uploads.held_by(session.owner):
+                    session.expire()
+                    dropped = True
         dropped |= store.cache.expire(store.limits.idle_seconds) > 0
+        dropped |= uploads.expire() > 0
         if dropped:
             _release_memory()
 
@@ -94,6 +104,7 @@ def check_settings() -> str | None:
     """None when the server's settings are valid, else the message saying which is not."""
     try:
         limits_from_env()
+        store_from_env()
         fill_enabled()
         predict_default()
     except ValueError as exc:
@@ -152,6 +163,12 @@ def shared_store() -> RunStore:
     if real and fill_enabled():
         _start_fill(root)
     return store
+
+
+@st.cache_resource(show_spinner=False)
+def shared_uploads() -> UploadStore:
+    """The server's uploaded files (limits: ``RPO_UPLOAD_ENTRIES``, ``RPO_UPLOAD_MB``)."""
+    return store_from_env()
 
 
 def _release(session: SessionRuns) -> None:

@@ -8,10 +8,11 @@ parameter name), so a view can be shared as a link, e.g. ``/data?data_problem=gr
 For the other pages this page leaves two plain session_state keys (see engine/app/page_models/dataspec.py):
 ``dataset_spec`` (a small dict of plain values, turned back into a Dataset by
 ``engine.app.page_models.dataspec.dataset_from_spec``) and, after an upload, ``dataset_upload`` (the parsed
-arrays). They change only when a data set loads without error.
+arrays). They change only when a data set loads without error. The choice is also named in every
+page's URL (``data=...``, pages/_data_choice.py), so a reload finds it; an upload is kept on the
+server by its content hash (pages/_upload.py), so a reload finds the file too.
 """
 
-import hashlib
 import secrets
 
 import streamlit as st
@@ -23,13 +24,13 @@ from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
+from pages._data_choice import SPEC_KEY, name_in_url
+from pages._upload import upload_choice
 from pages._url import url_widget
 from pages._render import show_chart
 
 route_through_app(__file__)
 
-SPEC_KEY = "dataset_spec"
-UPLOAD_KEY = "dataset_upload"
 # Bound widgets put their option *strings* in the URL, so options are short words (no
 # format_func) and the explanations go in captions.
 SOURCES = {
@@ -43,13 +44,11 @@ STRUCTURE_HELP = (
     "function plus its own noise. ind: each output is the function of its own five inputs, "
     "so the outputs are independent."
 )
-SEPARATORS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|"}
 BOUND = {"bind": "query-params", "persist_state": "page"}  # in the URL, kept while hidden
 DEFAULT_SHIPPED = "enb"
 
 st.session_state.setdefault(SPEC_KEY, dict(dataspec.DEFAULT_SPEC))
 load_spec = st.cache_data(dataspec.dataset_from_spec, show_spinner="Loading the data set…")
-parse_upload = st.cache_data(dataspec.parse_upload, show_spinner="Reading the CSV…", max_entries=4)
 
 
 @st.cache_data
@@ -69,29 +68,36 @@ st.markdown(
 
 # --- controls ----------------------------------------------------------------------------------
 catalogue = shipped_catalogue()
+# The widgets open on the data the app uses now (restored from the URL after a reload, or chosen here
+# before): a page never shows one data set while the others use another.
+current = st.session_state[SPEC_KEY]
+now = current if current.get("source") == "friedman" else dataspec.DEFAULT_SPEC
 with st.sidebar:
     st.header("Data set")
     reset_button("data")
     source = url_widget(st.radio,
         "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
+        index=list(SOURCES).index(current.get("source", "friedman")),
         help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
         "data sets are the paper's real benchmarks; or upload your own CSV file.",
     )  # fmt: skip
 
     if source == "friedman":
         structure = url_widget(st.radio,
-            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="data_problem", help=STRUCTURE_HELP, **BOUND
+            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="data_problem", help=STRUCTURE_HELP,
+            index=list(FRIEDMAN_STRUCTURES).index(now["structure"]), **BOUND
         )
         n_outputs = url_widget(st.slider,
-            "Outputs (d)", 1, 64, 16, key="data_n_outputs", **BOUND,
+            "Outputs (d)", 1, 64, now["n_outputs"], key="data_n_outputs", **BOUND,
             help="Number of outputs; the paper uses 16. For ind, each output brings 5 inputs of its own.",
         )  # fmt: skip
         n_samples = url_widget(st.slider,
-            "Samples (n)", 50, 5000, 300, step=50, key="data_n_samples", **BOUND,
+            "Samples (n)", 50, 5000, now["n_samples"], step=50, key="data_n_samples", **BOUND,
             help="Rows drawn. Fewer samples make the empirical correlations noisier.",
         )  # fmt: skip
         inputs = url_widget(st.radio,
             "Input distribution", ["uniform", "gaussian"], horizontal=True, key="data_inputs", **BOUND,
+            index=["uniform", "gaussian"].index(now["input_distribution"]),
             help="uniform: x ~ U(0, 1), as in Friedman (1991). gaussian: x ~ N(0, I), as the paper's text says.",
         )  # fmt: skip
         st.caption(
@@ -99,18 +105,18 @@ with st.sidebar:
             "hence the uniform default."
         )
         noise = url_widget(st.slider,
-            "Noise sd", 0.0, 5.0, 1.0, step=0.1, key="data_noise", **BOUND,
+            "Noise sd", 0.0, 5.0, float(now["noise"]), step=0.1, key="data_noise", **BOUND,
             help="Standard deviation of each output's Gaussian noise (paper: 1). For chain it accumulates: "
             "output j has noise variance j × sd².",
         )  # fmt: skip
         n_noisy = url_widget(st.slider,
-            "Extra noisy outputs", 0, 64, 0, key="data_noisy_outputs", **BOUND,
+            "Extra noisy outputs", 0, 64, now["n_noisy_outputs"], key="data_noisy_outputs", **BOUND,
             help="Outputs unrelated to x: shuffled copies of real outputs (paper Table 6 adds 16). "
             "They test whether a method is misled by irrelevant outputs.",
         )  # fmt: skip
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         seed = url_widget(c1.number_input,
-            "Seed", 0, 2**31 - 1, 0, step=1, key="data_seed", **BOUND,
+            "Seed", 0, 2**31 - 1, now["seed"], step=1, key="data_seed", **BOUND,
             help="Random seed of the draw: the same seed gives the same data, on every machine.",
         )  # fmt: skip
         c2.button("New seed", key="data_new_seed", on_click=new_seed, help="Draw a fresh sample with a random seed.")
@@ -121,8 +127,9 @@ with st.sidebar:
 
     elif source == "shipped":
         names = list(catalogue)
+        default = current["name"] if current.get("source") == "shipped" and current["name"] in names else DEFAULT_SHIPPED
         name = url_widget(st.selectbox,
-            "Data set", names, index=names.index(DEFAULT_SHIPPED) if DEFAULT_SHIPPED in names else 0,
+            "Data set", names, index=names.index(default) if default in names else 0,
             key="data_dataset", **BOUND,
             help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
             "multi-label classification.",
@@ -134,60 +141,19 @@ with st.sidebar:
         spec = dataspec.shipped_spec(name)
 
     else:
-        # Not bound to the URL: a file cannot travel in a link (the separator below can).
+        spec = None
         uploaded = st.file_uploader(
             "CSV file", type=["csv", "txt", "gz"], key="data_file", max_upload_size=20,
             help=f"A header row, then numbers only; a gzip-compressed file is fine. Limits: 20 MB, "
             f"{engine_upload.DEFAULT_MAX_ROWS:,} rows, {engine_upload.DEFAULT_MAX_COLUMNS:,} columns. "
-            "The file stays in this session; it is never saved.",
+            "The file is kept in this server's memory (never on disk) while a session uses it, so a reload "
+            "of the tab finds it again.",
         )  # fmt: skip
-        sep_name = url_widget(st.selectbox,
-            "Separator", list(SEPARATORS), key="data_sep", **BOUND,
-            help="The character between columns: comma , · semicolon ; · tab · pipe |",
-        )  # fmt: skip
-        sep = SEPARATORS[sep_name]
-        spec = None
 
 # --- load ------------------------------------------------------------------------------------
 ds, problem = None, None
 if source == "upload":
-    if uploaded is None:
-        previous = st.session_state.get(UPLOAD_KEY)
-        if previous is not None:
-            st.info(f"Showing **{previous['name']}**, the CSV uploaded earlier in this session. Upload another file to replace it.")
-            ds = dataspec.payload_to_dataset(previous)
-        else:
-            st.info("Upload a CSV file in the sidebar: a header row, feature columns and one or more target columns.")
-    else:
-        raw = uploaded.getvalue()
-        hint = dataspec.separator_hint(raw, sep, SEPARATORS)
-        if hint:
-            st.sidebar.warning(hint, icon="🔣")
-        try:
-            columns = dataspec.csv_columns(raw, sep=sep)
-        except ValueError as exc:
-            problem = str(exc)
-        else:
-            # Not bound to the URL on purpose: its options are the columns of this session's upload,
-            # and an upload cannot be part of a link (the key follows the file's hash).
-            targets = st.sidebar.multiselect(
-                "Target columns", columns, default=columns[-1:], key=f"data_targets_{hashlib.sha1(raw).hexdigest()[:12]}",
-                help="The outputs to predict; every other column is an input feature. By default the last column.",
-            )  # fmt: skip
-            if not targets:
-                st.info("Choose at least one target column in the sidebar.")
-            else:
-                try:
-                    # limits read at run time (engine.datasets), so they are stated in one place
-                    ds, spec, payload = parse_upload(raw, tuple(targets), name=uploaded.name, sep=sep,
-                                                     max_rows=engine_upload.DEFAULT_MAX_ROWS,
-                                                     max_columns=engine_upload.DEFAULT_MAX_COLUMNS)
-                except ValueError as exc:
-                    problem = str(exc)
-                else:
-                    st.session_state[UPLOAD_KEY] = payload
-        if problem:
-            st.error(f"**{uploaded.name}** could not be used: {problem}" + (f" {hint}" if hint else ""), icon="⚠️")
+    ds, spec = upload_choice(uploaded, current)
 else:
     try:
         ds = load_spec(spec)
@@ -197,6 +163,7 @@ else:
 
 if ds is not None and spec is not None:
     st.session_state[SPEC_KEY] = spec
+    name_in_url()
 
 if ds is None:
     st.caption(f"The other pages keep using: {dataspec.describe_spec(st.session_state[SPEC_KEY])}.")
@@ -284,9 +251,11 @@ if ds.is_sparse:
     )  # fmt: skip
 else:
     d[0].download_button(
-        "Data (CSV)", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}.csv",
+        "Data as used (CSV)", data=lambda: frame().to_csv(index=False), file_name=f"{ds.name}_as_used.csv",
         mime="text/csv", on_click="ignore", key="data_download", icon="⬇️",
-        help="Feature columns then target columns, one row per sample; the file can be uploaded again.",
+        help="The data as the pages train on it, not the original file: the feature columns, then the "
+        "target columns (each in the file's order), missing feature values replaced by the feature's median. "
+        "It can be uploaded again (targets: the last columns).",
     )  # fmt: skip
 d[1].download_button(
     "Correlation matrix (CSV)", data=lambda: plotting.correlation_frame(ds.Y, ds.target_names).to_csv(),

@@ -153,7 +153,7 @@ def test_data_page_defaults():
     corr = decode(spec_of(at, "data_corr")["data"][0]["z"])
     assert corr.shape == (16, 16) and corr[0, 1] > corr[0, 15] > 0.5  # chain: a fading band
     assert [b.proto.label for b in at.get("download_button")] == [
-        "Data (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"]
+        "Data as used (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"]
     # every control explains itself
     for widget in [*at.radio, *at.slider, *at.number_input, *at.button]:
         assert widget.help, widget.label
@@ -240,9 +240,11 @@ def test_data_page_upload_errors_are_shown_and_state_is_kept():
 
     at.file_uploader(key="data_file").set_value(("mine.csv", GOOD, "text/csv")).run()
     assert not at.exception and not at.error
+    assert at.session_state["dataset_spec"]["target_columns"] == ["t2"]   # the last column by default
+    at.radio(key="data_target_rule").set_value("pick").run()
     (targets,) = at.multiselect
-    assert targets.value == ["t2"]  # the last column by default
-    targets.set_value(["t1", "t2"]).run()
+    assert targets.value == ["t2"]
+    targets.set_value(["t2", "t1"]).run()
     spec = at.session_state["dataset_spec"]
     assert spec["source"] == "upload" and spec["name"] == "mine" and spec["target_columns"] == ["t1", "t2"]
     assert at.session_state["dataset_upload"]["Y"].shape == (4, 2)
@@ -272,7 +274,7 @@ def test_data_page_exports_figures_and_the_correlation_matrix():
 
     at = open_data({"data_problem": "group", "data_n_outputs": "4"})
     buttons = {b.proto.label: b for b in at.get("download_button")}
-    assert set(buttons) == {"Data (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"}
+    assert set(buttons) == {"Data as used (CSV)", "Correlation matrix (CSV)", "Heatmap (HTML)", "Scatter (HTML)"}
     for b in buttons.values():
         assert b.proto.help
     # the matrix the CSV holds is the one drawn (independent oracle: numpy on the data set)
@@ -315,10 +317,12 @@ def test_data_page_non_numeric_target_columns_are_a_message():
     raw = b"a,b,t,kind\n1,2,3,red\n4,5,6,blue\n7,8,9,red\n1,1,1,blue\n"
     at = open_data({"data_source": "upload"})
     at.file_uploader(key="data_file").set_value(("labels.csv", raw, "text/csv")).run()
-    (targets,) = at.multiselect
-    assert targets.value == ["kind"]               # the last column by default: text
+    # the last column by default: text
     assert not at.exception and "labels.csv" in at.error[0].value and "not numeric" in at.error[0].value
     assert at.session_state["dataset_spec"] == dataspec.DEFAULT_SPEC
+    at.radio(key="data_target_rule").set_value("pick").run()
+    (targets,) = at.multiselect
+    assert targets.value == ["kind"]
     targets.set_value(["t", "kind"]).run()
     assert not at.exception and "not numeric" in at.error[0].value
 

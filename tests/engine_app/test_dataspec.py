@@ -53,11 +53,11 @@ def test_csv_columns():
 def test_parse_upload_good_file():
     ds, spec, payload = dataspec.parse_upload(GOOD, ["t1", "t2"], name="mine.csv")
     assert ds.name == "mine" and ds.X.shape == (3, 3) and ds.Y.shape == (3, 2)
-    assert spec["source"] == "upload" and spec["target_columns"] == ["t1", "t2"] and len(spec["digest"]) == 40
+    assert spec["source"] == "upload" and spec["target_columns"] == ["t1", "t2"] and len(spec["digest"]) == 16
     back = dataspec.dataset_from_spec(spec, upload=payload)
     np.testing.assert_array_equal(back.Y, ds.Y)
     assert back.feature_names == ["a", "b", "c"]
-    with pytest.raises(ValueError, match="upload the CSV again"):
+    with pytest.raises(ValueError, match="not on this server any more: upload it again"):
         dataspec.dataset_from_spec(spec)
     other = dict(payload, digest="0" * 40)
     with pytest.raises(ValueError, match="different file"):
@@ -77,3 +77,46 @@ def test_parse_upload_good_file():
 def test_parse_upload_errors_are_value_errors(raw, targets, match):
     with pytest.raises(ValueError, match=match):
         dataspec.parse_upload(raw, targets)
+
+
+def test_targets_keep_the_files_column_order_whatever_the_order_asked():
+    raw = b"tag_b,x,tag_a,y\n1,2,0,5\n0,4,1,6\n1,1,1,2\n"
+    ds, spec, _ = dataspec.parse_upload(raw, ["tag_a", "y", "tag_b"])
+    assert ds.target_names == ["tag_b", "tag_a", "y"] and ds.feature_names == ["x"]
+    np.testing.assert_array_equal(ds.Y[:, 0], [1, 0, 1])
+    by_rule, spec, _ = dataspec.parse_upload(raw, None, targets="prefix-tag_")
+    assert by_rule.target_names == ["tag_b", "tag_a"] and spec["targets"] == "prefix-tag_"
+    assert dataspec.parse_upload(raw, None, targets="binary")[0].target_names == ["tag_b", "tag_a"]
+    assert dataspec.parse_upload(raw, None, targets="last-2")[0].target_names == ["tag_a", "y"]
+
+
+@pytest.mark.parametrize("spec", [
+    dataspec.DEFAULT_SPEC,
+    dataspec.friedman_spec("ind", n_samples=50, n_outputs=3, input_distribution="gaussian", noise=0.25,
+                           n_noisy_outputs=2, seed=9),
+    dataspec.shipped_spec("enb"),
+])
+def test_a_spec_survives_the_url(spec):
+    token = dataspec.spec_to_token(spec)
+    assert dataspec.spec_from_token(token) == spec
+    assert all(c.isalnum() or c in "._-" for c in token)     # nothing a URL must escape
+
+
+def test_an_uploads_token_names_its_file_separator_and_rule():
+    raw = b"a;b;tag_1;tag_2\n1;2;0;1\n3;4;1;1\n"
+    _, spec, _ = dataspec.parse_upload(raw, None, targets="prefix-tag_", sep=";")
+    token = dataspec.spec_to_token(spec)
+    assert token == f"upload_{spec['digest']}_semicolon_prefix-tag_"
+    back = dataspec.spec_from_token(token)
+    assert (back["digest"], back["sep"], back["targets"]) == (spec["digest"], ";", "prefix-tag_")
+    assert back["target_columns"] == [] and "not on this server" in dataspec.describe_spec(back)
+    with pytest.raises(ValueError, match="not on this server any more"):
+        dataspec.dataset_from_spec(back)
+
+
+@pytest.mark.parametrize("token", ["", "x", "upload_abc", "upload_0123456789abcdef_comma_nope",
+                                   "friedman_chain", "friedman_tree_n300_d16_uniform_noise1_noisy0_seed0",
+                                   "friedman_chain_n300_d16_uniform_noise1_noisy0_x0", "shipped_"])
+def test_a_token_no_spec_has_is_a_value_error(token):
+    with pytest.raises(ValueError, match="names no data set"):
+        dataspec.spec_from_token(token)

@@ -13,18 +13,24 @@ values (str / int / float / list of str) that other pages and scripts turn back 
 ``{"source": "shipped", "name": "enb"}``
     one of :func:`engine.datasets.list_datasets`, loaded with ``load_dataset(name)``.
 
-``{"source": "upload", "name": "my_file", "target_columns": ["a", "b"], "digest": "..."}``
+``{"source": "upload", "name": "my_file", "target_columns": ["a", "b"], "digest": "...", "sep": ",",
+"targets": "last-2"}``
     a user's CSV. The parsed arrays are not in the spec (they can be large): the page keeps
     them under ``st.session_state["dataset_upload"]`` as :func:`dataset_to_payload`'s
-    dict, passed as ``upload=`` here. ``digest`` (sha1 of the file) tells two uploads apart
-    and makes the spec a good cache key.
+    dict, passed as ``upload=`` here. ``digest`` is the file's name in the server's upload store
+    (:func:`engine.app.serving.uploads.content_id`); ``targets`` the rule that chose the target
+    columns (:mod:`engine.datasets.target_columns`).
+
+A spec travels in the URL as one short text (:func:`spec_to_token` / :func:`spec_from_token`), so a
+reload of any page, or a link, finds the same data: ``friedman_chain_n300_d16_uniform_noise1_noisy0_seed0``,
+``shipped_enb``, ``upload_<digest>_comma_prefix-tag_``. An upload's token names the file by its
+content hash: it opens only on a server that still holds the file.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-import hashlib
 import io
 
 import numpy as np
@@ -37,7 +43,12 @@ from engine.datasets import (
     load_dataset,
     make_friedman_dataset,
 )
+from engine.app.serving.uploads import GONE, content_id
+from engine.datasets.target_columns import binary_columns, choose_targets, parse_rule, rule_text
 from engine.names import STRUCTURES
+
+# The separators an upload may use: their names (in URLs and widgets) and characters.
+SEPARATORS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|"}
 
 __all__ = [
     "CACHE_HASH_FUNCS",
@@ -48,6 +59,10 @@ __all__ = [
     "upload_spec",
     "dataset_from_spec",
     "describe_spec",
+    "spec_to_token",
+    "spec_from_token",
+    "GONE",
+    "SEPARATORS",
     "csv_columns",
     "parse_upload",
     "dataset_to_payload",
@@ -98,8 +113,11 @@ def shipped_spec(name: str) -> dict:
     return {"source": "shipped", "name": str(name)}
 
 
-def upload_spec(name: str, target_columns, digest: str) -> dict:
-    return {"source": "upload", "name": str(name), "target_columns": [str(c) for c in target_columns], "digest": str(digest)}
+def upload_spec(name: str, target_columns, digest: str, *, sep: str = ",", targets: str | None = None) -> dict:
+    """Spec of an uploaded CSV; ``targets``: the rule that chose ``target_columns`` (default: them, picked)."""
+    columns = [str(c) for c in target_columns]
+    return {"source": "upload", "name": str(name), "target_columns": columns, "digest": str(digest),
+            "sep": str(sep), "targets": targets or rule_text("pick", columns)}
 
 
 def dataset_from_spec(spec: dict, upload: dict | None = None, *, seed: int | None = None) -> Dataset:
@@ -119,7 +137,7 @@ def dataset_from_spec(spec: dict, upload: dict | None = None, *, seed: int | Non
         return load_dataset(spec["name"])
     if source == "upload":
         if upload is None:
-            raise ValueError("the uploaded data set is no longer in this session: upload the CSV again on the Data page")
+            raise ValueError(spec.get("error") or GONE)
         if upload.get("digest") != spec.get("digest"):
             raise ValueError("the uploaded arrays do not belong to this spec (different file)")
         return payload_to_dataset(upload)
@@ -137,8 +155,57 @@ def describe_spec(spec: dict) -> str:
     if spec.get("source") == "shipped":
         return f"{spec['name']} (shipped data set)"
     if spec.get("source") == "upload":
-        return f"{spec['name']} (uploaded CSV, targets: {', '.join(spec['target_columns'])})"
+        if not spec.get("target_columns"):      # named by a URL, not found on this server
+            return f"an uploaded CSV ({spec.get('digest', '?')}) that is not on this server any more"
+        targets = spec["target_columns"]
+        shown = ", ".join(targets) if len(targets) <= 4 else f"{targets[0]} … {targets[-1]}, {len(targets)} in all"
+        return f"{spec['name']} (uploaded CSV, targets: {shown})"
     return str(spec)
+
+
+# --- the spec in a URL ---------------------------------------------------------------------
+
+
+def spec_to_token(spec: dict) -> str:
+    """The spec as one URL value (see the module's docstring); :func:`spec_from_token` reads it back."""
+    source = spec.get("source")
+    if source == "friedman":
+        return (f"friedman_{spec['structure']}_n{spec['n_samples']}_d{spec['n_outputs']}_{spec['input_distribution']}"
+                f"_noise{float(spec['noise']):g}_noisy{spec['n_noisy_outputs']}_seed{spec['seed']}")
+    if source == "shipped":
+        return f"shipped_{spec['name']}"
+    if source == "upload":
+        sep = next((k for k, v in SEPARATORS.items() if v == spec.get("sep", ",")), "comma")
+        return f"upload_{spec['digest']}_{sep}_{spec['targets']}"
+    raise ValueError(f"spec['source'] must be one of {list(SOURCES)}, got {source!r}")
+
+
+def spec_from_token(token: str) -> dict:
+    """The spec a URL value names (ValueError saying what is wrong). An upload's spec holds its
+    digest, separator and target rule; its name and target columns come from the file
+    (:func:`parse_upload`), which only the server holding it has."""
+    source, _, rest = str(token).partition("_")
+    try:
+        if source == "friedman":
+            structure, n, d, inputs, noise, noisy, seed = rest.split("_")
+            fields = dict(zip(("n", "d", "noise", "noisy", "seed"), (n, d, noise, noisy, seed)))
+            for key, text in fields.items():
+                if not text.startswith(key):
+                    raise ValueError(key)
+                fields[key] = text[len(key):]
+            return friedman_spec(structure, n_samples=int(fields["n"]), n_outputs=int(fields["d"]),
+                                 input_distribution=inputs, noise=float(fields["noise"]),
+                                 n_noisy_outputs=int(fields["noisy"]), seed=int(fields["seed"]))
+        if source == "shipped" and rest:
+            return shipped_spec(rest)
+        if source == "upload":
+            digest, sep, targets = rest.split("_", 2)
+            parse_rule(targets)
+            return {"source": "upload", "name": "", "target_columns": [], "digest": digest,
+                    "sep": SEPARATORS[sep], "targets": targets}
+    except (ValueError, KeyError):
+        pass
+    raise ValueError(f"the link's data = “{token}” names no data set this app knows")
 
 
 # --- uploads --------------------------------------------------------------------------------
@@ -189,9 +256,12 @@ def separator_hint(raw: bytes, sep: str, names: dict) -> str | None:
     return None
 
 
-def parse_upload(raw: bytes, target_columns, *, name: str = "uploaded", **limits) -> tuple[Dataset, dict, dict]:
+def parse_upload(raw: bytes, target_columns, *, name: str = "uploaded", targets: str | None = None,
+                 **limits) -> tuple[Dataset, dict, dict]:
     """Parse an uploaded CSV: ``(dataset, spec, payload)``; every problem is a ValueError.
 
+    ``target_columns``: a list of names, or None to choose them by the rule ``targets``
+    (:mod:`engine.datasets.target_columns`); either way they keep the file's column order.
     ``limits`` go to :func:`engine.datasets.load_csv` (max_bytes, max_rows, max_columns, sep).
     """
     raw = bytes(raw)
@@ -199,11 +269,22 @@ def parse_upload(raw: bytes, target_columns, *, name: str = "uploaded", **limits
     for suffix in (".gz", ".csv", ".txt"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
-    ds = load_csv(raw, target_columns, name=name or "uploaded", **limits)
-    digest = hashlib.sha1(raw).hexdigest()
+    sep = limits.get("sep", ",")
+    header = csv_columns(raw, sep=sep)
+    if target_columns is None:
+        if targets is None:
+            raise ValueError("parse_upload needs target_columns or a targets rule")
+        kind, _ = parse_rule(targets)
+        target_columns = choose_targets(header, targets, binary=binary_columns(raw, sep) if kind == "binary" else None)
+    elif isinstance(target_columns, str):
+        target_columns = [target_columns]
+    wanted = set(target_columns)
+    ordered = [c for c in header if c in wanted] + [c for c in target_columns if c not in header]
+    ds = load_csv(raw, ordered if len(ordered) == len(wanted) else list(target_columns), name=name or "uploaded", **limits)
+    digest = content_id(raw)
     payload = dataset_to_payload(ds)
     payload["digest"] = digest
-    return ds, upload_spec(ds.name, ds.target_names, digest), payload
+    return ds, upload_spec(ds.name, ds.target_names, digest, sep=sep, targets=targets), payload
 
 
 def dataset_to_payload(ds: Dataset) -> dict:

@@ -9,7 +9,7 @@ from typing import Mapping
 
 from engine.app.serving.result_cache import DEFAULT_CACHE_MB, DEFAULT_ENTRIES, MB
 
-__all__ = ["Limits", "limits_from_env", "DEFAULT_IDLE_MINUTES"]
+__all__ = ["Limits", "limits_from_env", "positive_int", "DEFAULT_IDLE_MINUTES"]
 
 DEFAULT_IDLE_MINUTES = 30
 
@@ -24,7 +24,8 @@ class Limits:
     idle_seconds: float = DEFAULT_IDLE_MINUTES * 60.0
 
 
-def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+def positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+    """The environment variable ``name`` as a positive integer (``default`` when unset or blank)."""
     raw = environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -42,7 +43,7 @@ def limits_from_env(environ: Mapping[str, str] | None = None) -> Limits:
     ``RPO_IDLE_MINUTES`` (defaults: the core count, 64, 256, 30). A value that is not a positive
     integer raises a ValueError naming the variable."""
     env = os.environ if environ is None else environ
-    return Limits(max_jobs=_positive_int(env, "RPO_MAX_JOBS", os.cpu_count() or 1),
-                  max_entries=_positive_int(env, "RPO_CACHE_ENTRIES", DEFAULT_ENTRIES),
-                  max_bytes=_positive_int(env, "RPO_CACHE_MB", DEFAULT_CACHE_MB) * MB,
-                  idle_seconds=60.0 * _positive_int(env, "RPO_IDLE_MINUTES", DEFAULT_IDLE_MINUTES))
+    return Limits(max_jobs=positive_int(env, "RPO_MAX_JOBS", os.cpu_count() or 1),
+                  max_entries=positive_int(env, "RPO_CACHE_ENTRIES", DEFAULT_ENTRIES),
+                  max_bytes=positive_int(env, "RPO_CACHE_MB", DEFAULT_CACHE_MB) * MB,
+                  idle_seconds=60.0 * positive_int(env, "RPO_IDLE_MINUTES", DEFAULT_IDLE_MINUTES))
