@@ -404,77 +404,71 @@ def current_figure(result, x_axis, patience):
     return plotting.live_convergence_figure(result, [], x_axis, early_stops=stops)
 
 
-@st.fragment(run_every=run.poll_while(running, POLL_SECONDS))
-def live_panel():
-    pins = st.session_state[PINS_KEY]
-    view = run.view()
-    result, status, fraction, elapsed, message = view.result, status_of(view), view.fraction, view.elapsed, view.message
-    # A run on other data than the sidebar's is not drawn: its curves would sit under the new problem's
-    # words and estimate (the sidebar's other knobs changed: the curves stay, labelled with their settings).
-    shown = view.settings
-    other_data = shown is not None and shown.get("data") != settings["data"]
-    if other_data:
-        result, status = None, "other_data"
+def status_banner(view, status, result, shown):
+    """The progress bar and one status line. The same elements in the same order in every frame
+    (progress, status, chart, caption): a frame with fewer elements would leave a stale chart of
+    an earlier frame on the page."""
+    longest = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
+    elapsed = view.elapsed
+    bar_text = {"running": f"Training… {view.message} · {elapsed:.1f} s",
+                "other_data": "no run on this data yet"}.get(status, f"{status} · {longest} steps")
+    st.progress(view.fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
+    if status == "running":
+        st.info(f"Status: **running** · {longest} steps on the current method.", icon="⏳")
+    elif status == "stopped":
+        st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
+                   f"(longest {longest} steps). Pin them, or press Start for a full run.", icon="⏹️")
+    elif status == "done":
+        st.success(f"Status: **done** in {elapsed:.1f} s{view.timing_note} ({longest} steps per method).", icon="✅")
+    elif status == "stepped":
+        st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {longest} "
+                   f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
+    elif status == "other_data":
+        st.info(f"Status: the last run trained on **{shown['data']}**, not on the data chosen now: its curves "
+                "are hidden. Press Start to train on the new data.", icon="🔁")
+    elif status == "failed":
+        st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
+    else:
+        st.info("Status: **idle**. Press Start to train." if can_run else
+                "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
 
-    if run.changed(view):    # a new chart key only for a new picture: the browser keeps an unchanged one
-        st.session_state[FRAME_KEY] += 1
-    frame = st.session_state[FRAME_KEY]
-    left, right = st.columns([3, 1])
-    with left:
-        # The same elements in the same order in every frame (progress, status, chart, caption):
-        # a frame with fewer elements would leave a stale chart of an earlier frame on the page.
-        steps_done = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
-        bar_text = {"running": f"Training… {message} · {elapsed:.1f} s",
-                    "other_data": "no run on this data yet"}.get(status, f"{status} · {steps_done} steps")
-        st.progress(fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
-        if status == "running":
-            st.info(f"Status: **running** · {steps_done} steps on the current method.", icon="⏳")
-        elif status == "stopped":
-            st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
-                       f"(longest {steps_done} steps). Pin them, or press Start for a full run.", icon="⏹️")
-        elif status == "done":
-            st.success(f"Status: **done** in {elapsed:.1f} s{view.timing_note} ({steps_done} steps per method).", icon="✅")
-        elif status == "stepped":
-            st.success(f"Status: **stepped**: {STEP_SIZE} more steps for every method (longest curve {steps_done} "
-                       f"steps). Press Step again to add {STEP_SIZE}.", icon="⏭️")
-        elif status == "other_data":
-            st.info(f"Status: the last run trained on **{shown['data']}**, not on the data chosen now: its curves "
-                    "are hidden. Press Start to train on the new data.", icon="🔁")
-        elif status == "failed":
-            st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
-        else:
-            st.info("Status: **idle**. Press Start to train." if can_run else
-                    "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")
-        stops = {name: shared_figure(live.early_stop_steps, res, PATIENCE[patience])   # once per result, too
-                 for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
-        if pins or st.session_state.get(MARK_KEY) is not None:     # this session's own picture
-            fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
-                                                   early_stops=stops)
-            mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
-        else:   # the class's picture: one figure per (partial) result for every session watching it
-            fig = shared_figure(current_figure, result, X_AXES[x_axis], PATIENCE[patience])
-        show_chart(st, fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
-        if result is not None and shown is not None and not same_model(shown, settings):
-            st.warning(f"The solid curves were trained with other settings: **{describe(shown)}**. The sidebar has "
-                       "changed since: press Start to train with the new ones.", icon="🔁")
-        notes = []
-        notes += [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
-        if PATIENCE[patience] is not None and any(v is not None for v in stops["current"].values()):
-            notes.append(f"◆ where early stopping (n_iter_no_change = {patience}, tol = 1e-4) would have "
-                         "stopped, watching the test curve.")
-        st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
-    with right:
-        st.markdown("**What to look for**")
-        if result is not None and result.curves:
-            st.markdown(EXPLAIN[shown["problem"]])
-            st.markdown(takeaways.convergence_takeaway(result, X_AXES[x_axis]))
-            timed = takeaways.fit_time_sentence(result)   # from each curve's number of timed fits
-            st.markdown(f"**Right panel:** the same curves against seconds of fitting ({timed}; a st-gbrt step "
-                        "fits one tree per output). " + takeaways.convergence_time_takeaway(result))
-        else:
-            st.markdown(EXPLAIN[settings["problem"]] + " Press Start to see what this run finds.")
 
-    table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)], stops)
+def live_chart(result, pins, stops, frame):
+    """The chart: this session's own picture when it has pins or a marked tree, else the class's
+    picture (one figure per (partial) result for every session watching it). Returns the figure."""
+    if pins or st.session_state.get(MARK_KEY) is not None:
+        fig = plotting.live_convergence_figure(result, [(p["name"], p["result"]) for p in pins], X_AXES[x_axis],
+                                               early_stops=stops)
+        mark_on_curve(fig, result, X_AXES[x_axis])   # the tree chosen in the strip below
+    else:
+        fig = shared_figure(current_figure, result, X_AXES[x_axis], PATIENCE[patience])
+    show_chart(st, fig, key=f"conv_chart_{frame}", config=CHART_CONFIG)
+    return fig
+
+
+def chart_caption(pins, stops):
+    """Under the chart: what the dashed curves and the diamonds are."""
+    notes = [f"Pinned **{p['name']}** (dashed): {p['label']}." for p in pins]
+    if PATIENCE[patience] is not None and any(v is not None for v in stops["current"].values()):
+        notes.append(f"◆ where early stopping (n_iter_no_change = {patience}, tol = 1e-4) would have "
+                     "stopped, watching the test curve.")
+    st.caption("  \n".join(notes) or "Solid: the current run. Pin it to keep it as a dashed baseline.")
+
+
+def what_to_look_for(result, shown):
+    """Beside the chart: how to read it for this problem, and what this run shows (from its curves)."""
+    st.markdown("**What to look for**")
+    if result is not None and result.curves:
+        st.markdown(EXPLAIN[shown["problem"]])
+        st.markdown(takeaways.convergence_takeaway(result, X_AXES[x_axis]))
+        timed = takeaways.fit_time_sentence(result)   # from each curve's number of timed fits
+        st.markdown(f"**Right panel:** the same curves against seconds of fitting ({timed}; a st-gbrt step "
+                    "fits one tree per output). " + takeaways.convergence_time_takeaway(result))
+    else:
+        st.markdown(EXPLAIN[settings["problem"]] + " Press Start to see what this run finds.")
+
+
+def results_table(table, frame):
     st.markdown("**Results**: best test score, the step where it is reached, fitting seconds until then, "
                 "and the score at the last step. A best step far before the last one means overfitting. "
                 "Early stop: the step (and test score) where early stopping would have ended training.")
@@ -490,21 +484,55 @@ def live_panel():
         "early_stop_score": st.column_config.NumberColumn("score at early stop", format="%.4f"),
     })
 
+
+def downloads(table, result, fig):
+    """The finished run's files, made when clicked (callables), not on every redraw of every session."""
+    d = st.columns(3)
+    d[0].download_button("Results CSV", data=lambda: table.to_csv(index=False) + "\n" + result.to_frame().to_csv(index=False),
+                         file_name="convergence.csv", mime="text/csv", on_click="ignore", key="conv_dl_csv",
+                         icon="⬇️", help="The results table, then every curve: one row per method and step.")
+    d[1].download_button("Curves JSON", data=lambda: result.to_json(), file_name="convergence.json",
+                         mime="application/json", on_click="ignore", key="conv_dl_json", icon="⬇️",
+                         help="The current run with its settings (engine.experiments.ConvergenceResult.from_json reads it).")
+    d[2].download_button("Figure HTML", data=lambda: plotting.standalone_html(fig), file_name="convergence.html",
+                         mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
+                         help="The chart as a standalone interactive HTML file (works offline).")
+
+
+@st.fragment(run_every=run.poll_while(running, POLL_SECONDS))
+def live_panel():
+    pins = st.session_state[PINS_KEY]
+    view = run.view()
+    result, status = view.result, status_of(view)
+    # A run on other data than the sidebar's is not drawn: its curves would sit under the new problem's
+    # words and estimate (the sidebar's other knobs changed: the curves stay, labelled with their settings).
+    shown = view.settings
+    if shown is not None and shown.get("data") != settings["data"]:
+        result, status = None, "other_data"
+
+    if run.changed(view):    # a new chart key only for a new picture: the browser keeps an unchanged one
+        st.session_state[FRAME_KEY] += 1
+    frame = st.session_state[FRAME_KEY]
+    left, right = st.columns([3, 1])
+    with left:
+        status_banner(view, status, result, shown)
+        stops = {name: shared_figure(live.early_stop_steps, res, PATIENCE[patience])   # once per result, too
+                 for name, res in [(p["name"], p["result"]) for p in pins] + [("current", result)]}
+        fig = live_chart(result, pins, stops, frame)
+        if result is not None and shown is not None and not same_model(shown, settings):
+            st.warning(f"The solid curves were trained with other settings: **{describe(shown)}**. The sidebar has "
+                       "changed since: press Start to train with the new ones.", icon="🔁")
+        chart_caption(pins, stops)
+    with right:
+        what_to_look_for(result, shown)
+
+    table = live.results_table(([(p["name"], p["result"]) for p in pins]) + [("current", result)], stops)
+    results_table(table, frame)
     if view.running:
         run.pace()   # a slower redraw period once many more sessions watch (one full rerun)
         return
     if result is not None and result.curves:
-        d = st.columns(3)
-        # The files are made when clicked (callables), not on every redraw of every session.
-        d[0].download_button("Results CSV", data=lambda: table.to_csv(index=False) + "\n" + result.to_frame().to_csv(index=False),
-                             file_name="convergence.csv", mime="text/csv", on_click="ignore", key="conv_dl_csv",
-                             icon="⬇️", help="The results table, then every curve: one row per method and step.")
-        d[1].download_button("Curves JSON", data=lambda: result.to_json(), file_name="convergence.json",
-                             mime="application/json", on_click="ignore", key="conv_dl_json", icon="⬇️",
-                             help="The current run with its settings (engine.experiments.ConvergenceResult.from_json reads it).")
-        d[2].download_button("Figure HTML", data=lambda: plotting.standalone_html(fig), file_name="convergence.html",
-                             mime="text/html", on_click="ignore", key="conv_dl_html", icon="⬇️",
-                             help="The chart as a standalone interactive HTML file (works offline).")
+        downloads(table, result, fig)
     run.rerun_when_finished()   # one full rerun turns polling off and re-enables the buttons
 
 
