@@ -1,7 +1,7 @@
 """The boosting estimators (engine.estimators.boosting) against independent oracles.
 
 Oracles: scikit-learn's GradientBoostingRegressor (one output, stumps),
-tests/oracles/boosting.py (the paper's Algorithms 2-4 written literally on
+tests/oracles/reference_boosting.py (the paper's Algorithms 2-4 written literally on
 scikit-learn trees), tests/oracles/split_search.py (brute-force splits, for
 max_features), eq. 26 written out (score), finite differences and scipy's
 scalar minimiser for the losses and line searches, and the paper's invariances.
@@ -28,8 +28,8 @@ from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutput
 from engine.projections import PROJECTIONS
 from engine.estimators.registry import ESTIMATOR_NAMES, make_estimator
 from paper_settings import PaperClassifier, PaperRegressor
-from oracles.boosting import loss_per_sample, mean_loss, numerical_gradient, reference_boosting
-from oracles.boosting import line_search as reference_line_search
+from oracles.reference_boosting import loss_per_sample, mean_loss, numerical_gradient, reference_boosting
+from oracles.reference_boosting import line_search as reference_line_search
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
 LOSS_CODE = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,

@@ -4,7 +4,7 @@ scores, and the cut back to the best iteration when early stopping stops.
 Oracles: the same estimator fitted without early stopping for n_estimators_
 steps on the training rows (the models must be identical), the rule written
 in numpy (early_stopping.stopping_step) applied to a full held-out curve,
-scikit-learn's r2_score and the losses of tests/oracles/boosting.py on the
+scikit-learn's r2_score and the losses of tests/oracles/reference_boosting.py on the
 staged predictions.
 """
 
@@ -14,7 +14,7 @@ from sklearn.metrics import r2_score
 
 from engine.estimators.early_stopping import stopping_step, validation_split
 from paper_settings import PaperClassifier, PaperRegressor
-from oracles.boosting import loss_per_sample
+from oracles.reference_boosting import loss_per_sample
 
 STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
 KINDS = ("regressor", "classifier")

@@ -1,6 +1,6 @@
 """Missing targets (missing_targets="ignore") and per-output weights (sample_weight of shape (n, d)).
 
-Oracles: tests/oracles/boosting.py (the paper's algorithms on scikit-learn
+Oracles: tests/oracles/reference_boosting.py (the paper's algorithms on scikit-learn
 trees, with the per-entry semantics written out literally, and brute-force
 masked leaf means), brute-force numpy means over observed entries for the
 forests, and the invariances the issue asks for: a NaN with "ignore" is a zero
@@ -16,7 +16,7 @@ import pytest
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from paper_settings import PaperClassifier, PaperRegressor
-from oracles.boosting import (
+from oracles.reference_boosting import (
     line_search,
     masked_leaf_table,
     masked_training_loss,

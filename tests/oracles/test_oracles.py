@@ -1,4 +1,4 @@
-"""Tests of the test oracles themselves (oracles.split_search, oracles.boosting).
+"""Tests of the test oracles themselves (oracles.split_search, oracles.reference_boosting).
 
 The engine's tests compare against these references, so here we check the
 references against scikit-learn, scipy, brute-force grids and the paper's
@@ -15,7 +15,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from oracles.boosting import (
+from oracles.reference_boosting import (
     LOGISTIC_RHO_MAX,
     LOSSES,
     STRATEGIES,

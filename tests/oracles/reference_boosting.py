@@ -28,7 +28,7 @@ is the weighted average over samples: sum_i w_i loss_i / sum_i w_i.
 
 Per-entry weights (missing targets). ``sample_weight`` may be an (n, d)
 matrix W (W_ij = 0: y_ij is missing). The reference then follows the
-engine's documented semantics (engine/_core/boosting_loop.pyx, "per-entry
+engine's documented semantics (engine/_core/updates.pyx, "per-entry
 weights") literally, on scikit-learn trees:
 
 * constant model of output j weighted by W[:, j];
