@@ -78,16 +78,22 @@ def estimator_class(task):
     return MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
 
 
+def resolved_defaults(task):
+    """The estimator's default parameters with "auto" leaves resolved (the setting it fits)."""
+    model = estimator_class(task)()
+    return {**model.get_params(), "leaf_estimation": model._leaf_estimation()}
+
+
 def current_defaults(task):
     """The parameters of :data:`CANDIDATES` as the estimator's defaults set them."""
-    params = estimator_class(task)().get_params()
+    params = resolved_defaults(task)
     keys = set(next(iter(CANDIDATES.values())))
     return {k: params[k] for k in keys}
 
 
 def is_current_default(setting, task):
     """Whether ``setting`` (a dict of parameters, not empty) is the estimator's defaults for them."""
-    params = estimator_class(task)().get_params()
+    params = resolved_defaults(task)
     return bool(setting) and all(k in params and params[k] == v for k, v in setting.items())
 
 

@@ -18,6 +18,8 @@ Conventions (scikit-learn's):
   :mod:`engine.estimators.labels`.
 * X may be a scipy sparse matrix in CSR or CSC format (fit and predict), kept
   sparse; other sparse formats are refused with a message naming those two.
+* X may be a pandas DataFrame: its column names are kept and checked as scikit-learn
+  does, its dtypes checked (:mod:`engine.estimators.frames`).
 """
 import hashlib
 import numbers
@@ -30,6 +32,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine.estimators import labels as label_coding
+from engine.estimators.frames import PandasOutputMixin, check_frame_dtypes, target_names
 from engine.estimators.targets import (
     MISSING_HINT,
     check_missing_targets,
@@ -119,6 +122,7 @@ def check_sparse(name, X):
 
 def check_features(name, X):
     """X as a checked float64 array, or a checked CSR/CSC matrix (never densified)."""
+    check_frame_dtypes(name, X)
     if sparse.issparse(X):
         return check_sparse(name, X)
     return as_numeric(name, X, (2,))
@@ -160,7 +164,7 @@ FitData = namedtuple("FitData", "X Y observed sample_weight weight entry_weight 
 FitData.__doc__ = """Checked training data (see ``TreeEnsemble._check_fit_data``)."""
 
 
-class TreeEnsemble(MultiOutputMixin, BaseEstimator):
+class TreeEnsemble(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
     """Checks and shapes shared by the boosting estimators and the forests.
 
     Subclasses have the parameters ``max_leaf_nodes``, ``max_depth``,
@@ -228,6 +232,7 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
         if Y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X_array = check_features("X", X)
+        y_original = Y
         Y, observed, y_was_1d, classes = self._targets(
             Y, "Y", None if reset else getattr(self, "classes_", None))
         if X_array.shape[0] != Y.shape[0]:
@@ -241,16 +246,23 @@ class TreeEnsemble(MultiOutputMixin, BaseEstimator):
                 f"X has 0 feature(s) (shape={X_array.shape}) while a minimum of 1 is required.")
         X_array = validate_data(self, X, reset=reset, dtype=np.float64,
                                 accept_sparse=SPARSE_FORMATS)
+        if reset:
+            self._keep_target_names(y_original)
         n, d = Y.shape
         sample_weight = check_sample_weight(sample_weight, n, d, as_numeric)
         weight, entry_weight = resolve_weights(sample_weight, observed, n, d)
         return FitData(X_array, Y, observed, sample_weight, weight, entry_weight, y_was_1d, classes)
 
     def _check_predict_X(self, X, fitted_attribute):
-        """X checked against the fitted model (number of features): float64 array or CSR/CSC matrix."""
+        """X checked against the fitted model: float64 array or CSR/CSC matrix.
+
+        The feature names (a DataFrame's columns) and their number are checked on X as given,
+        before it becomes an array (scikit-learn's messages: a reordered, missing or extra
+        column is refused; an array after a DataFrame fit warns)."""
         check_is_fitted(self, fitted_attribute)
-        X = check_features("X", X)
-        return validate_data(self, X, reset=False, dtype=np.float64, accept_sparse=SPARSE_FORMATS)
+        X_array = check_features("X", X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return X_array
 
     def _shape_output(self, F):
         """(n, d) -> (n,) when the model was fitted on 1-D y."""
@@ -293,6 +305,8 @@ class MultiLabelMixin:
         observed = observed_mask(missing, name)
         if classes is None:
             classes = label_coding.fit_classes(Y, missing, name)
+            if getattr(self, "_warn_one_class", True):
+                label_coding.warn_one_class(classes, target_names(y), type(self).__name__)
         else:
             classes = [classes] if isinstance(classes, np.ndarray) else list(classes)
         indicator = label_coding.encode(Y, missing, classes, name)

@@ -58,12 +58,16 @@ from engine.estimators.early_stopping import (
     scoring_arrays,
     validation_split,
 )
-from engine.estimators.second_order import NEWTON_LEAVES, newton_leaves_refusal
+from engine.estimators.second_order import (
+    LEAF_ESTIMATION_CHOICES,
+    NEWTON_LEAVES,
+    newton_leaves_refusal,
+    resolve_leaf_estimation,
+)
 from engine.estimators.targets import resolve_weights
 from engine.estimators.growers import check_split_params, make_grower, n_threads_of
 from engine.names import (
     CLASSIFICATION_LOSSES,
-    LEAF_ESTIMATIONS,
     MULTI_OUTPUT,
     PROJECTED,
     PROJECTED_RELABEL,
@@ -118,7 +122,7 @@ class BoostingBase(TreeEnsemble):
                 "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
                 "single-output tree on one projection); use 'projected_relabel' for q > 1")
         check_choice(self.loss, "loss", self._losses)
-        check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
+        check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATION_CHOICES)
         check_real(self.l2_regularization, "l2_regularization", 0.0)
         if self.leaf_estimation == NEWTON_LEAVES:
             refusal = newton_leaves_refusal(self.strategy, self.loss)
@@ -233,6 +237,7 @@ class BoostingBase(TreeEnsemble):
             if data.classes is not None:
                 self._set_classes(data.classes)      # before any step: a callback may predict
         self.early_stopping_ = stopping
+        self.leaf_estimation_ = self._leaf_estimation()
         stopped = self._fit_steps(X, Y_enc, w, W,
                                   self._evaluation_state(eval_set, held_out, data.classes),
                                   callback, stopping)
@@ -290,13 +295,17 @@ class BoostingBase(TreeEnsemble):
         held_out = (data.X[val], Y_enc[val], w_val, W_val)
         return data.X[train], np.ascontiguousarray(Y_enc[train]), w, W, held_out
 
+    def _leaf_estimation(self):
+        """The leaves this fit uses: ``leaf_estimation`` with "auto" resolved (second_order.py)."""
+        return resolve_leaf_estimation(self.leaf_estimation, self.strategy, self.loss)
+
     def _boost_spec(self):
         """What the compiled loop fits (its BoostSpec), from the validated parameters.
 
         The core trusts it: the Newton leaves' rule (second_order.py) is
         checked here too, with the message ``fit`` gives.
         """
-        newton = self.leaf_estimation == NEWTON_LEAVES
+        newton = self._leaf_estimation() == NEWTON_LEAVES
         refusal = newton_leaves_refusal(self.strategy, self.loss) if newton else None
         if refusal is not None:
             raise ValueError(refusal)
@@ -533,7 +542,7 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
     def __init__(self, *, strategy="projected_relabel", projection="gaussian", n_projections=1,
                  loss="squared_error", learning_rate=0.1, n_estimators=300, max_leaf_nodes=32,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                 leaf_estimation="newton", l2_regularization=1.0, missing_targets="error",
+                 leaf_estimation="auto", l2_regularization=1.0, missing_targets="error",
                  early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10, tol=1e-4,
                  split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
                  random_state=None):
@@ -562,8 +571,9 @@ class MultiOutputBoostingRegressor(RegressorMixin, BoostingBase):
         self.random_state = random_state
 
     def predict(self, X):
-        """Predicted outputs, shape (n_samples, n_outputs) ((n_samples,) if fitted on 1-D Y)."""
-        return self._shape_output(self._raw_predict(X))
+        """Predicted outputs, shape (n_samples, n_outputs) ((n_samples,) if fitted on 1-D Y);
+        a DataFrame after ``set_output(predict="pandas")`` (engine/estimators/frames.py)."""
+        return self._wrap_output(self._shape_output(self._raw_predict(X)), X)
 
     def staged_predict(self, X):
         """Predictions after each boosting step (a generator; the last equals predict)."""
@@ -605,7 +615,7 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
     def __init__(self, *, strategy="projected_relabel", projection="gaussian", n_projections=1,
                  loss="logistic", learning_rate=0.1, n_estimators=300, max_leaf_nodes=32,
                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                 leaf_estimation="newton", l2_regularization=1.0, missing_targets="error",
+                 leaf_estimation="auto", l2_regularization=1.0, missing_targets="error",
                  early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10, tol=1e-4,
                  split_search="auto", max_bins=255, n_jobs=None, warm_start=False,
                  random_state=None):
@@ -642,8 +652,12 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
         return np.clip(0.5 * (F + 1.0), 0.0, 1.0)
 
     def decision_function(self, X):
-        """Raw scores f(x), (n_samples, n_labels) ((n_samples,) for a 1-D fit); > 0: positive class."""
-        return self._shape_output(self._raw_predict(X))
+        """Raw scores f(x), (n_samples, n_labels) ((n_samples,) for a 1-D fit); > 0: positive class.
+
+        The scores to rank labels by: ``label_ranking_average_precision_score(Y,
+        clf.decision_function(X))`` (P(positive) = 1 / (1 + exp(-2 f)) for the logistic
+        loss ranks the labels of a sample the same way)."""
+        return self._wrap_output(self._shape_output(self._raw_predict(X)), X)
 
     def predict_proba(self, X):
         """Class probabilities in scikit-learn's multi-output format (see the class docstring)."""
@@ -651,7 +665,7 @@ class MultiLabelBoostingClassifier(MultiLabelMixin, ClassifierMixin, BoostingBas
 
     def predict(self, X):
         """Labels: each output's positive class where the raw score is > 0, else the other."""
-        return self._labels(self._raw_predict(X))
+        return self._wrap_output(self._labels(self._raw_predict(X)), X)
 
     def staged_decision_function(self, X):
         for F in self._staged_raw_predict(X):

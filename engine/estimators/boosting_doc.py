@@ -28,7 +28,9 @@ BOOSTING_DOC = """
                                                 leaves every output still gets its value
     max_leaf_nodes        32                    31 leaves in HistGradientBoosting, 32 in
                                                 the study: stumps underfit every set
-    leaf_estimation       "newton"              second-order leaves, no line search
+    leaf_estimation       "auto"                Newton (second-order) leaves, no line
+                                                search; the papers' mean leaves where
+                                                Newton does not apply
     l2_regularization     1.0                   XGBoost's reg_lambda
     learning_rate         0.1                   HistGradientBoosting's and XGBoost's
     n_estimators          300                   a ceiling; 300 beat 100 on every large
@@ -57,8 +59,8 @@ BOOSTING_DOC = """
     nearly unpredictable) they fit noise: macro-r2 -0.31 and -0.24 against
     0.07 and 0.08 (``early_stopping=True`` gives -0.10 and -0.01). A larger
     ``min_samples_leaf`` did not help overall (20: andro -0.12, oes97 0.50).
-    ``strategy="projected"`` and ``loss="absolute_error"`` need
-    ``leaf_estimation="mean"``.
+    With ``strategy="projected"`` or ``loss="absolute_error"`` the
+    default "auto" leaves resolve to the papers' mean leaves (``leaf_estimation_``).
 
     Parameters
     ----------
@@ -80,7 +82,11 @@ default "projected_relabel"
         Tree limits and feature randomisation, as in scikit-learn.
     subsample : float in (0, 1]
         Fraction of rows drawn without replacement for each tree.
-    leaf_estimation : {"mean", "newton"}, default "newton"
+    leaf_estimation : {"auto", "mean", "newton"}, default "auto"
+        "auto": "newton" where it applies, else "mean" (Algorithm 3,
+        ``strategy="projected"``, and the absolute loss); the value used is
+        ``leaf_estimation_``. Every strategy, projection and loss thus fits
+        with the other parameters at their defaults.
         "mean": the papers' leaves (mean gradient of the leaf's samples, or
         the shared projected mean for "projected") and the per-output line
         search rho_j (eqs. 14, 20, 23). "newton" (an extension beyond paper
@@ -154,6 +160,9 @@ default "projected_relabel"
     n_steps_run_ : int
         Steps fitted by the last ``fit``, counting those early stopping then
         cut off (the step at which the rule stopped); n_steps_ otherwise.
+    leaf_estimation_ : {"mean", "newton"}
+        The leaves the last ``fit`` used (``leaf_estimation`` with "auto"
+        resolved).
     early_stopping_ : bool
         Whether early stopping was on in the last ``fit`` (``early_stopping``
         resolved: "auto" on its number of training rows).

@@ -73,10 +73,11 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin, clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine._core import ForwardStagewise
 from engine.estimators.base import MultiLabelMixin, as_numeric, check_features, is_int, is_real
+from engine.estimators.frames import PandasOutputMixin
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
 from engine.estimators.indicators import (
@@ -198,7 +199,9 @@ class StagewisePath:
 
 
 def _fit_forest(forest, seed, X, Y):
-    return clone(forest).set_params(random_state=int(seed)).fit(X, Y)
+    forest = clone(forest).set_params(random_state=int(seed))
+    forest._warn_one_class = False      # the compressed estimator warned once, on its own Y
+    return forest.fit(X, Y)
 
 
 def _extend(curve, length):
@@ -206,7 +209,7 @@ def _extend(curve, length):
     return np.concatenate([curve, np.full(length - len(curve), curve[-1])])
 
 
-class CompressionBase(MultiOutputMixin, BaseEstimator):
+class CompressionBase(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
     """What the regressor and the classifier share: checks, the CV path, the compact model."""
 
     _forest_types = ()
@@ -238,9 +241,11 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
     def _check_data(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X = check_features("X", X)          # dense array or CSR/CSC matrix
+        X_given, X = X, check_features("X", X)          # dense array or CSR/CSC matrix
         X = X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
         Y, y_was_1d = self._read_targets(y)
+        validate_data(self, X_given, reset=True, skip_check_array=True)   # feature names (frames.py)
+        self._keep_target_names(y)
         if X.shape[0] != Y.shape[0]:
             raise ValueError(f"X and Y must have the same number of samples, got {X.shape[0]} and {Y.shape[0]}")
         if self.cv > X.shape[0]:
@@ -354,12 +359,9 @@ class CompressionBase(MultiOutputMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self, "compact_")
-        X = check_features("X", X)          # dense array or CSR/CSC matrix
-        X = X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input")
-        return X
+        X_given, X = X, check_features("X", X)          # dense array or CSR/CSC matrix
+        validate_data(self, X_given, reset=False, skip_check_array=True)   # names and their number
+        return X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
 
     def _raw_predict(self, X):
         """The compact model's output (n_samples, n_outputs), in the outputs' units."""
@@ -489,7 +491,7 @@ class CompressedForestRegressor(RegressorMixin, CompressionBase):
     def predict(self, X):
         """The compact model's prediction, (n_samples, n_outputs) ((n_samples,) after a 1-D fit)."""
         P = self._raw_predict(X)
-        return P[:, 0] if self._y_was_1d else P
+        return self._wrap_output(P[:, 0] if self._y_was_1d else P, X)
 
     def staged_predict(self, X):
         """Predictions after 0, 1, ..., n_steps_ steps of the path; the last equals ``predict(X)``."""
@@ -542,11 +544,11 @@ class CompressedForestClassifier(MultiLabelMixin, ClassifierMixin, CompressionBa
     def decision_function(self, X):
         """2 P - 1, (n_samples, n_labels) ((n_samples,) after a 1-D fit); > 0 where predict is positive."""
         F = 2.0 * np.clip(self._raw_predict(X), 0.0, 1.0) - 1.0
-        return F[:, 0] if self._y_was_1d else F
+        return self._wrap_output(F[:, 0] if self._y_was_1d else F, X)
 
     def predict(self, X):
         """Labels: each output's positive class where P > 0.5, else the other."""
-        return self._labels(2.0 * np.clip(self._raw_predict(X), 0.0, 1.0) - 1.0)
+        return self._wrap_output(self._labels(2.0 * np.clip(self._raw_predict(X), 0.0, 1.0) - 1.0), X)
 
     def staged_predict_proba(self, X):
         """predict_proba after 0, 1, ..., n_steps_ steps; the last equals ``predict_proba(X)``."""

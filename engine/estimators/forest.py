@@ -462,18 +462,19 @@ class ForestClassifierMixin(MultiLabelMixin):
         return self._format_proba(self._positive_probability(X))
 
     def decision_function(self, X):
-        """2 P(positive) - 1, (n_samples, n_labels) ((n_samples,) for a 1-D fit)."""
-        return self._shape_output(2.0 * self._positive_probability(X) - 1.0)
+        """2 P(positive) - 1, (n_samples, n_labels) ((n_samples,) for a 1-D fit): the scores
+        to rank labels by (``label_ranking_average_precision_score(Y, clf.decision_function(X))``)."""
+        return self._wrap_output(self._shape_output(2.0 * self._positive_probability(X) - 1.0), X)
 
     def predict(self, X):
         """Labels: each output's positive class where P(positive) > 1/2, else the other."""
-        return self._labels(2.0 * self._positive_probability(X) - 1.0)
+        return self._wrap_output(self._labels(2.0 * self._positive_probability(X) - 1.0), X)
 
 
 class ForestRegressorMixin:
     def predict(self, X):
         """Predicted outputs, (n_samples, n_outputs) ((n_samples,) if fitted on 1-D Y)."""
-        return self._shape_output(self._mean_prediction(X))
+        return self._wrap_output(self._shape_output(self._mean_prediction(X)), X)
 
     def score(self, X, y, sample_weight=None):
         """macro-r2: the mean of the per-output r2."""

@@ -19,6 +19,8 @@ array) is a missing entry; classes are read from the observed entries.
 """
 import numbers
 
+import warnings
+
 import numpy as np
 from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
@@ -191,3 +193,31 @@ def probability_blocks(classes, P):
         p = P[:, j]
         blocks.append(np.column_stack([1.0 - p, p]) if cls.size == 2 else np.ones((P.shape[0], 1)))
     return PerOutputProba(blocks, P)
+
+
+class OneClassLabelWarning(UserWarning):
+    """A label with one class in the training rows: it is predicted as that class everywhere."""
+
+
+def warn_one_class(classes, names=None, estimator="the classifier", limit=5):
+    """Warn (:class:`OneClassLabelWarning`) naming the outputs whose training rows show one class.
+
+    ``names``: Y's column names (a DataFrame), else outputs are named by their index. Such a
+    label is predicted constant, and its decision scores are the clipped log-odds of a label
+    never (or always) seen: a ranking metric (LRAP) then ranks it last (or first) everywhere.
+    """
+    single = [j for j, found in enumerate(classes) if found.size < 2]
+    if not single:
+        return
+    def only(j):
+        value = classes[j][0]
+        return repr(value.item() if hasattr(value, "item") else value)
+
+    shown = [f"{names[j]!r} (output {j}, only {only(j)})" if names is not None
+             else f"output {j} (only {only(j)})" for j in single[:limit]]
+    more = f" and {len(single) - limit} more" if len(single) > limit else ""
+    warnings.warn(
+        f"{estimator}: {len(single)} label(s) have one class in the training rows: "
+        f"{', '.join(shown)}{more}; each is predicted as that class everywhere",
+        OneClassLabelWarning, stacklevel=4)
+

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from engine.names import LEAF_ESTIMATIONS, NEWTON_SUFFIX, PROJECTED
 
-__all__ = ["MEAN_LEAVES", "NEWTON_LEAVES", "newton_leaves_refusal", "split_leaf_variant"]
+__all__ = ["AUTO_LEAVES", "LEAF_ESTIMATION_CHOICES", "MEAN_LEAVES", "NEWTON_LEAVES",
+           "newton_leaves_refusal", "resolve_leaf_estimation", "split_leaf_variant"]
 
 MEAN_LEAVES, NEWTON_LEAVES = LEAF_ESTIMATIONS
+AUTO_LEAVES = "auto"
+LEAF_ESTIMATION_CHOICES = (AUTO_LEAVES,) + LEAF_ESTIMATIONS
 
 
 def newton_leaves_refusal(strategy, loss):
@@ -30,6 +33,16 @@ def newton_leaves_refusal(strategy, loss):
         return (f"leaf_estimation={NEWTON_LEAVES!r} needs a loss with a second derivative; the "
                 f"absolute loss has none (0 almost everywhere): use leaf_estimation={MEAN_LEAVES!r}")
     return None
+
+
+def resolve_leaf_estimation(leaf_estimation, strategy, loss):
+    """"mean" or "newton": ``leaf_estimation`` itself, or for "auto" Newton where it applies and
+    the papers' mean leaves where it does not (Algorithm 3, the absolute loss), as scikit-learn
+    resolves its own "auto" defaults per setting. An explicit "newton" where it does not apply
+    stays refused (``newton_leaves_refusal``)."""
+    if leaf_estimation != AUTO_LEAVES:
+        return leaf_estimation
+    return MEAN_LEAVES if newton_leaves_refusal(strategy, loss) is not None else NEWTON_LEAVES
 
 
 def split_leaf_variant(method):
