@@ -277,10 +277,12 @@ def fmt_seconds(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-def estimate_text(seconds: float) -> str:
-    """The estimate (one core, an idle server) and what the current load makes of it: "≈ 12 s" (or
-    "under a second"); on a busy server "≈ 12 s, up to 30 s now (3 runs computing now on 2 slots)"."""
-    low, high, why = shared_store().estimate_range(seconds)
+def estimate_text(seconds: float, page: str | None = None) -> str:
+    """The estimate of a run of ``page`` (a PageRun's name) its cost model puts at ``seconds`` of one
+    core, as this server's measurements make it (:meth:`RunStore.estimate_range`: the page's runs
+    measured against their estimates, the slowdown of recent runs, the queue): "≈ 12 s" (or "under a
+    second"); on a busy server "≈ 12 s, up to 30 s now (3 runs computing now on 2 slots)"."""
+    low, high, why = shared_store().estimate_range(seconds, page)
     text = fmt_seconds(low) if low < 1 else f"≈ {fmt_seconds(low)}"
     if high > 1.25 * low and high - low >= 1:
         text += f", up to {fmt_seconds(high)} now ({why})" if why else f", up to {fmt_seconds(high)} now"
@@ -301,13 +303,13 @@ def gate(run: PageRun, settings: Any, cost: float, start: Callable[[], None], *,
     if not wanted:
         return False
     if cost > max_seconds:
-        st.error(f"This run is estimated at {estimate_text(cost)}, above this app's limit of "
+        st.error(f"This run is estimated at {estimate_text(cost, run.name)}, above this app's limit of "
                  f"{fmt_seconds(max_seconds)}: {too_costly}", icon="⛔")
         return False
     if cost <= auto_seconds or forced:
         start()
         return True
-    st.warning(f"This run is estimated at **{estimate_text(cost)}** ({detail}). It runs in the background: "
+    st.warning(f"This run is estimated at **{estimate_text(cost, run.name)}** ({detail}). It runs in the background: "
                "you can stop it and keep what is done.", icon="⏱️")
     st.button(f"Run (≈ {fmt_seconds(cost)})", type="primary", key=button_key,
               on_click=st.session_state.__setitem__, args=(force_key, True),

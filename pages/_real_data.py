@@ -182,14 +182,14 @@ def real_data_mode():
     cost = estimated_seconds(tuple(settings["datasets"]), tuple(settings["methods"]), settings["budget"]) if chosen else 0.0
     refused = cost > MAX_SECONDS
     if refused:
-        st.error(f"This study is estimated at {estimate_text(cost)}, above this app's limit of "
+        st.error(f"This study is estimated at {estimate_text(cost, run.name)}, above this app's limit of "
                  f"{fmt_seconds(MAX_SECONDS)}: choose fewer or smaller data sets or the quick budget, or run "
                  f"`python -m engine reproduce real-data --budget {settings['budget']}`.", icon="⛔")
     c1, c2, _ = st.columns([2, 1, 3], vertical_alignment="center")
     c1.button(f"Run the study ({settings['budget']}, ≈ {fmt_seconds(cost)})", type="primary", key="bench_rd_start",
               disabled=running or not chosen or refused,
               on_click=start, args=(settings, cost),
-              help=f"Estimated {estimate_text(cost)} on one core (cells cached from an earlier run are not "
+              help=f"Estimated {estimate_text(cost, run.name)} on one core (cells cached from an earlier run are not "
               "computed again). Runs in the background; Stop keeps the finished cells, and a new start with "
               "the same settings computes only what is missing.")
     c2.button("Stop", key="bench_rd_stop", disabled=not running, on_click=run.stop,

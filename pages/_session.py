@@ -17,10 +17,11 @@ uploaded on the Data page, by content hash, held by the sessions that use them (
 ``owner`` id), so a reload of the tab finds its upload again; a session that ends or goes idle
 lets go of its files, which leave a grace period later (see that module).
 
-When the server starts, the store also starts the start-up fill (``pages/_warm.py``, one process
-at nice 19; ``RPO_WARM=0`` turns it off): every page's default view and every Home preset is
-computed in advance and kept on disk, so a class's first views come from the cache
-(:mod:`engine.app.serving.warm_cache` says where, with which key, and how to clear it).
+When the server's first page view creates the store, the store also starts the start-up fill
+(``pages/_warm.py``, processes at nice 19; ``RPO_WARM=0`` turns it off): every page's default view,
+then every Home preset, is computed in advance and kept on disk, so a class's first views come from
+the cache (:mod:`engine.app.serving.warm_cache` says where, with which key, how to clear it, and how
+a run the fill and a student both ask for is computed once).
 """
 from __future__ import annotations
 
@@ -127,8 +128,8 @@ _fills: list[StartupFill] = []
 
 
 def _start_fill(root) -> None:
-    """The start-up fill's process (pages/_warm.py): one run at a time, one thread, nice 19; its lines
-    go to the server's log; it ends with the server."""
+    """The start-up fill's processes (pages/_warm.py): one run at a time each, one thread, nice 19; its
+    lines go to the server's log; it ends with the server."""
     only = os.environ.get("RPO_WARM_ONLY", "")     # only the views whose label holds this text (a lesson's)
     fill = StartupFill([sys.executable, "-m", "pages._warm", "--match", only], log.info,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),

@@ -290,7 +290,7 @@ c1.button(
 c2.button("Stop", key="bench_stop", disabled=not running, on_click=run.stop,
           help="Finish after the current fit: the repeats already done are kept and shown, flagged partial.")
 if estimate is not None:
-    c3.caption(f"{estimate['n_fits']:,} fits · estimated {estimate_text(estimate['seconds'])} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
+    c3.caption(f"{estimate['n_fits']:,} fits · estimated {estimate_text(estimate['seconds'], run.name)} (measured probe: {estimate['probe_seconds']:.2f} s) · seed {seed}")
 
 
 # --- results (one top-level polling fragment) ------------------------------------------------------

@@ -244,7 +244,7 @@ def live_status():
     view = run.view()
     if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost)})")
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost, run.name)})")
         c2.button("Stop", key="bv_stop", on_click=run.stop, help="Stop after the current learning set and "
                   "show the decomposition over the sets done so far (flagged as partial).")  # fmt: skip
     run.rerun_when_finished()  # one full rerun draws the finished result and switches polling off

@@ -331,7 +331,7 @@ elif too_costly:
              "Use fewer steps, fewer methods, smaller trees or fewer test samples.", icon="⏱️")
 else:
     detail = ", ".join(f"{k} {v:.1f} s" for k, v in costs.items())
-    msg = f"Estimated training time: **{estimate_text(total_cost)}** ({detail}), from the CPU time of a tiny probe fit."
+    msg = f"Estimated training time: **{estimate_text(total_cost, run.name)}** ({detail}), from the CPU time of a tiny probe fit."
     (st.warning if total_cost > WARN_SECONDS else st.caption)(msg)
 
 if NOTICE_KEY in st.session_state:

@@ -53,7 +53,7 @@ with st.sidebar:
                     d_values=tuple(d for d in LIVE_SETTINGS["d_values"] if d <= largest))
     reference = shipped()
     cost = estimate_seconds(reference, **settings)
-    st.button(f"Measure on this server ({estimate_text(cost)})", key="cost_measure", type="primary",
+    st.button(f"Measure on this server ({estimate_text(cost, run.name)})", key="cost_measure", type="primary",
               disabled=run.running, on_click=st.session_state.__setitem__, args=(GO, True),
               help="Time every method at every d on this server, one thread, in the background.")
 
@@ -70,7 +70,7 @@ def live_status():
     view = run.view()
     if view.running:
         c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost)})")
+        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost, run.name)})")
         c2.button("Stop", key="cost_stop", on_click=run.stop, help="Stop and keep the values of d measured so far.")
     run.rerun_when_finished()
 

@@ -457,3 +457,38 @@ def test_watching_counts_the_sessions_of_runs_in_flight():
     gates[1].release.set()
     wait_for(lambda: store.status()["running"] == 0 and not store.status()["queued"])
     assert store.watching() == 0                          # finished runs are not watched live
+
+
+def test_estimates_come_from_the_runs_measured_here_not_the_load_average():
+    """A page's estimate is scaled by what its runs measured against their estimates; the "up to"
+    by the wall/CPU ratio of recent runs; a run that only waited (no CPU) is not a measure."""
+    from engine.app.serving.measures import Measures
+    clock = [1000.0]
+    m = Measures()
+    assert m.calibration("proj") == 1.0 and m.slowdown(clock[0]) == 1.0
+    for _ in range(3):
+        m.add("proj", 60.0, 12.0, 10.0, clock[0])       # estimated 60 s, took 10 s of CPU, 12 s of wall
+    assert m.calibration("proj") == pytest.approx(10 / 60) and m.calibration("conv") == 1.0
+    assert m.slowdown(clock[0]) == pytest.approx(1.2)
+    assert m.slowdown(clock[0] + 10_000) == 1.0          # old measures no longer count
+    m.add("proj", 60.0, 300.0, 0.01, clock[0])           # a wait, not a computation: too little CPU
+    assert m.slowdown(clock[0]) == pytest.approx(1.2)
+    store = RunStore(Limits(max_jobs=2), clock=lambda: clock[0])
+    store.measures = m
+    low, high, why = store.estimate_range(60.0, "proj")
+    assert low == pytest.approx(10.0) and high == pytest.approx(12.0) and "1.2×" in why
+    # the calibration stays within its range whatever was measured
+    for _ in range(10):
+        m.add("odd", 1.0, 1e6, 1e6, clock[0])
+    assert m.calibration("odd") == 20.0
+
+
+def test_busy_counts_runs_computing_at_once_never_the_load_average():
+    store = RunStore(Limits(max_jobs=2))
+    gates = [Gate(), Gate()]
+    tickets = [store.request(o, "page", g, i) for i, (o, g) in enumerate(zip("ab", gates))]
+    wait_for(lambda: all(g.calls == 1 for g in gates))
+    for g in gates:
+        g.release.set()
+    assert all(t.wait(10) for t in tickets)
+    assert [t.snapshot()["busy"] for t in tickets] == [2, 2]

@@ -1,5 +1,6 @@
 """The start-up cache of first views (engine/app/serving/warm_cache.py) and the run store reading it."""
 
+import json
 import subprocess
 import sys
 import threading
@@ -104,19 +105,28 @@ def test_a_run_compacted_in_memory_comes_back_whole_from_disk(tmp_path):
     assert again.how == "cached" and "m" in again.extra["models"] and CALLS == [5]
 
 
+def mark_by_another_process(warm, key, fraction=0.4, message="step 4/10"):
+    """A live process (a sleeping child) stands for the fill computing ``key``; the child's Popen."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    warm.folder.mkdir(parents=True, exist_ok=True)
+    (warm.folder / f"{key}.pending").write_text(json.dumps({"pid": other.pid, "fraction": fraction,
+                                                            "message": message}))
+    return other
+
+
 def test_a_request_during_the_fill_waits_for_it_instead_of_computing(tmp_path):
     warm = WarmCache(tmp_path, version="v")
     key = run_key("conv", fit, 7, models={})
-    warm.report(key, 0.4, "step 4/10")           # this process stands for the fill (alive)
+    other = mark_by_another_process(warm, key)
     store = RunStore(warm=warm)
     models = {}
     tickets = [store.request(s, "conv", fit, 7, models=models, extra={"models": models}) for s in ("a", "b")]
     assert [t.how for t in tickets] == ["new", "attached"]
     time.sleep(0.6)
     assert "start-up fill" in tickets[0].snapshot()["message"] and not tickets[0].done
-    threading.Timer(0.3, lambda: (warm.put(key, ({"result": "the fill's"}, {"models": {"m": 1}})),
-                                  warm.end(key))).start()
+    threading.Timer(0.3, lambda: warm.put(key, ({"result": "the fill's"}, {"models": {"m": 1}}))).start()
     assert all(t.wait(10) for t in tickets)
+    other.kill()
     assert [t.result for t in tickets] == ["the fill's"] * 2 and tickets[1].extra["models"] == {"m": 1}
     assert CALLS == []
 
@@ -186,3 +196,63 @@ def test_the_fill_process_runs_at_nice_19_logs_its_own_lines_and_stops():
         t0 = time.monotonic()
         fill.stop()
     assert not fill.running and time.monotonic() - t0 < 5
+
+
+# --- the fill and the server never compute one run twice (issue 43) -------------------------------
+
+RELEASE = threading.Event()
+
+
+def gated_fit(n, *, progress=None, stop=None, models=None):
+    """``fit``, held until RELEASE is set (a run still computing while the other side asks)."""
+    RELEASE.wait(10)
+    return fit(n, models=models)
+
+
+def test_the_fill_leaves_a_run_a_student_computes_and_the_server_writes_it_for_the_fill(tmp_path):
+    RELEASE.clear()
+    server = RunStore(warm=WarmCache(tmp_path, version="v"))              # a student asks first
+    filler = RunStore(warm=WarmCache(tmp_path, version="v"), persist=True)
+    models = {}
+    student = server.request("s1", "conv", gated_fit, 8, models=models, extra={"models": models})
+    fills = filler.request("fill", "conv", gated_fit, 8, models={}, extra={"models": {}})
+    assert student.how == "new" and not student.awaited
+    assert fills.awaited                      # the fill waits for the student's run instead of computing it
+    RELEASE.set()
+    assert student.wait(10) and fills.wait(10)
+    assert CALLS == [8]                       # computed once, by the server
+    key = student.key
+    assert key in WarmCache(tmp_path, version="v")     # the server wrote it because the fill wanted it
+    assert fills.result["curve"].shape == (8,) and fills.extra["models"]["m"].shape == (8,)
+    assert not list((tmp_path / "v").glob("*.pending")) and not list((tmp_path / "v").glob("*.wanted"))
+
+
+def test_a_server_run_nobody_waits_for_is_not_written_to_disk(tmp_path):
+    request_done(RunStore(warm=WarmCache(tmp_path, version="v")))
+    deadline = time.monotonic() + 10          # the marker goes just after the run has ended
+    while list((tmp_path / "v").glob("*.pending")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not list((tmp_path / "v").glob("*.pending"))
+    assert WarmCache(tmp_path, version="v").keys() == [] and CALLS == [5]
+
+
+def test_of_two_processes_claiming_a_run_one_computes_it(tmp_path):
+    warm = WarmCache(tmp_path, version="v")
+    key = "ab" * 32
+    other = mark_by_another_process(warm, key)
+    assert not warm.claim(key)                # a live process computes it
+    other.kill()
+    other.wait()
+    assert warm.claim(key) and warm.claim(key)     # a dead one's marker is taken over; ours stays ours
+    warm.end(key)
+    assert warm.pending(key) is None
+
+
+def test_the_fill_records_its_runs_for_the_server_s_estimates(tmp_path):
+    filler = RunStore(warm=WarmCache(tmp_path, version="v"), persist=True)
+    request_done(filler, estimate=2.0)
+    server = RunStore(warm=WarmCache(tmp_path, version="v"))
+    measured = server.measures.calibration("conv")
+    assert 0.0 < measured < 1.0             # a few ms of CPU against an estimate of 2 s
+    assert server.estimate_range(100.0, "conv")[0] == pytest.approx(100.0 * measured)
+    assert server.estimate_range(100.0, "other page")[0] == 100.0

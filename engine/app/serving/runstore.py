@@ -67,10 +67,9 @@ import threading
 import time
 from typing import Any, Callable
 
-import numpy as np
-
 from engine.app.serving.jobs import Job
 from engine.app.serving.limits import Limits, limits_from_env
+from engine.app.serving.measures import Measures
 from engine.app.serving.result_cache import MB, ResultCache, approx_bytes
 from engine.app.serving.run_key import run_key
 from engine.app.serving.warm_cache import WarmCache, await_warm
@@ -102,7 +101,6 @@ RUN_STOPPED = "run %(key)s stopped: nobody watches it"
 
 log = logging.getLogger(LOG_NAME)   # the server's log (pages/_session.py); plain logging: no streamlit here
 UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long in a wait estimate
-SLOWDOWN_WINDOW = 120.0         # seconds a finished run's wall/CPU ratio counts for estimates
 
 
 def short_key(key) -> str:
@@ -139,6 +137,9 @@ class _Run:
         self.job: Job | None = None
         self.state = "queued"        # "queued", "running", "ended" or "cancelled"
         self.busy = 1                # most runs computing at once while it ran (1: alone)
+        self.page = ""
+        self.claimed = False         # marked in the start-up cache as computed by this process
+        self.awaited = False         # waits for another process's computation of it
 
 
 class Ticket:
@@ -171,6 +172,12 @@ class Ticket:
     @property
     def cached(self) -> bool:
         return self._run is None
+
+    @property
+    def awaited(self) -> bool:
+        """Whether the run waits for another process's computation of it (the start-up cache's
+        marker: the fill's, or a server's for the fill)."""
+        return self._run is not None and self._run.awaited
 
     @property
     def done(self) -> bool:
@@ -243,8 +250,8 @@ class RunStore:
         self._inflight: dict[str, _Run] = {}
         self._tickets: dict[Any, set[Ticket]] = {}
         self.started = 0            # runs computed (started) so far: the engine calls
-        self._durations: list[float] = []   # last run times, for waits of runs without an estimate
-        self._slowdowns: list[tuple[float, float]] = []   # (when, wall / CPU seconds) of recent runs
+        # what this server measured of its runs (and the fill of its own): the estimates' ground
+        self.measures = Measures(warm.folder if warm is not None else None)
         self._compactors: dict[str, Callable[[dict], dict]] = {}   # cached runs to compact once nobody holds them
         self._compacted: set[str] = set()   # cached runs kept compact (their full form may be on disk)
         self.closed = threading.Event()     # set by close(): the server is done with this store
@@ -279,9 +286,7 @@ class RunStore:
                     return ticket
             est = None if estimate is None or not math.isfinite(float(estimate)) else max(0.0, float(estimate))
             run = _Run(key, target, args, kwargs, dict(extra or {}), est, self._clock())
-            if key is not None and self.warm is not None and self.warm.pending(key) is not None:
-                # the start-up fill computes this run now: wait for it rather than compute it twice
-                run.target, run.args = await_warm, (self.warm, key, run.extra, target, *args)
+            run.page = page
             run.compact = compact
             run.owners.add(owner)
             if key is not None:
@@ -356,6 +361,7 @@ class RunStore:
                 if run is None:
                     return
                 self._queue.remove(run)
+                self._claim(run)
                 run.state = "running"
                 self._running.append(run)
                 self.started += 1
@@ -364,6 +370,28 @@ class RunStore:
                     r.busy = max(r.busy, busy)
                 run.job = Job(run.target, *run.args, on_done=lambda job, run=run: self._ended(run, job),
                               **run.kwargs)
+
+    def _claim(self, run: _Run) -> None:
+        """A keyed run about to start, with the start-up cache on disk: mark it as computed here, or,
+        when another process (the fill, or the server the fill serves) computes it already, wait for
+        that one's file instead (:func:`await_warm`); so neither computes a run the other has begun,
+        whichever asked first. The fill waiting for the server's run asks it to write the file."""
+        if run.key is None or self.warm is None:
+            return
+        try:
+            mine = self.warm.claim(run.key)
+        except OSError as exc:      # an unwritable cache folder: compute here, as without it
+            log.warning("start-up cache: run %s not marked (%s)", run.key[:8], exc)
+            return
+        if mine:
+            run.claimed = True
+            return
+        run.awaited = True
+        who = "computed by another process" if self.persist else "computed by the server's start-up fill"
+        if self.persist:
+            self.warm.want(run.key)
+        run.target, run.args = await_warm, (self.warm, run.key, run.extra, run.target, *run.args)
+        run.kwargs = {**run.kwargs, "waiting_for": who}
 
     def _ended(self, run: _Run, job: Job) -> None:
         snap = job.snapshot()
@@ -382,21 +410,30 @@ class RunStore:
                 kept.update(partial=None, stop_requested=False, version=snap["version"], busy=run.busy)
                 if self.cache.put(run.key, (kept, run.extra), nbytes) and run.compact is not None:
                     self._compactors[run.key] = run.compact
-            self._durations = (self._durations + [snap["elapsed"]])[-20:]
-            if snap["cpu_seconds"] > 0.2:
-                self._slowdowns = (self._slowdowns + [(self._clock(), snap["elapsed"] / snap["cpu_seconds"])])[-10:]
+            if not run.awaited and snap["status"] == "done":
+                # a run awaited from another process spent its time waiting, not computing: not a measure
+                self.measures.add(run.page, run.estimate, snap["elapsed"], snap["cpu_seconds"], self._clock())
             self._pump()
             log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
                                  "watchers": len(run.owners)})
-        if self.persist and nbytes is not None:
-            # the fill runs at nice 19 beside anything else on the machine: its times count as measured
-            # while that many jobs shared it (the 1-minute load average; pages say so beside a time)
-            kept = {**kept, "busy": max(kept["busy"], round(os.getloadavg()[0]))}
-            try:
-                self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
-            except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
-                log.warning("start-up cache: run %s not written (%s: %s)", run.key[:8], type(exc).__name__, exc)
+        if run.claimed:
+            self._write_claimed(run, kept if nbytes is not None else None)
         self._compact_if_free(run.key)       # every session left while it finished
+
+    def _write_claimed(self, run: _Run, kept: dict | None) -> None:
+        """A run this process marked as its own has ended: the fill's store writes it to disk, and so
+        does the server's when the fill waits for it; then the marker goes (a waiting process then
+        reads the file, or computes the run itself when this one stopped or failed)."""
+        try:
+            if kept is not None and (self.persist or self.warm.wanted(run.key)):
+                self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
+                if self.persist and run.estimate:
+                    self.warm.record(run.page, run.estimate, kept["elapsed"], kept["cpu_seconds"])
+        except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
+            log.warning("start-up cache: run %s not written (%s: %s)", run.key[:8], type(exc).__name__, exc)
+        finally:
+            self.warm.want(run.key, False)
+            self.warm.end(run.key)
 
     def _detach(self, ticket: Ticket) -> Job | None:
         """Detach a ticket (the store forgets it); return the run's job when this session was the
@@ -442,7 +479,7 @@ class RunStore:
     # --- what a session sees -------------------------------------------------------------------
     def _wait_estimate(self, run: _Run) -> float:
         """Seconds until ``run`` starts: the remaining work ahead of it, shared by max_jobs slots."""
-        typical = float(np.median(self._durations)) if self._durations else UNKNOWN_RUN_SECONDS
+        typical = self.measures.typical(UNKNOWN_RUN_SECONDS)
         ahead = 0.0
         for r in self._running:
             elapsed = r.job.elapsed if r.job is not None else 0.0
@@ -469,28 +506,28 @@ class RunStore:
             return snap
 
     def slowdown(self) -> float:
-        """Wall time per CPU second of the runs that ended in the last SLOWDOWN_WINDOW seconds (1 when
-        none): how much slower than its CPU time a run is now, with the server's current load."""
+        """Wall time per CPU second of the runs that ended here lately (1 when none): how much slower
+        than its CPU time a run is now (:class:`~engine.app.serving.measures.Measures`); while
+        more runs compute than there are cores, at least that share."""
         with self._lock:
-            now = self._clock()
-            recent = [s for t, s in self._slowdowns if now - t <= SLOWDOWN_WINDOW]
-            if len(self._running) > 1 or self._queue:    # busy now: at least the share of a core each
-                recent.append(len(self._running) / max(1, min(self.limits.max_jobs, os.cpu_count() or 1)))
-            return max(1.0, float(np.median(recent))) if recent else 1.0
+            slow = self.measures.slowdown(self._clock())
+            cores = max(1, min(self.limits.max_jobs, os.cpu_count() or 1))
+            return max(slow, len(self._running) / cores)
 
-    def estimate_range(self, seconds: float) -> tuple[float, float, str]:
-        """``(low, high, why)``: the wall time of a run estimated at ``seconds`` of one core.
+    def estimate_range(self, seconds: float, page: str | None = None) -> tuple[float, float, str]:
+        """``(low, high, why)``: the wall time of a run of ``page`` its cost model puts at ``seconds``
+        of one core.
 
-        low is the estimate itself (an idle server); high adds the current slowdown of runs
-        (:meth:`slowdown`) and the wait in the queue when every slot is taken; ``why`` says what
-        made it higher ("" on an idle server)."""
-        seconds = max(0.0, float(seconds))
+        low is that estimate times the page's calibration (what its runs measured here against their
+        estimates); high adds the current slowdown of runs (:meth:`slowdown`) and the wait in the
+        queue when every slot is taken; ``why`` says what made it higher ("" on an idle server)."""
+        seconds = max(0.0, float(seconds)) * self.measures.calibration(page)
         with self._lock:
             slow = self.slowdown()
             full = len(self._running) >= self.limits.max_jobs
             wait = 0.0
             if full:
-                typical = float(np.median(self._durations)) if self._durations else UNKNOWN_RUN_SECONDS
+                typical = self.measures.typical(UNKNOWN_RUN_SECONDS)
                 left = [max((r.estimate if r.estimate is not None else typical) - (r.job.elapsed if r.job else 0), 0)
                         for r in self._running]
                 queued = sum(r.estimate if r.estimate is not None else typical for r in self._queue)
@@ -501,7 +538,7 @@ class RunStore:
             why.append(f"{busy} run{'s' if busy > 1 else ''} computing now on {self.limits.max_jobs} slot"
                        f"{'s' if self.limits.max_jobs > 1 else ''}")
         if slow > 1.05:
-            why.append(f"runs take {slow:.1f}× their CPU time at the moment")
+            why.append(f"runs here took {slow:.1f}× their CPU time in the last minutes")
         return seconds, seconds * slow + wait, "; ".join(why)
 
     def watching(self) -> int:

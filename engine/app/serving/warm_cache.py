@@ -15,21 +15,22 @@ preset. Computed on demand those take 12-42 s; served from here they draw at onc
   folder (``rm -r ~/.cache/rpo-explorer/runs``); an engine of another version never reads a file
   of this one, and a file whose checksum does not match (a crash mid-write, an edit) is ignored
   and removed. The fill removes other versions' folders unused for a week (:meth:`WarmCache.prune`).
-* **Who fills it.** The server, when it starts (``pages/_session.py``): one process at nice 19
-  (``pages/_warm.py``) opens every first view listed in :mod:`engine.app.page_content.first_views`
-  (each page's default, every Home preset, a few more) as a student would, one at a time with
-  one run slot (``RPO_MAX_JOBS=1``), and writes each finished run here. It logs one line per view
-  ("start-up fill: ...") in the server's log, ends when the list is done, and is ended with the
-  server (:meth:`StartupFill.stop`). ``RPO_WARM=0`` turns it off; ``RPO_WARM_ONLY=text`` fills
-  only the views whose label holds ``text`` (e.g. "default view"). A file already here is not
-  computed again, so a restarted server is warm at once. The fill starts with the store, on the
-  server's first page view (Streamlit runs no app code before one): open the app once after
-  starting the server.
-* **A class arriving during the fill.** While the fill computes a run it keeps a marker file
-  (``<key>.pending``: its process id, fraction and message); a page asking for that run attaches
-  to it (the run store's usual sharing: every session waits for the one computation, seeing its
-  progress) instead of computing it a second time. If the fill process dies, the waiting run
-  computes it itself.
+* **Who fills it.** The server, from its first page view (``pages/_session.py``; Streamlit runs no
+  app code before one), or a command before class (``nice -n 19 python -m pages._warm``, no
+  browser): processes at nice 19 (``pages/_warm.py``, two on two cores) open every first view listed
+  in :mod:`engine.app.page_content.first_views` (each page's default first, then every Home preset,
+  a few more) as a student would, one run at a time each, and write each finished run here. The
+  fill logs one line per view ("start-up fill: ...") in the server's log, ends when the list is
+  done, and is ended with the server (:meth:`StartupFill.stop`). ``RPO_WARM=0`` turns it off;
+  ``RPO_WARM_ONLY=text`` fills only the views whose label holds ``text`` (e.g. "default view"). A
+  file already here is not computed again, so a restarted server is warm at once.
+* **Never one run twice.** Whichever process starts a run first (the fill or a student's page on
+  the server) marks it (``<key>.pending``: its process id, fraction and message; created
+  atomically, :meth:`WarmCache.claim`); the other, asking for the same run, waits for that one's
+  file instead of computing it (:func:`await_warm`: a student sees the fill's progress). A run a
+  student's page computes before the fill reaches it is left to the server: the fill marks it
+  wanted (``<key>.wanted``), moves on, and the server writes its file when it ends. If the marking
+  process dies or stops the run, the waiting one computes it.
 
 Why not ship the results in the package: the key holds the hash of the core's sources, so every
 change of the core would make shipped files stale (the fill would recompute them anyway), and the
@@ -42,12 +43,14 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from engine.app.serving.measures import append_record
 from engine.experiments.engine_version import engine_version
 
 __all__ = ["WarmCache", "StartupFill", "cache_root", "fill_enabled", "await_warm", "FILL_LOG"]
@@ -91,6 +94,7 @@ class WarmCache:
     def __init__(self, root: str | os.PathLike, version: str | None = None) -> None:
         self.folder = Path(root) / (version or engine_version()).replace("/", "_")
         self.n_corrupt = 0
+        self.token = f"{os.getpid()}-{os.urandom(4).hex()}"   # this cache's markers (one per store)
 
     def _path(self, key: str, suffix: str) -> Path:
         if not isinstance(key, str) or not key or not all(c in "0123456789abcdef" for c in key):
@@ -136,15 +140,66 @@ class WarmCache:
 
     # --- the fill's markers: which run it computes now, how far --------------------------------
     def report(self, key: str, fraction: float = 0.0, message: str = "") -> None:
-        """The fill computes ``key`` (its progress so far)."""
+        """This process computes ``key`` (its progress so far); another live process's marker is
+        left alone."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._path(key, ".pending")
+        info = self.pending(key)
+        if info is not None and info.get("token") != self.token:
+            return
         tmp = path.with_suffix(f".ptmp{os.getpid()}")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "fraction": float(fraction), "message": str(message)}))
+        tmp.write_text(json.dumps({"pid": os.getpid(), "token": self.token, "fraction": float(fraction),
+                                   "message": str(message)}))
         os.replace(tmp, path)
 
+    def claim(self, key: str) -> bool:
+        """Mark ``key`` as computed by this process, unless another live process computes it: True
+        when this process may compute it (the marker is created atomically, so of two processes
+        starting the same run at once only one computes it; a dead process's marker is taken over)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self._path(key, ".pending")
+        for _ in range(3):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                try:
+                    info = json.loads(path.read_text())
+                    pid, token = info.get("pid", -1), info.get("token")
+                except (OSError, ValueError, AttributeError):
+                    pid, token = -1, None
+                if token == self.token:
+                    return True
+                if _alive(pid):
+                    return False
+                path.unlink(missing_ok=True)      # a dead process's marker: take it over
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(json.dumps({"pid": os.getpid(), "token": self.token, "fraction": 0.0, "message": "starting"}))
+            return True
+        return False
+
     def end(self, key: str) -> None:
-        self._path(key, ".pending").unlink(missing_ok=True)
+        """This process no longer computes ``key`` (its file written, or the run stopped)."""
+        path = self._path(key, ".pending")
+        try:
+            if json.loads(path.read_text()).get("token") != self.token:
+                return
+        except (OSError, ValueError, AttributeError):
+            pass
+        path.unlink(missing_ok=True)
+
+    def want(self, key: str, wanted: bool = True) -> None:
+        """The fill waits for ``key``, computed by a server: that server writes its file when done
+        (``wanted=False`` takes the wish back)."""
+        path = self._path(key, ".wanted")
+        if wanted:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(str(os.getpid()))
+        else:
+            path.unlink(missing_ok=True)
+
+    def wanted(self, key: str) -> bool:
+        return self._path(key, ".wanted").exists()
 
     def pending(self, key: str) -> dict | None:
         """The fill's progress on ``key`` while a live process computes it, else None."""
@@ -153,6 +208,10 @@ class WarmCache:
         except (OSError, ValueError):
             return None
         return info if isinstance(info, dict) and _alive(info.get("pid", -1)) else None
+
+    def record(self, page: str, estimate: float, elapsed: float, cpu: float) -> None:
+        """The fill measured a run of ``page`` (for the server's estimates: engine.app.serving.measures)."""
+        append_record(self.folder, page, estimate, elapsed, cpu)
 
     def prune(self, days: float = 7.0) -> list[str]:
         """Remove the folders of other engine versions not written to for ``days`` days (a checkout's
@@ -169,10 +228,12 @@ class WarmCache:
 
 
 def await_warm(warm: WarmCache, key: str, extra: dict, target: Callable[..., Any], /, *args: Any,
-               progress: Callable, stop, **kwargs: Any) -> Any:
-    """A run the start-up fill is computing now: wait for its file (showing the fill's progress),
-    then return its result and put its ``extra`` into this run's ``extra`` (in place: every
-    session attached sees it). If the fill stops computing it, compute it here."""
+               progress: Callable, stop, waiting_for: str = "computed by the server's start-up fill",
+               **kwargs: Any) -> Any:
+    """A run another process (the start-up fill, or the server for the fill) is computing now: wait
+    for its file (showing that process's progress after ``waiting_for``), then return its result and
+    put its ``extra`` into this run's ``extra`` (in place: every session attached sees it). If that
+    process stops computing it, compute it here."""
     while not stop.is_set():
         hit = warm.get(key)
         if hit is not None:
@@ -184,8 +245,10 @@ def await_warm(warm: WarmCache, key: str, extra: dict, target: Callable[..., Any
         if info is None:
             if key in warm:         # written between the two reads
                 continue
-            return target(*args, progress=progress, stop=stop, **kwargs)
-        progress(info.get("fraction"), f"computed by the server's start-up fill: {info.get('message', '')}")
+            if warm.claim(key):     # the other process stopped: compute it here (unless a third took it)
+                return target(*args, progress=progress, stop=stop, **kwargs)
+            continue
+        progress(info.get("fraction"), f"{waiting_for}: {info.get('message', '')}")
         stop.wait(PENDING_SECONDS)
     return None
 
@@ -229,11 +292,18 @@ class StartupFill:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, grace: float = 3.0) -> None:
+        """End the fill and its worker processes (its own process group)."""
         if not self.running:
             return
-        self.process.terminate()
+        self._signal(signal.SIGTERM)
         try:
             self.process.wait(grace)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self._signal(signal.SIGKILL)
             self.process.wait()
+
+    def _signal(self, sig) -> None:
+        try:
+            os.killpg(self.process.pid, sig)      # start_new_session: the group is the fill's own
+        except OSError:
+            self.process.send_signal(sig)
