@@ -30,9 +30,9 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from engine.app.page_content.first_views import first_views
+from engine.bench.first_views import registered_pages
 from engine.app.serving.runstore import LOG_NAME
 from engine.app.serving.warm_cache import FILL_LOG, WarmCache, cache_root
-from pages._deeplink import REGISTERED_PAGES_KEY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SCRIPT_TIMEOUT = 300.0      # one script run of a page (its estimates included), on a loaded machine
@@ -140,22 +140,19 @@ def main(argv=None) -> int:
         parser.error(f"--workers must be a positive integer, got {args.workers}")
     logging.getLogger(LOG_NAME).setLevel(logging.WARNING)    # the server logs the fill's own lines only
     t0 = time.perf_counter()
-    if not args.part and args.workers > 1:
-        for name in WarmCache(cache_root()).prune():
-            say(f"removed the cache of engine {name} (unused for a week)")
-        say(f"{args.workers} processes at nice {os.nice(0)}, one run at a time each")
-        code = spawn_workers(args.workers, args.match)
-        say(f"done: all views in {time.perf_counter() - t0:.0f} s")
-        return code
-    at = AppTest.from_file(APP, default_timeout=SCRIPT_TIMEOUT).run()
-    views = [v for v in first_views(at.session_state[REGISTERED_PAGES_KEY]) if args.match in v["label"]]
-    part = ""
+    views = [v for v in first_views(registered_pages()) if args.match in v["label"]]
+    part, workers = "", min(args.workers, len(views)) or 1
     if args.part:
         i, n = (int(x) for x in args.part.split("/"))
         views, part = views[i::n], f"[{i + 1}/{n}] "
     else:
         for name in WarmCache(cache_root()).prune():
             say(f"removed the cache of engine {name} (unused for a week)")
+        if workers > 1:
+            say(f"{len(views)} first views to check in {workers} processes at nice {os.nice(0)}, one run at a time each")
+            code = spawn_workers(workers, args.match)
+            say(f"done: all {len(views)} views in {time.perf_counter() - t0:.0f} s")
+            return code
     say(f"{part}{len(views)} first views to check, one at a time at nice {os.nice(0)}")
     computed, cached, taken = fill(views, part)
     say(f"{part}done: {len(views)} views, {computed} runs computed, {cached} already cached, {taken} left to "
