@@ -3,7 +3,10 @@
 Every module, page and the command line import these names instead of writing
 the strings again. Paper numbers: 002 = gradient boosting with random output
 projections, 003 = random forests on projected outputs, 001 = the thesis.
+The methods themselves (strategies, forest kinds, projection schemes) are rows of
+the method table, engine/methods.py; the names here are read from it.
 """
+from engine.methods import BOOSTING, SCHEMES, boosting_name, boosting_names, forest_name, forest_names
 
 # Friedman1 output structures (paper 002, section 4.2.1) and the problems built on them.
 STRUCTURES = ("chain", "group", "ind")
@@ -20,42 +23,25 @@ LOSSES = {"regression": REGRESSION_LOSSES, "multilabel": CLASSIFICATION_LOSSES}
 
 # Random projection schemes (paper 002, section 2.3), and the suffix each takes in
 # a method's name: the paper writes "subsampled" in names and "sub-sampling" in prose.
-PROJECTIONS = ("subsample", "gaussian", "achlioptas", "sparse")
-SCHEME_SUFFIX = {"subsample": "subsampled", "gaussian": "gaussian",
-                 "achlioptas": "achlioptas", "sparse": "sparse"}
+# Both, like every list of methods below, are read from the method table (engine/methods.py).
+PROJECTIONS = tuple(SCHEMES)
+SCHEME_SUFFIX = {scheme: row.suffix for scheme, row in SCHEMES.items()}
 SCHEME_OF_SUFFIX = {suffix: scheme for scheme, suffix in SCHEME_SUFFIX.items()}
 
 # Boosting strategies (the estimators' ``strategy`` parameter) and the paper's
 # name of each: st-gbrt, gbmort (Alg. 2), gbrt-rpo (Alg. 3), gbrt-relabel-rpo (Alg. 4).
-STRATEGIES = ("single_target", "multi_output", "projected", "projected_relabel")
-SINGLE_TARGET, MULTI_OUTPUT, PROJECTED, PROJECTED_RELABEL = STRATEGIES
+STRATEGIES = tuple(BOOSTING)
+# The four of the papers, by name, for the code that treats one of them apart.
+SINGLE_TARGET, MULTI_OUTPUT, PROJECTED, PROJECTED_RELABEL = (
+    "single_target", "multi_output", "projected", "projected_relabel")
 # The strategies that grow their tree on a random projection of the residuals.
-PROJECTED_STRATEGIES = (PROJECTED, PROJECTED_RELABEL)
+PROJECTED_STRATEGIES = tuple(s for s, row in BOOSTING.items() if row.projected)
 # How a boosting tree's leaves get their values: the papers' mean (residual) leaves with a line
 # search for rho, or second-order (Newton) leaves -sum(g) / (sum(h) + lambda) per output.
 LEAF_ESTIMATIONS = ("mean", "newton")
 
-
-def boosting_name(strategy, projection=None):
-    """The paper's name of a boosting method, e.g. ("projected", "gaussian") -> "gbrt-rpo-gaussian"."""
-    if strategy == SINGLE_TARGET:
-        return "st-gbrt"
-    if strategy == MULTI_OUTPUT:
-        return "gbmort"
-    prefix = "gbrt-rpo" if strategy == PROJECTED else "gbrt-relabel-rpo"
-    return f"{prefix}-{SCHEME_SUFFIX[projection]}"
-
-
-def forest_name(projection, per_tree):
-    """The name of a forest on projected outputs (paper 003): Algorithm 2 per tree, 1 shared."""
-    return f"rf-{SCHEME_SUFFIX[projection]}-{'per-tree' if per_tree else 'shared'}"
-
-
-BOOSTING_NAMES = (boosting_name("single_target"), boosting_name("multi_output"),
-                  *(boosting_name(strategy, s) for s in PROJECTIONS
-                    for strategy in ("projected", "projected_relabel")))
-FOREST_NAMES = ("mo-rf", "st-rf", "mo-et",
-                *(forest_name(s, per_tree) for s in PROJECTIONS for per_tree in (False, True)))
+BOOSTING_NAMES = boosting_names()
+FOREST_NAMES = forest_names()
 # The oracle that knows the Friedman1 output structure (paper 002, section 4.2.1).
 ARTIFICIAL = "artificial-gbrt"
 # Other names the papers use for the same methods: binary relevance is the

@@ -61,8 +61,7 @@ EXPERIMENTS = {
     "compression": "Thesis ch. 7: ℓ1 compression",
 }
 FROM_DATA_PAGE = "Data page"
-SCHEME_NAMES = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)", "sparse": "sparse Rademacher (s = √d)",
-                "subsample": "output sub-sampling"}
+SCHEME_NAMES = list(fe.SCHEME_LABELS)   # the method table's schemes, densest first (paper 003's Figure 3)
 
 
 @st.cache_data
@@ -176,13 +175,13 @@ with st.sidebar:
         )  # fmt: skip
     if experiment not in ("schemes", "compression"):
         projection = url_widget(st.selectbox,
-            "Projection", list(SCHEME_NAMES), key="fx_proj", **BOUND,
+            "Projection", SCHEME_NAMES, key="fx_proj", **BOUND,
             help="How the q × d projection matrix is drawn (paper 003, section 2.2): gaussian N(0, 1/q); "
             "achlioptas: Rademacher with density 1/3; sparse: density 1/√d; subsample: q of the d outputs.",
         )  # fmt: skip
     elif experiment == "schemes":
         schemes = url_widget(st.multiselect,
-            "Schemes", list(SCHEME_NAMES), default=list(SCHEME_NAMES), key="fx_schemes", **BOUND,
+            "Schemes", SCHEME_NAMES, default=SCHEME_NAMES, key="fx_schemes", **BOUND,
             help="Dense (Gaussian, Rademacher) vs sparse (sparse Rademacher, sub-sampling: each component "
             "reads few outputs) projections, all with a new projection per tree.",
         )  # fmt: skip

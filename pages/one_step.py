@@ -15,6 +15,8 @@ import time
 import streamlit as st
 
 from engine.formatting import fmt_number
+from engine.methods import BOOSTING, scheme_help
+from engine.names import LEAF_ESTIMATIONS
 from engine.app.page_models import one_step as os_
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
@@ -32,6 +34,10 @@ N_TRAIN_OPTIONS = [40, 60, 80, 100, 150, 200]
 PLAY_SECONDS = 1.0
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 LOSSES = {"regression": ("squared_error", "absolute_error"), "multilabel": ("logistic", "squared_error")}
+# The methods of the Method radio: every boosting row of the method table but those that relabel another
+# one's leaves, which are that method's "Relabel leaves" switch ({relabelled method: relabelling method}).
+RELABELLED = {BOOSTING[row.relabels].name: row.name for row in BOOSTING.values() if row.relabels}
+PICKED = [name for name in os_.METHODS if not os_.method_row(name).relabels]
 
 st.session_state.setdefault(PLAY_KEY, False)
 load_problem = st.cache_data(os_.load_problem, show_spinner="Drawing the data…", max_entries=8)
@@ -77,23 +83,27 @@ with st.sidebar:
     n_train = url_widget(st.select_slider, "Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
                                            help="Few samples, so every row of the residual matrix is visible.")
     method = url_widget(st.radio,
-        "Method", ["st-gbrt", "gbmort", "gbrt-rpo"], index=2, key="os_method", horizontal=True, **BOUND,
-        help="st-gbrt: one tree per output and step. gbmort: one tree on all d residuals. gbrt-rpo: one "
-        "tree on a random projection of the residuals.",
+        "Method", PICKED, index=PICKED.index("gbrt-rpo"), key="os_method", horizontal=True, **BOUND,
+        help=" ".join(f"{name}: {os_.method_row(name).description}." for name in PICKED),
     )  # fmt: skip
-    projected = method == "gbrt-rpo"
+    projected = os_.method_row(method).projected
     relabel = url_widget(st.toggle,
-        "Relabel leaves (gbrt-relabel-rpo)", key="os_relabel", disabled=not projected, **BOUND,
+        f"Relabel leaves ({', '.join(RELABELLED.values())})", key="os_relabel", disabled=method not in RELABELLED,
+        **BOUND,
         help="Off: each leaf keeps the mean projected residual and ρ rescales it per output (Algorithm 3). "
         "On: each leaf is refilled with the mean of the unprojected residual rows (Algorithm 4).",
     )  # fmt: skip
+    method_name = RELABELLED[method] if relabel and method in RELABELLED else method
+    takes_q = os_.method_row(method_name).takes_q
     q = url_widget(st.slider,
-        "Projections q", 1, 16, 1, key="os_q", disabled=not (projected and relabel), **BOUND,
-        help="Rows of Φ the tree is grown on (gbrt-relabel-rpo only; gbrt-rpo grows on one).",
+        "Projections q", 1, 16, 1, key="os_q", disabled=not takes_q, **BOUND,
+        help="Rows of Φ the tree is grown on (" + ", ".join(n for n in os_.METHODS if os_.method_row(n).takes_q)
+        + " only; " + ", ".join(n for n in PICKED if os_.method_row(n).projected and not os_.method_row(n).takes_q)
+        + " grows on one).",
     )  # fmt: skip
     scheme = url_widget(st.selectbox,
         "Projection scheme", list(os_.PROJECTIONS), index=1, key="os_scheme", disabled=not projected, **BOUND,
-        help="subsample: q random outputs; gaussian: N(0, 1) weights; achlioptas / sparse: sparse ±1 weights.",
+        help=scheme_help("; ", ": ") + ".",
     )  # fmt: skip
     fixed = url_widget(st.toggle,
         "Same projection at every step", key="os_fixed", disabled=not projected, **BOUND,
@@ -103,7 +113,7 @@ with st.sidebar:
     task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
     loss = url_widget(st.selectbox, "Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
                                     help="Square or absolute loss for regression; logistic or square for multi-label.")
-    leaf_estimation = url_widget(st.radio, "Leaf values", ["mean", "newton"], key="os_leaves", horizontal=True, **BOUND,
+    leaf_estimation = url_widget(st.radio, "Leaf values", list(LEAF_ESTIMATIONS), key="os_leaves", horizontal=True, **BOUND,
                                            help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
     learning_rate = url_widget(st.slider, "Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
                                           help="Shrinkage: the update of F is μ ρ_j times the tree.")
@@ -112,10 +122,9 @@ with st.sidebar:
     seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND,
                                        help="Draws the data, the projections and every random choice: same seed, same steps.")
 
-method_name = ("gbrt-relabel-rpo" if relabel else "gbrt-rpo") if projected else method
 settings = os_.OneStepSettings(
     problem=problem, n_train=int(n_train), method=method_name, loss=loss, projection=scheme,
-    n_projections=int(q) if method_name == "gbrt-relabel-rpo" else 1, fixed_projection=bool(fixed and projected),
+    n_projections=int(q) if takes_q else 1, fixed_projection=bool(fixed and projected),
     learning_rate=float(learning_rate), max_leaf_nodes=int(max_leaf_nodes), leaf_estimation=leaf_estimation,
     seed=int(seed),
 )  # fmt: skip
@@ -156,7 +165,7 @@ if view.step == 0:
     show_chart(st, figs.gradient_figure(view), config=CHART_CONFIG, key="os_gradient")
 else:
     tree_index = 0
-    if method_name == "st-gbrt":
+    if os_.method_row(method_name).trees_per_step == "d":     # st-gbrt
         d = view.gradient.shape[1]
         tree_index = url_widget(st.selectbox, "st-gbrt grows one tree per output in every step; show the tree of output",
                                               range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND,

@@ -6,7 +6,8 @@ The layers, bottom to top (a module may import from its own layer or any below i
 
 0. ``engine._core`` (compiled) and ``engine._build`` (the build backend);
 1. ``engine.estimators``, ``engine.datasets`` and the shared base modules ``engine.names``,
-   ``engine.projections``, ``engine.metrics``, ``engine.validation`` (and ``engine`` itself,
+   ``engine.methods`` (the method table), ``engine.projections``, ``engine.projection_schemes``,
+   ``engine.metrics``, ``engine.validation`` (and ``engine`` itself,
    whose ``__init__`` re-exports the estimators);
 2. ``engine.experiments``: computes, draws nothing;
 3. ``engine.plotting``: draws the experiments' results;
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (
     ("engine._core", 0), ("engine._build", 0),
     ("engine.estimators", 1), ("engine.datasets", 1), ("engine.names", 1), ("engine.projections", 1),
-    ("engine.metrics", 1), ("engine.validation", 1),
+    ("engine.metrics", 1), ("engine.validation", 1), ("engine.methods", 1), ("engine.projection_schemes", 1),
     ("engine.experiments", 2),
     ("engine.plotting", 3),
     ("engine.reports", 4), ("engine.__main__", 4),

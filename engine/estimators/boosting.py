@@ -66,25 +66,18 @@ from engine.estimators.second_order import (
 )
 from engine.estimators.targets import resolve_weights
 from engine.estimators.growers import check_split_params, make_grower, n_threads_of
+from engine.methods import BOOSTING, columns
 from engine.names import (
     CLASSIFICATION_LOSSES,
-    MULTI_OUTPUT,
-    PROJECTED,
-    PROJECTED_RELABEL,
     PROJECTED_STRATEGIES,
     PROJECTIONS,
     REGRESSION_LOSSES,
-    SINGLE_TARGET,
 )
 from engine.projections import DENSE_SCHEMES, check_projection, draw_projections, to_csr
 from engine.validation import check_choice, check_n_jobs, check_real
 
-STRATEGY_CODES = {
-    SINGLE_TARGET: Strategy.SINGLE_TARGET,
-    MULTI_OUTPUT: Strategy.MULTI_OUTPUT,
-    PROJECTED: Strategy.PROJECTED,
-    PROJECTED_RELABEL: Strategy.PROJECTED_RELABEL,
-}
+# The compiled step of every strategy, as its row in the method table (engine/methods.py) names it.
+STRATEGY_CODES = {strategy: getattr(Strategy, row.core_step) for strategy, row in BOOSTING.items()}
 LOSS_CODES = {"squared_error": Loss.SQUARED_ERROR, "absolute_error": Loss.ABSOLUTE_ERROR,
               "logistic": Loss.LOGISTIC}
 
@@ -117,10 +110,10 @@ class BoostingBase(TreeEnsemble):
         check_choice(self.projection, "projection", PROJECTIONS)
         if not is_int(self.n_projections) or self.n_projections < 1:
             raise ValueError(f"n_projections must be an integer >= 1, got {self.n_projections!r}")
-        if self.strategy == PROJECTED and self.n_projections != 1:
+        if self.strategy in PROJECTED_STRATEGIES and not BOOSTING[self.strategy].takes_q and self.n_projections != 1:
             raise ValueError(
-                "n_projections must be 1 for strategy='projected' (Algorithm 3 fits a "
-                "single-output tree on one projection); use 'projected_relabel' for q > 1")
+                f"n_projections must be 1 for strategy={self.strategy!r} ({BOOSTING[self.strategy].paper} fits "
+                "a single-output tree on one projection); use 'projected_relabel' for q > 1")
         check_choice(self.loss, "loss", self._losses)
         check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATION_CHOICES)
         check_real(self.l2_regularization, "l2_regularization", 0.0)
@@ -256,7 +249,7 @@ class BoostingBase(TreeEnsemble):
         """
         if k >= self.n_steps_:
             return
-        trees_per_step = self.n_outputs_ if self.strategy == SINGLE_TARGET else 1
+        trees_per_step = columns(BOOSTING[self.strategy].trees_per_step, 1, self.n_outputs_)
         state = self.trees_.__getstate__()
         n_trees = k * trees_per_step
         end = int(state["tree_start"][n_trees])

@@ -26,18 +26,8 @@ projected outputs); ``ALL_NAMES`` both. Forest names:
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
-from engine.names import (
-    MULTI_OUTPUT,
-    SINGLE_TARGET,
-    ALIASES,
-    BOOSTING_NAMES,
-    FOREST_NAMES,
-    PROJECTIONS,
-    STRATEGIES,
-    TASKS,
-    boosting_name,
-    forest_name,
-)
+from engine.methods import BOOSTING, FORESTS, SCHEMES
+from engine.names import ALIASES, BOOSTING_NAMES, FOREST_NAMES, TASKS, boosting_name
 from engine.validation import check_choice
 
 # The papers' settings (paper 002's teaching setting, the estimators' defaults before issue 34):
@@ -51,25 +41,20 @@ PAPER_BOOSTING_SETTINGS = dict(n_projections=1, learning_rate=0.1, n_estimators=
                                l2_regularization=1.0, early_stopping=False,
                                validation_fraction=0.1, n_iter_no_change=10, tol=1e-4)
 
-BOOSTING_CONFIGS = {
-    boosting_name(SINGLE_TARGET): dict(PAPER_BOOSTING_SETTINGS, strategy=SINGLE_TARGET,
-                                       projection="subsample"),
-    boosting_name(MULTI_OUTPUT): dict(PAPER_BOOSTING_SETTINGS, strategy=MULTI_OUTPUT,
-                                      projection="subsample")}
-for _scheme in PROJECTIONS:
-    for _strategy in STRATEGIES[2:]:
+# One configuration per name, read from the method table (engine/methods.py): a strategy's row
+# makes one name, a projected one a name per scheme; the unprojected ones keep "subsample" (unused).
+BOOSTING_CONFIGS = {}
+for _strategy, _row in BOOSTING.items():
+    for _scheme in (SCHEMES if _row.projected else (None,)):
         BOOSTING_CONFIGS[boosting_name(_strategy, _scheme)] = dict(
-            PAPER_BOOSTING_SETTINGS, strategy=_strategy, projection=_scheme)
+            PAPER_BOOSTING_SETTINGS, strategy=_strategy, projection=_scheme or "subsample")
+BOOSTING_CONFIGS = {name: BOOSTING_CONFIGS[name] for name in BOOSTING_NAMES}   # in the names' order
 
-FOREST_CONFIGS = {
-    "mo-rf": dict(projection=None),
-    "st-rf": dict(),
-    "mo-et": dict(projection=None, splitter="random", bootstrap=False),
-}
-for _scheme in PROJECTIONS:
-    for _per_tree in (False, True):
-        FOREST_CONFIGS[forest_name(_scheme, _per_tree)] = dict(
-            projection=_scheme, n_components="log", projection_per_tree=_per_tree)
+FOREST_CONFIGS = {kind: dict(row.config) for kind, row in FORESTS.items() if not row.projected}
+for _scheme in SCHEMES:
+    for _kind, _row in FORESTS.items():
+        if _row.projected:
+            FOREST_CONFIGS[f"rf-{SCHEMES[_scheme].suffix}-{_kind}"] = dict(projection=_scheme, **_row.config)
 
 ESTIMATOR_NAMES = BOOSTING_NAMES
 ALL_NAMES = ESTIMATOR_NAMES + FOREST_NAMES
@@ -92,7 +77,7 @@ def make_estimator(name, *, task="regression", **overrides):
     if name in BOOSTING_CONFIGS:
         cls = MultiOutputBoostingRegressor if regression else MultiLabelBoostingClassifier
         config = BOOSTING_CONFIGS[name]
-    elif name == "st-rf":
+    elif FORESTS.get(name) is not None and FORESTS[name].trees_per_tree == "d":   # st-rf
         cls = PerOutputForestRegressor if regression else PerOutputForestClassifier
         config = FOREST_CONFIGS[name]
     else:

@@ -8,7 +8,8 @@ and its page name a second-order variant by a suffix
 """
 from __future__ import annotations
 
-from engine.names import LEAF_ESTIMATIONS, NEWTON_SUFFIX, PROJECTED
+from engine.methods import BOOSTING
+from engine.names import LEAF_ESTIMATIONS, NEWTON_SUFFIX
 
 __all__ = ["AUTO_LEAVES", "LEAF_ESTIMATION_CHOICES", "MEAN_LEAVES", "NEWTON_LEAVES",
            "newton_leaves_refusal", "resolve_leaf_estimation", "split_leaf_variant"]
@@ -21,14 +22,14 @@ LEAF_ESTIMATION_CHOICES = (AUTO_LEAVES,) + LEAF_ESTIMATIONS
 def newton_leaves_refusal(strategy, loss):
     """Why Newton leaves do not apply to this strategy and loss (a message), or None if they do.
 
-    Newton leaves hold one value per output, so gbrt-rpo (Algorithm 3, one
-    scalar per leaf rescaled per output by rho) would become gbrt-relabel-rpo;
-    and they need the loss' second derivative, which the absolute loss lacks.
+    Newton leaves hold one value per output, so a strategy whose row refuses them
+    (gbrt-rpo, Algorithm 3: one scalar per leaf rescaled per output by rho, would
+    become gbrt-relabel-rpo) says why (engine/methods.py); and they need the loss'
+    second derivative, which the absolute loss lacks.
     """
-    if strategy == PROJECTED:
-        return (f"leaf_estimation={NEWTON_LEAVES!r} gives every leaf one value per output, which is "
-                "gbrt-relabel-rpo: use strategy='projected_relabel' (with n_projections=1 for "
-                "Algorithm 3's single projection) instead of 'projected'")
+    row = BOOSTING.get(strategy)
+    if row is not None and row.newton_refusal is not None:
+        return f"leaf_estimation={NEWTON_LEAVES!r} {row.newton_refusal}"
     if loss == "absolute_error":
         return (f"leaf_estimation={NEWTON_LEAVES!r} needs a loss with a second derivative; the "
                 f"absolute loss has none (0 almost everywhere): use leaf_estimation={MEAN_LEAVES!r}")

@@ -48,6 +48,7 @@ from engine.experiments.problems import data_kwargs, get_problem, problem_shape
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, jsonable
 from engine.experiments.timing import repeat_in_turns, resolve_timing, spread
 from engine.experiments.worker import FitWorker
+from engine.methods import SCHEMES
 from engine.metrics import ranking_average_precision
 from engine.names import METRICS, PROJECTIONS
 from engine.projections import check_projection
@@ -67,8 +68,10 @@ SHARED = "Algorithm 1 (shared projection)"
 PER_TREE = "Algorithm 2 (projection per tree)"
 TREE_REF = "single tree, original outputs"
 FOREST_REF = "mo-rf (original outputs)"
-SCHEME_LABELS = {"gaussian": "Gaussian", "achlioptas": "Rademacher (s = 3)",
-                 "sparse": "sparse Rademacher (s = √d)", "subsample": "output sub-sampling"}
+# Each scheme's series label (its row in the method table), densest first as in paper 003's Figure 3:
+# Gaussian, Rademacher (s = 3), sparse Rademacher, output sub-sampling.
+SCHEME_LABELS = {scheme: SCHEMES[scheme].label
+                 for scheme in sorted(SCHEMES, key=lambda s: (not SCHEMES[s].dense, SCHEMES[s].q_at_most_d))}
 DATA_KEYS = ("n_train", "n_test", "n_outputs", "noise", "input_distribution", "n_noisy_outputs")
 
 

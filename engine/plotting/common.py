@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.methods import method_colours
+from engine.names import ARTIFICIAL
+
 # One palette for the series of every figure (plotly's default, in this order).
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
           "#bcbd22", "#17becf")
 # One colour per method on every chart of the app (issue 31: gbmort was red beside the q sweep and purple
 # beside its learning curves): Figure 1's methods and the oracle keep theirs; every other series (a value
 # of q, a projection scheme, another variant) takes the colours no method owns, in order.
-METHOD_COLORS = {"st-gbrt": COLORS[0], "gbmort": COLORS[1], "gbrt-rpo-subsampled": COLORS[2],
-                 "artificial-gbrt": COLORS[7]}
+# The methods' own colours are their rows' in the method table (engine/methods.py); the oracle's is here.
+METHOD_COLORS = {**method_colours(), ARTIFICIAL: COLORS[7]}
 OTHER_COLORS = tuple(c for c in COLORS if c not in METHOD_COLORS.values())
 
 

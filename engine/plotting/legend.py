@@ -11,26 +11,19 @@ from __future__ import annotations
 
 import re
 
-from engine.experiments.forests import SCHEME_LABELS
-from engine.names import PROJECTIONS
+from engine.methods import BOOSTING, FORESTS, SCHEMES as SCHEME_ROWS, method_of
+from engine.names import ARTIFICIAL
 
 __all__ = ["legend_entries", "explain", "legend_caption", "unexplained"]
 
-SCHEMES = {"subsampled": "output sub-sampling", "subsample": "output sub-sampling", "gaussian": "Gaussian",
-           "achlioptas": "Achlioptas (sparse ±1, s = 3)", "sparse": "sparse ±1 (s = √d)"}
-assert set(PROJECTIONS) <= set(SCHEMES)
+# What a scheme is, by its name and by its suffix in a method's name (the method table's rows).
+SCHEMES = {**{row.suffix: row.description for row in SCHEME_ROWS.values()},
+           **{scheme: row.description for scheme, row in SCHEME_ROWS.items()}}
 
-METHODS = {
-    "st-gbrt": "one single-output tree per output at every step (a step is d trees)",
-    "gbmort": "one multi-output tree per step, grown on all d residuals at once",
-    "gbrt-rpo": "one single-output tree per step on a random projection of the residuals, weighted per output",
-    "gbrt-relabel-rpo": "one tree per step on q random projections of the residuals, its leaves refilled with the "
-                        "mean unprojected residuals",
-    "artificial-gbrt": "the oracle that knows the output structure (chain: model y₁ and copy; group: the mean)",
-    "mo-rf": "a random forest of multi-output trees on the original outputs",
-    "st-rf": "one random forest per output",
-    "mo-et": "extra trees (random thresholds) on the original outputs",
-}
+# What a method is, by its paper name: the method table's rows, and the oracle.
+METHODS = {**{row.name: row.description for row in BOOSTING.values()},
+           ARTIFICIAL: "the oracle that knows the output structure (chain: model y₁ and copy; group: the mean)",
+           **{kind: row.description for kind, row in FORESTS.items() if not row.projected}}
 
 # (pattern, meaning): the first that matches explains the entry; {0}, {1}... are its groups.
 FIXED = [
@@ -78,7 +71,7 @@ FIXED = [
     (r"engine: (.+)", "this engine: {0}"),
     (r"XGBoost: (.+)", "XGBoost, {0}, for comparison"),
 ]
-_SCHEME_LABELS = {label: SCHEMES[scheme] for scheme, label in SCHEME_LABELS.items()}   # the forests' series
+_SCHEME_LABELS = {row.label: row.description for row in SCHEME_ROWS.values()}   # the forests' series
 
 
 # Trace types plotly leaves out of the legend unless showlegend=True (a heatmap's name is its hover label).
@@ -138,19 +131,16 @@ def explain(name: str) -> str | None:
 
 def _method(name):
     """A paper method's name (with its scheme suffix, or a forest name), else None."""
-    for prefix in sorted(METHODS, key=len, reverse=True):
-        if name == prefix:
-            return METHODS[prefix]
-        if name.startswith(prefix + "-"):
-            rest = name[len(prefix) + 1:]
-            scheme = rest.split("-")[0]
-            if scheme in SCHEMES:
-                return f"{METHODS[prefix]}; projection: {SCHEMES[scheme]}"
-    m = re.fullmatch(r"rf-(\w+)-(per-tree|shared)", name)
-    if m and m.group(1) in SCHEMES:
-        how = "a new projection for every tree" if m.group(2) == "per-tree" else "one projection for all trees"
-        return f"a random forest on {SCHEMES[m.group(1)]} projections of the outputs, {how} (paper 003)"
-    return None
+    found = method_of(name)
+    if found is None:
+        return METHODS.get(name)
+    row, scheme = found
+    if row.family == "forest" and row.projected:
+        return (f"a random forest on {SCHEMES[scheme]} projections of the outputs, {row.description} "
+                f"({row.paper.split(',')[0]})")
+    if scheme is None:
+        return row.description
+    return f"{row.description}; projection: {SCHEMES[scheme]}"
 
 
 def unexplained(fig) -> list[str]:

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.formatting import fmt_number
+from engine.methods import method_of
 from engine.plotting.common import COLORS
 
 DIVERGING = "RdBu_r"
@@ -57,9 +58,9 @@ def projection_figure(view) -> go.Figure:
 
 def targets_figure(view, tree_index=0) -> go.Figure:
     """The split targets the tree was grown on (G Φᵀ, G, or one column of G), samples in order."""
-    method = view.settings.method
+    row, _ = method_of(view.settings.method)
     T = view.targets[view.sample_order]
-    if method == "st-gbrt":
+    if row.trees_per_step == "d":       # st-gbrt: one tree per output
         T = T[:, [tree_index]]
         labels, title = [f"g{tree_index + 1}"], f"Target of output y{tree_index + 1}'s tree: column {tree_index + 1} of G"
     elif view.projection is not None:
@@ -76,7 +77,7 @@ def leaf_values_figure(view, tree_index=0) -> go.Figure:
     names = [f"leaf {i + 1} (n={tree.n_samples[leaf]})" for i, leaf in enumerate(leaves)]
     before = view.leaf_before[tree_index]
     after = np.asarray(tree.value[leaves])
-    relabel = view.settings.method == "gbrt-relabel-rpo"
+    relabel = method_of(view.settings.method)[0].relabels is not None
     from plotly.subplots import make_subplots
     newton = view.settings.leaf_estimation == "newton"
     after_title = "Newton step per leaf (d values)" if newton else "mean G per leaf (d values)"

@@ -35,16 +35,20 @@ from scipy import sparse
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.losses import loss_values, negative_gradient
 from engine.experiments.problems import get_problem
-from engine.names import (CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, MULTI_OUTPUT,
-                          PROJECTED, PROJECTED_RELABEL, PROJECTIONS, REGRESSION_LOSSES, SINGLE_TARGET)
+from engine.methods import BOOSTING
+from engine.names import CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, PROJECTIONS, REGRESSION_LOSSES
 from engine.validation import check_choice, check_int
 
 __all__ = ["METHODS", "PROBLEMS", "OneStepSettings", "OneStepRun", "StepView", "TreeDrawing",
            "best_splits", "load_problem"]
 
-# Page name -> estimator strategy.
-METHODS = {"st-gbrt": SINGLE_TARGET, "gbmort": MULTI_OUTPUT, "gbrt-rpo": PROJECTED,
-           "gbrt-relabel-rpo": PROJECTED_RELABEL}
+# Page name -> estimator strategy: every boosting row of the method table (engine/methods.py).
+METHODS = {row.name: strategy for strategy, row in BOOSTING.items()}
+
+
+def method_row(method):
+    """The method table's row of a page method name ("gbrt-rpo")."""
+    return BOOSTING[METHODS[method]]
 # Small problems: the three Friedman1 structures and shipped multi-label sets with few labels.
 SHIPPED = ("emotions", "scene", "yeast")
 PROBLEMS = FRIEDMAN_PROBLEMS + SHIPPED
@@ -101,8 +105,10 @@ class OneStepSettings:
         check_int(self.max_leaf_nodes, "max_leaf_nodes", 2)
         if self.loss is not None:
             check_choice(self.loss, "loss", REGRESSION_LOSSES if task == "regression" else CLASSIFICATION_LOSSES)
-        if self.method == "gbrt-rpo" and self.n_projections != 1:
-            raise ValueError("n_projections must be 1 for gbrt-rpo (Algorithm 3 grows its tree on one projection)")
+        row = method_row(self.method)
+        if row.projected and not row.takes_q and self.n_projections != 1:
+            raise ValueError(f"n_projections must be 1 for {self.method} ({row.paper.split(', ')[-1]} grows its tree "
+                             "on one projection)")
         if self.leaf_estimation is not None:
             check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
 
@@ -222,7 +228,7 @@ class OneStepRun:
                   max_leaf_nodes=settings.max_leaf_nodes, split_search="exact", warm_start=True,
                   n_estimators=1, random_state=settings.seed, leaf_estimation="mean",
                   early_stopping=False)
-        if settings.method in ("gbrt-rpo", "gbrt-relabel-rpo"):
+        if method_row(settings.method).projected:
             kw.update(projection=settings.projection, n_projections=settings.n_projections)
         if settings.leaf_estimation is not None:
             kw["leaf_estimation"] = settings.leaf_estimation
@@ -243,7 +249,7 @@ class OneStepRun:
         check_int(k, "step", 0)
         if k > MAX_STEPS:
             raise ValueError(f"step must be at most {MAX_STEPS}, got {k}")
-        fixed = self.settings.fixed_projection and self.settings.method in ("gbrt-rpo", "gbrt-relabel-rpo")
+        fixed = self.settings.fixed_projection and method_row(self.settings.method).projected
         while self.n_steps < k:
             target = self.n_steps + 1 if fixed else k
             if fixed and self._first_projection_state is not None:
@@ -272,15 +278,17 @@ class OneStepRun:
                             sample_order=np.arange(len(G)))
         F_before, F_after = self._raw(self.X, k - 1), self._raw(self.X, k)
         G = negative_gradient(self.loss, self.Y_enc, F_before)
-        phi = m.projections_[k - 1] if s.method in ("gbrt-rpo", "gbrt-relabel-rpo") else None
+        row = method_row(s.method)
+        phi = m.projections_[k - 1] if row.projected else None
         targets = G if phi is None else G @ phi.T
         store = m.trees_
-        tree_ids = range((k - 1) * d, k * d) if s.method == "st-gbrt" else [k - 1]
+        per_output = row.trees_per_step == "d"      # st-gbrt: one tree per output
+        tree_ids = range((k - 1) * d, k * d) if per_output else [k - 1]
         leaves_global = store.apply(np.asarray(self.X, dtype=np.float32))
         trees, leaf_cols, leaf_before = [], [], {}
         for t_index, tree in enumerate(tree_ids):
-            t_targets = targets[:, [t_index]] if s.method == "st-gbrt" else targets
-            drawing = self._drawing(store, tree, t_targets, output=t_index if s.method == "st-gbrt" else None)
+            t_targets = targets[:, [t_index]] if per_output else targets
+            drawing = self._drawing(store, tree, t_targets, output=t_index if per_output else None)
             start = store.tree_start[tree]
             local = leaves_global[:, tree] - start
             leaf_cols.append(local)
@@ -354,7 +362,7 @@ class FirstTrees:
         self.strategy = model.strategy
         self.n_outputs_ = int(model.n_outputs_)
         self.n_steps_ = min(n_trees, int(model.n_steps_))
-        outputs = range(self.n_outputs_) if self.strategy == SINGLE_TARGET else [0]
+        outputs = range(self.n_outputs_) if BOOSTING[self.strategy].trees_per_step == "d" else [0]
         self.trees = {output: first_trees(model, n_trees, output) for output in outputs}
 
 
@@ -367,14 +375,14 @@ def first_trees(model, n_trees: int = STRIP_TREES, output: int = 0) -> list:
     """
     check_int(n_trees, "n_trees", 1)
     if isinstance(model, FirstTrees):
-        single = model.strategy == "single_target"
+        single = BOOSTING[model.strategy].trees_per_step == "d"
         if single and not 0 <= output < model.n_outputs_:
             raise ValueError(f"output must be in [0, {model.n_outputs_}), got {output}")
         return model.trees[output if single else 0][:n_trees]
     store = getattr(model, "trees_", None)
     if store is None:
         raise ValueError("model must be a fitted boosting estimator (it has no trees_)")
-    single = model.strategy == "single_target"
+    single = BOOSTING[model.strategy].trees_per_step == "d"    # st-gbrt: one tree per output and step
     d = model.n_outputs_
     if single and not 0 <= output < d:
         raise ValueError(f"output must be in [0, {d}), got {output}")
