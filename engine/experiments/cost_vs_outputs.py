@@ -30,8 +30,10 @@ How a time is measured (:func:`run_cost_vs_outputs`), one method and one d at a 
 * the time per step is the **median** over the repeats of (fit time / k); the fastest and
   slowest fits are kept for the chart's bars.
 
-``python -m engine.experiments.cost_vs_outputs --out sample_data/cost_vs_outputs.json`` regenerates
-the measurement the app ships (with the machine, its load and the engine version in the file).
+``python -m engine.experiments.cost_vs_outputs`` measures into ``results/cost_vs_outputs.json`` (never
+into the repository: the page would show one machine's numbers as the shipped ones);
+``--refresh-shipped`` regenerates the measurement the app ships, ``sample_data/cost_vs_outputs.json``
+(with the machine, its load and the engine version in the file).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ __all__ = ["METHODS", "CostMethod", "CostVsOutputsResult", "loglog_slope", "run_
            "load_shipped", "SHIPPED_PATH", "LIVE_SETTINGS", "SHIPPED_SETTINGS", "estimate_seconds"]
 
 SHIPPED_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "cost_vs_outputs.json"
+DEFAULT_OUT = Path("results") / "cost_vs_outputs.json"    # relative to the working directory; git ignores results/
 
 
 @dataclass(frozen=True)
@@ -318,7 +321,8 @@ def load_shipped(path=SHIPPED_PATH) -> CostVsOutputsResult:
     """The measurement shipped with the app (FileNotFoundError naming the command when absent)."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: python -m engine.experiments.cost_vs_outputs --out {path}")
+        option = "--refresh-shipped" if path == SHIPPED_PATH else f"--out {path}"
+        raise FileNotFoundError(f"{path} is missing: python -m engine.experiments.cost_vs_outputs {option}")
     return CostVsOutputsResult.from_json(path.read_text(encoding="utf-8"))
 
 
@@ -326,7 +330,11 @@ def main(argv=None) -> int:
     """Measure with the shipped settings (or ``--quick``'s small ones) and write the JSON file."""
     parser = argparse.ArgumentParser(prog="python -m engine.experiments.cost_vs_outputs",
                                      description="Seconds per boosting step against the number of outputs d.")
-    parser.add_argument("--out", type=Path, default=SHIPPED_PATH, help=f"JSON file to write (default {SHIPPED_PATH})")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON file to write (default {DEFAULT_OUT})")
+    out.add_argument("--refresh-shipped", dest="out", action="store_const", const=SHIPPED_PATH,
+                     help=f"overwrite the measurement the app ships ({SHIPPED_PATH.relative_to(SHIPPED_PATH.parents[1])}) "
+                          "instead: the Cost page then shows this machine's numbers")
     parser.add_argument("--quick", action="store_true", help="the page's small live settings instead of the shipped ones")
     parser.add_argument("--d-values", type=lambda s: [int(v) for v in s.split(",")], default=None,
                         help="comma-separated d values (default: the settings')")
@@ -337,6 +345,9 @@ def main(argv=None) -> int:
     for key in ("d_values", "n_samples", "repeats"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
+    if SHIPPED_PATH.is_file():
+        print(f"expected: about {estimate_seconds(load_shipped(), **settings):.0f} s (scaled from the shipped "
+              f"measurement); writing {args.out}", file=sys.stderr)
     try:
         result = run_cost_vs_outputs(**settings, progress=lambda f, m: print(f"\r{100 * f:5.1f}% {m:<50}", end="",
                                                                             file=sys.stderr))

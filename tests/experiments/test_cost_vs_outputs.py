@@ -130,6 +130,22 @@ def test_the_command_writes_a_file_the_page_can_load(tmp_path, capsys):
         load_shipped(tmp_path / "missing.json")
 
 
+def test_the_command_writes_under_results_and_refreshes_the_shipped_file_only_when_asked(tmp_path, monkeypatch, capsys):
+    import engine.experiments.cost_vs_outputs as cost
+    shipped = SHIPPED_PATH.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--quick", "--d-values", "2,4", "--n-samples", "60", "--repeats", "1"]
+    assert main(tiny) == 0
+    assert load_shipped(tmp_path / "results" / "cost_vs_outputs.json").d_values == [2, 4]
+    assert SHIPPED_PATH.read_bytes() == shipped
+    assert "expected: about" in capsys.readouterr().err
+    monkeypatch.setattr(cost, "SHIPPED_PATH", tmp_path / "shipped.json")
+    assert main(tiny + ["--refresh-shipped"]) == 0
+    assert load_shipped(tmp_path / "shipped.json").d_values == [2, 4]
+    with pytest.raises(SystemExit):
+        main(tiny + ["--refresh-shipped", "--out", str(tmp_path / "x.json")])
+
+
 def test_the_shipped_measurement_is_complete_and_names_its_machine():
     res = load_shipped()
     assert SHIPPED_PATH.name == "cost_vs_outputs.json" and res.complete
