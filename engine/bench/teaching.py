@@ -100,6 +100,12 @@ def check_single_output(n_steps=200):
     return float(np.abs(ours.predict(X_new) - theirs.predict(X_new)).max())
 
 
+def ratio_text(ratio):
+    """A speed ratio with two significant digits at least: a ratio below 1 (scikit-learn's HGB is
+    faster than its GB) is not printed as "0x"."""
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
+
+
 def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout, check_steps=200):
     """Print the boosting table; return (rows, max single-output difference).
 
@@ -120,7 +126,7 @@ def run(n_trees=2000, sklearn_trees=1000, repeats=3, out=sys.stdout, check_steps
     print("| problem | estimator | ms per 1000 stumps | sklearn GB / this | sklearn HGB / this |", file=out)
     print("|---|---|---:|---:|---:|", file=out)
     for label, name, ms, r_gb, r_hgb in rows:
-        print(f"| {label} | {name} | {ms:.1f} | {r_gb:.0f}x | {r_hgb:.1f}x |", file=out)
+        print(f"| {label} | {name} | {ms:.1f} | {ratio_text(r_gb)} | {ratio_text(r_hgb)} |", file=out)
     diff = check_single_output(check_steps)
     print(f"\nsingle-output st-gbrt vs GradientBoostingRegressor, {check_steps} stumps: "
           f"max |prediction difference| = {diff:.1e}", file=out)

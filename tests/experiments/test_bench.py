@@ -37,6 +37,12 @@ def test_boosting_table_rows_and_single_output_check():
     assert "30 stumps: max |prediction difference|" in text
 
 
+@pytest.mark.parametrize("ratio, text", [(0.23, "0.23x"), (0.5, "0.50x"), (1.0, "1.0x"), (9.94, "9.9x"),
+                                         (12.4, "12x"), (250.0, "250x")])
+def test_a_ratio_below_one_is_not_printed_as_zero(ratio, text):
+    assert bench.ratio_text(ratio) == text
+
+
 def test_forest_table_rows():
     out = io.StringIO()
     rows = bench.run_forests(n_trees=2, repeats=1, out=out)
