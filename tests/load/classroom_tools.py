@@ -32,8 +32,9 @@ from engine.app.serving.memory import resident_mb
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-# Flags verified on this kind of machine (STREAMLIT.md section 3b), shared with tests/browser: no
-# sandbox as root, no GPU, and nothing that phones home (component updates, sync, networking, QUIC).
+# Debian chromium's flags for headless runs in a container, shared with tests/browser: no sandbox
+# (tests run as root), no GPU, no /dev/shm (small in containers), and nothing that phones home
+# (component updates, sync, background networking, QUIC).
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]

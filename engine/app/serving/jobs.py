@@ -1,7 +1,8 @@
 """A small background job runner for long experiments (plain threading, never streamlit).
 
 A page starts the work in a daemon thread and polls it from its own script thread
-(``@st.fragment(run_every=...)``, see STREAMLIT.md section 3.3)::
+(``@st.fragment(run_every=...)``: Streamlit's API is only safe from the script's thread, so the job
+never calls it; the fragment reruns on a timer and reads the job's snapshot)::
 
     job = Job(run_experiment, dataset_spec, n_estimators=500)   # starts at once
     ...
