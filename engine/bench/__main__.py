@@ -31,6 +31,7 @@ a test extra): ``python tests/load/classroom.py`` from the repository's root, wi
 ``--classroom`` had here.
 """
 import argparse
+import importlib.util
 import sys
 
 from engine.bench import (defaults, first_views, gil, logistic_step, multilabel, one_step, pages, scale,
@@ -40,12 +41,29 @@ CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through P
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
 
 
+# The peers a mode races that the app does not install (the bench extra): refused before any work,
+# instead of a table of "not installed" rows minutes later.
+BENCH_EXTRA_PEERS = {"scale": ("lightgbm",), "multilabel": ("lightgbm",), "defaults": ("catboost", "lightgbm")}
+
+
+def missing_bench_extra(mode):
+    """The error message when ``mode`` needs a peer of the bench extra that is not installed, else None."""
+    missing = [name for name in BENCH_EXTRA_PEERS.get(mode, ()) if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (f"--{mode} races {' and '.join(missing)}, not installed: install the bench extra first, "
+            "`python -m pip install -e \".[bench]\"` from the repository's root")
+
+
 def main(argv=None):
     if "--classroom" in (sys.argv[1:] if argv is None else argv):
         print(CLASSROOM_MOVED, file=sys.stderr)
         return 2
     parser = argparse.ArgumentParser(prog="python -m engine.bench",
-                                     description="Speed of the engine next to its peers, measured in one run.")
+                                     description="Speed of the engine next to its peers, measured in one run. "
+                                                 "The results are tables printed on stdout (progress on stderr); "
+                                                 "only --multilabel and --step-breakdown also write files, "
+                                                 "and only when given --out DIR.")
     parser.add_argument("--trees", type=int, default=2000, help="trees per engine fit (default 2000)")
     parser.add_argument("--sklearn-trees", type=int, default=1000,
                         help="trees per scikit-learn fit (default 1000)")
@@ -76,7 +94,8 @@ def main(argv=None):
                         help="a logistic-loss step against a square-loss step on bibtex and corel5k "
                              "(engine.bench.logistic_step) instead")
     parser.add_argument("--out", default=None, metavar="DIR",
-                        help="--multilabel: write the score-against-seconds figure to DIR/multilabel.html; "
+                        help="only --multilabel and --step-breakdown (the other modes print to stdout only): "
+                             "--multilabel: write the score-against-seconds figure to DIR/multilabel.html; "
                              "--step-breakdown: write DIR/step_breakdown_delicious.json")
     parser.add_argument("--datasets", nargs="+", default=list(multilabel.DATASETS),
                         choices=multilabel.DATASETS, help="--multilabel: the data sets (default: all four)")
@@ -90,6 +109,11 @@ def main(argv=None):
             args.defaults, args.step_breakdown)) > 1:
         parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults "
                      "and --step-breakdown are separate benchmarks: choose one")
+    for mode in BENCH_EXTRA_PEERS:
+        message = missing_bench_extra(mode) if getattr(args, mode) else None
+        if message:
+            print(f"python -m engine.bench: error: {message}", file=sys.stderr)
+            return 2
     if args.step_breakdown:
         steps = 10 if "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
         if steps < 1 or (args.repeats is not None and args.repeats < 1):

@@ -202,3 +202,20 @@ def test_scale_command_line(monkeypatch):
     assert calls == [{"steps": 7, "repeats": 1}]
     with pytest.raises(SystemExit):
         main(["--scale", "--steps", "0"])
+
+
+@pytest.mark.parametrize("mode, peer", [("--scale", "lightgbm"), ("--defaults", "catboost"),
+                                        ("--multilabel", "lightgbm")])
+def test_a_mode_without_the_bench_extra_fails_at_once_naming_it(monkeypatch, capsys, mode, peer):
+    import importlib.util
+
+    from engine.bench import defaults as bench_defaults
+    from engine.bench import multilabel as bench_multilabel
+    from engine.bench import scale as bench_scale
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == peer else real_find_spec(name, *a))
+    for module in (bench_scale, bench_defaults, bench_multilabel):     # nothing may start
+        monkeypatch.setattr(module, "run", lambda **k: pytest.fail("the benchmark started"))
+    assert main([mode]) == 2
+    err = capsys.readouterr().err
+    assert peer in err and '.[bench]' in err
