@@ -17,6 +17,7 @@ run, and Ctrl-C stops it cleanly (a second Ctrl-C interrupts at once).
 from __future__ import annotations
 
 import argparse
+import inspect
 import signal
 import sys
 import threading
@@ -42,16 +43,20 @@ class TextProgress:
         self.last_draw = 0.0
         self.started = time.monotonic()
         self.drawn = False
+        self.fraction = 0.0
 
     def __call__(self, fraction, message=""):
         now = time.monotonic()
-        if fraction < 1.0 and now - self.last_draw < self.min_interval:
+        self.fraction = min(max(float(fraction), 0.0), 1.0)
+        if self.fraction < 1.0 and now - self.last_draw < self.min_interval:
             return
         self.last_draw = now
-        fraction = min(max(float(fraction), 0.0), 1.0)
+        fraction, elapsed = self.fraction, now - self.started
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "." * (self.width - filled)
-        line = f"\r[{bar}] {100 * fraction:5.1f}% {now - self.started:6.1f}s  {message[:60]:<60}"
+        # what is left at the pace so far, once there is a pace to go by
+        left = f"~{_duration(elapsed * (1 - fraction) / fraction)} left" if 0.02 <= fraction < 1 else ""
+        line = f"\r[{bar}] {100 * fraction:5.1f}% {elapsed:6.1f}s {left:>11}  {message[:56]:<56}"
         self.stream.write(line)
         self.stream.flush()
         self.drawn = True
@@ -60,6 +65,10 @@ class TextProgress:
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _duration(seconds):
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
 
 
 # --------------------------------------------------------------------------
@@ -146,6 +155,8 @@ def main(argv=None):
     except ValueError as exc:
         print(f"python -m engine reproduce {args.what}: error: {exc}", file=sys.stderr)
         return 2
+    if "stop" in inspect.signature(REPRODUCTIONS[args.what]).parameters:
+        extra["stop"] = _stop_on_first_interrupt()
     bar = TextProgress()
     try:
         written = REPRODUCTIONS[args.what](args.out, quick=args.quick, seed=args.seed, progress=bar, **extra)
@@ -158,11 +169,29 @@ def main(argv=None):
             cluster.close()
         if in_main_thread:
             signal.signal(signal.SIGINT, previous_handler)
-    bar(1.0, "done")
+    stopped = "stop" in extra and extra["stop"].is_set()
+    bar(bar.fraction if stopped else 1.0, "stopped" if stopped else "done")
     bar.close()
+    if stopped:
+        print("stopped: the files below hold what finished (flagged partial); the same command resumes",
+              file=sys.stderr)
     for path in written:
         print(path)
     return 0
+
+
+def _stop_on_first_interrupt():
+    """A stop event the first Ctrl-C sets (the target finishes the work in progress, writes what is
+    done and keeps it for a second run); a second Ctrl-C interrupts at once."""
+    stop = threading.Event()
+
+    def first_interrupt(signum, frame):
+        stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        print("\nstopping after the work in progress (Ctrl-C again to interrupt at once)", file=sys.stderr)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, first_interrupt)
+    return stop
 
 
 def _real_data_options(args, extra):
@@ -187,16 +216,8 @@ def _real_data_options(args, extra):
             cluster = LocalCluster(n_workers=n_jobs if n_jobs > 0 else None, threads_per_worker=1,
                                    dashboard_address=None)
             client = Client(cluster)
-    stop = threading.Event()
-
-    def first_interrupt(signum, frame):       # finish cleanly: write what is done (the cache keeps it)
-        stop.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("\nstopping after the cells in progress (Ctrl-C again to interrupt at once)", file=sys.stderr)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, first_interrupt)
     return dict(extra, datasets=args.datasets, methods=args.methods, backend=backend, n_jobs=n_jobs,
-                client=client, stop=stop, data_dir=args.data_dir, second_order=second_order), cluster
+                client=client, data_dir=args.data_dir, second_order=second_order), cluster
 
 
 if __name__ == "__main__":

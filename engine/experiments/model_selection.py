@@ -222,6 +222,21 @@ class ModelSelectionResult(JsonResult):
             out[key] = value.tolist() if isinstance(value, np.ndarray) else value
         return out
 
+    @classmethod
+    def from_dict(cls, d):
+        """The inverse of :meth:`to_dict` (also of its JSON, where NaN became None): a finished
+        table's data set read back from the reproduction's cache."""
+        arrays = {"scores", "mean", "std", "pvalues", "half_scores", "half_mean", "half_std"}
+        ranks = {"ranks", "half_ranks"}
+        values = {}
+        for key, value in d.items():
+            if value is not None and key in arrays:
+                value = np.array(value, dtype=np.float64)     # None (NaN in JSON) -> nan
+            elif value is not None and key in ranks:
+                value = np.array(value, dtype=int)
+            values[key] = value
+        return cls(**values)
+
 
 # --------------------------------------------------------------------------
 # Validation of the arguments

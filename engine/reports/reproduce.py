@@ -31,16 +31,20 @@ paper's Table 4 better than refitting (see ``REPRODUCTION_REFIT``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from engine import plotting
 from engine.estimators.averaged import AveragedEstimator
 from engine.experiments.bias_variance import run_bias_variance
+from engine.experiments.cell_cache import CellCache
 from engine.experiments.compression import run_compression, run_compression_sweep
 from engine.experiments.convergence import BoostingSettings, run_convergence, run_projection_schemes
+from engine.experiments.engine_version import engine_version
 from engine.experiments.forest_table1 import TABLE1_DATASETS, run_forest_table1
-from engine.experiments.model_selection import run_model_selection
+from engine.experiments.model_selection import BUDGETS, ModelSelectionResult, run_model_selection
 from engine.experiments.problems import Problem
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import (
@@ -55,6 +59,7 @@ from engine.experiments.published import (
     table6_paper_frame,
 )
 from engine.experiments.real_data import run_real_data
+from engine.experiments.runner import jsonable
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.reports.delicious import (
     SIZES,
@@ -170,44 +175,79 @@ def _paper_cell(row):
     return f"{row['paper_mean']:.3f} ± {row['paper_std']:.3f} ({int(row['paper_rank'])})"
 
 
+# Bump when a change of the protocol's Python code changes a table's numbers: cached data sets of
+# earlier versions are then computed again (the engine's version is in every key already).
+PROTOCOL_CACHE_VERSION = 1
+
+
 def _reproduce_protocol(target, out_dir, quick, seed, progress, budget, n_noisy_outputs, estimators,
-                        title, paper_frame, refit=REPRODUCTION_REFIT):
+                        title, paper_frame, refit=REPRODUCTION_REFIT, stop=None):
+    """The three Friedman1 problems one after the other. A finished problem is kept in
+    ``out_dir/cache`` (the same command resumes after it); a stop ends the problem in progress
+    after its finished repeats and writes what is done, flagged partial."""
     budget = budget or ("quick" if quick else "full")   # the paper's settings unless asked
     budget = "full" if budget == "paper" else budget
     report = Report(target, title)
     pvalues = {}
+    cache = CellCache(Path(out_dir) / "cache")
+    partial = []
     for i, dataset in enumerate(FRIEDMAN_PROBLEMS):
-        result = run_model_selection(dataset, list(estimators), budget=budget, n_repeats=5, seed=seed,
-                                     n_jobs=N_JOBS, n_noisy_outputs=n_noisy_outputs, refit=refit,
-                                     progress=_part(progress, i, len(FRIEDMAN_PROBLEMS)))
+        key = dict(dataset=dataset, method=target, budget=budget, grid=jsonable(BUDGETS[budget]), seed=seed,
+                   refit=refit, n_repeats=5,
+                   n_noisy_outputs=n_noisy_outputs, estimators=list(estimators), engine=engine_version(),
+                   protocol=PROTOCOL_CACHE_VERSION)
+        cached = cache.get(key)
+        if cached is not None:
+            result = ModelSelectionResult.from_dict(cached)
+            if progress is not None:
+                progress((i + 1) / len(FRIEDMAN_PROBLEMS), f"{dataset}: read back from {cache.root}")
+        else:
+            result = run_model_selection(dataset, list(estimators), budget=budget, n_repeats=5, seed=seed,
+                                         n_jobs=N_JOBS, n_noisy_outputs=n_noisy_outputs, refit=refit, stop=stop,
+                                         progress=_part(progress, i, len(FRIEDMAN_PROBLEMS)))
+            if not result.partial:
+                cache.put(key, jsonable(result.to_dict()))
+        if result.partial:
+            partial.append(f"stopped: {dataset} has {result.n_repeats_done} of 5 repeats; "
+                           + (", ".join(FRIEDMAN_PROBLEMS[i + 1:]) or "no problem") + " not run. "
+                           "The same command resumes after the finished problems.")
+            if result.n_repeats_done == 0:
+                break
         pvalues[f"pvalues_{dataset}"] = result.pvalue_frame()
         report.add(dataset, result, f"{dataset}", [], [result.pvalue_frame().reset_index()],
-                   notes=[result.split])
+                   notes=[result.split] + partial)
+        if partial:
+            break
+    if not report.results:       # stopped before the first repeat: nothing to write
+        return []
     results = report.results
     summary = pd.concat([r.to_frame() for r in results.values()], ignore_index=True)
     summary = summary.merge(paper_frame, on=["dataset", "estimator"], how="left")
     paper_text = paper_frame.assign(paper=paper_frame.apply(_paper_cell, axis=1))
     report.sections.insert(0, (title, [plotting.model_selection_report(results, paper=paper_text, title=title)],
-                               [], [f"budget {budget!r}, 5 random splits, seed {seed}, "
-                                    f"{'refit on the whole training set' if refit else 'no refit'}"]))
-    return report.write(out_dir, summary, extra_csv=pvalues, settings=dict(budget=budget, seed=seed, refit=refit))
+                               [], partial + [f"budget {budget!r}, 5 random splits, seed {seed}, "
+                                              f"{'refit on the whole training set' if refit else 'no refit'}"]))
+    return report.write(out_dir, summary, extra_csv=pvalues,
+                        settings=dict(budget=budget, seed=seed, refit=refit, partial=bool(partial)))
 
 
-def reproduce_table4(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT):
+def reproduce_table4(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT,
+                     stop=None):
     """Tables 4-5 of paper 002: the five methods on the three Friedman1 problems.
 
     Budget: "quick" if ``quick`` else "full" (the paper's grid, very long) unless given.
     """
     return _reproduce_protocol("table4", out_dir, quick, seed, progress, budget, 0, TABLE4_ESTIMATORS,
                                "Paper 002, Tables 4-5: Friedman1 problems (ours vs paper)",
-                               table4_paper_frame(), refit=refit)
+                               table4_paper_frame(), refit=refit, stop=stop)
 
 
-def reproduce_table6(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT):
+def reproduce_table6(out_dir, *, quick=False, seed=0, progress=None, budget=None, refit=REPRODUCTION_REFIT,
+                     stop=None):
     """Tables 6-7 of paper 002: 16 purely noisy outputs appended (macro-r2 and half-macro-r2)."""
     return _reproduce_protocol("table6", out_dir, quick, seed, progress, budget, 16, TABLE6_ESTIMATORS,
                                "Paper 002, Tables 6-7: Friedman1 with 16 noisy outputs (ours vs paper)",
-                               table6_paper_frame(), refit=refit)
+                               table6_paper_frame(), refit=refit, stop=stop)
 
 
 # --------------------------------------------------------------------------

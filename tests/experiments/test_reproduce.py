@@ -184,3 +184,52 @@ def test_no_refit_reaches_the_protocol_and_is_checked(tmp_path, monkeypatch, cap
             cli.main(["reproduce", *args, "--out", str(tmp_path / "x")])
         assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def _scores(out):
+    """The table's numbers (test scores per problem and estimator), not its timings."""
+    data = json.loads((out / "table4.json").read_text())
+    return {run: (r["estimators"], r["scores"], r["chosen"]) for run, r in data["results"].items()}
+
+
+def test_a_first_ctrl_c_writes_a_partial_table_and_the_same_command_resumes_it(tmp_path, monkeypatch, capsys):
+    """A real SIGINT to this process while table4 runs its second problem: the first problem
+    (finished, cached) and the repeats done are written, flagged partial; the same command then
+    computes only what is missing and gives the numbers of an uninterrupted run."""
+    import signal
+    from engine.experiments import model_selection as ms
+    tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
+    monkeypatch.setitem(ms.BUDGETS, "quick", tiny)
+    monkeypatch.setattr(reproduce, "N_JOBS", 1)
+    assert cli.main(["reproduce", "table4", "--quick", "--out", str(tmp_path / "whole")]) == 0
+
+    real_run = reproduce.run_model_selection
+    problems = []
+
+    def interrupted_in_the_second_problem(dataset, *args, **kwargs):
+        problems.append(dataset)
+        if len(problems) == 2:      # Ctrl-C as its first repeat starts
+            progress = kwargs["progress"]
+            kwargs["progress"] = lambda f, m="": (os.kill(os.getpid(), signal.SIGINT) if f > 0 else None,
+                                                  progress(f, m))
+        return real_run(dataset, *args, **kwargs)
+
+    monkeypatch.setattr(reproduce, "run_model_selection", interrupted_in_the_second_problem)
+    out = tmp_path / "stopped"
+    assert cli.main(["reproduce", "table4", "--quick", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "stopping after the work in progress" in err and "the same command resumes" in err
+    data = json.loads((out / "table4.json").read_text())
+    assert data["settings"]["partial"] is True
+    assert list(data["results"]) == ["friedman1-chain", "friedman1-group"][:len(data["results"])]
+    assert data["results"]["friedman1-chain"]["n_repeats_done"] == 5
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # handler given back
+
+    problems.clear()
+    monkeypatch.setattr(reproduce, "run_model_selection", real_run)
+    calls = []
+    monkeypatch.setattr(reproduce, "run_model_selection", lambda d, *a, **k: calls.append(d) or real_run(d, *a, **k))
+    assert cli.main(["reproduce", "table4", "--quick", "--out", str(out)]) == 0
+    assert calls == ["friedman1-group", "friedman1-ind"]            # chain read back from the cache
+    assert json.loads((out / "table4.json").read_text())["settings"]["partial"] is False
+    assert _scores(out) == _scores(tmp_path / "whole")
