@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.reports.expected import expected_text
 from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS, SIZED_TARGETS, SIZES
 
 REAL_DATA_OPTIONS = ("datasets", "data_dir", "methods", "second_order", "backend", "scheduler", "n_jobs")
@@ -155,6 +156,8 @@ def main(argv=None):
     except ValueError as exc:
         print(f"python -m engine reproduce {args.what}: error: {exc}", file=sys.stderr)
         return 2
+    size = "quick" if args.quick else (args.budget or "full")
+    print(expected_text(args.what, size, datasets=args.datasets), file=sys.stderr)
     if "stop" in inspect.signature(REPRODUCTIONS[args.what]).parameters:
         extra["stop"] = _stop_on_first_interrupt()
     bar = TextProgress()
