@@ -41,6 +41,26 @@ CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through P
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
 
 
+# What --quick leaves out, per mode (printed first: a quick run's numbers must not pass for the
+# benchmark's). Every --quick ends within 3 minutes on 2 cores (tests/experiments/test_quick_commands.py).
+QUICK_CUTS = {
+    "teaching": "320 engine trees (the benchmark: 2 000), 160 scikit-learn trees (1 000), 4-tree forests (20), "
+                "a 10-tree compressed forest (100) with 3-fold CV (10), one repeat (3)",
+    "scale": "Friedman1-like n = 2 000 and 20 000 (to 100 000), d = 16 (and 128), bibtex only, its first 2 000 "
+             "rows, 10 steps (50); threads at n = 20 000 (100 000), accuracy at n = 5 000 with 50 steps (20 000, 200)",
+    "multilabel": "300 training rows, 200 test rows, 20 labels, 5 steps at learning rate 0.3 (the grid: up to 300), "
+                  "peers 5 rounds (100), the default fits stopped at 20 s",
+    "defaults": "the first 300 rows of three data sets (every shipped one), two candidates, bibtex only against "
+                "the peers, 20 labels, peers stopped at 20 s (1 800 s)",
+    "step-breakdown": "delicious's first 1 000 rows and 100 labels (12 920, 983), 3 steps (10), one repeat (2), "
+                      "Figure 6 at 10 steps (100)",
+    "interactions": "one repeat (the best of 3)",
+    "logistic-step": "bibtex only (and corel5k), 10 steps (30), one repeat (3)",
+    "gil": "the Projections page's run only (and the Forests page's), the server's switch interval only (and "
+           "Python's 5 ms)",
+    "pages": "the cold first views only (the warm ones wait for the start-up fill, about 18 min), and the cost "
+             "pages' q = 1 against the reference",
+}
 # The peers a mode races that the app does not install (the bench extra): refused before any work,
 # instead of a table of "not installed" rows minutes later.
 BENCH_EXTRA_PEERS = {"scale": ("lightgbm",), "multilabel": ("lightgbm",), "defaults": ("catboost", "lightgbm")}
@@ -73,7 +93,9 @@ def main(argv=None):
                         help="trees per forest fit (default 20)")
     parser.add_argument("--compression-trees", type=int, default=100,
                         help="trees of the compressed forest (default 100, the thesis's M)")
-    parser.add_argument("--quick", action="store_true", help="fewer trees, one repeat (a smoke run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="every mode: a smoke run within 3 minutes on 2 cores (fewer trees, steps, rows, labels "
+                             "or repeats); it says first what it leaves out")
     parser.add_argument("--missing-only", action="store_true",
                         help="only the missing-targets comparison (no timings)")
     parser.add_argument("--scale", action="store_true",
@@ -109,6 +131,9 @@ def main(argv=None):
             args.defaults, args.step_breakdown)) > 1:
         parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults "
                      "and --step-breakdown are separate benchmarks: choose one")
+    mode = next((m for m in QUICK_CUTS if m != "teaching" and getattr(args, m.replace("-", "_"))), "teaching")
+    if args.quick:
+        print(f"--quick: {QUICK_CUTS[mode]}", file=sys.stderr, flush=True)
     for mode in BENCH_EXTRA_PEERS:
         message = missing_bench_extra(mode) if getattr(args, mode) else None
         if message:
@@ -122,26 +147,29 @@ def main(argv=None):
         return 0
     if args.defaults:
         return defaults.run(quick=args.quick)
+    if args.repeats is not None and args.repeats < 1:
+        parser.error("--repeats must be >= 1")
     if args.interactions:
-        return 0 if one_step.run(repeats=args.repeats or 3)[1] else 1
+        return 0 if one_step.run(repeats=args.repeats or (1 if args.quick else 3))[1] else 1
     if args.gil:
-        if args.repeats is not None and args.repeats < 1:
-            parser.error("--repeats must be >= 1")
-        gil.run(repeats=args.repeats or 1)
+        gil.run(repeats=args.repeats or 1, **(dict(intervals=gil.INTERVALS[1:], runs=("Projections",))
+                                              if args.quick else {}))
         return 0
     if args.pages:
-        return first_views.run() | pages.run()
+        return first_views.run(warm=not args.quick) | pages.run()
     if args.logistic_step:
-        if args.repeats is not None and args.repeats < 1:
-            parser.error("--repeats must be >= 1")
-        return 0 if logistic_step.run(repeats=args.repeats or 3)[1] else 1
+        quick = dict(datasets=logistic_step.DATASETS[:1], steps=10) if args.quick else {}
+        return 0 if logistic_step.run(repeats=args.repeats or (1 if args.quick else 3), **quick)[1] else 1
     if args.multilabel:
         multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
         return 0
     if args.scale:
-        if args.steps < 1 or (args.repeats is not None and args.repeats < 1):
+        if args.steps < 1:
             parser.error("--steps and --repeats must be >= 1")
-        scale.run(steps=args.steps, repeats=args.repeats or 1)
+        quick = dict(sizes=(2_000, 20_000), outputs=(16,), datasets=("bibtex",), dataset_rows=2_000,
+                     threads_n=20_000, accuracy_n=5_000, accuracy_steps=50) if args.quick else {}
+        steps = 10 if args.quick and "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
+        scale.run(steps=steps, repeats=args.repeats or 1, **quick)
         return 0
     args.repeats = 3 if args.repeats is None else args.repeats
     if args.quick:

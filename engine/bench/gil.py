@@ -74,8 +74,8 @@ def python_cost(interval: float, steps: int = 20_000_000) -> float:
         sys.setswitchinterval(old)
 
 
-def run(intervals=INTERVALS, repeats: int = 1) -> list[str]:
-    """Print and return one line per page run and interval (the best of ``repeats``)."""
+def run(intervals=INTERVALS, repeats: int = 1, runs=tuple(RUNS)) -> list[str]:
+    """Print and return one line per page run (of ``runs``) and interval (the best of ``repeats``)."""
     if not intervals or any(not (0 < float(i) <= 0.1) for i in intervals):
         raise ValueError(f"intervals must be seconds in (0, 0.1], got {intervals!r}")
     if int(repeats) < 1:
@@ -83,7 +83,8 @@ def run(intervals=INTERVALS, repeats: int = 1) -> list[str]:
     lines = []
     old = sys.getswitchinterval()
     try:
-        for name, page_run in RUNS.items():
+        for name in runs:
+            page_run = RUNS[name]
             page_run()                                  # warm-up: data loaded and cached
             alone = min(timed(page_run, 0) for _ in range(repeats))
             parts = []
