@@ -12,6 +12,7 @@ holds the independent brute-force references the engine is compared with (and th
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,22 @@ import pytest
 # tests read the charts directly: off, as the app's default, whatever the developer's shell says
 # (servers started by tests inherit it); tests of the questions turn it on with ?predict=true.
 os.environ["RPO_PREDICT_FIRST"] = "off"
+
+# --- the fast tier -----------------------------------------------------------------------
+# `python -m pytest -m "not slow"` is what a developer runs while working (about 2 minutes on 2
+# cores); CI and the README's command run everything. A test is slow when it took more than about
+# 2 s on 2 cores (measured with --durations=0): such tests carry @pytest.mark.slow where they are
+# written, and every test of tests/browser is slow as a whole (each drives a live server and Chromium):
+SLOW_FOLDERS = ("browser",)
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = Path(item.path).resolve().relative_to(TESTS).parts
+        if len(parts) > 1 and parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
+
 
 # --- AppTest ----------------------------------------------------------------------------
 
