@@ -79,7 +79,7 @@ def test_every_engine_name_named_exists(document):
 
 def test_the_readme_stays_short_and_links_the_results():
     text = README.read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) <= 15_500
+    assert len(text.encode("utf-8")) <= 16_000      # 15 500 until the command list gave times (issue 45)
     assert "(engine/experiments/RESULTS.md)" in text and "(engine/bench/RESULTS.md)" in text
     for document in DOCUMENTS[1:]:
         head = document.read_text(encoding="utf-8")[:1500]
