@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine.estimators import labels as label_coding
-from engine.estimators.frames import PandasOutputMixin, check_frame_dtypes, target_names
+from engine.estimators.frames import PandasOutputMixin, check_frame_dtypes, is_frame, target_names
 from engine.estimators.targets import (
     MISSING_HINT,
     check_missing_targets,
@@ -126,6 +126,18 @@ def check_features(name, X):
     if sparse.issparse(X):
         return check_sparse(name, X)
     return as_numeric(name, X, (2,))
+
+
+def check_fitted_features(estimator, X):
+    """X checked against a fitted ``estimator``: its names (a DataFrame's columns, before their
+    values: a column missing at predict would otherwise read as NaN) and their number, as
+    scikit-learn's ``validate_data`` checks them; then its values (:func:`check_features`)."""
+    if is_frame(X):
+        validate_data(estimator, X, reset=False, skip_check_array=True)
+        return check_features("X", X)
+    X_array = check_features("X", X)
+    validate_data(estimator, X_array, reset=False, skip_check_array=True)
+    return X_array
 
 
 def fingerprint(*arrays):
@@ -260,9 +272,7 @@ class TreeEnsemble(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
         before it becomes an array (scikit-learn's messages: a reordered, missing or extra
         column is refused; an array after a DataFrame fit warns)."""
         check_is_fitted(self, fitted_attribute)
-        X_array = check_features("X", X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        return X_array
+        return check_fitted_features(self, X)
 
     def _shape_output(self, F):
         """(n, d) -> (n,) when the model was fitted on 1-D y."""

@@ -76,7 +76,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from engine._core import ForwardStagewise
-from engine.estimators.base import MultiLabelMixin, as_numeric, check_features, is_int, is_real
+from engine.estimators.base import (
+    MultiLabelMixin,
+    as_numeric,
+    check_features,
+    check_fitted_features,
+    is_int,
+    is_real,
+)
 from engine.estimators.frames import PandasOutputMixin
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
 from engine.estimators.per_output_forest import PerOutputForestClassifier, PerOutputForestRegressor
@@ -248,6 +255,8 @@ class CompressionBase(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
         self._keep_target_names(y)
         if X.shape[0] != Y.shape[0]:
             raise ValueError(f"X and Y must have the same number of samples, got {X.shape[0]} and {Y.shape[0]}")
+        if X.shape[0] < 2:
+            raise ValueError(f"X has {X.shape[0]} sample(s); fitting needs at least 2 samples")
         if self.cv > X.shape[0]:
             raise ValueError(f"cv = {self.cv} is larger than the number of samples ({X.shape[0]})")
         self._y_was_1d = y_was_1d
@@ -359,8 +368,7 @@ class CompressionBase(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self, "compact_")
-        X_given, X = X, check_features("X", X)          # dense array or CSR/CSC matrix
-        validate_data(self, X_given, reset=False, skip_check_array=True)   # names and their number
+        X = check_fitted_features(self, X)          # names; dense array or CSR/CSC matrix
         return X.tocsr() if sparse.issparse(X) else X    # rows are indexed (folds)
 
     def _raw_predict(self, X):
@@ -430,6 +438,7 @@ class CompressionBase(PandasOutputMixin, MultiOutputMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = True
         tags.target_tags.required = True
+        tags.input_tags.sparse = True       # CSR / CSC X, as the forests it compresses
         return tags
 
 
