@@ -3,7 +3,10 @@
 * multi-output regression: :func:`macro_r2` (eq. 26) and
   :func:`half_macro_r2` (Table 6, macro-r2 over the original outputs only);
 * multi-label classification: :func:`lrap` (eq. 25), :func:`hamming_loss`,
-  :func:`subset_zero_one_loss`.
+  :func:`subset_zero_one_loss`;
+* many labels, as extreme-classification users measure them (not in the
+  paper): :func:`precision_at_k` and :func:`ndcg_at_k`, over the rows with at
+  least one true label.
 
 All take ``(Y_true, Y_pred)`` of shape (n_samples, n_outputs); a 1-D array is
 read as a single output. Bad input raises ``ValueError`` naming the argument.
@@ -19,7 +22,7 @@ from sklearn.metrics import r2_score
 from sklearn.metrics import zero_one_loss as _sk_zero_one_loss
 
 __all__ = ["macro_r2", "half_macro_r2", "lrap", "ranking_average_precision", "hamming_loss",
-           "subset_zero_one_loss"]
+           "subset_zero_one_loss", "precision_at_k", "ndcg_at_k", "top_k_labels"]
 
 
 def _as_2d(a, name):
@@ -179,3 +182,75 @@ def subset_zero_one_loss(Y_true, Y_pred):
     is exactly this subset loss.
     """
     return float(_sk_zero_one_loss(*_label_pair(Y_true, Y_pred)))
+
+
+# ---------------------------------------------------------------- precision and nDCG at k
+
+def _check_k(k, d):
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not 1 <= k <= d:
+        raise ValueError(f"k must be an integer between 1 and the number of labels ({d}), got {k!r}")
+    return int(k)
+
+
+def top_k_labels(scores, k):
+    """(n, k) label indices of each row's k highest scores, highest first, unchecked.
+
+    Ties are broken towards the lower label index (the order of a stable sort
+    of the scores in decreasing order), so the result is deterministic. One
+    partition per row, O(n d), then a sort of the k chosen: a staged curve
+    scores every step, and a full sort per row would cost more than a step.
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    n = S.shape[0]
+    kth = -np.partition(-S, k - 1, axis=1)[:, k - 1]         # the k-th highest score of each row
+    above = S > kth[:, None]
+    tied = S == kth[:, None]
+    room = k - above.sum(axis=1)                              # places left for the tied scores
+    chosen = above | (tied & (np.cumsum(tied, axis=1) <= room[:, None]))
+    labels = np.nonzero(chosen)[1].reshape(n, k)              # each row's k labels, in label order
+    order = np.argsort(-np.take_along_axis(S, labels, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(labels, order, axis=1)
+
+
+def _ranked(Y_true, Y_score, k):
+    """The labelled rows' relevance of their top-k labels, (n_labelled, k) booleans, and their label counts."""
+    Y_true, Y_score = _pair(Y_true, Y_score)
+    _check_binary(Y_true, "Y_true")
+    k = _check_k(k, Y_true.shape[1])
+    labelled = Y_true.sum(axis=1) > 0
+    if not labelled.any():
+        raise ValueError("Y_true has no row with a true label: precision and nDCG at k are "
+                         "computed over the rows with at least one label")
+    Y, S = Y_true[labelled] > 0, Y_score[labelled]
+    return np.take_along_axis(Y, top_k_labels(S, k), axis=1), Y.sum(axis=1)
+
+
+def precision_at_k(Y_true, Y_score, k=1):
+    """Precision at k: the share of true labels among each row's k highest scores, averaged.
+
+    P@k = (1/k) sum_{l in top_k(s)} y_l, the measure of extreme
+    multi-label classification (the Extreme Classification Repository,
+    napkinXC, Omikuji). Averaged over the rows of ``Y_true`` with at least
+    one true label only, as those users report it (a row without labels has
+    no relevant label to rank; napkinXC would count it as 0): so it is a
+    mean over the labelled rows, said wherever it is printed. Ties among
+    scores go to the lower label index (:func:`top_k_labels`). ``Y_true``
+    is a 0/1 matrix, ``Y_score`` real-valued scores (raw scores,
+    probabilities: only their order counts); 1 <= k <= n_labels.
+    """
+    hits, _ = _ranked(Y_true, Y_score, k)
+    return float(hits.sum(axis=1).mean() / k)
+
+
+def ndcg_at_k(Y_true, Y_score, k=5):
+    """Normalised discounted cumulative gain at k, averaged over the rows with a true label.
+
+    DCG@k = sum_{r=1..k} y_(r) / log2(r + 1) over the row's k highest scores
+    in decreasing order, divided by its best value, sum_{r=1..min(k, |y|)}
+    1 / log2(r + 1) (the extreme-classification definition: the true labels
+    ranked first). Same rows, ties and arguments as :func:`precision_at_k`.
+    """
+    hits, n_true = _ranked(Y_true, Y_score, k)
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    ideal = np.cumsum(discount)[np.minimum(n_true, k) - 1]
+    return float(((hits * discount).sum(axis=1) / ideal).mean())

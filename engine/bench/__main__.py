@@ -9,6 +9,7 @@
     python -m engine.bench --logistic-step [--repeats 3]
     python -m engine.bench --defaults [--quick]
     python -m engine.bench --step-breakdown [--quick] [--steps 10] [--repeats 2] [--out DIR]
+    python -m engine.bench --extreme [--quick] [--datasets bibtex corel5k delicious]
 
 The default run is :mod:`engine.bench.teaching` (exit status 1 when single-output
 st-gbrt departs from scikit-learn or a missing-targets ratio falls below its
@@ -24,7 +25,9 @@ defaults": each system's default fit; ``--quick`` then fits a small slice, ``--o
 above 1.5), ``--defaults`` :mod:`engine.bench.defaults` (the estimators' defaults: the study, and
 defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed),
 ``--step-breakdown`` :mod:`engine.bench.step_breakdown` (where a step's time goes on delicious,
-and Figure 6's time claim).
+and Figure 6's time claim), ``--extreme`` :mod:`engine.bench.extreme` (the default fit against
+napkinXC's PLT and Omikuji on bibtex, corel5k and delicious: P@k, nDCG@5, LRAP, cross-entropy,
+process CPU seconds; also a section of ``--multilabel``).
 
 A class of browser sessions on one server is a test tool (it drives Chromium through Playwright,
 a test extra): ``python tests/load/classroom.py`` from the repository's root, with the options
@@ -34,8 +37,8 @@ import argparse
 import importlib.util
 import sys
 
-from engine.bench import (defaults, first_views, gil, logistic_step, multilabel, one_step, pages, scale,
-                          step_breakdown, teaching)
+from engine.bench import (defaults, extreme, first_views, gil, logistic_step, multilabel, one_step, pages,
+                          scale, step_breakdown, teaching)
 
 CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
@@ -58,12 +61,15 @@ QUICK_CUTS = {
     "logistic-step": "bibtex only (and corel5k), 10 steps (30), one repeat (3)",
     "gil": "the Projections page's run only (and the Forests page's), the server's switch interval only (and "
            "Python's 5 ms)",
+    "extreme": "300 training rows, 200 test rows, the 20 most frequent labels of each set (the benchmark: "
+               "every row and label)",
     "pages": "the cold first views only (the warm ones wait for the start-up fill, about 18 min), and the cost "
              "pages' q = 1 against the reference",
 }
 # The peers a mode races that the app does not install (the bench extra): refused before any work,
 # instead of a table of "not installed" rows minutes later.
-BENCH_EXTRA_PEERS = {"scale": ("lightgbm",), "multilabel": ("lightgbm",), "defaults": ("catboost", "lightgbm")}
+BENCH_EXTRA_PEERS = {"scale": ("lightgbm",), "multilabel": ("lightgbm", "napkinxc", "omikuji"),
+                     "defaults": ("catboost", "lightgbm"), "extreme": ("napkinxc", "omikuji")}
 
 
 def missing_bench_extra(mode):
@@ -126,11 +132,14 @@ def main(argv=None):
     parser.add_argument("--step-breakdown", action="store_true",
                         help="where a boosting step's time goes on delicious, and Figure 6's time claim "
                              "(engine.bench.step_breakdown; --steps default 10 there) instead")
+    parser.add_argument("--extreme", action="store_true",
+                        help="the default fit against napkinXC's PLT and Omikuji (Parabel, Bonsai) on bibtex, "
+                             "corel5k and delicious: precision at k, process CPU seconds (engine.bench.extreme)")
     args = parser.parse_args(argv)
     if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil,
-            args.defaults, args.step_breakdown)) > 1:
-        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults "
-                     "and --step-breakdown are separate benchmarks: choose one")
+            args.defaults, args.step_breakdown, args.extreme)) > 1:
+        parser.error("--scale, --multilabel, --logistic-step, --interactions, --pages, --gil, --defaults, "
+                     "--step-breakdown and --extreme are separate benchmarks: choose one")
     mode = next((m for m in QUICK_CUTS if m != "teaching" and getattr(args, m.replace("-", "_"))), "teaching")
     if args.quick:
         print(f"--quick: {QUICK_CUTS[mode]}", file=sys.stderr, flush=True)
@@ -139,6 +148,14 @@ def main(argv=None):
         if message:
             print(f"python -m engine.bench: error: {message}", file=sys.stderr)
             return 2
+    if args.extreme:
+        chosen = "--datasets" in (sys.argv[1:] if argv is None else argv)
+        names = tuple(args.datasets) if chosen else extreme.DATASETS
+        wrong = [name for name in names if name not in extreme.DATASETS]
+        if wrong:
+            parser.error(f"--extreme runs on {', '.join(extreme.DATASETS)} (multi-label), not {', '.join(wrong)}")
+        extreme.run(datasets=names, quick=args.quick)
+        return 0
     if args.step_breakdown:
         steps = 10 if "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
         if steps < 1 or (args.repeats is not None and args.repeats < 1):

@@ -52,6 +52,13 @@ thread), its fit seconds and its final test score, a peer stopped at
 ``DEFAULTS_BUDGET_SECONDS`` (CatBoost's 1000 default iterations take hours on
 bibtex), and the target line of ``--defaults`` against XGBoost and CatBoost.
 
+On the multi-label sets, the extreme-classification peers too (issue 46,
+:mod:`engine.bench.extreme`: napkinXC's PLT and Omikuji, their defaults, one
+thread): every curve's final test P@1 and P@5 and its fit seconds to reach
+the best peer's, then the table of ``--extreme`` (P@1, P@3, P@5, nDCG@5,
+LRAP and cross-entropy of every peer and of the engine's default fit, in
+process CPU seconds, and its time to each peer's P@1 and P@5).
+
 For each system it prints ms per step, the best test score, and the seconds
 to first reach L - ``TOLERANCE``, where L is XGBoost-with-defaults'
 (one_output_per_tree, depth 6, learning rate 0.3) best test score on that data
@@ -68,7 +75,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from engine.bench import defaults
+from engine.bench import defaults, extreme
 from engine.bench.problems import MISSING, Problem, StagedLRAP, describe, load_problem  # noqa: F401
 from engine.estimators.registry import make_estimator
 from engine.names import LEAF_ESTIMATIONS
@@ -109,6 +116,14 @@ class Curve:
     scores: np.ndarray
     notes: list = field(default_factory=list)
     comparable: bool = True     # False: the score is over a sample of the labels
+    precision: np.ndarray = None    # multi-label: (steps, 2) test P@1 and P@5 after each step
+
+    def seconds_to_precision(self, k, level):
+        """Fit seconds when test P@k (k 1 or 5) first reaches ``level`` (None: never, or not comparable)."""
+        if not self.comparable or self.precision is None:
+            return None
+        reached = np.flatnonzero(self.precision[:, 0 if k == 1 else 1] >= level)
+        return float(self.seconds[reached[0]]) if reached.size else None
 
     @property
     def key(self):
@@ -138,6 +153,16 @@ class Curve:
         return float(self.seconds[reached[0]]) if reached.size else None
 
 
+def staged_scores(problem, predictions):
+    """(test scores, (steps, 2) P@1 and P@5 or None for regression) of staged predictions."""
+    scores, precision = [], []
+    for F in predictions:
+        scores.append(problem.score(F))
+        if problem.task == "multilabel":
+            precision.append(problem.precision(F))
+    return np.array(scores), (np.array(precision) if precision else None)
+
+
 def _is_engine(curve):
     return curve.system.startswith("engine ")
 
@@ -157,12 +182,12 @@ def engine_curve(problem, name, loss, leaf_estimation, leaves, learning_rate, st
     wall = time.perf_counter() - start
     setup = max(wall - model.fit_times_[-1], 0.0)
     staged = model.staged_decision_function if classifier else model.staged_predict
-    scores = np.array([problem.score(F) for F in staged(problem.X_test)])
+    scores, precision = staged_scores(problem, staged(problem.X_test))
     notes = []
     if model.n_steps_ < steps:
         notes.append(f"stopped at {model.n_steps_} steps: training time passed {budget:g} s")
     return Curve(f"engine {name}", loss, leaf_estimation or "mean", f"{leaves} leaves", learning_rate,
-                 setup + model.fit_times_, scores, notes)
+                 setup + model.fit_times_, scores, notes, precision=precision)
 
 
 def xgboost_curve(problem, strategy, depth, learning_rate=0.3, rounds=PEER_ROUNDS, budget=None):
@@ -195,17 +220,19 @@ def xgboost_curve(problem, strategy, depth, learning_rate=0.3, rounds=PEER_ROUND
     zero = xgboost.DMatrix(problem.X_test, base_margin=np.zeros((n_test, d)))
     F = (booster.predict(plain, output_margin=True, iteration_range=(0, 1))
          - booster.predict(zero, output_margin=True, iteration_range=(0, 1))).reshape(n_test, d)
-    scores = []
-    for k in range(n_rounds):
-        F = F + booster.predict(zero, output_margin=True, iteration_range=(k, k + 1)).reshape(n_test, d)
-        scores.append(problem.score(F))
+    def rounds_of_margins():
+        nonlocal F
+        for k in range(n_rounds):
+            F = F + booster.predict(zero, output_margin=True, iteration_range=(k, k + 1)).reshape(n_test, d)
+            yield F
+    scores, precision = staged_scores(problem, rounds_of_margins())
     full = booster.predict(plain, output_margin=True).reshape(n_test, d)
     if not np.allclose(F, full, rtol=1e-4, atol=1e-4):      # float32 sums in another order
         raise RuntimeError("XGBoost's per-round margins do not add up to its prediction")
     loss = "logistic" if multilabel else "squared_error"
     notes = [] if n_rounds == rounds else [f"stopped at {n_rounds} rounds: {budget:g} s passed"]
     return Curve(f"XGBoost {strategy}", loss, "newton", f"depth {depth}", learning_rate,
-                 seconds[:n_rounds], np.array(scores), notes)
+                 seconds[:n_rounds], scores, notes, precision=precision)
 
 
 def _constant_label_score(y):
@@ -295,14 +322,15 @@ def per_label_curve(problem, system, fit_label, labels, learning_rate=0.1, round
     raw = np.stack(raw, axis=2)                 # (rounds, n_test, labels)
     sub = Problem(problem.name, problem.task, problem.X, problem.Y[:, labels], problem.X_test,
                   problem.Y_test[:, labels], problem.split)
-    scores = np.array([sub.score(F) for F in raw])
+    scores, precision = staged_scores(sub, raw)
     notes, comparable = [], len(labels) == d
     if not comparable:
         seconds = seconds * d / len(labels)
         notes.append(f"timed on {len(labels)} of {d} labels, x {d / len(labels):.1f}; "
                      f"score over those {len(labels)} labels only (not comparable)")
     loss = "logistic" if problem.task == "multilabel" else "squared_error"
-    return Curve(system, loss, "newton", "31 leaves", learning_rate, seconds, scores, notes, comparable)
+    return Curve(system, loss, "newton", "31 leaves", learning_rate, seconds, scores, notes, comparable,
+                 precision)
 
 
 # ---------------------------------------------------------------- one data set
@@ -459,6 +487,9 @@ def print_table(problem, result, out):
         print(f"\n{system} ({loss}, {leaf} leaves, {tree}, lr {lr:g}): refused by the estimator: {message}",
               file=out)
     print(f"\n{target_text(result)}", file=out)
+    if result.get("extreme") is not None:
+        extreme.print_curves_precision(problem, curves, result["extreme"]["rows"][:-1], out)
+        extreme.print_table(problem, result["extreme"], out)
     if result.get("defaults") is not None:
         rows, verdicts = result["defaults"]
         print(f"\n### {problem.name}: defaults against defaults (each system's default fit, one "
@@ -468,8 +499,9 @@ def print_table(problem, result, out):
 
 
 def run_problem(problem, plan, progress=None, leaf_estimations=None):
-    """Every curve of one data set and (``plan.defaults_budget`` not None) the default fits;
-    returns dict(curves, level, target, missing, refused, defaults, defaults_budget)."""
+    """Every curve of one data set, (``plan.defaults_budget`` not None) the default fits and, for
+    many labels, the extreme-classification peers (:mod:`engine.bench.extreme`); returns
+    dict(curves, level, target, missing, refused, defaults, defaults_budget, extreme)."""
     curves, missing = peer_curves(problem, plan, progress)
     refused = []
     for name, loss, leaf, leaves, lr, steps in engine_settings(problem, plan, leaf_estimations):
@@ -485,9 +517,10 @@ def run_problem(problem, plan, progress=None, leaf_estimations=None):
     default_fits = None
     if plan.defaults_budget is not None:
         default_fits = defaults.defaults_rows(problem, progress=progress, budget=plan.defaults_budget)
+    xmc = extreme.run_problem(problem, progress) if problem.task == "multilabel" else None
     return dict(curves=curves, level=level, missing=missing, refused=refused,
                 target=None if level is None else target(curves, level),
-                defaults=default_fits, defaults_budget=plan.defaults_budget)
+                defaults=default_fits, defaults_budget=plan.defaults_budget, extreme=xmc)
 
 
 # ---------------------------------------------------------------- figure

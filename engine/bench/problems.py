@@ -1,9 +1,10 @@
 """The benchmarks' problems: a shipped data set's train / test split and its test metric.
 
-Shared by ``--multilabel`` (:mod:`engine.bench.multilabel`) and ``--defaults``
-(:mod:`engine.bench.defaults`): :func:`load_problem` gives a :class:`Problem` (Mulan's standard
+Shared by ``--multilabel`` (:mod:`engine.bench.multilabel`), ``--defaults``
+(:mod:`engine.bench.defaults`) and ``--extreme`` (:mod:`engine.bench.extreme`): :func:`load_problem` gives a :class:`Problem` (Mulan's standard
 split, or the real-data study's first split for a set without one, scm20d), sliced for a quick
-run; :class:`StagedLRAP` scores many score matrices of one test set fast.
+run; :class:`StagedLRAP` scores many score matrices of one test set fast, and
+:class:`StagedRanking` gives the extreme-classification scores (P@k, nDCG@5) besides.
 """
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ import numpy as np
 from scipy import sparse
 
 from engine.datasets import load_dataset
-from engine.metrics import macro_r2
+from engine.metrics import macro_r2, top_k_labels
 
 MISSING = "not installed (pip install -e '.[bench]')"
 
@@ -31,6 +32,13 @@ class Problem:
     @property
     def metric(self):
         return "test LRAP" if self.task == "multilabel" else "test macro-r2"
+
+    def precision(self, F):
+        """(P@1, P@5) of scores F over the labelled test rows (multi-label; :class:`StagedRanking`)."""
+        if getattr(self, "_ranking", None) is None:
+            self._ranking = StagedRanking(self.Y_test)
+        ranking = self._ranking.ranking(F)
+        return ranking["P@1"], ranking["P@5"]
 
     def score(self, F):
         """The test metric of scores / predictions F (n_test, d)."""
@@ -69,6 +77,50 @@ class StagedLRAP:
         hits = (at_least & self.relevant_rows).sum(axis=1)
         per_sample = np.bincount(self.rows, hits / rank, minlength=len(self.trivial)) / self.n_relevant
         return float(np.where(self.trivial, 1.0, per_sample).mean())
+
+
+class StagedRanking:
+    """P@1, P@3, P@5, nDCG@5 (rows with a label), LRAP and cross-entropy of score matrices of one test set.
+
+    One top-5 per call (:func:`engine.metrics.top_k_labels`, O(n d)) serves the four ranking
+    scores, so a staged curve can afford them at every step; equal to
+    :func:`engine.metrics.precision_at_k` and :func:`engine.metrics.ndcg_at_k` (tested).
+    """
+
+    def __init__(self, Y_test):
+        Y = np.asarray(Y_test) > 0
+        self.Y = Y
+        self.labelled = Y.any(axis=1)
+        self.Y_labelled = Y[self.labelled]
+        n_true = self.Y_labelled.sum(axis=1)
+        discount = 1.0 / np.log2(np.arange(2, 7))
+        self.discount = discount
+        self.ideal = np.cumsum(discount)[np.minimum(n_true, 5) - 1]
+        self._lrap = StagedLRAP(Y)
+
+    def ranking(self, S):
+        """{P@1, P@3, P@5, nDCG@5} of scores S (n_test, d)."""
+        S = np.asarray(S, dtype=np.float64)[self.labelled]
+        hits = np.take_along_axis(self.Y_labelled, top_k_labels(S, min(5, S.shape[1])), axis=1)
+        if hits.shape[1] < 5:           # fewer than 5 labels (a sample of them): the rest count as misses
+            hits = np.pad(hits, ((0, 0), (0, 5 - hits.shape[1])))
+        counts = np.cumsum(hits, axis=1)
+        return {"P@1": float(counts[:, 0].mean()), "P@3": float(counts[:, 2].mean() / 3),
+                "P@5": float(counts[:, 4].mean() / 5),
+                "nDCG@5": float(((hits * self.discount).sum(axis=1) / self.ideal).mean())}
+
+    def __call__(self, S, probabilities=None):
+        """The ranking scores, LRAP, and the cross-entropy (None without ``probabilities``)."""
+        scores = self.ranking(S)
+        scores["LRAP"] = self._lrap(S)
+        scores["cross-entropy"] = None if probabilities is None else cross_entropy(self.Y, probabilities)
+        return scores
+
+
+def cross_entropy(Y, P, eps=1e-15):
+    """Mean binary cross-entropy over the test entries, P clipped to [eps, 1 - eps] (scikit-learn's log_loss)."""
+    P = np.clip(np.asarray(P, dtype=np.float64), eps, 1.0 - eps)
+    return float(-np.where(Y, np.log(P), np.log1p(-P)).mean())
 
 
 def load_problem(name, max_rows=None, max_test_rows=None, max_outputs=None):

@@ -58,9 +58,19 @@ def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path,
         assert results[name]["level"] == pytest.approx(reference.best - bm.TOLERANCE)
         assert results[name]["target"] is not None
     # one table row per curve (the header row and the separator aside), each with its score
-    rows = [line for line in text.splitlines() if line.startswith("| ")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.count("|") == 11
             and not line.startswith(("| system", "| data", "| bibtex |", "| scm20d |"))]
     assert len(rows) == sum(len(r["curves"]) for r in results.values())
+    # many labels: the extreme-classification peers' section (issue 46), on bibtex only
+    assert results["scm20d"]["extreme"] is None
+    xmc = results["bibtex"]["extreme"]
+    if xmc["missing"]:
+        assert "napkinXC: not installed" in text or "Omikuji: not installed" in text
+    else:
+        assert "bibtex: every curve's final test P@1 and P@5" in text
+        assert "| napkinXC PLT, defaults |" in text and "| Omikuji Bonsai, Bonsai's settings" in text
+    for c in results["bibtex"]["curves"]:
+        assert c.precision.shape == (c.steps, 2) and ((c.precision >= 0) & (c.precision <= 1)).all()
     for r in results.values():
         for c in r["curves"]:
             assert f"| {c.learning_rate:g} | {c.steps} | {c.ms_per_step:.1f} | {c.best:.4f} ({c.best_step}) |" in text

@@ -24,7 +24,8 @@ CORES = min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") 
 HANG_SECONDS = 40 * 60          # only a hang: a loaded machine may take ten times the CPU time
 BENCH_QUICK = [["--quick"], ["--multilabel", "--quick"], ["--defaults", "--quick"],
                ["--step-breakdown", "--quick"], ["--scale", "--quick"], ["--interactions", "--quick"],
-               ["--logistic-step", "--quick"], ["--gil", "--quick"], ["--pages", "--quick"]]
+               ["--logistic-step", "--quick"], ["--gil", "--quick"], ["--pages", "--quick"],
+               ["--extreme", "--quick"]]
 
 
 def _cpu_of_children():
