@@ -10,6 +10,7 @@ as the race with XGBoost, and the page says when the race shown lacks a peer it 
 import streamlit as st
 
 from engine import plotting
+from engine.names import LEAF_ESTIMATIONS
 from engine.experiments.time_to_accuracy import (RACE_DATASETS, run_time_to_accuracy, xgboost_installed,
                                                  xgboost_missing_note)
 from pages._jobs import PageRun
@@ -17,8 +18,9 @@ from pages._url import url_widget
 from pages._render import show_chart
 
 run = PageRun("proj_race")
-LEAVES = {"mean": "mean (the papers: mean gradient and line search)",
-          "newton": "newton (second-order: −Σg / (Σh + λ), λ = 1)"}
+# Each leaf estimation (engine.names.LEAF_ESTIMATIONS) as the Leaves box shows it.
+LEAVES = dict(zip(LEAF_ESTIMATIONS, ("mean (the papers: mean gradient and line search)",
+                                     "newton (second-order: −Σg / (Σh + λ), λ = 1)")))
 CHART_CONFIG = {"displaylogo": False}
 BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link restores the race
 

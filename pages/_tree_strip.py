@@ -8,6 +8,7 @@ button that marks its step on the curve; the mark lives in ``st.session_state[MA
 import streamlit as st
 
 from engine.app.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
+from engine.methods import BOOSTING
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
 from pages._url import url_widget
@@ -49,7 +50,7 @@ def tree_strip(models: dict, feature_names=None):
                                         help="The first trees this method grew in the current run.")
     model = models[method]
     output = 0
-    if model.strategy == "single_target":
+    if BOOSTING[model.strategy].trees_per_step == "d":      # st-gbrt: one tree per output and step
         output = url_widget(c[1].selectbox, "output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
                                             key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
     c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "

@@ -20,6 +20,7 @@ from engine import plotting
 from engine import plotting as pbv
 from engine.app.page_models.cost import estimate_bias_variance_seconds
 from engine.app.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
+from engine.methods import method_of
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
@@ -91,7 +92,8 @@ with st.sidebar:
         "an algorithm variance: set 'Seeds per learning set' above 1 to measure it.",
     )  # fmt: skip
     forest = estimator in FOREST_NAMES
-    projected_forest = forest and estimator.startswith("rf-")
+    row, _ = method_of(estimator)             # the method table's row of the variant
+    projected_forest = forest and row.projected
     sweepable = FOREST_SWEEPABLE if forest else SWEEPABLE
     sweep_options = [k for k in sweepable if projected_forest or k != "n_components"]
     defaults = FOREST_DEFAULT_VALUES if forest else DEFAULT_VALUES
@@ -144,7 +146,7 @@ with st.sidebar:
         disabled=forest or sweep == "learning_rate",
         help="Shrinkage of each step. A small μ needs more steps but each step adds less variance.",
     )  # fmt: skip
-    relabel = estimator.startswith("gbrt-relabel")
+    relabel = not forest and row.takes_q     # gbrt-relabel-rpo
     q_name = "n_components" if projected_forest else "n_projections"
     n_projections = url_widget(st.slider,
         "Projections q", 1, 16, 1, key="bv_n_projections", **BOUND,

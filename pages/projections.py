@@ -36,7 +36,8 @@ from engine.experiments.claims import claims_for, claims_frame
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
-from engine.names import FRIEDMAN_PROBLEMS, LOSSES, PROJECTIONS
+from engine.methods import BOOSTING, SCHEMES, scheme_help
+from engine.names import FRIEDMAN_PROBLEMS, LOSSES, MULTI_OUTPUT, PROJECTED_RELABEL, PROJECTIONS
 from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text, gate
@@ -48,7 +49,8 @@ from pages._render import show_chart, show_table
 route_through_app(__file__)
 
 EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Projection schemes (Fig. 2-4)"}
-STRATEGIES = {"gbrt-rpo": "projected", "gbrt-relabel-rpo": "projected_relabel"}
+# The projected strategies of the method table (engine/methods.py), by their paper names.
+STRATEGIES = {row.name: strategy for strategy, row in BOOSTING.items() if row.projected}
 # Runs estimated up to this start by themselves: the default view (bibtex, about 13 s on a 2-core
 # machine: python -m engine.bench --pages) among them, so a class opening the page sees the chart
 # (identical runs are computed once for every session: engine.app.serving.runstore).
@@ -133,8 +135,7 @@ with st.sidebar:
     if experiment == "size":
         projection = url_widget(st.selectbox,
             "Projection scheme", PROJECTIONS, index=PROJECTIONS.index("gaussian"), key="proj_projection", **BOUND,
-            help="How the q projections are drawn (paper section 2.3): subsample = random outputs, gaussian = "
-            "N(0, 1/q), achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
+            help=f"How the q projections are drawn (paper section 2.3): {scheme_help()}.",
         )  # fmt: skip
         q_text = url_widget(st.text_input,
             "Values of q", "", key="proj_q_values", placeholder=default_q(d), **BOUND,
@@ -142,21 +143,22 @@ with st.sidebar:
             f"Empty: {default_q(d)}.",
             parse=lambda text: parse_values(text or default_q(d), kind=int, low=1, max_count=8),
         )  # fmt: skip
-        q_high = d if projection == "subsample" else 4 * d
-        q_note = clamp_note(q_text, 1, q_high, "q" + (" (sub-sampling draws q of the d outputs)" if projection == "subsample" else ""))
+        at_most_d = SCHEMES[projection].q_at_most_d     # sub-sampling draws q of the d outputs
+        q_high = d if at_most_d else 4 * d
+        q_note = clamp_note(q_text, 1, q_high, "q" + (f" ({SCHEMES[projection].description} draws q of the d outputs)"
+                                                      if at_most_d else ""))
         if q_note:
             st.warning(q_note, icon="✂️")
         leaf_estimation = leaf_widget(loss_key=f"proj_loss_{task}")   # None when the engine has no such parameter
     else:
         schemes = url_widget(st.multiselect,
             "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="proj_schemes", **BOUND,
-            help="Random projection schemes to compare: subsample = random outputs, gaussian = N(0, 1/q), "
-            "achlioptas = Rademacher with s = 3, sparse = Rademacher with s = √d.",
+            help=f"Random projection schemes to compare: {scheme_help()}.",
         )  # fmt: skip
         algorithm = url_widget(st.radio,
             "Algorithm", list(STRATEGIES), key="proj_algorithm", **BOUND, horizontal=True,
-            help="gbrt-rpo: one projection per tree, one weight per output (Alg. 3). gbrt-relabel-rpo: leaves "
-            "refilled with the unprojected residual means (Alg. 4).",
+            help=" ".join(f"{name}: {BOOSTING[s].description} ({BOOSTING[s].paper.split(', ')[-1]})."
+                          for name, s in STRATEGIES.items()),
         )  # fmt: skip
     loss = url_widget(st.selectbox,
         "Loss", LOSSES[task], key=f"proj_loss_{task}", **BOUND,
@@ -183,7 +185,7 @@ if friedman:
     common.update(n_outputs=int(n_outputs), n_test=int(n_test))
 if experiment == "size":
     try:
-        q_values = parse_values(q_text or default_q(d), kind=int, low=1, high=d if projection == "subsample" else 4 * d,
+        q_values = parse_values(q_text or default_q(d), kind=int, low=1, high=q_high,
                                 max_count=8)  # fmt: skip
     except ValueError as exc:
         st.error(f"Values of q: {exc}. Example: {default_q(d)}", icon="⚠️")
@@ -198,7 +200,7 @@ if experiment == "size":
                                   max_leaf_nodes=common["max_leaf_nodes"], loss=common["loss"],
                                   leaf_estimation=leaf_estimation))
     call_kwargs = dict(q_values=q_values, projection=projection, seed=common["seed"], train_curve=False)
-    models = [("projected_relabel", q) for q in q_values] + [("multi_output", None)]
+    models = [(PROJECTED_RELABEL, q) for q in q_values] + [(MULTI_OUTPUT, None)]
 else:
     if not schemes:
         st.error("Choose at least one projection scheme in the sidebar.", icon="⚠️")

@@ -30,13 +30,13 @@ from engine._core import algorithms as _steps
 from engine.datasets import load_dataset
 from engine.estimators.registry import make_estimator
 from engine.metrics import lrap
-from engine.names import MULTI_OUTPUT, PROJECTED_RELABEL, boosting_name
+from engine.names import LEAF_ESTIMATIONS, MULTI_OUTPUT, PROJECTED_RELABEL, boosting_name
 
 # (strategy, scheme, q) of each row.
 SETTINGS = ((MULTI_OUTPUT, None, 1), (PROJECTED_RELABEL, "gaussian", 1),
             (PROJECTED_RELABEL, "gaussian", 20), (PROJECTED_RELABEL, "achlioptas", 20),
             (PROJECTED_RELABEL, "subsample", 20), (PROJECTED_RELABEL, "sparse", 20))
-LEAVES = ("mean", "newton")
+LEAVES = LEAF_ESTIMATIONS
 PHASES = _steps.PHASE_NAMES
 FIGURE6_Q = 20
 

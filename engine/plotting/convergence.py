@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.formatting import fmt_number
+from engine.methods import BOOSTING
 from engine.names import PROJECTED
 from engine.plotting.common import METHOD_COLORS, OTHER_COLORS, label_log_axes, series_colors
 
@@ -195,7 +196,7 @@ def projection_size_curves_figure(result, *, title=None) -> go.Figure:
 
 def schemes_figure(result, x="trees_per_output", *, title=None) -> go.Figure:
     """Figures 2-4: one convergence curve per random projection scheme."""
-    algo = "gbrt-rpo" if result.params.get("strategy", PROJECTED) == PROJECTED else "gbrt-relabel-rpo"
+    algo = BOOSTING[result.params.get("strategy", PROJECTED)].name
     return convergence_figure(result, x=x, title=title or (
         f"{result.dataset}: {algo}, test {result.metric} per projection scheme"))
 

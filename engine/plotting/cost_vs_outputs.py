@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.methods import BOOSTING
 from engine.plotting.common import COLORS, log_ticks
 
-# Dashed for the two methods whose step works on every output, solid for the projected ones.
-DASH = {"st-gbrt": "dash", "gbmort": "dash"}
+# Dashed for the methods whose step works on every output (st-gbrt, gbmort), solid for the projected ones.
+DASH = {row.name: "dash" for row in BOOSTING.values() if not row.projected}
 
 
 def cost_vs_outputs_figure(result, *, title=None) -> go.Figure:

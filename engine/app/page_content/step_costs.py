@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engine.names import LEAF_ESTIMATIONS, MULTI_OUTPUT, PROJECTED_RELABEL, boosting_name
+
 __all__ = ["MEASURED", "PAPER_RATIO", "measured_step_breakdown", "step_cost_sentence"]
 
 MEASURED = Path(__file__).with_name("step_breakdown_delicious.json")
 PAPER_RATIO = 7.0           # Figure 6: "computing times reduced by a factor 7 at q = 20"
-REFERENCE = "gbmort"
-PROJECTED = "gbrt-relabel-rpo-gaussian"
+REFERENCE = boosting_name(MULTI_OUTPUT)                    # gbmort
+PROJECTED = boosting_name(PROJECTED_RELABEL, "gaussian")    # gbrt-relabel-rpo-gaussian
 
 
 def measured_step_breakdown(path=MEASURED) -> dict:
@@ -36,8 +38,8 @@ def _row(breakdown, method, q, leaves):
 
 def step_cost_sentence(breakdown: dict, q: int = 20, leaves: str = "mean") -> str:
     """Markdown: a q-projection relabel step against a gbmort step, and where the time goes."""
-    if leaves not in ("mean", "newton"):
-        raise ValueError(f"leaves must be 'mean' or 'newton', got {leaves!r}")
+    if leaves not in LEAF_ESTIMATIONS:
+        raise ValueError(f"leaves must be one of {LEAF_ESTIMATIONS}, got {leaves!r}")
     ref, rpo = _row(breakdown, REFERENCE, 1, leaves), _row(breakdown, PROJECTED, q, leaves)
     if not (ref["ms"] > 0 and rpo["ms"] > 0):
         raise ValueError("breakdown: step times must be positive")

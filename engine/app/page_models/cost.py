@@ -32,7 +32,8 @@ from engine.experiments.model_selection import (
 )
 from engine.estimators.growers import AUTO_HIST_MIN_SAMPLES
 from engine.estimators.registry import FOREST_CONFIGS
-from engine.names import FOREST_NAMES
+from engine.methods import BOOSTING, FORESTS, SCHEMES, columns, method_of
+from engine.names import ALIASES, FOREST_NAMES, MULTI_OUTPUT
 from engine.validation import check_int as _check_int
 
 __all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds",
@@ -99,6 +100,18 @@ def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repe
                 probe_seconds=time.perf_counter() - started)
 
 
+def _boosting_row(estimator):
+    """The method table's row of a boosting name (gbmort's for a name no row makes)."""
+    found = method_of(ALIASES.get(estimator, estimator))
+    return found[0] if found is not None and found[0].family == "boosting" else BOOSTING[MULTI_OUTPUT]
+
+
+def _per_output_forest(name):
+    """A forest of one single-output forest per output (st-rf): its kind's trees per tree are d."""
+    row = FORESTS.get(ALIASES.get(name, name))
+    return row is not None and row.trees_per_tree == "d"
+
+
 def _fit_seconds(n_steps, n_train, n_outputs, leaves, strategy_outputs):
     return _FIT_UNIT * n_steps * n_train * (strategy_outputs + 10) * (leaves + 2)
 
@@ -111,7 +124,7 @@ def _forest_seconds(estimator, params, n_train, n_test, n_outputs, n_features):
     if q == "log":
         q = max(1, int(round(math.log(n_outputs))))
     outputs = n_outputs
-    if estimator == "st-rf":       # one single-output forest per output
+    if _per_output_forest(estimator):       # st-rf: one single-output forest per output
         trees, outputs = trees * n_outputs, 1
     return estimate_forest_seconds(n_train=n_train, n_features=n_features, n_outputs=outputs, n_trees=trees,
                                    n_components=q, projection=config.get("projection"),
@@ -136,14 +149,10 @@ def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_lea
         steps = int(params.get("n_estimators", 100))
         leaves = int(params.get("max_leaf_nodes", 2) or 2)
         q = int(params.get("n_projections", 1) or 1)
-        if estimator.startswith("st-"):
-            steps, outs = steps * n_outputs, 1
-        elif estimator.startswith("gbrt-rpo"):
-            outs = 1 + n_outputs / 4
-        elif estimator.startswith("gbrt-relabel"):
-            outs = q + n_outputs / 2
-        else:
-            outs = n_outputs
+        row = _boosting_row(estimator)
+        a, b, c = row.cost_columns          # the outputs a step's work is proportional to: a + b q + c d
+        steps *= columns(row.trees_per_step, q, n_outputs)
+        outs = a + b * q + c * n_outputs
         total += _fit_seconds(steps, n_train, n_outputs, leaves, outs)
         total += _PREDICT_UNIT * steps * (n_test + 101) * n_outputs
     return float(total * n_learning_sets * n_seeds)
@@ -160,10 +169,10 @@ def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_lea
 # Figure 6 preset at 17 minutes, over the pages' limit; it runs in under 2 minutes of CPU).
 _LOSS_UNIT = {"squared_error": 3e-9, "logistic": 2e-8, "absolute_error": 3.5e-7}   # per n x d cell (line searches)
 _SPLIT_UNIT = 7e-10        # per (stored input value) x (column the split search sees)
-_PROJECTION_UNIT = {"gaussian": 4e-10, "achlioptas": 1.5e-10, "sparse": 4e-11, "subsample": 0.0}  # per n x d x q
+# the projection's seconds per n x d x q: each scheme's row's step_cost (engine/methods.py)
 _LRAP_UNIT = 1.5e-7         # per n x d cell and evaluation (LRAP sorts every row's scores)
 _STAGED_UNIT = 2e-9         # per n x d cell and step (staged decision function)
-MODEL_KINDS = ("projected", "projected_relabel", "multi_output")
+MODEL_KINDS = tuple(BOOSTING)     # a model of a run: a boosting strategy (a row of the method table) and its q
 
 
 def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, models, n_features,
@@ -171,8 +180,9 @@ def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, mo
                                 n_eval_points=60, train_curve=True, timing=None):
     """Rough seconds for a projection-size or schemes run, from the size of every part of it.
 
-    models : list of ``(kind, q)``, kind in "projected" (gbrt-rpo), "projected_relabel"
-        (gbrt-relabel-rpo with q projections) or "multi_output" (gbmort).
+    models : list of ``(kind, q)``, kind a boosting strategy (``MODEL_KINDS``: "projected" for
+        gbrt-rpo, "projected_relabel" for gbrt-relabel-rpo with q projections, "multi_output" for
+        gbmort, ...); its row in the method table says the columns its split search sees.
     One boosting step costs the loss's gradient and line searches (n x d), the projection
     (n x d x q, by scheme) and the split search: stored input values (n x p, or the
     non-zeros of a sparse X: ``nnz_per_row``) times the columns it sees (1, q or d) times
@@ -188,9 +198,10 @@ def estimate_projection_seconds(*, task, n_steps, n_train, n_test, n_outputs, mo
     for kind, q in models:
         if kind not in MODEL_KINDS:
             raise ValueError(f"models: kind must be one of {MODEL_KINDS}, got {kind!r}")
-        q = int(q or 1)
-        seen = {"projected": 1, "projected_relabel": q, "multi_output": d}[kind]
-        projected = 0.0 if kind == "multi_output" else _PROJECTION_UNIT.get(projection, 4e-10) * n * d * q
+        q, row = int(q or 1), BOOSTING[kind]
+        seen = columns(row.split_columns, q, d) * columns(row.trees_per_step, q, d)
+        unit = SCHEMES[projection].step_cost if projection in SCHEMES else 4e-10
+        projected = unit * n * d * q if row.projected else 0.0
         step = _LOSS_UNIT.get(loss, 3e-7) * n * d + projected + _SPLIT_UNIT * stored * seen * levels
         fit = n_steps * step
         if task == "multilabel":
@@ -255,7 +266,8 @@ def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_
     split = _TREE_SPLIT_UNIT * levels * (n + k * per_feature) * (targets + _TREE_TARGET_BASE)
     projected = 0.0
     if projection is not None and n_components is not None:
-        projected = _TREE_PROJECTION_UNIT * n * targets * (1 if projection == "subsample" else d)
+        reads = columns(SCHEMES[projection].tree_reads, targets, d) if projection in SCHEMES else d
+        projected = _TREE_PROJECTION_UNIT * n * targets * reads
     relabel = _TREE_RELABEL_UNIT * n * d * levels
     predict = _TREE_PREDICT_UNIT * int(n_test) * (d + levels)
     return float(int(n_trees) * (split + projected + relabel + predict))
@@ -372,7 +384,7 @@ def estimate_real_data_seconds(work):
         step *= _STUDY_STEP_FACTOR
         total += w["boosting_fits"] * w["time_factor"] * step + w["probes"] * _PROBE_STEPS * step
         for method, fits in w["forest_fits"].items():
-            per_output = method == "st-rf"
+            per_output = _per_output_forest(method)
             total += fits * estimate_forest_seconds(
                 n_train=w["n_train"], n_features=p, n_outputs=1 if per_output else d, nnz_per_row=nnz,
                 n_trees=w["forest_trees"] * (d if per_output else 1), n_test=w["n_test"],
