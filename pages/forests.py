@@ -26,13 +26,17 @@ import streamlit as st
 
 from engine.experiments import compression as ce
 from engine.experiments import forest_variance
-from engine.experiments import problem_size
+from engine.experiments import Problem
 from engine.experiments import forests as fe
 from engine import plotting as pf
 from engine.app.page_content import takeaways
 from engine.app.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
 from engine.app.page_content.studies import clamp_note
-from engine.app.page_models.cost import estimate_forest_experiment_seconds
+from engine.app.page_models.cost import (
+    estimate_compression_seconds,
+    estimate_forest_sweep_seconds,
+    estimate_forest_variance_seconds,
+)
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.experiments.claims import claims_for, claims_frame
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
@@ -61,6 +65,7 @@ EXPERIMENTS = {
     "compression": "Thesis ch. 7: ℓ1 compression",
 }
 FROM_DATA_PAGE = "Data page"
+SWEEP_OF = {"size": "projection-size", "randomization": "randomization", "schemes": "schemes"}
 SCHEME_NAMES = list(fe.SCHEME_LABELS)   # the method table's schemes, densest first (paper 003's Figure 3)
 
 
@@ -85,20 +90,21 @@ def parse_ints(text, name):
     return sorted(set(values))
 
 
-def data_arguments(choice):
-    """(dataset name, extra data kwargs, description) for the experiment functions."""
+def data_problem(choice):
+    """(the Problem for the experiment functions, its description); (None, why) for an upload."""
     if choice != FROM_DATA_PAGE:
-        return choice, {}, f"shipped data set **{choice}** (standard train/test split when it has one)"
+        return Problem(choice), f"shipped data set **{choice}** (standard train/test split when it has one)"
     spec = st.session_state.get("dataset_spec") or {"source": "friedman", "structure": "chain"}
     if spec.get("source") == "shipped":
-        return spec["name"], {}, f"**{spec['name']}**, chosen on the Data page"
+        return Problem(spec["name"]), f"**{spec['name']}**, chosen on the Data page"
     if spec.get("source") == "friedman":
-        kw = dict(n_train=int(spec.get("n_samples", 300)), n_test=1000, n_outputs=int(spec.get("n_outputs", 16)),
-                  noise=float(spec.get("noise", 1.0)), input_distribution=spec.get("input_distribution", "uniform"),
-                  n_noisy_outputs=int(spec.get("n_noisy_outputs", 0)))
         name = f"friedman1-{spec.get('structure', 'chain')}"
-        return name, kw, f"**{name}** from the Data page ({kw['n_train']} train, 1000 test samples)"
-    return None, {}, "an uploaded CSV (not supported here)"
+        problem = Problem(name, n_train=int(spec.get("n_samples", 300)), n_test=1000,
+                          n_outputs=int(spec.get("n_outputs", 16)), noise=float(spec.get("noise", 1.0)),
+                          input_distribution=spec.get("input_distribution", "uniform"),
+                          n_noisy_outputs=int(spec.get("n_noisy_outputs", 0)))
+        return problem, f"**{name}** from the Data page ({problem.n_train} train, 1000 test samples)"
+    return None, "an uploaded CSV (not supported here)"
 
 
 # --- controls ----------------------------------------------------------------------------------
@@ -206,62 +212,69 @@ with st.sidebar:
         help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
     )  # fmt: skip
 
-if variance:
-    dataset, data_kw = structure, {}
-    data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)"
-elif compression:
-    dataset, data_kw = compression_data, {}
-    data_text = (f"**{compression_data}** (thesis Appendix A: 300 train, 2000 test samples per run)"
-                 if compression_data in THESIS_PROBLEMS else
-                 f"shipped data set **{compression_data}** (standard train/test split when it has one)")
-else:
-    dataset, data_kw, data_text = data_arguments(data_choice)
-problem = None
+refused, data_text = None, ""
 try:
-    if dataset is None:
+    if variance:
+        data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)"
+        data = Problem(f"friedman1-{structure}", n_train=300, n_test=500)
+    elif compression:
+        data_text = (f"**{compression_data}** (thesis Appendix A: 300 train, 2000 test samples per run)"
+                     if compression_data in THESIS_PROBLEMS else
+                     f"shipped data set **{compression_data}** (standard train/test split when it has one)")
+        data = Problem(compression_data, n_train=300, n_test=2000)
+    else:
+        data, data_text = data_problem(data_choice)
+    if data is None:
         raise ValueError("this page needs the Friedman1 problems or a shipped data set; pick one above")
-    common = dict(n_estimators=int(n_trees), n_repeats=int(n_repeats), seed=int(seed), **data_kw)
     # q above d, the number of outputs, adds nothing (q -> d approaches the unprojected forest) and costs
     # more with every q: clamped to [1, d], and said (a link such as ?fx_q=100000 on corel5k's 374 labels).
-    d = None if compression else 16 if variance else problem_size(dataset, **data_kw)["n_outputs"]
+    d = None if compression else data.size()["n_outputs"]
     q_values = None if compression else sorted({min(max(q, 1), d) for q in parse_ints(q_text, "q")})
     if q_values and (q_note := clamp_note(q_text, 1, d, f"q (d = {d} outputs)")):
         st.sidebar.warning(q_note, icon="✂️")
+    # Every argument checked here by building the settings (and a sweep's plan), never inside the job.
     if compression:
         # Extra trees as in Table 7.1: K = p (every feature a candidate), no bootstrap.
-        call = (ce.run_compression, dict(n_estimators=int(n_trees), max_features=1.0, n_min=int(n_min),
-                                         cv=int(n_folds), n_runs=int(n_repeats), seed=int(seed),
-                                         lasso=dataset in THESIS_PROBLEMS))
-    elif experiment == "size":
-        call = (fe.run_forest_projection_size, dict(q_values=q_values, projection=projection,
-                                                    include_single_tree=bool(single_trees), **common))
-    elif experiment == "randomization":
-        ks = parse_ints(k_text, "k") if k_text.strip() else None
-        call = (fe.run_forest_randomization, dict(q_values=q_values, projection=projection,
-                                                  max_features_values=ks, **common))
-    elif experiment == "schemes":
-        call = (fe.run_forest_schemes, dict(q_values=q_values, schemes=list(schemes), **common))
+        settings_ = ce.CompressionSettings(n_estimators=int(n_trees), max_features=1.0, n_min=int(n_min),
+                                           cv=int(n_folds), n_runs=int(n_repeats), lasso=data.dataset in THESIS_PROBLEMS)
+        call = (ce.run_compression, (data, settings_), dict(seed=int(seed)))
+        shown = settings_.params()
+        cost = estimate_compression_seconds(data, settings_)
+    elif variance:
+        forest = fe.ForestSettings(n_estimators=int(n_trees), max_features=1.0, projection=projection,
+                                   q_values=tuple(q_values))
+        call = (forest_variance.run_forest_bias_variance, (data, forest),
+                dict(n_learning_sets=int(n_sets), seed=int(seed)))
+        shown = {**forest.params(), "n_learning_sets": int(n_sets)}
+        cost = estimate_forest_variance_seconds(forest_variance.check_settings(data, forest, seed=int(seed)),
+                                                int(n_sets))
     else:
-        call = (forest_variance.run_forest_bias_variance, dict(q_values=q_values, projection=projection, n_estimators=int(n_trees),
-                                                  n_learning_sets=int(n_sets), seed=int(seed)))
-    # Check every argument now (cheap): errors show here, never inside the job.
-    stop_now = type("Stopped", (), {"is_set": staticmethod(lambda: True)})()
-    call[0](dataset, **call[1], stop=stop_now)
+        forest = fe.ForestSettings(n_estimators=int(n_trees), n_repeats=int(n_repeats), q_values=tuple(q_values),
+                                   **({} if experiment == "schemes" else {"projection": projection}))
+        options = (dict(include_single_tree=bool(single_trees)) if experiment == "size" else
+                   dict(max_features_values=parse_ints(k_text, "k") if k_text.strip() else None)
+                   if experiment == "randomization" else dict(schemes=list(schemes)))
+        plan = fe.plan_sweep(SWEEP_OF[experiment], data, forest, seed=int(seed), **options)
+        timed = experiment == "size"         # the projection-size chart draws fit times: measured steadily
+        call = (fe.run_sweep, (plan,), dict(timing=timed))
+        shown = {**forest.params(), **options}
+        cost = estimate_forest_sweep_seconds(plan, timing=timed)
 except ValueError as exc:
-    problem = str(exc)
+    refused = str(exc)
 
-settings = None if problem else (experiment, dataset, repr(sorted(call[1].items())))
-cost = None if problem else estimate_forest_experiment_seconds(call[0].__name__, dataset, **call[1])
+# The run's identity (compared with the sidebar's) and a pin's label: plain values only.
+settings = None if refused else (experiment, data.dataset, repr(sorted({**shown, "seed": int(seed)}.items())))
+dataset = None if refused else data.dataset
 
 
 def run_experiment():
     """Fit the chosen experiment's forests in the page's background run."""
-    run.start(call[0], dataset, settings=settings, estimate=cost, **call[1])
+    run.start(call[0], *call[1], settings=settings, estimate=cost, **call[2])
 
 
 st.caption(f"Data: {data_text}. Seed **{int(seed)}**. Share the URL to share this view.")
-if problem:
-    st.error(problem, icon="⚠️")
+if refused:
+    st.error(refused, icon="⚠️")
     st.stop()
 
 # Every run, whatever set its values (the URL, a preset, the sidebar), passes the cost gate.

@@ -43,8 +43,10 @@ def projections_default(timing=True):
 def forests_default(timing=True):
     """The Forests page's default projection size, as the page runs it."""
     qs = [int(v) for v in pd_.FORESTS_Q.split(",")]
-    return fe.run_forest_projection_size(pd_.FORESTS_DATASET, q_values=qs, n_estimators=pd_.FORESTS_TREES,
-                                         include_single_tree=False, seed=0, timing=timing)
+    plan = fe.plan_sweep("projection-size", Problem(pd_.FORESTS_DATASET),
+                         fe.ForestSettings(n_estimators=pd_.FORESTS_TREES, q_values=tuple(qs)), seed=0,
+                         include_single_tree=False)
+    return fe.run_sweep(plan, timing=timing)
 
 
 def projections():

@@ -22,7 +22,12 @@ returns what it finished when ``stop`` is set, and gives a result dataclass with
 the figures: :mod:`engine.reports.reproduce`.
 """
 from engine.experiments.bias_variance import BiasVarianceResult, run_bias_variance
-from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep
+from engine.experiments.compression import (
+    CompressionResult,
+    CompressionSettings,
+    run_compression,
+    run_compression_sweep,
+)
 from engine.experiments.convergence import (
     EXPERIMENT_ESTIMATORS,
     BoostingSettings,
@@ -35,6 +40,9 @@ from engine.experiments.forest_table1 import Table1Result, run_forest_table1
 from engine.experiments.forest_variance import ForestBiasVarianceResult, run_forest_bias_variance
 from engine.experiments.forests import (
     ForestSweepResult,
+    SweepPlan,
+    plan_sweep,
+    run_sweep,
     run_forest_projection_size,
     run_forest_randomization,
     run_forest_schemes,
@@ -42,6 +50,7 @@ from engine.experiments.forests import (
 from engine.experiments.model_selection import ModelSelectionResult, run_model_selection
 from engine.experiments.problems import Problem, ProblemData, get_problem, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult, run_projection_size
+from engine.experiments.settings import ForestSettings
 
 __all__ = [
     "EXPERIMENT_ESTIMATORS",
@@ -60,7 +69,11 @@ __all__ = [
     "run_bias_variance",
     "ModelSelectionResult",
     "run_model_selection",
+    "ForestSettings",
     "ForestSweepResult",
+    "SweepPlan",
+    "plan_sweep",
+    "run_sweep",
     "run_forest_projection_size",
     "run_forest_randomization",
     "run_forest_schemes",
@@ -69,6 +82,7 @@ __all__ = [
     "Table1Result",
     "run_forest_table1",
     "CompressionResult",
+    "CompressionSettings",
     "run_compression",
     "run_compression_sweep",
 ]

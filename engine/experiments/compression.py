@@ -39,12 +39,13 @@ from sklearn.linear_model import LassoCV, MultiTaskLassoCV
 
 from engine.estimators.compression import CompressedForestClassifier, CompressedForestRegressor, FitStopped
 from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
-from engine.experiments.problems import get_problem, problem_shape
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, jsonable, ordered_map
+from engine.experiments.settings import check_flag, check_seed
 from engine.experiments.worker import FitWorker
 from engine.validation import check_in_interval, check_int, check_n_jobs
 
-__all__ = ["CompressionResult", "run_compression", "run_compression_sweep", "SWEEP_PARAMETERS",
+__all__ = ["CompressionResult", "CompressionSettings", "run_compression", "run_compression_sweep", "SWEEP_PARAMETERS",
            "compression_forest", "compression_cell"]
 
 # Figure 7.3 sweeps n_min (the minimum number of samples to split), Figure 7.4 the number of trees M.
@@ -88,8 +89,7 @@ def _lasso(task, X_tr, Y_tr, X_te, Y_te, cv, seed, y_mean, y_scale):
     return _error(task, Y_te, P, y_mean, y_scale), int(np.any(coef != 0, axis=0).sum())
 
 
-def compression_cell(dataset, forest_params, cv, step, max_steps, data, seed, run, x, lasso, keep_curve,
-                     callback=None):
+def compression_cell(problem, forest_params, cv, step, max_steps, seed, run, x, lasso, keep_curve, callback=None):
     """One run: draw the data, compress the forest, score ET, rET (and the Lasso) on the test set.
 
     Returns ``(row, curve)``: a dict with the keys ``ROW_COLUMNS`` and, when
@@ -97,7 +97,8 @@ def compression_cell(dataset, forest_params, cv, step, max_steps, data, seed, ru
     n_nodes), else None.
     """
     rs = _run_seed(seed, run)
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem(dataset, seed=rs, **data)
+    data = problem.draw(rs)
+    X_tr, Y_tr, X_te, Y_te, task, info = data.X_train, data.Y_train, data.X_test, data.Y_test, data.task, data.info
     forest = compression_forest(task, **forest_params)
     cls = CompressedForestClassifier if task == "multilabel" else CompressedForestRegressor
     model = cls(forest, cv=cv, step=step, max_steps=max_steps, random_state=rs)
@@ -112,7 +113,7 @@ def compression_cell(dataset, forest_params, cv, step, max_steps, data, seed, ru
     ret_pred = getattr(model, predict)(X_te)
     lasso_error, lasso_features = (_lasso(task, X_tr, Y_tr, X_te, Y_te, cv, rs, y_mean, y_scale) if lasso
                                    else (np.nan, np.nan))
-    row = {"dataset": dataset, "repeat": int(run), "x": x, "n_estimators": forest_params["n_estimators"],
+    row = {"dataset": problem.dataset, "repeat": int(run), "x": x, "n_estimators": forest_params["n_estimators"],
            "max_features": forest_params["max_features"], "n_min": forest_params["n_min"],
            "n_train": info["n_train"], "n_test": info["n_test"],
            "et_error": _error(task, Y_te, et_pred, y_mean, y_scale),
@@ -213,23 +214,60 @@ class CompressionResult(JsonResult):
 # --------------------------------------------------------------------------
 
 
-def _check(dataset, n_estimators, max_features, n_min, cv, step, max_steps, n_runs, n_train, n_test, seed, n_jobs,
-           progress, stop):
-    task, _ = problem_shape(dataset, n_train, n_test, 1, 1.0, "uniform", 0, seed)
-    check_int(n_estimators, "n_estimators", 1)
-    check_int(n_min, "n_min", 1)
-    check_int(cv, "cv", 2)
-    check_in_interval(step, "step", 0.0, low_open=True)
-    if max_steps is not None:
-        check_int(max_steps, "max_steps", 1)
-    check_int(n_runs, "n_runs", 1)
-    check_n_jobs(n_jobs)
-    try:
-        compression_forest(task, n_estimators=n_estimators, max_features=max_features, n_min=n_min).check_params()
-    except ValueError as exc:
-        raise ValueError(str(exc)) from None
+@dataclass(frozen=True)
+class CompressionSettings:
+    """The forests of a compression run and how they are compressed, checked when built.
+
+    n_estimators (M), max_features (K), n_min : the extra trees (:func:`compression_forest`)
+    cv, step, max_steps : the ℓ1 path (:class:`~engine.estimators.compression.CompressedForestRegressor`)
+    n_runs : independent runs, each on a new draw of the data
+    lasso : also fit the linear Lasso on the inputs (Table 7.1's third column)
+    n_jobs : runs at once (joblib)
+
+    Thesis setting (Table 7.1): M = 100, K = p (``max_features=1.0``), n_min = 1, cv = 10,
+    step = 0.01, 50 runs.
+    """
+
+    n_estimators: int = 100
+    max_features: object = 1.0
+    n_min: int = 1
+    cv: int = 10
+    step: float = 0.01
+    max_steps: int | None = None
+    n_runs: int = 1
+    lasso: bool = True
+    n_jobs: int = 1
+
+    def __post_init__(self):
+        check_int(self.n_estimators, "n_estimators", 1)
+        check_int(self.n_min, "n_min", 1)
+        check_int(self.cv, "cv", 2)
+        check_in_interval(self.step, "step", 0.0, low_open=True)
+        if self.max_steps is not None:
+            check_int(self.max_steps, "max_steps", 1)
+        check_int(self.n_runs, "n_runs", 1)
+        check_flag(self.lasso, "lasso")
+        check_n_jobs(self.n_jobs)
+        try:
+            compression_forest("regression", **self.forest_params()).check_params()
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+
+    def forest_params(self) -> dict:
+        return dict(n_estimators=self.n_estimators, max_features=self.max_features, n_min=self.n_min)
+
+    def params(self) -> dict:
+        return dict(**self.forest_params(), cv=self.cv, step=self.step, max_steps=self.max_steps, n_runs=self.n_runs)
+
+
+def _check(problem, settings, seed, progress, stop):
+    """(the Problem, its task); ValueError naming what is refused."""
+    problem = Problem.of(problem)
+    if not isinstance(settings, CompressionSettings):
+        raise ValueError(f"settings must be a CompressionSettings, got {type(settings).__name__}")
+    check_seed(seed)
     check_callbacks(progress, stop)
-    return task
+    return problem, problem.shape()[0]
 
 
 def _notes(task, dataset):
@@ -290,36 +328,31 @@ def _run_cells(experiment, dataset, task, cells, n_units_per_cell, params, x_nam
     return result(complete)
 
 
-def run_compression(dataset="friedman1", *, n_estimators=100, max_features=1.0, n_min=1, cv=10, step=0.01,
-                    max_steps=None, n_runs=1, n_train=300, n_test=2000, lasso=True, seed=0, n_jobs=1, client=None,
-                    progress=None, stop=None, report_partial=False) -> CompressionResult:
-    """Table 7.1 and Figure 7.2: compress ``n_runs`` extra-trees forests; errors and nodes along t.
+def run_compression(problem, settings, *, seed=0, client=None, progress=None, stop=None,
+                    report_partial=False) -> CompressionResult:
+    """Table 7.1 and Figure 7.2: compress ``settings.n_runs`` extra-trees forests; errors and nodes along t.
 
-    dataset : "friedman1", "two-norm" (thesis Appendix A.1), a Friedman1 multi-output
-        problem or a shipped data set (then ``n_train`` / ``n_test`` do not apply).
-    Thesis setting (Table 7.1): M = 100, K = p (``max_features=1.0``), n_min = 1,
-    cv = 10, step = 0.01, 50 runs.
+    problem : a :class:`~engine.experiments.problems.Problem`: "friedman1", "two-norm" (thesis
+        Appendix A.1: 300 training and 2000 test samples), a Friedman1 multi-output problem or a
+        data set (its own split); run r draws it with a seed derived from ``seed`` and r.
+    settings : a :class:`CompressionSettings`.
     """
-    task = _check(dataset, n_estimators, max_features, n_min, cv, step, max_steps, n_runs, n_train, n_test, seed,
-                  n_jobs, progress, stop)
-    forest_params = dict(n_estimators=n_estimators, max_features=max_features, n_min=n_min)
-    data = dict(n_train=n_train, n_test=n_test)
-    cells = [(dataset, forest_params, cv, step, max_steps, data, seed, r, float("nan"), bool(lasso), True)
-             for r in range(n_runs)]
-    params = dict(dataset=dataset, **forest_params, cv=cv, step=step, max_steps=max_steps, n_runs=n_runs,
-                  n_train=n_train, n_test=n_test, lasso=bool(lasso), seed=seed)
-    return _run_cells("path", dataset, task, cells, cv + 1, params, None, True, n_jobs, progress, stop,
-                      report_partial, client)
+    problem, task = _check(problem, settings, seed, progress, stop)
+    cells = [(problem, settings.forest_params(), settings.cv, settings.step, settings.max_steps, seed, r,
+              float("nan"), settings.lasso, True) for r in range(settings.n_runs)]
+    params = dict(dataset=problem.dataset, **settings.params(), n_train=problem.n_train, n_test=problem.n_test,
+                  lasso=settings.lasso, seed=seed)
+    return _run_cells("path", problem.dataset, task, cells, settings.cv + 1, params, None, True, settings.n_jobs,
+                      progress, stop, report_partial, client)
 
 
-def run_compression_sweep(dataset="friedman1", *, parameter="n_min", values=(1, 2, 5, 10, 20, 50), n_estimators=100,
-                          max_features=1.0, n_min=1, cv=10, step=0.01, max_steps=None, n_runs=1, n_train=300,
-                          n_test=2000, seed=0, n_jobs=1, client=None, progress=None, stop=None,
-                          report_partial=False) -> CompressionResult:
+def run_compression_sweep(problem, settings, *, parameter="n_min", values=(1, 2, 5, 10, 20, 50), seed=0, client=None,
+                          progress=None, stop=None, report_partial=False) -> CompressionResult:
     """Figures 7.3 (``parameter="n_min"``) and 7.4 (``"n_estimators"``, thesis: n_min = 10): ET vs rET.
 
-    Every value gets ``n_runs`` runs; run r draws the same data for every value
-    (common random numbers), so the curves differ only through the parameter.
+    Every value of the parameter replaces ``settings``' own and gets ``settings.n_runs`` runs; run
+    r draws the same data for every value (common random numbers), so the curves differ only
+    through the parameter. The Lasso is not fitted.
     """
     if parameter not in SWEEP_PARAMETERS:
         raise ValueError(f"parameter must be one of {list(SWEEP_PARAMETERS)}, got {parameter!r}")
@@ -328,17 +361,14 @@ def run_compression_sweep(dataset="friedman1", *, parameter="n_min", values=(1, 
         raise ValueError("values must be a non-empty list of integers")
     for v in values:
         check_int(v, "values", 1)
-    task = _check(dataset, n_estimators, max_features, n_min, cv, step, max_steps, n_runs, n_train, n_test, seed,
-                  n_jobs, progress, stop)
-    data = dict(n_train=n_train, n_test=n_test)
+    problem, task = _check(problem, settings, seed, progress, stop)
+    values = sorted(set(int(v) for v in values))
     cells = []
-    for v in sorted(set(int(v) for v in values)):
-        forest_params = dict(n_estimators=n_estimators, max_features=max_features, n_min=n_min)
-        forest_params["n_min" if parameter == "n_min" else "n_estimators"] = v
-        cells += [(dataset, forest_params, cv, step, max_steps, data, seed, r, float(v), False, False)
-                  for r in range(n_runs)]
-    params = dict(dataset=dataset, parameter=parameter, values=sorted(set(int(v) for v in values)),
-                  n_estimators=n_estimators, max_features=max_features, n_min=n_min, cv=cv, step=step,
-                  max_steps=max_steps, n_runs=n_runs, n_train=n_train, n_test=n_test, seed=seed)
-    return _run_cells("sweep", dataset, task, cells, cv + 1, params, parameter, False, n_jobs, progress, stop,
-                      report_partial, client)
+    for v in values:
+        forest_params = {**settings.forest_params(), parameter: v}
+        cells += [(problem, forest_params, settings.cv, settings.step, settings.max_steps, seed, r, float(v), False,
+                   False) for r in range(settings.n_runs)]
+    params = dict(dataset=problem.dataset, parameter=parameter, values=values, **settings.params(),
+                  n_train=problem.n_train, n_test=problem.n_test, seed=seed)
+    return _run_cells("sweep", problem.dataset, task, cells, settings.cv + 1, params, parameter, False,
+                      settings.n_jobs, progress, stop, report_partial, client)

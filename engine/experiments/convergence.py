@@ -38,7 +38,8 @@ import pandas as pd
 
 from engine.estimators.artificial import ArtificialGBRT
 from engine.estimators.registry import BOOSTING_CONFIGS, ESTIMATOR_NAMES, make_estimator
-from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.experiments.problems import Problem, get_problem
+from engine.experiments.settings import BoostingSettings
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, partial_timer, to_list
 from engine.experiments.timing import resolve_timing, retime, warm_up
 from engine.metrics import ranking_average_precision
@@ -255,43 +256,6 @@ def check_model_args(task, n_outputs, n_steps, learning_rate, max_leaf_nodes, ma
     # max_features: let the estimator check it (it knows the accepted forms).
     probe = make_estimator("gbmort", task=task, max_features=max_features)
     probe.check_params()
-
-
-@dataclass(frozen=True)
-class BoostingSettings:
-    """The boosting settings of a learning-curve experiment: every model of the run is fitted with
-    them (and its own strategy, projection and q).
-
-    n_steps : boosting steps of every model
-    learning_rate, max_leaf_nodes, max_features : as in :func:`engine.make_estimator`
-    loss : None (the task's default: square loss for regression, logistic for multi-label) or a
-        name of ``engine.names.LOSSES[task]``
-    leaf_estimation : None (the papers' "mean", which ``make_estimator`` sets) or "newton"
-        (second-order leaves, an extension beyond paper 002)
-    """
-
-    n_steps: int
-    learning_rate: float = 0.1
-    max_leaf_nodes: int | None = 2
-    max_features: object = None
-    loss: str | None = None
-    leaf_estimation: str | None = None
-
-    def check(self, task, n_outputs):
-        """ValueError naming the first setting a ``task`` problem with ``n_outputs`` outputs refuses."""
-        if self.leaf_estimation is not None:
-            check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
-        check_model_args(task, n_outputs, self.n_steps, self.learning_rate, self.max_leaf_nodes, self.max_features,
-                         self.loss)
-
-    def model_kwargs(self) -> dict:
-        """What every estimator is made with (``loss`` and ``leaf_estimation`` only when chosen)."""
-        kw = dict(learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes, max_features=self.max_features)
-        if self.loss is not None:
-            kw["loss"] = self.loss
-        if self.leaf_estimation is not None:
-            kw["leaf_estimation"] = self.leaf_estimation
-        return kw
 
 
 def check_estimators(estimators, dataset, task):
@@ -682,8 +646,9 @@ def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf
         data_kw = dict(n_train=int(X_tr.shape[0]), n_test=int(X_te.shape[0]), n_outputs=d)
         dataset = name
     else:
-        data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-        task, d = problem_shape(dataset, seed=seed, **data_kw)
+        _int(seed, "seed", 0)
+        data_kw = Problem(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs).data_kwargs()
+        task, d = Problem(dataset, **data_kw).shape()
         estimators = check_convergence_args(task, d, dataset, estimators, n_steps=n_steps, learning_rate=learning_rate,
                                             max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
                                             n_projections=n_projections)
@@ -723,8 +688,9 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
     curves are keyed by estimator name (e.g. "gbrt-rpo-gaussian") and labelled
     by scheme.
     """
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
+    _int(seed, "seed", 0)
+    data_kw = Problem(dataset, n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs).data_kwargs()
+    task, d = Problem(dataset, **data_kw).shape()
     if isinstance(schemes, str):
         schemes = [schemes]
     schemes = list(schemes)

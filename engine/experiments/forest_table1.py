@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.estimators.forest import resolve_n_components
-from engine.experiments.forests import check_forest_settings, fit_and_score, repeat_seeds
-from engine.experiments.problems import get_problem, problem_shape
+from engine.experiments.forests import fit_and_score, repeat_seeds
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, jsonable
+from engine.experiments.settings import ForestSettings, check_seed, q_of
 
 __all__ = ["TABLE1_DATASETS", "Table1Result", "run_forest_table1"]
 
 # The data sets of paper 003's Table 1 that are shipped (birds, flags: not in Table 1).
 TABLE1_DATASETS = ("emotions", "scene", "yeast", "genbase", "medical", "cal500")
+# The paper's forests: 100 trees, k = sqrt(p), q = 1, round(ln d) and d.
+TABLE1_FOREST = ForestSettings(n_estimators=100, max_features="sqrt", q_values=(1, "log", "d"))
 
 
 @dataclass
@@ -89,70 +91,66 @@ class Table1Result(JsonResult):
 
 
 def _q_label_values(q_specs, d):
-    out = []
-    for spec in q_specs:
-        if spec == "log":
-            out.append(("ln d", resolve_n_components("log", d)))
-        elif spec == "d":
-            out.append(("d", d))
-        else:
-            out.append((str(spec), int(spec)))
-    return out
+    """(label, q) per q of the table: "log" -> ("ln d", round(ln d)), "d" -> ("d", d)."""
+    return [({"log": "ln d", "d": "d"}.get(spec, str(spec)), q_of(spec, d)) for spec in q_specs]
 
 
-def run_forest_table1(datasets=TABLE1_DATASETS, *, q_values=(1, "log", "d"), n_estimators=100,
-                      max_features="sqrt", n_repeats=1, seed=0, n_jobs=1, progress=None,
+def _problems(problems):
+    """The data sets as Problems, each a multi-label one (LRAP needs 0/1 labels)."""
+    if isinstance(problems, (str, Problem)):
+        problems = [problems]
+    problems = [Problem.of(p, "problems") for p in problems]
+    if not problems:
+        raise ValueError("problems is empty: give at least one multi-label data set")
+    for problem in problems:
+        if problem.shape()[0] != "multilabel":
+            raise ValueError(f"problems: {problem.dataset!r} is not a multi-label data set (LRAP needs 0/1 labels)")
+    return problems
+
+
+def run_forest_table1(problems=TABLE1_DATASETS, forest=TABLE1_FOREST, *, seed=0, progress=None,
                       stop=None) -> Table1Result:
     """Paper 003, Table 1: LRAP of mo-rf and of Algorithm 2 with Gaussian projections.
 
-    q_values : integers, "log" (round(ln d), the paper's middle column) and "d".
-    The paper: k = sqrt(p), n_min = 1 (fully grown), 100 trees, 10 random
-    train/test splits (mean ± std); here: the data set's standard split (the
-    same for every repeat; repeats change only the forests' seeds) or, without
-    one, a 50/50 split seeded by ``seed``.
+    ``problems``: the multi-label data sets (names or :class:`~engine.experiments.problems.Problem`).
+    ``forest``: :class:`~engine.experiments.settings.ForestSettings`; its ``q_values`` may hold
+    integers, "log" (round(ln d), the paper's middle column) and "d", in the table's order; its
+    projection is not used (Table 1 is Gaussian). The paper: k = sqrt(p), n_min = 1 (fully grown),
+    100 trees, 10 random train/test splits (mean ± std); here: the data set's standard split (the
+    same for every repeat; repeats change only the forests' seeds) or, without one, a 50/50 split
+    seeded by ``seed``.
     """
-    if isinstance(datasets, str):
-        datasets = [datasets]
-    datasets = list(datasets)
-    if not datasets:
-        raise ValueError("datasets is empty: give at least one multi-label data set")
-    for name in datasets:
-        task, _ = problem_shape(name, 300, 1000, 16, 1.0, "uniform", 0, seed)
-        if task != "multilabel":
-            raise ValueError(f"datasets: {name!r} is not a multi-label data set (LRAP needs 0/1 labels)")
-    q_values = list(q_values)
-    if not q_values:
-        raise ValueError("q_values is empty")
-    for q in q_values:
-        if not (q in ("log", "d") or (isinstance(q, (int, np.integer)) and not isinstance(q, bool) and q >= 1)):
-            raise ValueError(f"q_values must hold integers >= 1, 'log' or 'd', got {q!r}")
-    check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, "multilabel")
+    problems = _problems(problems)
+    if not isinstance(forest, ForestSettings):
+        raise ValueError(f"forest must be a ForestSettings, got {type(forest).__name__}")
+    check_seed(seed)
     check_callbacks(progress, stop)
+    n_estimators, max_features, n_repeats = forest.n_estimators, forest.features("multilabel"), forest.n_repeats
 
-    runner = Runner(progress, stop, len(datasets) * n_repeats * (1 + len(q_values)))
+    runner = Runner(progress, stop, len(problems) * n_repeats * (1 + len(forest.q_values)))
     rows, complete = [], True
     seeds = repeat_seeds(seed, n_repeats)
-    for name in datasets:
-        problem = get_problem(name, seed=seed)
-        info = problem[5]
+    for problem in problems:
+        data = problem.draw(seed)
+        info = data.info
         d = info["n_outputs"]
         runs = [("mo-rf", None, "", {})] + [
             ("rf-gaussian-per-tree", q, label, {"projection": "gaussian", "n_components": q})
-            for label, q in _q_label_values(q_values, d)]
+            for label, q in _q_label_values(forest.q_values, d)]
         for r, rs in enumerate(seeds):
             for method, q, label, extra in runs:
                 if runner.stopped():
                     complete = False
                     break
                 score, fit_time = fit_and_score("multilabel", dict(n_estimators=n_estimators, max_features=max_features,
-                                                                   n_jobs=n_jobs, random_state=rs, **extra), problem)
-                rows.append({"dataset": name, "d": d, "n_train": info["n_train"], "n_test": info["n_test"],
+                                                                   n_jobs=forest.n_jobs, random_state=rs, **extra), data)
+                rows.append({"dataset": problem.dataset, "d": d, "n_train": info["n_train"], "n_test": info["n_test"],
                              "split": info["split"], "method": method, "q": q, "q_label": label, "repeat": r,
                              "lrap": score, "fit_time": fit_time})
-                runner.report(len(rows), f"{name}: {method}" + (f" q = {q}" if q else ""))
+                runner.report(len(rows), f"{problem.dataset}: {method}" + (f" q = {q}" if q else ""))
     runner.finish(complete)
-    params = dict(datasets=datasets, q_values=q_values, n_estimators=n_estimators, max_features=max_features,
-                  n_repeats=n_repeats, seed=seed)
+    params = dict(datasets=[p.dataset for p in problems], q_values=list(forest.q_values), n_estimators=n_estimators,
+                  max_features=max_features, n_repeats=n_repeats, seed=seed)
     notes = [f"{n_estimators} trees, max_features = {max_features!r}, fully grown, bootstrap.",
              "LRAP of the label probabilities; test samples without a relevant label dropped (paper 003, section 4.1).",
              "Standard train/test split where the data set ships one, else a 50/50 split seeded by seed; "

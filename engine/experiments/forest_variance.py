@@ -18,12 +18,12 @@ import pandas as pd
 from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import ProjectedForestRegressor, grow_trees, project_outputs, tree_leaves
 from engine.estimators.growers import bin_for
-from engine.experiments.forests import check_forest_settings, resolve_q_values
+from engine.experiments.problems import Problem
+from engine.experiments.settings import ForestSettings, check_flag, check_seed
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, to_list
 from engine.experiments.worker import FitWorker
-from engine.names import PROJECTIONS, STRUCTURES
+from engine.names import FRIEDMAN_PROBLEMS, PROJECTIONS, STRUCTURES
 from engine.projections import draw_projections
-from engine.validation import check_in_interval
 from engine.validation import check_int as _int
 
 __all__ = ["ForestBiasVarianceResult", "ForestSums", "TestProblem", "algorithm_variance_split", "check_settings",
@@ -142,40 +142,38 @@ def _trees_on_projection(X_tr, Y_tr, X_te32, phi, kind, tree_seeds, template, bo
     return np.stack([store.value[leaf] for store, leaf in zip(stores, tree_leaves(stores, X_te32))])
 
 
-def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="gaussian", n_estimators=10,
-                             n_learning_sets=6, n_projections=4, n_tree_seeds=4, n_forest_seeds=4,
-                             include_forests=True, max_features=1.0, bootstrap=True, n_train=300, n_test=500,
-                             n_outputs=16, noise=1.0, seed=0, n_jobs=1, progress=None,
+def run_forest_bias_variance(problem, forest, *, n_learning_sets=6, n_projections=4, n_tree_seeds=4,
+                             n_forest_seeds=4, include_forests=True, bootstrap=True, seed=0, progress=None,
                              stop=None) -> ForestBiasVarianceResult:
     """Split the algorithm variance of projected trees / forests (paper 003, section 3.3, Appendix C).
 
-    Friedman1 ``structure`` ("chain", "group", "ind"; the Bayes model is known). For
-    each of ``n_learning_sets`` learning sets and each q: ``n_projections`` projections
-    x ``n_tree_seeds`` bootstrap trees per projection (nested seeds) give the single
-    tree's terms; ``n_forest_seeds`` forests of ``n_estimators`` trees with Algorithm 1
-    and with Algorithm 2 give their measured algorithm variances
-    (``include_forests=False`` skips them). Trees: best splits over ``max_features``,
-    on a bootstrap sample if ``bootstrap`` (with ``bootstrap=False`` and
-    ``max_features=1.0`` a tree is deterministic given its projection: var_tree = 0). See :class:`ForestBiasVarianceResult`.
+    ``problem``: a Friedman1 :class:`~engine.experiments.problems.Problem` (chain, group, ind; the
+    Bayes model is known; its ``n_train`` per learning set, ``n_test`` test points, ``n_outputs``
+    and ``noise``). ``forest``: :class:`~engine.experiments.settings.ForestSettings` (trees,
+    max_features, default 1.0 here: every feature; the projection and the q swept). For each of
+    ``n_learning_sets`` learning sets and each q: ``n_projections`` projections (draws of Phi) x
+    ``n_tree_seeds`` bootstrap trees per projection (nested seeds) give the single tree's terms;
+    ``n_forest_seeds`` forests with Algorithm 1 and with Algorithm 2 give their measured algorithm
+    variances (``include_forests=False`` skips them). Trees: on a bootstrap sample if
+    ``bootstrap`` (with ``bootstrap=False`` and every feature a tree is deterministic given its
+    projection: var_tree = 0). See :class:`ForestBiasVarianceResult`.
 
     The work of one learning set is :func:`learning_set_statistics` and the terms are
     :meth:`ForestSums.terms`: :class:`engine.app.page_models.draws.RunningForestBiasVariance`
     draws the same learning sets one at a time with the same two.
     """
     _int(n_learning_sets, "n_learning_sets", 2)
-    settings = check_settings(structure, q_values=q_values, projection=projection, n_estimators=n_estimators,
-                              n_projections=n_projections, n_tree_seeds=n_tree_seeds,
-                              n_forest_seeds=n_forest_seeds, include_forests=include_forests,
-                              max_features=max_features, bootstrap=bootstrap, n_train=n_train, n_test=n_test,
-                              n_outputs=n_outputs, noise=noise, seed=seed, n_jobs=n_jobs)
+    settings = check_settings(problem, forest, n_projections=n_projections, n_tree_seeds=n_tree_seeds,
+                              n_forest_seeds=n_forest_seeds, include_forests=include_forests, bootstrap=bootstrap,
+                              seed=seed)
     check_callbacks(progress, stop)
     qs = settings["q_values"]
     test_seq, *set_seqs = np.random.SeedSequence(seed).spawn(n_learning_sets + 1)
-    problem = TestProblem(structure, n_test, n_outputs, noise, test_seq)
-    sums = ForestSums(len(qs), include_forests)
+    test = TestProblem(settings["structure"], settings["n_test"], settings["n_outputs"], settings["noise"], test_seq)
+    sums = ForestSums(len(qs), settings["include_forests"])
     runner, done, complete = Runner(progress, stop, n_learning_sets * len(qs)), 0, True
     with FitWorker(stop) as worker:     # a stop kills the set in progress (its fits are dropped)
-        shared = worker.share(problem)
+        shared = worker.share(test)
         for i, seq in enumerate(set_seqs):
             if runner.stopped():
                 complete = False
@@ -190,36 +188,32 @@ def run_forest_bias_variance(structure="ind", *, q_values=(1, 4), projection="ga
                 done += 1
             runner.report(done, f"learning set {i + 1}/{n_learning_sets}")
     runner.finish(complete)
-    return sums.result(problem, {**settings, "n_learning_sets": n_learning_sets}, complete)
+    return sums.result(test, {**settings, "n_learning_sets": n_learning_sets}, complete)
 
 
-def check_settings(structure, *, q_values, projection, n_estimators, n_projections, n_tree_seeds, n_forest_seeds,
-                   include_forests, max_features, bootstrap, n_train, n_test, n_outputs, noise, seed, n_jobs):
+def check_settings(problem, forest, *, n_projections=4, n_tree_seeds=4, n_forest_seeds=4, include_forests=True,
+                   bootstrap=True, seed=0):
     """Every setting of :func:`run_forest_bias_variance` but the number of learning sets, checked
-    (``ValueError`` naming it); returns them as a dict with ``q_values`` resolved to integers."""
-    if structure not in STRUCTURES:
-        raise ValueError(f"structure must be one of {STRUCTURES}, got {structure!r}")
-    if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
-    _int(n_outputs, "n_outputs", 1)
-    qs = resolve_q_values(q_values, projection, n_outputs)
-    _int(n_estimators, "n_estimators", 1)
+    (``ValueError`` naming it); returns them as one plain dict (what a worker process gets) with
+    the q swept resolved to integers."""
+    problem = Problem.of(problem)
+    if problem.dataset not in FRIEDMAN_PROBLEMS or problem.data is not None or problem.n_noisy_outputs:
+        raise ValueError("problem must be a Friedman1 problem (friedman1-chain, -group or -ind) without noisy "
+                         f"outputs: the split needs its Bayes model, got {problem.dataset!r}")
+    if not isinstance(forest, ForestSettings):
+        raise ValueError(f"forest must be a ForestSettings, got {type(forest).__name__}")
     _int(n_projections, "n_projections", 2)
     _int(n_tree_seeds, "n_tree_seeds", 2)
     _int(n_forest_seeds, "n_forest_seeds", 2)
-    _int(n_train, "n_train", 2)
-    _int(n_test, "n_test", 1)
-    check_in_interval(noise, "noise", 0.0)
-    _int(seed, "seed", 0)
-    check_forest_settings(n_estimators, 1, max_features, n_jobs, "regression")
-    if not isinstance(bootstrap, (bool, np.bool_)):
-        raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
-    if not isinstance(include_forests, (bool, np.bool_)):
-        raise ValueError(f"include_forests must be True or False, got {include_forests!r}")
-    return dict(structure=structure, q_values=qs, projection=projection, n_estimators=n_estimators,
-                n_projections=n_projections, n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds,
-                include_forests=bool(include_forests), max_features=max_features, bootstrap=bool(bootstrap),
-                n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed, n_jobs=n_jobs)
+    _int(problem.n_test, "n_test", 1)
+    check_seed(seed)
+    return dict(structure=problem.dataset.split("-", 1)[1], q_values=forest.qs(problem.n_outputs),
+                projection=forest.projection, n_estimators=forest.n_estimators, n_projections=n_projections,
+                n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds,
+                include_forests=check_flag(include_forests, "include_forests"),
+                max_features=forest.features("regression"), bootstrap=check_flag(bootstrap, "bootstrap"),
+                n_train=problem.n_train, n_test=problem.n_test, n_outputs=problem.n_outputs, noise=problem.noise,
+                seed=seed, n_jobs=forest.n_jobs)
 
 
 class TestProblem:

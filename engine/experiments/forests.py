@@ -43,20 +43,21 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor, resolve_n_components
-from engine.experiments.problems import data_kwargs, get_problem, problem_shape
+from engine.estimators.forest import ProjectedForestClassifier, ProjectedForestRegressor
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, jsonable
+from engine.experiments.settings import ForestSettings, check_flag, check_names, check_seed
 from engine.experiments.timing import repeat_in_turns, resolve_timing, spread
 from engine.experiments.worker import FitWorker
 from engine.methods import SCHEMES
 from engine.metrics import ranking_average_precision
 from engine.names import METRICS, PROJECTIONS
-from engine.projections import check_projection
-from engine.validation import check_int as _int
-from engine.validation import check_n_jobs
 
 __all__ = [
     "ForestSweepResult",
+    "SweepPlan",
+    "plan_sweep",
+    "run_sweep",
     "run_forest_projection_size",
     "run_forest_randomization",
     "run_forest_schemes",
@@ -72,7 +73,6 @@ FOREST_REF = "mo-rf (original outputs)"
 # Gaussian, Rademacher (s = 3), sparse Rademacher, output sub-sampling.
 SCHEME_LABELS = {scheme: SCHEMES[scheme].label
                  for scheme in sorted(SCHEMES, key=lambda s: (not SCHEMES[s].dense, SCHEMES[s].q_at_most_d))}
-DATA_KEYS = ("n_train", "n_test", "n_outputs", "noise", "input_distribution", "n_noisy_outputs")
 
 
 # --------------------------------------------------------------------------
@@ -105,20 +105,20 @@ def _predict(est, task, X):
     return est.decision_function(X) if task == "multilabel" else est.predict(X)
 
 
-def fit_and_score(task, params, problem):
-    """Fit a forest on the problem's training set; (test score, fit seconds)."""
-    X_tr, Y_tr, X_te, Y_te = problem[:4]
+def fit_and_score(task, params, data):
+    """Fit a forest on a drawn problem's (:class:`~engine.experiments.problems.ProblemData`)
+    training set; (test score, fit seconds)."""
     est = make_forest(task, **params)
     t0 = time.perf_counter()
-    est.fit(X_tr, Y_tr)
+    est.fit(data.X_train, data.Y_train)
     fit_time = time.perf_counter() - t0
-    return score_predictions(task, Y_te, _predict(est, task, X_te)), fit_time
+    return score_predictions(task, data.Y_test, _predict(est, task, data.X_test)), fit_time
 
 
-def fit_seconds(task, params, problem, rows=None, n_estimators=None):
+def fit_seconds(task, params, data, rows=None, n_estimators=None):
     """Seconds of one fit (no scoring): a repeat for the timing, or with ``rows`` / ``n_estimators``
     a small untimed warm-up."""
-    X_tr, Y_tr = problem[0], problem[1]
+    X_tr, Y_tr = data.X_train, data.Y_train
     if rows is not None:
         X_tr, Y_tr = X_tr[:rows], Y_tr[:rows]
     est = make_forest(task, **{**params, **({} if n_estimators is None else {"n_estimators": n_estimators})})
@@ -127,7 +127,7 @@ def fit_seconds(task, params, problem, rows=None, n_estimators=None):
     return time.perf_counter() - t0
 
 
-def _run_plan(plan, task, problem, progress, stop, timing=None):
+def _fit_plan(plan, task, problem, progress, stop, timing=None):
     """Fit the planned forests (series, x, repeat, params) in order; (records, complete).
 
     With ``timing`` (:class:`engine.experiments.timing.Timing`) the times are measured as on every
@@ -257,155 +257,37 @@ class ForestSweepResult(JsonResult):
 
 
 # --------------------------------------------------------------------------
-# Argument checking
+# The plan of a sweep: every fit, checked and listed before any data are drawn
 # --------------------------------------------------------------------------
 
 
-def _int_list(values, name, minimum=1):
-    if isinstance(values, (str, bytes)) or np.isscalar(values):
-        values = [values]
-    try:
-        values = list(values)
-    except TypeError:
-        raise ValueError(f"{name} must be a list of integers") from None
-    if not values:
-        raise ValueError(f"{name} is empty: give at least one value")
-    out = [_int(v, name, minimum) for v in values]
-    if len(set(out)) != len(out):
-        raise ValueError(f"{name} lists a value twice: {out}")
-    return sorted(out)
+@dataclass
+class SweepPlan:
+    """What a sweep will fit, made from the problem's size alone (nothing drawn or loaded): the
+    experiment runs it (:func:`run_sweep`), a page checks a request by making it and the app's cost
+    estimate prices its fits.
 
+    fits : one ``(series, x, repeat, forest parameters)`` per fit, in the order they run
+    series : the series in drawing order; params : the sweep's settings (a result's ``params``);
+    notes : the sweep's own sentences (after the shared ones)
+    """
 
-def resolve_q_values(q_values, projection, d, name="q_values", skip_too_large=False):
-    """Integers >= 1; "log" -> round(ln d). With sub-sampling, q > d is an error (or skipped)."""
-    if isinstance(q_values, (str, bytes)) or np.isscalar(q_values):
-        q_values = [q_values]
-    try:
-        raw = list(q_values)
-    except TypeError:
-        raise ValueError(f"{name} must be a list of integers (or 'log')") from None
-    if not raw:
-        raise ValueError(f"{name} is empty: give at least one projected dimension q")
-    plain = [q for q in raw if not isinstance(q, str)]
-    if len(plain) != len(set(plain)):
-        raise ValueError(f"{name} lists a value twice: {raw}")
-    qs = []
-    for q in raw:
-        if isinstance(q, str) and q == "log":
-            q = resolve_n_components("log", d)
-        qs.append(_int(q, name, 1))
-    qs = sorted(set(qs))
-    if projection is not None and not skip_too_large:
-        for q in qs:
-            try:
-                check_projection(projection, q, d)
-            except ValueError as exc:
-                raise ValueError(f"{name}: {exc}") from None
-    return qs
-
-
-def check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task):
-    """The forest arguments shared by the forest experiments (ValueError naming them)."""
-    _int(n_estimators, "n_estimators", 1)
-    _int(n_repeats, "n_repeats", 1)
-    check_n_jobs(n_jobs)
-    try:
-        make_forest(task, max_features=max_features).check_params()
-    except ValueError as exc:
-        raise ValueError(str(exc)) from None
+    experiment: str
+    problem: Problem
+    forest: ForestSettings
+    task: str
+    n_outputs: int
+    n_features: int
+    x_name: str
+    series: list
+    fits: list
+    params: dict
+    notes: list = field(default_factory=list)
 
 
 def repeat_seeds(seed, n_repeats):
     """One random_state per repeat; every series of a repeat uses it (common random numbers)."""
     return [int(s) for s in np.random.default_rng(seed).integers(0, 2**31 - 1, size=n_repeats)]
-
-
-def _default_max_features(task, max_features):
-    if max_features is not None:
-        return max_features
-    return "sqrt" if task == "multilabel" else 1.0
-
-
-def _base_notes(task, info, n_estimators, n_repeats, max_features):
-    scoring = ("LRAP of the label probabilities on the test set, samples without any relevant label dropped "
-               "(paper 003, section 4.1)" if task == "multilabel" else "macro-r2 on the test set")
-    return [f"{scoring}; {info['split']}.",
-            f"{n_estimators} trees per forest, bootstrap, best splits over max_features = {max_features!r}; "
-            f"{n_repeats} repeat(s), each with its own seed shared by every series (mean shown).",
-            "Fit times are wall-clock seconds of fit() on this machine (predictions not included)."]
-
-
-# --------------------------------------------------------------------------
-# Figure 1: projection size
-# --------------------------------------------------------------------------
-
-
-def run_forest_projection_size(dataset="emotions", *, q_values=(1, 2, 4), projection="gaussian",
-                               n_estimators=10, max_features=None, include_single_tree=True,
-                               include_shared=True, include_reference=True, n_repeats=1, seed=0,
-                               n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
-                               input_distribution="uniform", n_noisy_outputs=0, timing=True, progress=None,
-                               stop=None) -> ForestSweepResult:
-    """Score and fit time against q (paper 003, Figure 1).
-
-    ``timing`` (True, a :class:`~engine.experiments.timing.Timing` or a dict of its fields; False:
-    one plain fit each) measures the fit times after a warm-up, short fits repeated in turns
-    (median and range), as every timed chart of the app does.
-
-    Series: "single projected tree" (one CART tree, no bootstrap, all
-    features, grown on q projected outputs), "Algorithm 1 (shared
-    projection)" and "Algorithm 2 (projection per tree)" (forests of
-    ``n_estimators`` trees); references at every q: the single tree and mo-rf
-    grown on the original outputs. q values may include "log" (round(ln d)).
-    """
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
-    if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
-    qs = resolve_q_values(q_values, projection, d)
-    check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task)
-    check_callbacks(progress, stop)
-
-    mf = _default_max_features(task, max_features)
-    problem = get_problem(dataset, seed=seed, **data_kw)
-    info = problem[5]
-    tree = dict(n_estimators=1, bootstrap=False, max_features=1.0, n_jobs=1)
-    forest = dict(n_estimators=n_estimators, max_features=mf, n_jobs=n_jobs)
-    proj = dict(projection=projection)
-    plan = []
-    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
-        if include_reference:
-            if include_single_tree:
-                plan.append((TREE_REF, None, r, {**tree, "random_state": rs}))
-            plan.append((FOREST_REF, None, r, {**forest, "random_state": rs}))
-        for q in qs:
-            if include_single_tree:
-                plan.append((SINGLE_TREE, q, r, {**tree, **proj, "n_components": q, "random_state": rs}))
-            if include_shared:
-                plan.append((SHARED, q, r, {**forest, **proj, "n_components": q,
-                                            "projection_per_tree": False, "random_state": rs}))
-            plan.append((PER_TREE, q, r, {**forest, **proj, "n_components": q, "random_state": rs}))
-    series = [s for s in (SINGLE_TREE, SHARED, PER_TREE, TREE_REF, FOREST_REF) if any(p[0] == s for p in plan)]
-    timing = resolve_timing(timing)
-    records, complete = _run_plan(plan, task, problem, progress, stop, timing)
-    params = dict(dataset=dataset, q_values=qs, projection=projection, n_estimators=n_estimators,
-                  max_features=mf, include_single_tree=include_single_tree, include_shared=include_shared,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
-    notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
-        "Single trees: one fully grown CART tree (no bootstrap, all features)."]
-    if timing is not None:
-        params["timing"] = dict(timing.__dict__)
-        notes[-2] = ("Fit times: seconds of fit() (predictions not included) after one small untimed warm-up fit; "
-                     f"each fit under {timing.short_seconds:g} s was repeated in turns with the others, up to "
-                     f"{timing.max_fits} times (at most {timing.budget_seconds:g} s more each): the median is drawn, "
-                     "the bars span the fastest and slowest fit.")
-    return ForestSweepResult("projection-size", dataset, task, METRICS[task], d, info["n_features"], "q",
-                             series, records, params, complete, notes)
-
-
-# --------------------------------------------------------------------------
-# Figure 2: input vs output randomization
-# --------------------------------------------------------------------------
 
 
 def _resolve_k(values, p):
@@ -436,109 +318,182 @@ def _resolve_k(values, p):
     return sorted(set(ks))
 
 
-def run_forest_randomization(dataset="emotions", *, max_features_values=None, q_values=(1, 2),
-                             projection="gaussian", n_estimators=10, include_reference=True, n_repeats=1,
-                             seed=0, n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
-                             input_distribution="uniform", n_noisy_outputs=0, progress=None,
-                             stop=None) -> ForestSweepResult:
-    """Score against max_features k for a few q (paper 003, Figure 2, section 4.4).
+def _size_fits(task, d, p, forest, seeds, include_single_tree=True, include_shared=True, include_reference=True):
+    """Figure 1: single trees and Algorithms 1 and 2 at every q, the unprojected tree and mo-rf."""
+    flags = dict(include_single_tree=check_flag(include_single_tree, "include_single_tree"),
+                 include_shared=check_flag(include_shared, "include_shared"),
+                 include_reference=check_flag(include_reference, "include_reference"))
+    qs, mf = forest.qs(d), forest.features(task)
+    tree = dict(n_estimators=1, bootstrap=False, max_features=1.0, n_jobs=1)
+    grown = dict(n_estimators=forest.n_estimators, max_features=mf, n_jobs=forest.n_jobs)
+    proj = dict(projection=forest.projection)
+    fits = []
+    for r, rs in enumerate(seeds):
+        if include_reference:
+            if include_single_tree:
+                fits.append((TREE_REF, None, r, {**tree, "random_state": rs}))
+            fits.append((FOREST_REF, None, r, {**grown, "random_state": rs}))
+        for q in qs:
+            if include_single_tree:
+                fits.append((SINGLE_TREE, q, r, {**tree, **proj, "n_components": q, "random_state": rs}))
+            if include_shared:
+                fits.append((SHARED, q, r, {**grown, **proj, "n_components": q,
+                                            "projection_per_tree": False, "random_state": rs}))
+            fits.append((PER_TREE, q, r, {**grown, **proj, "n_components": q, "random_state": rs}))
+    series = [s for s in (SINGLE_TREE, SHARED, PER_TREE, TREE_REF, FOREST_REF) if any(f[0] == s for f in fits)]
+    params = dict(q_values=qs, projection=forest.projection, max_features=mf, **flags)
+    return "q", series, fits, params, ["Single trees: one fully grown CART tree (no bootstrap, all features)."]
 
-    One series per q ("q = 1", ...): Algorithm 2 (a projection per tree) with
-    ``projection``; "mo-rf (original outputs)" is the unprojected forest at the
-    same k. Small k = strong input randomization, small q = strong output
-    randomization. ``max_features_values``: integers k in [1, p] or fractions
-    of p (default: about 6 log-spaced k from 1 to p).
-    """
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
-    if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
-    qs = resolve_q_values(q_values, projection, d)
-    check_forest_settings(n_estimators, n_repeats, None, n_jobs, task)
-    check_callbacks(progress, stop)
-    problem = get_problem(dataset, seed=seed, **data_kw)
-    info = problem[5]
-    p = info["n_features"]
-    ks = _resolve_k(max_features_values, p)
 
-    forest = dict(n_estimators=n_estimators, n_jobs=n_jobs)
-    plan = []
-    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
+def _randomization_fits(task, d, p, forest, seeds, max_features_values=None, include_reference=True):
+    """Figure 2: Algorithm 2 at every k for each q, mo-rf at the same k."""
+    include_reference = check_flag(include_reference, "include_reference")
+    qs, ks = forest.qs(d), _resolve_k(max_features_values, p)
+    grown = dict(n_estimators=forest.n_estimators, n_jobs=forest.n_jobs)
+    fits = []
+    for r, rs in enumerate(seeds):
         for k in ks:
             if include_reference:
-                plan.append((FOREST_REF, k, r, {**forest, "max_features": k, "random_state": rs}))
+                fits.append((FOREST_REF, k, r, {**grown, "max_features": k, "random_state": rs}))
             for q in qs:
-                plan.append((f"q = {q}", k, r, {**forest, "max_features": k, "projection": projection,
+                fits.append((f"q = {q}", k, r, {**grown, "max_features": k, "projection": forest.projection,
                                                 "n_components": q, "random_state": rs}))
     series = [f"q = {q}" for q in qs] + ([FOREST_REF] if include_reference else [])
-    records, complete = _run_plan(plan, task, problem, progress, stop)
-    params = dict(dataset=dataset, max_features_values=ks, q_values=qs, projection=projection,
-                  n_estimators=n_estimators, include_reference=include_reference, n_repeats=n_repeats,
-                  seed=seed, n_fits=len(plan), **data_kw)
-    notes = _base_notes(task, info, n_estimators, n_repeats, "k (the x axis)") + [
-        f"Output randomization: Algorithm 2 with {SCHEME_LABELS[projection]} projections of size q."]
-    return ForestSweepResult("randomization", dataset, task, METRICS[task], d, p, "max_features",
-                             series, records, params, complete, notes)
+    params = dict(max_features_values=ks, q_values=qs, projection=forest.projection,
+                  include_reference=include_reference)
+    notes = [f"Output randomization: Algorithm 2 with {SCHEME_LABELS[forest.projection]} projections of size q."]
+    return "max_features", series, fits, params, notes
 
 
-# --------------------------------------------------------------------------
-# Figure 3: projection schemes
-# --------------------------------------------------------------------------
-
-
-def run_forest_schemes(dataset="emotions", *, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
-                       q_values=(1, 2, 4), n_estimators=10, max_features=None, include_reference=True,
-                       n_repeats=1, seed=0, n_jobs=1, n_train=300, n_test=1000, n_outputs=16, noise=1.0,
-                       input_distribution="uniform", n_noisy_outputs=0, progress=None,
-                       stop=None) -> ForestSweepResult:
-    """Algorithm 2 with each projection scheme against q (paper 003, Figure 3).
-
-    One series per scheme (labelled as in ``SCHEME_LABELS``); mo-rf on the
-    original outputs is the reference. Output sub-sampling cannot draw more
-    than d outputs: its q > d points are left out (said in ``notes``).
-    """
-    data_kw = data_kwargs(n_train, n_test, n_outputs, noise, input_distribution, n_noisy_outputs)
-    task, d = problem_shape(dataset, seed=seed, **data_kw)
-    if isinstance(schemes, str):
-        schemes = [schemes]
-    try:
-        schemes = list(schemes)
-    except TypeError:
-        raise ValueError("schemes must be a list of projection schemes") from None
-    if not schemes:
-        raise ValueError("schemes is empty: give at least one projection scheme")
-    for s in schemes:
-        if s not in PROJECTIONS:
-            raise ValueError(f"schemes: unknown scheme {s!r}; valid ones are {PROJECTIONS}")
-    if len(set(schemes)) != len(schemes):
-        raise ValueError(f"schemes lists a scheme twice: {schemes}")
-    qs = resolve_q_values(q_values, "gaussian", d)
-    check_forest_settings(n_estimators, n_repeats, max_features, n_jobs, task)
-    check_callbacks(progress, stop)
-    mf = _default_max_features(task, max_features)
-    problem = get_problem(dataset, seed=seed, **data_kw)
-    info = problem[5]
-
-    forest = dict(n_estimators=n_estimators, max_features=mf, n_jobs=n_jobs)
-    plan, skipped = [], []
-    for r, rs in enumerate(repeat_seeds(seed, n_repeats)):
+def _schemes_fits(task, d, p, forest, seeds, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
+                  include_reference=True):
+    """Figure 3: Algorithm 2 with each scheme at every q (sub-sampling only up to q = d), mo-rf."""
+    schemes = check_names(schemes, "schemes", PROJECTIONS, "projection scheme")
+    include_reference = check_flag(include_reference, "include_reference")
+    qs, mf = forest.qs(d, projection="gaussian"), forest.features(task)
+    grown = dict(n_estimators=forest.n_estimators, max_features=mf, n_jobs=forest.n_jobs)
+    fits = []
+    for r, rs in enumerate(seeds):
         if include_reference:
-            plan.append((FOREST_REF, None, r, {**forest, "random_state": rs}))
+            fits.append((FOREST_REF, None, r, {**grown, "random_state": rs}))
         for s in schemes:
-            for q in qs:
-                if s == "subsample" and q > d:
-                    if r == 0:
-                        skipped.append(q)
-                    continue
-                plan.append((SCHEME_LABELS[s], q, r, {**forest, "projection": s, "n_components": q,
-                                                      "random_state": rs}))
+            fits += [(SCHEME_LABELS[s], q, r, {**grown, "projection": s, "n_components": q, "random_state": rs})
+                     for q in qs if not (s == "subsample" and q > d)]
     series = [SCHEME_LABELS[s] for s in schemes] + ([FOREST_REF] if include_reference else [])
-    records, complete = _run_plan(plan, task, problem, progress, stop)
-    params = dict(dataset=dataset, schemes=schemes, q_values=qs, n_estimators=n_estimators, max_features=mf,
-                  include_reference=include_reference, n_repeats=n_repeats, seed=seed, n_fits=len(plan), **data_kw)
-    notes = _base_notes(task, info, n_estimators, n_repeats, mf) + [
-        "Every scheme with Algorithm 2 (a new projection per tree)."]
+    params = dict(schemes=schemes, q_values=qs, max_features=mf, include_reference=include_reference)
+    notes = ["Every scheme with Algorithm 2 (a new projection per tree)."]
+    skipped = [q for q in qs if q > d] if "subsample" in schemes else []
     if skipped:
         notes.append(f"Output sub-sampling left out at q = {', '.join(map(str, skipped))} (> d = {d}).")
-    return ForestSweepResult("schemes", dataset, task, METRICS[task], d, info["n_features"], "q",
-                             series, records, params, complete, notes)
+    return "q", series, fits, params, notes
+
+
+SWEEPS = {"projection-size": _size_fits, "randomization": _randomization_fits, "schemes": _schemes_fits}
+
+
+def plan_sweep(experiment, problem, forest, *, seed=0, **options) -> SweepPlan:
+    """The checked plan of a sweep (``SWEEPS``: "projection-size", "randomization", "schemes") on
+    ``problem`` (a :class:`~engine.experiments.problems.Problem` or a data set's name) with
+    ``forest`` (:class:`~engine.experiments.settings.ForestSettings`) and the sweep's own
+    ``options`` (those of its ``run_forest_*``); a ``ValueError`` naming what is refused."""
+    if experiment not in SWEEPS:
+        raise ValueError(f"experiment must be one of {tuple(SWEEPS)}, got {experiment!r}")
+    problem = Problem.of(problem)
+    if not isinstance(forest, ForestSettings):
+        raise ValueError(f"forest must be a ForestSettings, got {type(forest).__name__}")
+    seed = check_seed(seed)
+    size = problem.size()
+    task, d, p = size["task"], size["n_outputs"], size["n_features"]
+    seeds = repeat_seeds(seed, forest.n_repeats)
+    x_name, series, fits, params, notes = SWEEPS[experiment](task, d, p, forest, seeds, **options)
+    params = dict(dataset=problem.dataset, **params, n_estimators=forest.n_estimators, n_repeats=forest.n_repeats,
+                  seed=seed, n_fits=len(fits), **problem.data_kwargs())
+    return SweepPlan(experiment, problem, forest, task, d, p, x_name, series, fits, params, notes)
+
+
+def _base_notes(task, info, n_estimators, n_repeats, max_features):
+    scoring = ("LRAP of the label probabilities on the test set, samples without any relevant label dropped "
+               "(paper 003, section 4.1)" if task == "multilabel" else "macro-r2 on the test set")
+    return [f"{scoring}; {info['split']}.",
+            f"{n_estimators} trees per forest, bootstrap, best splits over max_features = {max_features!r}; "
+            f"{n_repeats} repeat(s), each with its own seed shared by every series (mean shown).",
+            "Fit times are wall-clock seconds of fit() on this machine (predictions not included)."]
+
+
+def _timing_note(timing):
+    return ("Fit times: seconds of fit() (predictions not included) after one small untimed warm-up fit; "
+            f"each fit under {timing.short_seconds:g} s was repeated in turns with the others, up to "
+            f"{timing.max_fits} times (at most {timing.budget_seconds:g} s more each): the median is drawn, "
+            "the bars span the fastest and slowest fit.")
+
+
+def run_sweep(plan, *, timing=None, progress=None, stop=None) -> ForestSweepResult:
+    """Draw the plan's problem (with its seed) and fit its forests in order: a :class:`ForestSweepResult`.
+
+    ``timing`` (True, a :class:`~engine.experiments.timing.Timing` or a dict of its fields; None or
+    False: one plain fit each) measures the fit times after a warm-up, short fits repeated in turns
+    (median and range), as every timed chart of the app does."""
+    if not isinstance(plan, SweepPlan):
+        raise ValueError(f"plan must be a SweepPlan (plan_sweep), got {type(plan).__name__}")
+    timing = resolve_timing(timing)
+    check_callbacks(progress, stop)
+    data = plan.problem.draw(plan.params["seed"])
+    records, complete = _fit_plan(plan.fits, plan.task, data, progress, stop, timing)
+    mf = "k (the x axis)" if plan.experiment == "randomization" else plan.params["max_features"]
+    notes = _base_notes(plan.task, data.info, plan.forest.n_estimators, plan.forest.n_repeats, mf) + plan.notes
+    params = dict(plan.params)
+    if timing is not None:
+        params["timing"] = dict(timing.__dict__)
+        notes[2] = _timing_note(timing)
+    return ForestSweepResult(plan.experiment, plan.problem.dataset, plan.task, METRICS[plan.task], plan.n_outputs,
+                             data.info["n_features"], plan.x_name, plan.series, records, params, complete, notes)
+
+
+# --------------------------------------------------------------------------
+# The three figures of paper 003
+# --------------------------------------------------------------------------
+
+
+def run_forest_projection_size(problem, forest, *, include_single_tree=True, include_shared=True,
+                               include_reference=True, timing=True, seed=0, progress=None,
+                               stop=None) -> ForestSweepResult:
+    """Score and fit time against q (paper 003, Figure 1), on ``problem`` (a
+    :class:`~engine.experiments.problems.Problem` or a data set's name, drawn with ``seed``) with
+    ``forest`` (:class:`~engine.experiments.settings.ForestSettings`: trees, max_features, the
+    projection scheme and the q swept).
+
+    Series: "single projected tree" (one CART tree, no bootstrap, all features, grown on q
+    projected outputs), "Algorithm 1 (shared projection)" and "Algorithm 2 (projection per tree)"
+    (forests of ``n_estimators`` trees); references at every q: the single tree and mo-rf grown on
+    the original outputs. ``timing``: see :func:`run_sweep` (True by default here).
+    """
+    plan = plan_sweep("projection-size", problem, forest, seed=seed, include_single_tree=include_single_tree,
+                      include_shared=include_shared, include_reference=include_reference)
+    return run_sweep(plan, timing=timing, progress=progress, stop=stop)
+
+
+def run_forest_randomization(problem, forest, *, max_features_values=None, include_reference=True, seed=0,
+                             progress=None, stop=None) -> ForestSweepResult:
+    """Score against max_features k for a few q (paper 003, Figure 2, section 4.4).
+
+    One series per q of ``forest`` ("q = 1", ...): Algorithm 2 (a projection per tree) with its
+    projection; "mo-rf (original outputs)" is the unprojected forest at the same k (``forest``'s
+    own max_features is not used). Small k = strong input randomization, small q = strong output
+    randomization. ``max_features_values``: integers k in [1, p] or fractions of p (default: about
+    6 log-spaced k from 1 to p).
+    """
+    plan = plan_sweep("randomization", problem, forest, seed=seed, max_features_values=max_features_values,
+                      include_reference=include_reference)
+    return run_sweep(plan, progress=progress, stop=stop)
+
+
+def run_forest_schemes(problem, forest, *, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
+                       include_reference=True, seed=0, progress=None, stop=None) -> ForestSweepResult:
+    """Algorithm 2 with each projection scheme against q (paper 003, Figure 3).
+
+    One series per scheme (labelled as in ``SCHEME_LABELS``; ``forest``'s own projection is not
+    used); mo-rf on the original outputs is the reference. Output sub-sampling cannot draw more
+    than d outputs: its q > d points are left out (said in ``notes``).
+    """
+    plan = plan_sweep("schemes", problem, forest, seed=seed, schemes=schemes, include_reference=include_reference)
+    return run_sweep(plan, progress=progress, stop=stop)

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from engine.experiments.convergence import (
-    BoostingSettings,
     ConvergenceResult,
     Curve,
     auto_eval_points,
@@ -24,11 +23,12 @@ from engine.experiments.convergence import (
 )
 from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
+from engine.experiments.settings import BoostingSettings
 from engine.experiments.timing import resolve_timing, retime
 from engine.metrics import macro_r2, ranking_average_precision
-from engine.names import LEAF_ESTIMATIONS, METRICS, PROJECTED_RELABEL, PROJECTIONS, boosting_name
+from engine.names import METRICS, PROJECTED_RELABEL, PROJECTIONS, boosting_name
 from engine.projections import check_projection
-from engine.validation import check_choice, check_in_interval
+from engine.validation import check_in_interval
 from engine.validation import check_int as _int
 
 __all__ = ["MATCH_TOLERANCE", "ProjectionSizeResult", "run_projection_size"]
@@ -217,9 +217,8 @@ def run_projection_size(problem, boosting, *, q_values, projection="gaussian", t
         raise ValueError(f"problem must be a Problem or a data set name, got {type(problem).__name__}")
     if not isinstance(boosting, BoostingSettings):
         raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
-    if boosting.leaf_estimation is not None:
-        check_choice(boosting.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
-    task, d = problem.shape(seed)
+    _int(seed, "seed", 0)
+    task, d = problem.shape()
     if projection not in PROJECTIONS:
         raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
     q_values = _checked_q_values(q_values, projection, d)

@@ -34,6 +34,7 @@ from engine.experiments.claims import (
 from engine.experiments.convergence import BoostingSettings, run_projection_schemes
 from engine.experiments.forests import run_forest_projection_size, run_forest_randomization, run_forest_schemes
 from engine.experiments.problems import Problem
+from engine.experiments.settings import ForestSettings
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import FIGURE5_Q, FIGURE6_STEPS
 from engine.reports.writer import Report
@@ -165,9 +166,9 @@ def reproduce_forest_projection_size(out_dir, *, quick=False, seed=0, progress=N
     """Thesis Figure 5.1: single unpruned trees (n_min = 1) and forests (Algorithms 1 and 2, k = sqrt(p))
     on q Gaussian projections of delicious' labels, the unprojected tree and forest as references."""
     def run(f, seed, progress):
-        return run_forest_projection_size(f["dataset"], q_values=f["q_values"], projection="gaussian",
-                                          n_estimators=f["n_estimators"], max_features="sqrt",
-                                          n_repeats=f["n_repeats"], seed=seed, timing=False, progress=progress)
+        forest = ForestSettings(n_estimators=f["n_estimators"], max_features="sqrt", projection="gaussian",
+                                q_values=tuple(f["q_values"]), n_repeats=f["n_repeats"])
+        return run_forest_projection_size(Problem(f["dataset"]), forest, seed=seed, timing=False, progress=progress)
     return _forest_target("forest-projection-size", "Thesis Figure 5.1: trees and forests against q", run,
                           forest_q_claims, plotting.forest_projection_size_figure, out_dir, quick, seed, progress,
                           budget)
@@ -177,9 +178,10 @@ def reproduce_forest_randomization(out_dir, *, quick=False, seed=0, progress=Non
     """Thesis Figure 5.3 (paper 003 Appendix F): input randomization k against output randomization
     q in {1, ln d, 2 ln d} (Algorithm 2, Gaussian), the forest on the original outputs at each k."""
     def run(f, seed, progress):
-        return run_forest_randomization(f["dataset"], max_features_values=f["k_values"], q_values=f["k_q_values"],
-                                        projection="gaussian", n_estimators=f["sweep_trees"],
-                                        n_repeats=f["n_repeats"], seed=seed, progress=progress)
+        forest = ForestSettings(n_estimators=f["sweep_trees"], projection="gaussian", q_values=tuple(f["k_q_values"]),
+                                n_repeats=f["n_repeats"])
+        return run_forest_randomization(Problem(f["dataset"]), forest, max_features_values=f["k_values"], seed=seed,
+                                        progress=progress)
     return _forest_target("forest-randomization", "Thesis Figure 5.3: k against q", run, forest_k_claims,
                           plotting.forest_randomization_figure, out_dir, quick, seed, progress, budget)
 
@@ -188,8 +190,9 @@ def reproduce_forest_schemes(out_dir, *, quick=False, seed=0, progress=None, bud
     """Thesis Figure 5.4: Algorithm 2 with Gaussian, Rademacher (s = 3), sparse Rademacher (s = sqrt(d))
     and sub-sampled projections against q, the forest on the original outputs as reference."""
     def run(f, seed, progress):
-        return run_forest_schemes(f["dataset"], q_values=f["scheme_q_values"], n_estimators=f["sweep_trees"],
-                                  max_features="sqrt", n_repeats=f["n_repeats"], seed=seed, progress=progress)
+        forest = ForestSettings(n_estimators=f["sweep_trees"], max_features="sqrt", q_values=tuple(f["scheme_q_values"]),
+                                n_repeats=f["n_repeats"])
+        return run_forest_schemes(Problem(f["dataset"]), forest, seed=seed, progress=progress)
     return _forest_target("forest-schemes", "Thesis Figure 5.4: projection schemes for forests", run,
                           forest_schemes_claims, plotting.forest_schemes_figure, out_dir, quick, seed, progress,
                           budget)

@@ -31,6 +31,7 @@ paper's Table 4 better than refitting (see ``REPRODUCTION_REFIT``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +41,10 @@ from engine import plotting
 from engine.estimators.averaged import AveragedEstimator
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.cell_cache import CellCache
-from engine.experiments.compression import run_compression, run_compression_sweep
+from engine.experiments.compression import CompressionSettings, run_compression, run_compression_sweep
 from engine.experiments.convergence import BoostingSettings, run_convergence, run_projection_schemes
 from engine.experiments.engine_version import engine_version
-from engine.experiments.forest_table1 import TABLE1_DATASETS, run_forest_table1
+from engine.experiments.forest_table1 import TABLE1_DATASETS, TABLE1_FOREST, run_forest_table1
 from engine.experiments.model_selection import BUDGETS, ModelSelectionResult, run_model_selection
 from engine.experiments.problems import Problem
 from engine.experiments.projection_size import run_projection_size
@@ -334,10 +335,10 @@ def reproduce_forest_table1(out_dir, *, quick=False, seed=0, progress=None):
     one repeat, emotions and yeast only.
     """
     if quick:
-        result = run_forest_table1(("emotions", "yeast"), n_estimators=10, n_repeats=1, seed=seed,
-                                   progress=progress)
+        result = run_forest_table1(("emotions", "yeast"), replace(TABLE1_FOREST, n_estimators=10, n_repeats=1),
+                                   seed=seed, progress=progress)
     else:
-        result = run_forest_table1(TABLE1_DATASETS, n_estimators=100, n_repeats=3, seed=seed, n_jobs=N_JOBS,
+        result = run_forest_table1(TABLE1_DATASETS, replace(TABLE1_FOREST, n_repeats=3, n_jobs=N_JOBS), seed=seed,
                                    progress=progress)
     summary = _with_paper_table1(result.summary_frame())
     report = Report("forest-table1", "Paper 003, Table 1: LRAP of forests on Gaussian output projections")
@@ -407,20 +408,20 @@ def reproduce_compression(out_dir, *, quick=False, seed=0, progress=None):
     parts = 4
     results = {}
     for i, name in enumerate(("friedman1", "two-norm")):
-        result = run_compression(name, n_estimators=settings["n_estimators"], max_features=1.0,
-                                 n_min=THESIS_TABLE71_SETTINGS[name]["n_min"], cv=settings["cv"], step=0.01,
-                                 n_runs=settings["n_runs"], seed=seed, n_jobs=N_JOBS,
+        compress = CompressionSettings(n_estimators=settings["n_estimators"], max_features=1.0,
+                                       n_min=THESIS_TABLE71_SETTINGS[name]["n_min"], cv=settings["cv"], step=0.01,
+                                       n_runs=settings["n_runs"], n_jobs=N_JOBS)
+        result = run_compression(Problem(name, n_train=300, n_test=2000), compress, seed=seed,
                                  progress=_part(progress, i, parts))
         results[name] = result
         report.add(f"table_{name}", result, f"{name}: ET against rET along the ℓ1 path (Figure 7.2)",
                    [plotting.compression_path_figure(result)], [result.summary_frame()])
     sweeps = (("n_min", settings["n_min_values"], 1), ("n_estimators", settings["m_values"], 10))
     for j, (parameter, values, n_min) in enumerate(sweeps):
-        result = run_compression_sweep("friedman1", parameter=parameter, values=values,
-                                       n_estimators=settings["n_estimators"],
-                                       max_features=1.0, n_min=n_min, cv=settings["sweep_cv"],
-                                       n_runs=settings["sweep_runs"], seed=seed, n_jobs=N_JOBS,
-                                       progress=_part(progress, 2 + j, parts))
+        compress = CompressionSettings(n_estimators=settings["n_estimators"], max_features=1.0, n_min=n_min,
+                                       cv=settings["sweep_cv"], n_runs=settings["sweep_runs"], n_jobs=N_JOBS)
+        result = run_compression_sweep(Problem("friedman1", n_train=300, n_test=2000), compress, parameter=parameter,
+                                       values=values, seed=seed, progress=_part(progress, 2 + j, parts))
         figure = "7.3" if parameter == "n_min" else "7.4"
         report.add(f"sweep_{parameter}", result, f"Figure {figure}: ET and rET against {parameter} (friedman1)",
                    [plotting.compression_sweep_figure(result)], [result.summary_frame()])

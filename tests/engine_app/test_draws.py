@@ -6,6 +6,8 @@ import pytest
 from engine.app.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_variance
+from engine.experiments.problems import Problem
+from engine.experiments.settings import ForestSettings
 from engine.plotting.draws import forest_draws_figure
 
 TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error", "error_noisy_test")
@@ -49,19 +51,32 @@ def test_draws_validate_their_input():
 
 # --- projected trees and forests (paper 003, Appendix C) ----------------------------------------------
 
-FOREST_KW = dict(projection="gaussian", n_estimators=4, n_projections=3, n_tree_seeds=2, n_forest_seeds=2,
-                 n_train=60, n_test=30, n_outputs=5, seed=7)
+FOREST_KW = dict(n_projections=3, n_tree_seeds=2, n_forest_seeds=2, seed=7)
+
+
+def problem(structure="group", n_train=60, n_test=30, n_outputs=5, noise=1.0):
+    return Problem(f"friedman1-{structure}", n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise)
+
+
+def forest(q=1, projection="gaussian", n_estimators=4, max_features=1.0):
+    return ForestSettings(n_estimators=n_estimators, max_features=max_features, projection=projection, q_values=(q,))
+
+
+def small_draws(structure="group", *, n_train=30, n_test=10, n_outputs=3, noise=1.0, q=1, projection="gaussian",
+                n_estimators=2, **grid):
+    return RunningForestBiasVariance(problem(structure, n_train, n_test, n_outputs, noise),
+                                     forest(q, projection, n_estimators), **grid)
 
 
 @pytest.mark.parametrize("structure,q,include_forests", [("chain", 2, True), ("ind", 1, False)])
 def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(structure, q, include_forests):
-    running = RunningForestBiasVariance(structure, q=q, include_forests=include_forests, **FOREST_KW)
+    running = RunningForestBiasVariance(problem(structure), forest(q), include_forests=include_forests, **FOREST_KW)
     assert running.result() is None and running.n_draws == 0
     running.draw(1)
     after_one = running.terms()
     running.draw(2)                                   # 1 + 2 draws, in two clicks
     for k, n_drawn in ((3, 3),):
-        batch = run_forest_bias_variance(structure, q_values=[q], n_learning_sets=k,
+        batch = run_forest_bias_variance(problem(structure), forest(q), n_learning_sets=k,
                                          include_forests=include_forests, **FOREST_KW)
         mine = running.result()
         assert mine.n_learning_sets_done == batch.n_learning_sets_done == n_drawn
@@ -77,7 +92,7 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
     # The history: one entry per draw, the last is now, the second equals the batch over 2 sets.
     assert all(len(v) == 3 for v in running.history.values())
     assert running.history["var_tree"][-1] == t["var_tree"] and running.history["bias2"][0] == after_one["bias2"]
-    two = run_forest_bias_variance(structure, q_values=[q], n_learning_sets=2, include_forests=include_forests,
+    two = run_forest_bias_variance(problem(structure), forest(q), n_learning_sets=2, include_forests=include_forests,
                                    **FOREST_KW)
     for term in ("bias2", "var_learning_set", "var_projection", "var_tree", "error"):
         assert running.history[term][1] == pytest.approx(float(two.terms[term][0]), rel=1e-12)
@@ -85,7 +100,7 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
     assert after_one["var_learning_set"] == 0 and after_one["error"] == pytest.approx(
         after_one["noise"] + after_one["bias2"] + after_one["var_algorithm"])
     if include_forests:
-        M = FOREST_KW["n_estimators"]
+        M = 4
         # Appendix C.2's split of each forest's algorithm variance, from the corrected single-tree terms
         assert t["alg1_projection_part"] == pytest.approx(t["var_projection_corrected"])
         assert t["alg2_projection_part"] == pytest.approx(t["var_projection_corrected"] / M)
@@ -100,7 +115,7 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
 
 
 @pytest.mark.parametrize("kwargs,word", [
-    (dict(structure="tree"), "structure"),
+    (dict(structure="tree"), "dataset"),
     (dict(projection="haar"), "projection"),
     (dict(q=[1, 2]), "q"),
     (dict(q=0), "q"),
@@ -117,11 +132,11 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
 ])
 def test_running_forest_rejects_bad_input_naming_the_argument(kwargs, word):
     with pytest.raises(ValueError, match=word):
-        RunningForestBiasVariance(**{"n_train": 30, "n_test": 10, **kwargs})
+        small_draws(**kwargs)
 
 
 def test_running_forest_draw_count_is_checked():
-    running = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3)
+    running = small_draws()
     with pytest.raises(ValueError, match="n"):
         running.draw(0)
     with pytest.raises(ValueError, match="at most"):
@@ -145,7 +160,7 @@ def test_running_for_picks_the_forest_draws_for_projected_forests_only():
 
 
 def test_forest_draws_figure_checks_its_kind():
-    running = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3)
+    running = small_draws()
     assert len(forest_draws_figure(running, "alg1").data) == 0          # nothing drawn yet: no traces
     running.draw(1)
     fig = forest_draws_figure(running, "alg2")
@@ -153,9 +168,8 @@ def test_forest_draws_figure_checks_its_kind():
                                                            "alg2_var_algorithm", "alg2_bias2", "noise"}
     with pytest.raises(ValueError, match="kind"):
         forest_draws_figure(running, "tree")
-    no_forests = RunningForestBiasVariance("group", n_estimators=2, n_train=30, n_test=10, n_outputs=3,
-                                           include_forests=False).draw(1)
+    no_forests = small_draws(include_forests=False).draw(1)
     with pytest.raises(ValueError, match="kind"):
         forest_draws_figure(no_forests, "alg1")
     with pytest.raises(ValueError, match="shown"):
-        RunningForestBiasVariance(shown="alg3")
+        small_draws(shown="alg3")

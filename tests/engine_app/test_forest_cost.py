@@ -13,8 +13,14 @@ import pytest
 from engine.experiments import compression as ce
 from engine.experiments import forest_variance as fv
 from engine.experiments import forests as fe
-from engine.experiments.problems import get_problem, problem_size
-from engine.app.page_models.cost import estimate_forest_experiment_seconds, estimate_forest_seconds
+from engine.experiments.problems import Problem, get_problem, problem_size
+from engine.experiments.settings import ForestSettings as Forest
+from engine.app.page_models.cost import (
+    estimate_compression_seconds,
+    estimate_forest_seconds,
+    estimate_forest_sweep_seconds,
+    estimate_forest_variance_seconds,
+)
 
 FACTOR = 4.0
 
@@ -47,19 +53,30 @@ def test_one_forest_fit(dataset, params):
     within(estimate, seconds)
 
 
-@pytest.mark.parametrize("experiment, dataset, kwargs", [
-    (fe.run_forest_projection_size, "corel5k", dict(q_values=[1, 4, 16], n_estimators=10, include_single_tree=False)),
-    (fe.run_forest_randomization, "yeast", dict(q_values=[1, 4], n_estimators=10)),
-    (fe.run_forest_schemes, "yeast", dict(q_values=[1, 4, 16], n_estimators=10)),
-    (fv.run_forest_bias_variance, "ind", dict(q_values=[1, 4], n_estimators=10, n_learning_sets=2)),
-    (ce.run_compression, "friedman1", dict(n_estimators=30, cv=10)),
-    (ce.run_compression, "yeast", dict(n_estimators=10, cv=3, lasso=False)),
+@pytest.mark.parametrize("experiment, problem, forest, options", [
+    ("projection-size", "corel5k", Forest(q_values=[1, 4, 16], n_estimators=10), dict(include_single_tree=False)),
+    ("randomization", "yeast", Forest(q_values=[1, 4], n_estimators=10), {}),
+    ("schemes", "yeast", Forest(q_values=[1, 4, 16], n_estimators=10), {}),
 ])
-def test_a_forest_experiment_as_the_page_calls_it(experiment, dataset, kwargs):
-    estimate = estimate_forest_experiment_seconds(experiment.__name__, dataset, **kwargs)
-    # (variance: 4.5x high measured once at load 13, the small dense trees of friedman1-ind)
-    within(estimate, measured(experiment, dataset, **kwargs), factor=6.0 if experiment is fv.run_forest_bias_variance
-           else FACTOR)
+def test_a_forest_sweep_as_the_page_runs_it(experiment, problem, forest, options):
+    plan = fe.plan_sweep(experiment, problem, forest, **options)
+    timed = experiment == "projection-size"
+    within(estimate_forest_sweep_seconds(plan, timing=timed), measured(fe.run_sweep, plan, timing=timed))
+
+
+def test_the_variance_split_as_the_page_runs_it():
+    # (4.5x high measured once at load 13, the small dense trees of friedman1-ind)
+    problem, forest = Problem("friedman1-ind", n_train=300, n_test=500), Forest(q_values=[1, 4], max_features=1.0)
+    estimate = estimate_forest_variance_seconds(fv.check_settings(problem, forest), 2)
+    within(estimate, measured(fv.run_forest_bias_variance, problem, forest, n_learning_sets=2), factor=6.0)
+
+
+@pytest.mark.parametrize("problem, settings", [
+    (Problem("friedman1", n_train=300, n_test=2000), ce.CompressionSettings(n_estimators=30, cv=10)),
+    (Problem("yeast"), ce.CompressionSettings(n_estimators=10, cv=3, lasso=False)),
+])
+def test_a_compression_as_the_page_runs_it(problem, settings):
+    within(estimate_compression_seconds(problem, settings), measured(ce.run_compression, problem, settings))
 
 
 @pytest.mark.parametrize("estimator, params, structure", [
@@ -91,11 +108,6 @@ def test_grows_with_every_part_of_the_work():
 
 def test_the_issue_link_is_over_the_pages_limit():
     # /forests?fx_q=100000 on corel5k: the run that held a core and 5 GB for minutes (issue 31)
-    seconds = estimate_forest_experiment_seconds("run_forest_projection_size", "corel5k", q_values=[100000],
-                                                 n_estimators=10, include_single_tree=False)
-    assert seconds > 900.0          # pages/forests.py's MAX_SECONDS
-
-
-def test_unknown_experiment():
-    with pytest.raises(ValueError, match="experiment"):
-        estimate_forest_experiment_seconds("run_projection_size", "corel5k")
+    plan = fe.plan_sweep("projection-size", "corel5k", Forest(q_values=[100000], n_estimators=10),
+                         include_single_tree=False)
+    assert estimate_forest_sweep_seconds(plan, timing=True) > 900.0          # pages/forests.py's MAX_SECONDS

@@ -54,15 +54,17 @@ def test_unknown_model_kind():
 
 def test_forest_sweep_estimate_grows_with_what_the_sweep_fits():
     """Issue 33: the Forests page's estimate of its delicious views (the gate's
-    engine.app.page_models.cost.estimate_forest_experiment_seconds, called as the page calls it)."""
-    from engine.app.page_models.cost import estimate_forest_experiment_seconds
+    engine.app.page_models.cost.estimate_forest_sweep_seconds of the sweep's plan, as the page makes it)."""
+    from engine.app.page_models.cost import estimate_forest_sweep_seconds
+    from engine.experiments.forests import plan_sweep
+    from engine.experiments.settings import ForestSettings
 
-    names = {"projection-size": "run_forest_projection_size", "randomization": "run_forest_randomization",
-             "schemes": "run_forest_schemes"}
-
-    def forest(experiment="projection-size", dataset="delicious", **kw):
-        kw = {"n_estimators": 10, "q_values": [1, 25], "include_single_tree": False, **kw}
-        return estimate_forest_experiment_seconds(names.get(experiment, experiment), dataset, **kw)
+    def forest(experiment="projection-size", dataset="delicious", n_estimators=10, q_values=(1, 25), n_repeats=1,
+               **kw):
+        kw = {"include_single_tree": False, **kw} if experiment == "projection-size" else kw
+        settings = ForestSettings(n_estimators=n_estimators, q_values=tuple(q_values), n_repeats=n_repeats)
+        timed = experiment == "projection-size"
+        return estimate_forest_sweep_seconds(plan_sweep(experiment, dataset, settings, **kw), timing=timed)
 
     assert forest(n_estimators=20) > forest()
     assert forest(n_repeats=2) > 1.5 * forest()

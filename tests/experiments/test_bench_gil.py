@@ -16,7 +16,7 @@ from engine.experiments import forests as fe
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"proj": (str(ROOT / "pages/projections.py"), bench_pages.projections_default, "run_projection_size"),
-         "fx": (str(ROOT / "pages/forests.py"), bench_pages.forests_default, "run_forest_projection_size")}
+         "fx": (str(ROOT / "pages/forests.py"), bench_pages.forests_default, "run_sweep")}
 
 
 def _bound(target, args, kwargs):

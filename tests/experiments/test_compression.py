@@ -13,15 +13,34 @@ import pytest
 
 from engine import plotting
 from engine.reports import reproduce
-from engine.experiments.compression import CompressionResult, run_compression, run_compression_sweep
+from engine.experiments.compression import CompressionResult, CompressionSettings, run_compression, run_compression_sweep
+from engine.experiments.problems import Problem
 from engine.experiments.published import THESIS_TABLE71
 
 TINY = dict(n_estimators=5, cv=3, n_train=60, n_test=80)
+RUN = ("seed", "progress", "stop", "client", "report_partial")
+
+
+def _split(dataset, kwargs):
+    """(Problem, CompressionSettings, the run's own keywords) of one flat call."""
+    data = {k: kwargs.pop(k) for k in ("n_train", "n_test") if k in kwargs}
+    run = {k: kwargs.pop(k) for k in RUN if k in kwargs}
+    return Problem(dataset, **data), CompressionSettings(**kwargs), run
+
+
+def compress(dataset="friedman1", **kwargs):
+    problem, settings, run = _split(dataset, dict(kwargs))
+    return run_compression(problem, settings, **run)
+
+
+def compress_sweep(dataset="friedman1", *, parameter="n_min", values=(1, 2, 5, 10, 20, 50), **kwargs):
+    problem, settings, run = _split(dataset, dict(kwargs))
+    return run_compression_sweep(problem, settings, parameter=parameter, values=values, **run)
 
 
 def test_run_compression_rows_curves_and_summary():
     seen = []
-    result = run_compression("friedman1", n_runs=2, seed=1, progress=lambda f, m, **k: seen.append(f), **TINY)
+    result = compress("friedman1", n_runs=2, seed=1, progress=lambda f, m, **k: seen.append(f), **TINY)
     df = result.to_frame()
     assert result.complete and len(df) == 2 and list(df["repeat"]) == [0, 1]
     assert (df["et_nodes"] == 5 * 59).all()                       # ET: n - 1 test nodes per tree
@@ -48,14 +67,14 @@ def test_run_compression_rows_curves_and_summary():
 
 
 def test_same_seed_same_numbers_and_in_parallel():
-    a = run_compression("friedman1", n_runs=2, seed=3, lasso=False, **TINY).to_frame().drop(columns="fit_time")
-    b = run_compression("friedman1", n_runs=2, seed=3, lasso=False, n_jobs=2, **TINY).to_frame().drop(columns="fit_time")
+    a = compress("friedman1", n_runs=2, seed=3, lasso=False, **TINY).to_frame().drop(columns="fit_time")
+    b = compress("friedman1", n_runs=2, seed=3, lasso=False, n_jobs=2, **TINY).to_frame().drop(columns="fit_time")
     pd.testing.assert_frame_equal(a, b)
     assert a["lasso_error"].isna().all()
 
 
 def test_two_norm_scores_the_error_rate():
-    result = run_compression("two-norm", n_runs=1, seed=0, **TINY)
+    result = compress("two-norm", n_runs=1, seed=0, **TINY)
     row = result.rows[0]
     assert result.task == "multilabel" and result.metric == "0-1 loss"
     for key in ("et_error", "ret_error", "lasso_error"):
@@ -66,7 +85,7 @@ def test_two_norm_scores_the_error_rate():
 def test_a_stop_keeps_the_finished_runs():
     stop = threading.Event()
     stop.set()
-    result = run_compression("friedman1", n_runs=2, stop=stop, **TINY)
+    result = compress("friedman1", n_runs=2, stop=stop, **TINY)
     assert not result.complete and result.rows == []
     # a stop during the second run's folds: the first run is kept, the cut one dropped
     stop = threading.Event()
@@ -75,19 +94,19 @@ def test_a_stop_keeps_the_finished_runs():
         if fraction > 0.55:
             stop.set()
 
-    result = run_compression("friedman1", n_runs=2, progress=progress, stop=stop, **TINY)
+    result = compress("friedman1", n_runs=2, progress=progress, stop=stop, **TINY)
     assert not result.complete and len(result.rows) == 1
 
 
 def test_sweep_over_n_min_and_m():
-    result = run_compression_sweep("friedman1", parameter="n_min", values=[20, 1, 5], n_runs=2, seed=2, **TINY)
+    result = compress_sweep("friedman1", parameter="n_min", values=[20, 1, 5], n_runs=2, seed=2, **TINY)
     s = result.summary_frame()
     assert list(s["x"]) == [1.0, 5.0, 20.0] and (s["n_runs"] == 2).all()
     assert s["et_nodes"].is_monotonic_decreasing and s["et_nodes"].iloc[0] == 5 * 59
     assert result.curves == [] and result.x_name == "n_min"
     df = result.to_frame()
     assert set(df["n_min"]) == {1, 5, 20} and (df["n_estimators"] == 5).all()
-    m = run_compression_sweep("friedman1", parameter="n_estimators", values=[2, 4], n_min=10, n_runs=1, **TINY)
+    m = compress_sweep("friedman1", parameter="n_estimators", values=[2, 4], n_min=10, n_runs=1, **TINY)
     assert list(m.summary_frame()["x"]) == [2.0, 4.0] and set(m.to_frame()["n_min"]) == {10}
     fig = plotting.compression_sweep_figure(result)
     assert fig.layout.meta == "compression-sweep-n_min" and len(fig.data) == 4
@@ -95,7 +114,7 @@ def test_sweep_over_n_min_and_m():
 
 
 def test_path_figure_marks_t_star():
-    result = run_compression("friedman1", n_runs=1, **TINY)
+    result = compress("friedman1", n_runs=1, **TINY)
     fig = plotting.compression_path_figure(result)
     assert fig.layout.meta == "compression-path"
     names = [t.name for t in fig.data]
@@ -113,14 +132,14 @@ def test_path_figure_marks_t_star():
 ])
 def test_bad_arguments_are_value_errors_naming_them(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        run_compression(**{"n_runs": 1, **kwargs})
+        compress(**{"n_runs": 1, **kwargs})
 
 
 @pytest.mark.parametrize("kwargs, match", [(dict(parameter="K"), "parameter"), (dict(values=[]), "values"),
                                            (dict(values=[0, 2]), "values"), (dict(values="1,2"), "values")])
 def test_bad_sweeps(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        run_compression_sweep("friedman1", **kwargs)
+        compress_sweep("friedman1", **kwargs)
 
 
 def test_reproduce_compression_end_to_end(tmp_path, monkeypatch):

@@ -18,11 +18,18 @@ from engine.experiments.forests import (
     run_forest_projection_size,
     run_forest_randomization,
     run_forest_schemes,
+    plan_sweep,
     score_predictions,
 )
+from engine.experiments.problems import Problem
+from engine.experiments.settings import ForestSettings as Forest
 from engine.reports.reproduce import reproduce_forest_table1
 
 FRIEDMAN = dict(n_train=120, n_test=200, n_outputs=8)
+
+
+def friedman(structure, **kw):
+    return Problem(f"friedman1-{structure}", **{**FRIEDMAN, **kw})
 
 
 # --- scores -----------------------------------------------------------------------------
@@ -49,9 +56,9 @@ def test_macro_r2_score():
 
 
 def test_projection_size_series_and_determinism():
-    kw = dict(q_values=(1, 2, "log"), n_estimators=4, seed=3)
-    a = run_forest_projection_size("emotions", **kw)
-    b = run_forest_projection_size("emotions", **kw)
+    forest = Forest(q_values=(1, 2, "log"), n_estimators=4)
+    a = run_forest_projection_size("emotions", forest, seed=3)
+    b = run_forest_projection_size(Problem("emotions"), forest, seed=3)
     assert a.complete and a.task == "multilabel" and a.metric == "LRAP" and a.n_outputs == 6
     assert a.series == [SINGLE_TREE, SHARED, PER_TREE, TREE_REF, FOREST_REF]
     assert a.params["q_values"] == [1, 2]  # "log" = round(ln 6) = 2, deduplicated
@@ -67,8 +74,8 @@ def test_projection_size_series_and_determinism():
 
 
 def test_projection_size_json_and_frame_round_trip():
-    res = run_forest_projection_size("friedman1-group", q_values=(1, 4), n_estimators=3, n_repeats=2,
-                                     include_single_tree=False, **FRIEDMAN)
+    res = run_forest_projection_size(friedman("group"), Forest(q_values=(1, 4), n_estimators=3, n_repeats=2),
+                                     include_single_tree=False)
     assert res.task == "regression" and res.metric == "macro-r2"
     assert SINGLE_TREE not in res.series and TREE_REF not in res.series
     df = res.to_frame()
@@ -84,51 +91,69 @@ def test_projection_size_json_and_frame_round_trip():
 
 
 @pytest.mark.parametrize("kwargs, word", [
-    (dict(dataset="nope"), "dataset"),
     (dict(q_values=[]), "q_values"),
     (dict(q_values=[0]), "q_values"),
     (dict(q_values=[1, 1]), "q_values"),
+    (dict(q_values=["half"]), "q_values"),
     (dict(projection="pca"), "projection"),
-    (dict(projection="subsample", q_values=[7]), "q_values"),
     (dict(n_estimators=0), "n_estimators"),
     (dict(n_repeats=0), "n_repeats"),
+    (dict(n_jobs=0), "n_jobs"),
     (dict(max_features="half"), "max_features"),
-    (dict(progress=3), "progress"),
-    (dict(stop=object()), "stop"),
-    (dict(seed=-1), "seed"),
 ])
-def test_projection_size_rejects_bad_arguments(kwargs, word, monkeypatch):
-    import engine.experiments.forests as fe
-
-    def no_work(*a, **k):
-        raise AssertionError("data loaded before validation")
-    monkeypatch.setattr(fe, "get_problem", no_work)
-    args = {"dataset": "emotions", **kwargs}
+def test_forest_settings_are_checked_when_built(kwargs, word):
     with pytest.raises(ValueError, match=word):
-        run_forest_projection_size(args.pop("dataset"), **args)
+        Forest(**kwargs)
+
+
+@pytest.mark.parametrize("dataset, forest, kwargs, word", [
+    ("nope", Forest(), {}, "dataset"),
+    ("emotions", Forest(projection="subsample", q_values=[7]), {}, "q_values"),
+    ("emotions", Forest(), dict(progress=3), "progress"),
+    ("emotions", Forest(), dict(stop=object()), "stop"),
+    ("emotions", Forest(), dict(seed=-1), "seed"),
+    ("emotions", Forest(), dict(include_shared="yes"), "include_shared"),
+    ("emotions", dict(n_estimators=3), {}, "forest"),
+])
+def test_projection_size_rejects_bad_arguments_before_drawing(dataset, forest, kwargs, word, monkeypatch):
+    def no_work(*a, **k):
+        raise AssertionError("data drawn before validation")
+    monkeypatch.setattr(Problem, "draw", no_work)
+    with pytest.raises(ValueError, match=word):
+        run_forest_projection_size(dataset, forest, **kwargs)
+
+
+def test_a_plan_lists_every_fit_without_drawing(monkeypatch):
+    monkeypatch.setattr(Problem, "draw", lambda *a, **k: (_ for _ in ()).throw(AssertionError("drawn")))
+    plan = plan_sweep("schemes", "emotions", Forest(q_values=(1, 8), n_repeats=2), schemes=["gaussian", "subsample"])
+    # per repeat: mo-rf, gaussian at q = 1 and 8, sub-sampling at q = 1 only (d = 6)
+    assert [(f[0], f[1]) for f in plan.fits[:4]] == [(FOREST_REF, None), ("Gaussian", 1), ("Gaussian", 8),
+                                                      ("output sub-sampling", 1)]
+    assert len(plan.fits) == 8 == plan.params["n_fits"]
+    assert {f[3]["random_state"] for f in plan.fits[:4]} != {f[3]["random_state"] for f in plan.fits[4:]}
+    with pytest.raises(ValueError, match="experiment"):
+        plan_sweep("sizes", "emotions", Forest())
 
 
 def test_other_experiments_reject_bad_arguments():
     with pytest.raises(ValueError, match="max_features_values"):
-        run_forest_randomization("emotions", max_features_values=[0])
+        run_forest_randomization("emotions", Forest(), max_features_values=[0])
     with pytest.raises(ValueError, match="max_features_values"):
-        run_forest_randomization("emotions", max_features_values=[1.5])
+        run_forest_randomization("emotions", Forest(), max_features_values=[1.5])
     with pytest.raises(ValueError, match="max_features_values"):
-        run_forest_randomization("emotions", max_features_values=[73])
+        run_forest_randomization("emotions", Forest(), max_features_values=[73])
     with pytest.raises(ValueError, match="schemes"):
-        run_forest_schemes("emotions", schemes=["pca"])
+        run_forest_schemes("emotions", Forest(), schemes=["pca"])
     with pytest.raises(ValueError, match="schemes"):
-        run_forest_schemes("emotions", schemes=[])
-    with pytest.raises(ValueError, match="structure"):
-        run_forest_bias_variance("wiggly")
+        run_forest_schemes("emotions", Forest(), schemes=[])
+    with pytest.raises(ValueError, match="problem"):
+        run_forest_bias_variance("emotions", Forest())
     with pytest.raises(ValueError, match="n_tree_seeds"):
-        run_forest_bias_variance(n_tree_seeds=1)
+        run_forest_bias_variance(friedman("ind"), Forest(), n_tree_seeds=1)
     with pytest.raises(ValueError, match="bootstrap"):
-        run_forest_bias_variance(bootstrap="yes")
-    with pytest.raises(ValueError, match="datasets"):
-        run_forest_table1(["enb"])
-    with pytest.raises(ValueError, match="q_values"):
-        run_forest_table1(["emotions"], q_values=["half"])
+        run_forest_bias_variance(friedman("ind"), Forest(), bootstrap="yes")
+    with pytest.raises(ValueError, match="problems"):
+        run_forest_table1(["enb"], Forest())
 
 
 # --- progress and stop -----------------------------------------------------------------------
@@ -136,7 +161,8 @@ def test_other_experiments_reject_bad_arguments():
 
 def test_progress_is_monotone_and_ends_at_one():
     seen = []
-    run_forest_projection_size("emotions", q_values=[1, 2], n_estimators=2, progress=lambda f, m: seen.append(f))
+    run_forest_projection_size("emotions", Forest(q_values=[1, 2], n_estimators=2),
+                               progress=lambda f, m: seen.append(f))
     assert seen[-1] == 1.0 and all(b >= a for a, b in zip(seen, seen[1:]))
 
 
@@ -146,16 +172,17 @@ def test_stop_returns_partial_result():
     def progress(fraction, message):
         if fraction >= 0.3:
             stop.set()
-    res = run_forest_projection_size("emotions", q_values=[1, 2, 3], n_estimators=2, progress=progress, stop=stop)
+    res = run_forest_projection_size("emotions", Forest(q_values=[1, 2, 3], n_estimators=2), progress=progress,
+                                     stop=stop)
     assert not res.complete
     assert 0 < len(res.records) < 11
     assert not res.summary_frame().empty
 
     stop = threading.Event()
     stop.set()
-    res = run_forest_schemes("emotions", q_values=[1], n_estimators=2, stop=stop)
+    res = run_forest_schemes("emotions", Forest(q_values=[1], n_estimators=2), stop=stop)
     assert not res.complete and res.records == [] and res.summary_frame().empty
-    bv = run_forest_bias_variance("group", q_values=[1], n_estimators=2, n_test=50, stop=stop)
+    bv = run_forest_bias_variance(friedman("group", n_test=50), Forest(q_values=[1], n_estimators=2), stop=stop)
     assert not bv.complete and bv.n_learning_sets_done == 0
 
 
@@ -163,17 +190,18 @@ def test_stop_returns_partial_result():
 
 
 def test_randomization_grid():
-    res = run_forest_randomization("emotions", max_features_values=[1, 0.5, 72], q_values=[1, 2], n_estimators=2)
+    res = run_forest_randomization("emotions", Forest(q_values=[1, 2], n_estimators=2),
+                                   max_features_values=[1, 0.5, 72])
     assert res.x_name == "max_features" and res.params["max_features_values"] == [1, 36, 72]
     assert res.series == ["q = 1", "q = 2", FOREST_REF]
     s = res.summary_frame()
     assert len(s) == 9 and s["max_features"].notna().all()
-    default = run_forest_randomization("friedman1-group", q_values=[1], n_estimators=2, **FRIEDMAN)
+    default = run_forest_randomization(friedman("group"), Forest(q_values=[1], n_estimators=2))
     assert default.params["max_features_values"][0] == 1 and default.params["max_features_values"][-1] == 5
 
 
 def test_schemes_leave_out_subsampling_beyond_d():
-    res = run_forest_schemes("emotions", q_values=[1, 4, 8], n_estimators=2)
+    res = run_forest_schemes("emotions", Forest(q_values=[1, 4, 8], n_estimators=2))
     x, y, _, _ = res.curve("output sub-sampling")
     assert list(x) == [1.0, 4.0]
     assert list(res.curve("Gaussian")[0]) == [1.0, 4.0, 8.0]
@@ -184,8 +212,9 @@ def test_schemes_leave_out_subsampling_beyond_d():
 
 
 def test_bias_variance_total_variance_identity():
-    res = run_forest_bias_variance("group", q_values=[1, 3], n_estimators=2, n_learning_sets=3, n_projections=3,
-                                   n_tree_seeds=3, include_forests=False, n_train=100, n_test=100, n_outputs=6)
+    res = run_forest_bias_variance(friedman("group", n_train=100, n_test=100, n_outputs=6),
+                                   Forest(q_values=[1, 3], n_estimators=2, max_features=1.0), n_learning_sets=3,
+                                   n_projections=3, n_tree_seeds=3, include_forests=False)
     # Var_{Phi,theta} f = E_Phi Var_theta f + Var_Phi E_theta f, exactly on the nested grid
     assert res.identity_gap < 1e-10
     t = res.terms
@@ -202,9 +231,9 @@ def test_algorithm2_variance_never_above_algorithm1(seed):
     # ind: each output has its own inputs, so the projection decides which inputs a tree
     # uses: a large projection term, which Algorithm 1 keeps and Algorithm 2 divides by M.
     M = 8
-    res = run_forest_bias_variance("ind", q_values=[1], n_estimators=M, n_learning_sets=3, n_projections=3,
-                                   n_tree_seeds=3, n_forest_seeds=3, n_train=100, n_test=100, n_outputs=4,
-                                   max_features=0.5, seed=seed)
+    res = run_forest_bias_variance(friedman("ind", n_train=100, n_test=100, n_outputs=4),
+                                   Forest(q_values=[1], n_estimators=M, max_features=0.5), n_learning_sets=3,
+                                   n_projections=3, n_tree_seeds=3, n_forest_seeds=3, seed=seed)
     t = res.terms
     a1, a2 = t["alg1_var_algorithm"][0], t["alg2_var_algorithm"][0]
     assert a2 < a1
@@ -219,7 +248,7 @@ def test_algorithm2_variance_never_above_algorithm1(seed):
 
 
 def test_table1_quick(tmp_path):
-    res = run_forest_table1(["emotions"], q_values=[1, "log", "d"], n_estimators=3)
+    res = run_forest_table1(["emotions"], Forest(q_values=[1, "log", "d"], n_estimators=3, max_features="sqrt"))
     df = res.to_frame()
     assert list(df["method"]) == ["mo-rf"] + ["rf-gaussian-per-tree"] * 3
     assert list(df["q"][1:]) == [1, 2, 6]
@@ -238,9 +267,9 @@ def test_learning_set_variance_corrected_for_the_finite_number_of_models(seed):
     # Var_L E f. Each learning set's mean over 3 x 3 single trees still carries about
     # var_algorithm / 9 (3 forests: far less), so the plain single-tree term is much the
     # largest; the corrected terms remove that and agree up to Monte-Carlo noise.
-    res = run_forest_bias_variance("ind", q_values=[1], n_estimators=8, n_learning_sets=12, n_projections=3,
-                                   n_tree_seeds=3, n_forest_seeds=3, n_train=100, n_test=100, n_outputs=4,
-                                   max_features=0.5, seed=seed)
+    res = run_forest_bias_variance(friedman("ind", n_train=100, n_test=100, n_outputs=4),
+                                   Forest(q_values=[1], n_estimators=8, max_features=0.5), n_learning_sets=12,
+                                   n_projections=3, n_tree_seeds=3, n_forest_seeds=3, seed=seed)
     t = {k: v[0] for k, v in res.terms.items()}
     plain_gap = t["var_learning_set"] - t["alg2_var_learning_set"]
     assert plain_gap > 0.5 * t["alg2_var_learning_set"]
@@ -257,9 +286,9 @@ def test_variance_figure_marks_a_projection_term_estimated_at_or_below_zero():
     # which the figure says with "≈ 0" where the bar would be (on a linear axis, issue 21).
     from engine.plotting.forests import forest_bias_variance_figure
 
-    res = run_forest_bias_variance("group", q_values=[1, 4], projection="subsample", n_estimators=2,
-                                   n_learning_sets=2, n_projections=3, n_tree_seeds=2, n_forest_seeds=2,
-                                   n_train=60, n_test=40, n_outputs=4, seed=0)
+    res = run_forest_bias_variance(friedman("group", n_train=60, n_test=40, n_outputs=4),
+                                   Forest(q_values=[1, 4], projection="subsample", n_estimators=2, max_features=1.0),
+                                   n_learning_sets=2, n_projections=3, n_tree_seeds=2, n_forest_seeds=2, seed=0)
     t = res.terms
     assert t["var_projection"][1] > 0            # the plain term holds var_tree / n_tree_seeds
     assert abs(t["var_projection_corrected"][1]) < 0.2 * t["var_tree_corrected"][1]

@@ -15,8 +15,9 @@ import pytest
 from engine.estimators.forest import ProjectedForestClassifier
 from engine.estimators.per_output_forest import PerOutputForestClassifier
 from engine.experiments.bias_variance import run_bias_variance
-from engine.experiments.compression import run_compression
+from engine.experiments.compression import CompressionSettings, run_compression
 from engine.experiments.forests import run_forest_projection_size
+from engine.experiments.settings import ForestSettings
 from engine.experiments.problems import get_problem
 from engine.experiments.real_data import run_real_data
 from engine.experiments.runner import Stopped
@@ -79,8 +80,8 @@ def test_an_st_rf_fit_stops_and_the_outputs_not_reached_predict_their_mean(corel
 def test_a_forest_experiment_stops_in_the_middle_of_a_tree():
     # q = 2000 on corel5k: about 2 s a tree (and 20 trees a forest), beyond any check between trees
     stop = Timed(3.0)
-    result = run_forest_projection_size("corel5k", q_values=[2000], n_estimators=20, include_single_tree=False,
-                                        stop=stop)
+    result = run_forest_projection_size("corel5k", ForestSettings(q_values=[2000], n_estimators=20),
+                                        include_single_tree=False, stop=stop)
     assert stop.delay() < BOUND
     assert not result.complete
 
@@ -93,8 +94,8 @@ def test_a_stopped_forest_experiment_keeps_the_fits_it_finished():
         def is_set(self):
             return len(done) >= 2 and time.perf_counter() - done[1] > 0.3
 
-    result = run_forest_projection_size("yeast", q_values=[1, 2, 4, 8], n_estimators=200, include_single_tree=False,
-                                        timing=False, stop=AfterTwoFits(),
+    result = run_forest_projection_size("yeast", ForestSettings(q_values=[1, 2, 4, 8], n_estimators=200),
+                                        include_single_tree=False, timing=False, stop=AfterTwoFits(),
                                         progress=lambda f, m=None, **k: done.append(time.perf_counter()))
     assert len(result.records) == 2 and not result.complete
     assert time.perf_counter() - done[1] < 0.3 + BOUND
@@ -103,7 +104,7 @@ def test_a_stopped_forest_experiment_keeps_the_fits_it_finished():
 
 def test_compression_stops_in_the_middle_of_a_run():
     stop = Timed(2.0)
-    result = run_compression("yeast", n_estimators=100, cv=10, n_runs=2, lasso=False, stop=stop)
+    result = run_compression("yeast", CompressionSettings(n_estimators=100, cv=10, n_runs=2, lasso=False), stop=stop)
     assert stop.delay() < BOUND
     assert not result.complete
 
@@ -126,15 +127,16 @@ def test_bias_variance_repeats_stop_within_a_forest_fit():
 
 def test_a_job_and_a_run_nobody_watches_end_within_a_second():
     """Through the server's machinery: Job.stop, and the run store stopping a run whose last watcher left."""
-    job = Job(run_forest_projection_size, "corel5k", q_values=[2000], n_estimators=20, include_single_tree=False)
+    job = Job(run_forest_projection_size, "corel5k", ForestSettings(q_values=[2000], n_estimators=20),
+              include_single_tree=False)
     time.sleep(3.0)
     asked = time.perf_counter()
     assert job.stop(timeout=BOUND)
     assert time.perf_counter() - asked < BOUND and job.status == "stopped"
 
     store = RunStore()
-    ticket = store.request("session", "fx", run_forest_projection_size, "corel5k", q_values=[2001], n_estimators=20,
-                           include_single_tree=False)
+    ticket = store.request("session", "fx", run_forest_projection_size, "corel5k",
+                           ForestSettings(q_values=[2001], n_estimators=20), include_single_tree=False)
     time.sleep(3.0)
     asked = time.perf_counter()
     ticket.stop(timeout=BOUND)          # the tab closes: the last watcher leaves

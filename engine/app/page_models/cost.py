@@ -277,79 +277,56 @@ def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_
 # over the forest's node indicators dominates, about n x (nodes: n / n_min a tree) x trees x sqrt(d)
 # (measured: friedman1 100 trees 2.1 s, emotions 30 trees 3.4 s, yeast 10 trees and 4 folds 7.9 s)
 _COMPRESSION_UNIT = 2.8e-8
-FOREST_EXPERIMENTS = ("run_forest_projection_size", "run_forest_randomization", "run_forest_schemes",
-                      "run_forest_bias_variance", "run_compression")
 
 
-def _sweep_fits(experiment, size, kw):
-    """The forest fits of a sweep of engine.experiments.forests as (n_trees, q, projection,
-    max_features) tuples, in the plan of the experiment itself (same defaults)."""
-    task, d, p = size["task"], size["n_outputs"], size["n_features"]
-    mf = kw.get("max_features") or ("sqrt" if task == "multilabel" else 1.0)
-    m, qs, reps = int(kw.get("n_estimators", 10)), list(kw.get("q_values", (1, 2, 4))), int(kw.get("n_repeats", 1))
-    fits = []
-    if experiment == "run_forest_projection_size":
-        proj, single = kw.get("projection", "gaussian"), kw.get("include_single_tree", True)
-        algorithms = 1 + bool(kw.get("include_shared", True))
-        if kw.get("include_reference", True):
-            fits += [(1, None, None, 1.0)] * single + [(m, None, None, mf)]
-        for q in qs:
-            fits += [(1, q, proj, 1.0)] * single + [(m, q, proj, mf)] * algorithms
-    elif experiment == "run_forest_randomization":
-        proj = kw.get("projection", "gaussian")
-        values = kw.get("max_features_values")
-        ks = (sorted({int(round(k)) for k in np.geomspace(1, p, min(p, 6))}) if values is None else list(values))
-        for k in ks:
-            fits += [(m, None, None, k)] * bool(kw.get("include_reference", True))
-            fits += [(m, q, proj, k) for q in qs]
-    else:
-        fits += [(m, None, None, mf)] * bool(kw.get("include_reference", True))
-        for scheme in kw.get("schemes", ("gaussian", "achlioptas", "sparse", "subsample")):
-            fits += [(m, q, scheme, mf) for q in qs if not (scheme == "subsample" and q > d)]
-    return fits * reps
+def estimate_forest_sweep_seconds(plan, *, timing=False):
+    """Rough seconds (one core) of a forest sweep (:func:`engine.experiments.forests.run_sweep`) from its
+    plan (:func:`~engine.experiments.forests.plan_sweep`: the fits themselves, nothing drawn): every
+    forest costs :func:`estimate_forest_seconds`; with ``timing`` (as ``run_sweep`` takes it) the short
+    fits are also repeated for steady times (engine.experiments.timing)."""
+    from engine.experiments.timing import resolve_timing
 
-
-def estimate_forest_experiment_seconds(experiment, dataset, **kwargs):
-    """Rough seconds (one core) of one of the Forests page's experiments, called as the page calls it:
-    ``experiment`` is the name of the engine.experiments function (``FOREST_EXPERIMENTS``), ``kwargs``
-    its keyword arguments. Every forest of the experiment's plan costs :func:`estimate_forest_seconds`;
-    the projection-size sweep also repeats its short fits for steady times (engine.experiments.timing).
-    """
-    from engine.experiments.problems import problem_size    # the data set's size, nothing loaded
-    from engine.experiments.timing import Timing
-
-    if experiment not in FOREST_EXPERIMENTS:
-        raise ValueError(f"experiment must be one of {FOREST_EXPERIMENTS}, got {experiment!r}")
-    if experiment == "run_forest_bias_variance":
-        size = dict(n_train=kwargs.get("n_train", 300), n_test=kwargs.get("n_test", 500), n_outputs=kwargs.get("n_outputs", 16),
-                    n_features=5 * kwargs.get("n_outputs", 16) if dataset == "ind" else 5, nnz_per_row=None)
-        shape = {k: size[k] for k in ("n_train", "n_features", "n_outputs", "n_test")}
-        m, mf = int(kwargs.get("n_estimators", 10)), kwargs.get("max_features", 1.0)
-        per_set = 0.0
-        for q in kwargs.get("q_values", (1, 4)):
-            trees = int(kwargs.get("n_projections", 4)) * int(kwargs.get("n_tree_seeds", 4))
-            trees += 2 * int(kwargs.get("n_forest_seeds", 4)) * m * bool(kwargs.get("include_forests", True))
-            per_set += estimate_forest_seconds(n_trees=trees, n_components=q, projection=kwargs.get("projection", "gaussian"),
-                                               max_features=mf, **shape)
-        return float(per_set * int(kwargs.get("n_learning_sets", 6)))
-    data = {k: kwargs[k] for k in ("n_train", "n_test", "n_outputs", "noise", "input_distribution",
-                                   "n_noisy_outputs") if k in kwargs}
-    size = problem_size(dataset, **data)
+    size = plan.problem.size()
     shape = dict(n_train=size["n_train"], n_features=size["n_features"], n_outputs=size["n_outputs"],
                  nnz_per_row=size["nnz_per_row"], n_test=size["n_test"])
-    if experiment == "run_compression":
-        n = kwargs.get("n_train", 300) if dataset in ("friedman1", "two-norm") else shape["n_train"]
-        d = 1 if dataset in ("friedman1", "two-norm") else shape["n_outputs"]
-        nodes = n / max(int(kwargs.get("n_min", 1)), 1)
-        per_fold = _COMPRESSION_UNIT * n * nodes * int(kwargs.get("n_estimators", 100)) * math.sqrt(d)
-        return float(per_fold * (int(kwargs.get("cv", 10)) + 1) * int(kwargs.get("n_runs", 1)))
+    timing = resolve_timing(timing)
     total = 0.0
-    timing = Timing() if experiment == "run_forest_projection_size" and kwargs.get("timing", True) is True else None
-    for trees, q, projection, mf in _sweep_fits(experiment, size, kwargs):
-        fit = estimate_forest_seconds(n_trees=trees, n_components=q, projection=projection, max_features=mf, **shape)
+    for _series, _x, _repeat, params in plan.fits:
+        fit = estimate_forest_seconds(n_trees=params["n_estimators"], n_components=params.get("n_components"),
+                                      projection=params.get("projection"),
+                                      max_features=params.get("max_features", 1.0), **shape)
         total += fit
         if timing is not None and fit < timing.short_seconds:     # repeated for steady times (no scoring)
             total += min(fit * (timing.max_fits - 1), timing.budget_seconds)
+    return float(total)
+
+
+def estimate_forest_variance_seconds(settings, n_learning_sets):
+    """Rough seconds (one core) of :func:`engine.experiments.forest_variance.run_forest_bias_variance`,
+    from its checked settings (:func:`~engine.experiments.forest_variance.check_settings`)."""
+    s = settings
+    d = s["n_outputs"]
+    shape = dict(n_train=s["n_train"], n_test=s["n_test"], n_outputs=d,
+                 n_features=5 * d if s["structure"] == "ind" else 5)
+    per_set = 0.0
+    for q in s["q_values"]:
+        trees = s["n_projections"] * s["n_tree_seeds"] + 2 * s["n_forest_seeds"] * s["n_estimators"] * s["include_forests"]
+        per_set += estimate_forest_seconds(n_trees=trees, n_components=q, projection=s["projection"],
+                                           max_features=s["max_features"], **shape)
+    return float(per_set * int(n_learning_sets))
+
+
+def estimate_compression_seconds(problem, settings, values=None, parameter="n_min"):
+    """Rough seconds (one core) of :func:`engine.experiments.compression.run_compression` (or, with
+    ``values``, of its sweep over ``parameter``) on a Problem with its CompressionSettings."""
+    size = problem.size()
+    n, d = size["n_train"], size["n_outputs"]
+    total = 0.0
+    for v in values if values is not None else [None]:
+        kw = settings.forest_params() if v is None else {**settings.forest_params(), parameter: v}
+        nodes = n / max(int(kw["n_min"]), 1)
+        per_fold = _COMPRESSION_UNIT * n * nodes * int(kw["n_estimators"]) * math.sqrt(d)
+        total += per_fold * (settings.cv + 1) * settings.n_runs
     return float(total)
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from engine.datasets import friedman1
 from engine.experiments import bias_variance as bv
 from engine.experiments import forest_variance as fv
-from engine.experiments.forests import resolve_q_values
+from engine.experiments.problems import Problem
+from engine.experiments.settings import ForestSettings
 from engine.names import SCHEME_OF_SUFFIX
 
 __all__ = ["RunningBiasVariance", "RunningForestBiasVariance", "MAX_DRAWS", "running_for"]
@@ -95,8 +96,8 @@ def _check_draws(n, n_draws):
 class RunningForestBiasVariance:
     """Projected trees and forests, learning sets drawn one at a time (paper 003, Appendix C).
 
-    Arguments as :func:`~engine.experiments.forest_variance.run_forest_bias_variance` with one
-    projected dimension ``q`` (its ``q_values=[q]``). ``result()`` after k draws is that run's
+    Arguments as :func:`~engine.experiments.forest_variance.run_forest_bias_variance`, ``forest``
+    with one projected dimension q (``q_values=(q,)``). ``result()`` after k draws is that run's
     result with ``n_learning_sets=k``: the single projected tree's terms (``var_algorithm =
     var_projection + var_tree``) and, with ``include_forests``, the forests of Algorithm 1
     (``alg1_*``, one shared projection) and Algorithm 2 (``alg2_*``, a projection per tree).
@@ -111,25 +112,18 @@ class RunningForestBiasVariance:
     ("alg1" or "alg2") names the forest a view of the draws shows; both are drawn.
     """
 
-    def __init__(self, structure="group", *, q=1, projection="gaussian", n_estimators=10, n_projections=4,
-                 n_tree_seeds=4, n_forest_seeds=4, include_forests=True, max_features=1.0, bootstrap=True,
-                 n_train=300, n_test=500, n_outputs=16, noise=1.0, seed=0, shown="alg2"):
+    def __init__(self, problem, forest, *, n_projections=4, n_tree_seeds=4, n_forest_seeds=4, include_forests=True,
+                 bootstrap=True, seed=0, shown="alg2"):
         if shown not in ("alg1", "alg2"):
             raise ValueError(f"shown must be 'alg1' or 'alg2' (the forest a view shows), got {shown!r}")
         self.shown = shown
-        if structure not in bv.STRUCTURES:
-            raise ValueError(f"structure must be one of {bv.STRUCTURES}, got {structure!r}")
-        if projection not in fv.PROJECTIONS:
-            raise ValueError(f"projection must be one of {fv.PROJECTIONS}, got {projection!r}")
-        bv._check_int(n_outputs, "n_outputs", 1)
-        if not (isinstance(q, str) or np.isscalar(q)):
-            raise ValueError(f"q must be one integer (or 'log'), got {q!r}")
-        (q,) = resolve_q_values(q, projection, n_outputs, name="q")
-        self.settings = fv.check_settings(
-            structure, q_values=[q], projection=projection, n_estimators=n_estimators, n_projections=n_projections,
-            n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds, include_forests=include_forests,
-            max_features=max_features, bootstrap=bootstrap, n_train=n_train, n_test=n_test, n_outputs=n_outputs,
-            noise=noise, seed=seed, n_jobs=1)
+        if isinstance(forest, ForestSettings) and len(forest.q_values) != 1:
+            raise ValueError(f"forest: the draws show one projected dimension q, got q_values = {forest.q_values}")
+        self.settings = fv.check_settings(problem, forest, n_projections=n_projections, n_tree_seeds=n_tree_seeds,
+                                          n_forest_seeds=n_forest_seeds, include_forests=include_forests,
+                                          bootstrap=bootstrap, seed=seed)
+        (q,) = self.settings["q_values"]
+        structure, n_test, n_outputs, noise = (self.settings[k] for k in ("structure", "n_test", "n_outputs", "noise"))
         self.q = q
         # run_forest_bias_variance spawns 1 + L children of SeedSequence(seed): the test set's, then
         # one per learning set. Spawning them one by one from the same root gives the same children.
@@ -207,10 +201,11 @@ def running_for(estimator, *, structure="group", n_train=300, n_test=500, n_seed
         _, _, rest = estimator.partition("-")
         suffix, _, kind = rest.partition("-")
         if suffix in SCHEME_OF_SUFFIX and kind in ("shared", "per-tree"):
-            return RunningForestBiasVariance(
-                structure, q=params.get("n_components", "log"), projection=SCHEME_OF_SUFFIX[suffix],
-                n_estimators=params.get("n_estimators", 100), max_features=params.get("max_features", 1.0),
-                n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed,
-                shown="alg2" if kind == "per-tree" else "alg1")
+            problem = Problem(f"friedman1-{structure}", n_train=n_train, n_test=n_test, n_outputs=n_outputs,
+                              noise=noise)
+            forest = ForestSettings(n_estimators=params.get("n_estimators", 100),
+                                    max_features=params.get("max_features", 1.0), projection=SCHEME_OF_SUFFIX[suffix],
+                                    q_values=(params.get("n_components", "log"),))
+            return RunningForestBiasVariance(problem, forest, seed=seed, shown="alg2" if kind == "per-tree" else "alg1")
     return RunningBiasVariance(estimator, structure=structure, n_train=n_train, n_test=n_test, n_seeds=n_seeds,
                                n_outputs=n_outputs, noise=noise, estimator_params=params, seed=seed)
