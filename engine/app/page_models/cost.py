@@ -37,7 +37,8 @@ from engine.names import ALIASES, FOREST_NAMES, MULTI_OUTPUT
 from engine.validation import check_int as _check_int
 
 __all__ = ["estimate_model_selection_cost", "estimate_bias_variance_seconds", "estimate_projection_seconds",
-           "estimate_forest_seconds", "estimate_forest_experiment_seconds"]
+           "estimate_forest_seconds", "estimate_forest_sweep_seconds", "estimate_forest_variance_seconds",
+           "estimate_compression_seconds"]
 
 # Seconds per (boosting step x training sample x (outputs + 10) x (leaves + 2)); see module doc.
 _FIT_UNIT = 6e-9
