@@ -23,7 +23,9 @@ runs beside a busy Python thread), ``--multilabel``
 defaults": each system's default fit; ``--quick`` then fits a small slice, ``--out DIR`` writes its figure), ``--logistic-step``
 :mod:`engine.bench.logistic_step` (a logistic step against a square step, exit status 1
 above 1.5), ``--defaults`` :mod:`engine.bench.defaults` (the estimators' defaults: the study, and
-defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed),
+defaults against XGBoost's, CatBoost's and LightGBM's; exit status 1 when a target is missed;
+then :mod:`engine.bench.defaults_peers`, the 24 shipped sets against XGBoost's and LightGBM's
+defaults, each cell cached under results/defaults/ so a stopped run resumes),
 ``--step-breakdown`` :mod:`engine.bench.step_breakdown` (where a step's time goes on delicious,
 and Figure 6's time claim), ``--extreme`` :mod:`engine.bench.extreme` (the default fit against
 napkinXC's PLT and Omikuji on bibtex, corel5k and delicious: P@k, nDCG@5, LRAP, cross-entropy,
@@ -37,8 +39,8 @@ import argparse
 import importlib.util
 import sys
 
-from engine.bench import (defaults, extreme, first_views, gil, logistic_step, multilabel, one_step, pages,
-                          scale, step_breakdown, teaching)
+from engine.bench import (defaults, defaults_peers, extreme, first_views, gil, logistic_step, multilabel,
+                          one_step, pages, scale, step_breakdown, teaching)
 
 CLASSROOM_MOVED = ("--classroom moved to the tests (it drives Chromium through Playwright, a test extra): "
                    "run `python tests/load/classroom.py --help` from the repository's root; same options, same output")
@@ -162,8 +164,8 @@ def main(argv=None):
             parser.error("--steps and --repeats must be >= 1")
         step_breakdown.run(steps=steps, repeats=args.repeats or 2, quick=args.quick, out_dir=args.out)
         return 0
-    if args.defaults:
-        return defaults.run(quick=args.quick)
+    if args.defaults:      # then the 24 sets against XGBoost and LightGBM, cached cell by cell
+        return defaults.run(quick=args.quick) | (0 if args.quick else defaults_peers.run())
     if args.repeats is not None and args.repeats < 1:
         parser.error("--repeats must be >= 1")
     if args.interactions:
