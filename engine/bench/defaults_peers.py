@@ -67,12 +67,21 @@ def cell_key(system, task):
         return "missing"
 
 
+def by_cost(names):
+    """The data sets, cheapest first (samples x features x outputs): a run stopped early has
+    finished as many cells as it could."""
+    from engine.datasets import list_datasets
+    size = {r["name"]: r["n_samples"] * r["n_features"] * r["n_outputs"] for r in list_datasets()}
+    return sorted(names, key=lambda n: size.get(n, 0))
+
+
 def run_cells(datasets=None, systems=SYSTEMS, progress=None, root=None, fits=None):
-    """{(data set, system): cell} over the data sets, computing only the cells not cached."""
+    """{(data set, system): cell} over the data sets (fitted cheapest first), computing only the
+    cells not cached."""
     fits = FITS if fits is None else fits
     names, tasks = shipped_sets()
     cells = {}
-    for name in (names if datasets is None else datasets):
+    for name in by_cost(names if datasets is None else datasets):
         problem = None
         for system in systems:
             path = peer_cells.cell_path(system, name, cell_key(system, tasks[name]), root)

@@ -22,7 +22,7 @@ def test_cells_are_fitted_once_and_read_back(tmp_path, monkeypatch):
     calls = []
     fits = _fits(calls, {"engine": 0.80, "XGBoost": 0.79, "LightGBM": 0.78})
     cells = dp.run_cells(["emotions", "enb"], fits=fits, root=tmp_path)
-    assert calls == [(n, s) for n in ("emotions", "enb") for s in dp.SYSTEMS]
+    assert calls == [(n, s) for n in ("enb", "emotions") for s in dp.SYSTEMS]      # cheapest first
     assert cells["emotions", "engine"]["score"] == 0.80 and cells["enb", "XGBoost"]["cpu_seconds"] >= 0
     again = dp.run_cells(["emotions", "enb"], fits=fits, root=tmp_path)
     assert len(calls) == 6 and again == cells                # nothing fitted twice
