@@ -175,4 +175,10 @@ default "projected_relabel"
         argmax of eval_score_ (0-based: the best model has best_iteration_ + 1
         steps, the steps an early-stopped model keeps).
     n_outputs_, n_steps_, n_features_in_, feature_importances_
+    feature_names_in_ : ndarray of str
+        X's column names when X was a pandas DataFrame: ``predict`` refuses
+        other columns (engine/estimators/frames.py).
+    target_names_in_ : ndarray of str
+        Y's column names when Y was a DataFrame (a named Series: its name);
+        ``set_output(predict="pandas")`` returns predictions under them.
 """

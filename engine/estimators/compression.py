@@ -477,6 +477,7 @@ class CompressedForestRegressor(RegressorMixin, CompressionBase):
     ----------
     forest_ : the forest grown on all the training data (uncompressed)
     compact_ : TreeStore, the pruned forest (node values = indicator weights)
+    feature_names_in_, target_names_in_ : as the forests' (pandas X and Y; engine/estimators/frames.py)
     intercept_ : ndarray (n_outputs,)
     coef_ : sparse (q, n_outputs), the weights on the raw indicators of ``forest_``'s nodes
     n_steps_, t_ : the chosen number of steps and t = n_steps_ * step

@@ -526,6 +526,12 @@ _PARAMS_DOC = """
     n_components_ : int or None
         The resolved q.
     n_outputs_, n_features_in_, feature_importances_
+    feature_names_in_ : ndarray of str
+        X's column names when X was a pandas DataFrame: ``predict`` refuses
+        other columns (engine/estimators/frames.py).
+    target_names_in_ : ndarray of str
+        Y's column names when Y was a DataFrame (a named Series: its name);
+        ``set_output(predict="pandas")`` returns predictions under them.
 """
 
 
