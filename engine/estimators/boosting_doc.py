@@ -5,6 +5,8 @@ One text for :class:`~engine.estimators.boosting.MultiOutputBoostingRegressor` a
 ``%(score)s`` are filled per estimator), kept apart from the fitting code it documents.
 """
 
+from engine.estimators.frames import NAMES_DOC
+
 BOOSTING_DOC = """
     Defaults
     --------
@@ -175,10 +177,4 @@ default "projected_relabel"
         argmax of eval_score_ (0-based: the best model has best_iteration_ + 1
         steps, the steps an early-stopped model keeps).
     n_outputs_, n_steps_, n_features_in_, feature_importances_
-    feature_names_in_ : ndarray of str
-        X's column names when X was a pandas DataFrame: ``predict`` refuses
-        other columns (engine/estimators/frames.py).
-    target_names_in_ : ndarray of str
-        Y's column names when Y was a DataFrame (a named Series: its name);
-        ``set_output(predict="pandas")`` returns predictions under them.
-"""
+""" + NAMES_DOC

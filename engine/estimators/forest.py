@@ -52,6 +52,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from engine._core import RowMatrix, TreeStore, grow_tree
 from engine.estimators.base import MultiLabelMixin, TreeEnsemble, is_int, is_real
+from engine.estimators.frames import NAMES_DOC
 from engine.estimators.growers import bin_for, check_split_params, grower_on
 from engine.names import PROJECTIONS
 from engine.projections import check_projection, draw_projections
@@ -526,13 +527,7 @@ _PARAMS_DOC = """
     n_components_ : int or None
         The resolved q.
     n_outputs_, n_features_in_, feature_importances_
-    feature_names_in_ : ndarray of str
-        X's column names when X was a pandas DataFrame: ``predict`` refuses
-        other columns (engine/estimators/frames.py).
-    target_names_in_ : ndarray of str
-        Y's column names when Y was a DataFrame (a named Series: its name);
-        ``set_output(predict="pandas")`` returns predictions under them.
-"""
+""" + NAMES_DOC
 
 
 class ProjectedForestRegressor(ForestRegressorMixin, RegressorMixin, ForestBase):

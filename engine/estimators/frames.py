@@ -22,6 +22,14 @@
 import numpy as np
 
 PREDICT_OUTPUTS = ("default", "pandas")
+# The estimators' docstrings (Attributes section) say it in these words.
+NAMES_DOC = """    feature_names_in_ : ndarray of str
+        X's column names when X was a pandas DataFrame: ``predict`` refuses
+        other columns (engine/estimators/frames.py).
+    target_names_in_ : ndarray of str
+        Y's column names when Y was a DataFrame (a named Series: its name);
+        ``set_output(predict="pandas")`` returns predictions under them.
+"""
 
 
 def is_frame(X):
