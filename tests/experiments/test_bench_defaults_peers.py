@@ -19,6 +19,7 @@ def _fits(calls, scores):
 
 
 def test_cells_are_fitted_once_and_read_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(pc, "MIN_CPU_SECONDS", 0.0)       # one fit per cell here
     calls = []
     fits = _fits(calls, {"engine": 0.80, "XGBoost": 0.79, "LightGBM": 0.78})
     cells = dp.run_cells(["emotions", "enb"], fits=fits, root=tmp_path)
@@ -76,3 +77,13 @@ def test_catboost_rows_say_what_is_not_fitted(tmp_path):
     text = dp.catboost_rows(("bibtex", "corel5k"), root=tmp_path)
     assert "| bibtex | — | 0.5000 (9000.0 s) | 1000 | 2 | undecided |" in text
     assert "| corel5k | — | not fitted" in text
+
+
+def test_a_short_fit_is_repeated_and_its_median_kept():
+    calls = []
+    cell = pc.timed(lambda: calls.append(1) or {"score": 0.5}, min_cpu=0.05, max_repeats=4)
+    assert cell["repeats"] == len(calls) == 4 and cell["score"] == 0.5    # too short: every repeat
+    calls.clear()
+    busy = lambda: calls.append(sum(range(200_000))) or {"score": 0.5}   # noqa: E731
+    cell = pc.timed(busy, min_cpu=0.0, max_repeats=4)
+    assert cell["repeats"] == len(calls) == 1 and cell["cpu_seconds"] > 0
