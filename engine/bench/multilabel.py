@@ -366,6 +366,13 @@ class Plan:
                 f"peers: {self.peer_rounds} rounds")
 
 
+def _seconds_text(curve):
+    """A curve's fit seconds, saying when they were extrapolated from a sample of the labels (a
+    model per label, timed on a few and scaled to all): not a measured time."""
+    text = f"{curve.seconds[-1]:.1f} s"
+    return text if curve.comparable else f"{text} (extrapolated: {curve.notes[0].split(';')[0]})"
+
+
 def _say(progress, text):
     if progress is not None:
         print(text, file=progress, flush=True)
@@ -404,12 +411,12 @@ def peer_curves(problem, plan, progress=None):
         m = d if per_label * d <= plan.per_label_budget else max(2, int(plan.per_label_budget / per_label))
         curves.append(per_label_curve(problem, "LightGBM, a model per label", lightgbm_label,
                                       _label_sample(d, m), 0.1, plan.peer_rounds))
-        _say(progress, f"  {problem.name}: LightGBM: {curves[-1].seconds[-1]:.1f} s")
+        _say(progress, f"  {problem.name}: LightGBM: {_seconds_text(curves[-1])}")
     m = d if problem.task == "regression" else plan.sklearn_labels
     name = "Classifier" if problem.task == "multilabel" else "Regressor"
     curves.append(per_label_curve(problem, f"sklearn HistGradientBoosting{name}, a model per label",
                                   sklearn_label, _label_sample(d, m), 0.1, plan.peer_rounds))
-    _say(progress, f"  {problem.name}: scikit-learn: {curves[-1].seconds[-1]:.1f} s")
+    _say(progress, f"  {problem.name}: scikit-learn: {_seconds_text(curves[-1])}")
     return curves, missing
 
 
@@ -479,7 +486,7 @@ def print_table(problem, result, out):
     for c in curves:
         reach = None if level is None else c.seconds_to(level)
         print(f"| {c.system} | {c.loss} | {c.leaves} | {c.tree} | {c.learning_rate:g} | {c.steps} | "
-              f"{c.ms_per_step:.1f} | {c.best:.4f} ({c.best_step}) | {_fmt_seconds(reach)} | "
+              f"{c.ms_per_step:.1f}{'' if c.comparable else ' (extrapolated)'} | {c.best:.4f} ({c.best_step}) | {_fmt_seconds(reach)} | "
               f"{'; '.join(c.notes)} |", file=out)
     for peer in result["missing"]:
         print(f"\n{peer}: {MISSING}", file=out)

@@ -73,13 +73,15 @@ def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path,
         assert c.precision.shape == (c.steps, 2) and ((c.precision >= 0) & (c.precision <= 1)).all()
     for r in results.values():
         for c in r["curves"]:
-            assert f"| {c.learning_rate:g} | {c.steps} | {c.ms_per_step:.1f} | {c.best:.4f} ({c.best_step}) |" in text
+            ms = f"{c.ms_per_step:.1f}" + ("" if c.comparable else " (extrapolated)")   # not a measured time
+            assert f"| {c.learning_rate:g} | {c.steps} | {ms} | {c.best:.4f} ({c.best_step}) |" in text
     assert text.count("target (the fastest engine setting reaches L - 0.005") == 2
     assert "at most 5 at learning rate 0.3" in text
     # the scikit-learn rows of the multi-label set are fitted on 2 of the 20 labels: scaled, not comparable
     sk = results["bibtex"]["curves"][5]
     assert not sk.comparable and sk.seconds_to(-np.inf) is None
     assert "timed on 2 of 20 labels, x 10.0" in sk.notes[0]
+    assert bm._seconds_text(sk) == f"{sk.seconds[-1]:.1f} s (extrapolated: timed on 2 of 20 labels, x 10.0)"
     html = (tmp_path / "multilabel.html").read_text()
     assert "plotly" in html.lower() and "scm20d" in html and "bibtex" in html
 
