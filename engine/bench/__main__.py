@@ -214,5 +214,15 @@ def main(argv=None):
     return status
 
 
+def interruptible_main(argv=None):
+    """``main``, where Ctrl-C ends the run with the tables printed so far (each is printed whole as
+    soon as it is measured; --out files are written as their parts finish) and no traceback."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted: the tables printed above are complete; the one in progress is lost", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(interruptible_main())

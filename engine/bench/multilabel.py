@@ -583,11 +583,11 @@ def run(datasets=DATASETS, quick=False, out=sys.stdout, html_dir=None, progress=
         _say(progress, describe(problem))
         results[name] = run_problem(problem, plan, progress, leaf_estimations)
         print_table(problem, results[name], out)
-        if html_dir is not None:
+        if html_dir is not None:        # after every data set: a stopped run keeps the finished ones' figures
             figures.append(figure(problem, results[name]))
+            folder = Path(html_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            write_html(figures, folder / "multilabel.html")
     if html_dir is not None:
-        folder = Path(html_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_html(figures, folder / "multilabel.html")
-        print(f"\nfigure: {folder / 'multilabel.html'}", file=out)
+        print(f"\nfigure: {Path(html_dir) / 'multilabel.html'}", file=out)
     return results
