@@ -27,6 +27,7 @@ def peaked(peak_step, n_steps, drop=0.05):
     return 0.8 - drop * ((steps - peak_step) / n_steps) ** 2 * 4 - 0.3 * (steps < peak_step) * (peak_step - steps) / peak_step
 
 
+@pytest.mark.slow
 def test_ind_overfit():
     assert evaluate("ind-overfit", result("friedman1-ind", [curve("st-gbrt", peaked(35, 500))]))[0]
     assert not evaluate("ind-overfit", result("friedman1-ind", [curve("st-gbrt", peaked(298, 500))]))[0]

@@ -35,6 +35,7 @@ def measured(call, *args, **kwargs):
     return time.thread_time() - t0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset, params", [
     ("corel5k", dict(max_features="sqrt")),
     ("corel5k", dict(max_features="sqrt", projection="gaussian", n_components=500)),
@@ -53,6 +54,7 @@ def test_one_forest_fit(dataset, params):
     within(estimate, seconds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment, problem, forest, options", [
     ("projection-size", "corel5k", Forest(q_values=[1, 4, 16], n_estimators=10), dict(include_single_tree=False)),
     ("randomization", "yeast", Forest(q_values=[1, 4], n_estimators=10), {}),
@@ -64,6 +66,7 @@ def test_a_forest_sweep_as_the_page_runs_it(experiment, problem, forest, options
     within(estimate_forest_sweep_seconds(plan, timing=timed), measured(fe.run_sweep, plan, timing=timed))
 
 
+@pytest.mark.slow
 def test_the_variance_split_as_the_page_runs_it():
     # (4.5x high measured once at load 13, the small dense trees of friedman1-ind)
     problem, forest = Problem("friedman1-ind", n_train=300, n_test=500), Forest(q_values=[1, 4], max_features=1.0)
@@ -71,6 +74,7 @@ def test_the_variance_split_as_the_page_runs_it():
     within(estimate, measured(fv.run_forest_bias_variance, problem, forest, n_learning_sets=2), factor=6.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem, settings", [
     (Problem("friedman1", n_train=300, n_test=2000), ce.CompressionSettings(n_estimators=30, cv=10)),
     (Problem("yeast"), ce.CompressionSettings(n_estimators=10, cv=3, lasso=False)),
@@ -79,6 +83,7 @@ def test_a_compression_as_the_page_runs_it(problem, settings):
     within(estimate_compression_seconds(problem, settings), measured(ce.run_compression, problem, settings))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator, params, structure", [
     ("mo-rf", {"n_estimators": 50}, "ind"), ("st-rf", {"n_estimators": 10}, "group"),
     ("rf-gaussian-per-tree", {"n_estimators": 30}, "chain"),

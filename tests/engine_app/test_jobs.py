@@ -110,6 +110,7 @@ def test_two_jobs_are_independent():
     assert b.stop_requested is False
 
 
+@pytest.mark.slow
 def test_snapshot_is_consistent_from_another_thread():
     job = Job(counting, 200, step=0.001)
     errors = []

@@ -43,6 +43,7 @@ def retained_mb(mode, block_bytes):
     return float(out.stdout.strip())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block_bytes", [1 << 20, 100_000, 20_000])
 def test_memory_freed_in_a_thread_goes_back_with_fixed_thresholds(block_bytes):
     kept = retained_mb("dynamic", block_bytes)

@@ -32,6 +32,7 @@ def numpy_gradient(run, k):
     return 2.0 * Y / (1.0 + np.exp(2.0 * Y * F))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method,problem,loss", CASES)
 def test_drawn_tree_is_the_stored_tree_and_its_numbers_match_numpy(method, problem, loss):
     run = os_.OneStepRun(settings(method, problem, loss))

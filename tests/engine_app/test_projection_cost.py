@@ -52,6 +52,7 @@ def test_unknown_model_kind():
         cost(models=[("gbmort", None)])
 
 
+@pytest.mark.slow
 def test_forest_sweep_estimate_grows_with_what_the_sweep_fits():
     """Issue 33: the Forests page's estimate of its delicious views (the gate's
     engine.app.page_models.cost.estimate_forest_sweep_seconds of the sweep's plan, as the page makes it)."""

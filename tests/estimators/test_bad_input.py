@@ -422,6 +422,7 @@ def _problems(draw):
     return model, X, (Y[:, 0] if one_d else Y), w
 
 
+@pytest.mark.slow
 @settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=_problems())
 def test_fuzz_fit_predict_finite_or_value_error(problem):

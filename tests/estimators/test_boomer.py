@@ -23,6 +23,7 @@ def emotions():
     return data.X[:240], data.Y[:240], data.X[240:400], data.Y[240:400]
 
 
+@pytest.mark.slow
 def test_boomer_is_installed_for_the_tests():
     python, info, message = boomer.boomer_status()
     assert python is not None, message
@@ -37,6 +38,7 @@ def test_the_pin_is_the_extra_of_pyproject():
     assert f'"mlrl-boomer=={boomer.BOOMER_VERSION}"' in block
 
 
+@pytest.mark.slow
 def test_defaults_and_non_decomposable_loss_score_better_than_chance(emotions):
     X, Y, X_test, Y_test = emotions
     chance = lrap(Y_test, np.zeros_like(Y_test) + np.random.default_rng(0).random(Y_test.shape))
@@ -50,6 +52,7 @@ def test_defaults_and_non_decomposable_loss_score_better_than_chance(emotions):
         assert ((0 <= out.proba) & (out.proba <= 1)).all()
 
 
+@pytest.mark.slow
 def test_same_seed_same_scores_and_sparse_input_works(emotions):
     X, Y, X_test, _ = emotions
     a = boomer.boomer_fit_score(X, Y, X_test, max_rules=20, random_state=5)
@@ -59,6 +62,7 @@ def test_same_seed_same_scores_and_sparse_input_works(emotions):
     assert c.scores.shape == a.scores.shape
 
 
+@pytest.mark.slow
 def test_bad_arguments_and_a_missing_package_are_said_clearly(emotions, monkeypatch, tmp_path):
     X, Y, X_test, _ = emotions
     with pytest.raises(ValueError, match="random_state"):
@@ -100,6 +104,7 @@ def _worker_peak_bytes(n, d, loss):
     return int(done.stdout.split()[-1])
 
 
+@pytest.mark.slow
 def test_memory_estimate_matches_the_worker_s_measured_peak():
     # The oracle: the worker's peak RSS. Doubling the examples of a 250 x 700 slice adds the
     # non-decomposable loss's statistics of 250 more examples (about 0.5 GB); the process's own

@@ -683,6 +683,7 @@ def _per_feature_best(X, R):
     return np.array([b["improvement"] for b in best]), np.array([b["threshold"] for b in best])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy,max_features,k", [
     ("single_target", "sqrt", 3), ("single_target", "log2", 3), ("single_target", 0.5, 5),
     ("single_target", 0.25, 2), ("single_target", 7, 7), ("single_target", 10, 10),

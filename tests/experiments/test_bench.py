@@ -16,6 +16,7 @@ from engine.estimators.forest import ProjectedForestRegressor
 from engine.estimators.registry import make_estimator
 
 
+@pytest.mark.slow
 def test_boosting_table_rows_and_single_output_check():
     out = io.StringIO()
     rows, diff = bench.run(n_trees=32, sklearn_trees=16, repeats=1, out=out, check_steps=30)
@@ -144,6 +145,7 @@ def test_treestore_predict_bad_input():
 
 # ---------------------------------------------------------------- --scale at toy size
 
+@pytest.mark.slow
 def test_scale_benchmark_tables_at_toy_size():
     """Every table of ``python -m engine.bench --scale``, with the real peers (the bench extra)."""
     pytest.importorskip("lightgbm", reason="the bench extra (pip install -e '.[bench]') is not installed")
@@ -175,6 +177,7 @@ def test_scale_benchmark_tables_at_toy_size():
         assert -1 < hist <= 1 and -1 < exact <= 1
 
 
+@pytest.mark.slow
 def test_scale_reports_a_missing_peer(monkeypatch):
     import builtins
 

@@ -37,6 +37,7 @@ def test_only_the_row_of_the_defaults_is_marked():
     assert not bd.is_current_default(own["mine"], "multilabel")
 
 
+@pytest.mark.slow
 def test_quick_run_prints_both_tables(monkeypatch, capsys):
     # tiny slices: three small data sets in the study, 40 rows and 3 labels against the peers
     monkeypatch.setattr(bd, "QUICK_ROWS", 40)
@@ -87,6 +88,7 @@ def test_engine_fit_with_no_params_fits_the_defaults():
     assert bd.estimator_class("regression") is MultiOutputBoostingRegressor
 
 
+@pytest.mark.slow
 def test_catboost_leaves_a_label_with_one_class_out_of_its_fit():
     """CatBoost's MultiLogloss refuses a label seen with one class ("All train targets are equal",
     3 of corel5k's labels): the default fit leaves it out and scores it at its clipped log-odds, the

@@ -2,6 +2,7 @@
 import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.bench.first_views import Server, registered_pages, url_path
@@ -9,12 +10,14 @@ from engine.bench.first_views import Server, registered_pages, url_path
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
+@pytest.mark.slow
 def test_the_bench_reads_app_py_s_pages():
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert tuple(registered_pages()) == at.session_state["app_registered_pages"]
     assert url_path("pages/home.py") == "" and url_path("pages/bias_variance.py") == "bias_variance"
 
 
+@pytest.mark.slow
 def test_a_view_is_timed_until_its_run_is_drawn_and_a_second_session_gets_the_cache(tmp_path):
     view = {"label": "bv", "page": "pages/bias_variance.py", "query_params": {}}
     home = {"label": "home", "page": "pages/home.py", "query_params": {}}

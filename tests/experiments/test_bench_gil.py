@@ -34,6 +34,7 @@ def _bound(target, args, kwargs):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PAGES))
 def test_the_bench_runs_what_the_page_runs_by_default(monkeypatch, name):
     import pages._jobs as jobs

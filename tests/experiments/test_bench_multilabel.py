@@ -33,6 +33,7 @@ def expected_engine_rows(task):
             for loss in losses for leaf in leaf_values for leaves in (8, 32)}
 
 
+@pytest.mark.slow
 def test_quick_run_has_a_row_with_a_score_for_every_system_and_setting(tmp_path, monkeypatch):
     monkeypatch.setattr(bm, "QUICK_DEFAULTS_BUDGET_SECONDS", 2.0)      # CatBoost's default fit: stopped
     out = io.StringIO()
@@ -157,6 +158,7 @@ def test_a_per_label_model_that_stops_early_keeps_its_last_scores_for_the_other_
     assert curve.steps == 10 and np.isfinite(curve.scores).all() and np.all(np.diff(curve.seconds) >= 0)
 
 
+@pytest.mark.slow
 def test_logistic_step_bench_times_both_losses_of_every_setting():
     # python -m engine.bench --logistic-step on a slice of bibtex: a row per strategy and tree
     # size with three positive times (logistic, square, logistic with Newton leaves) and the
@@ -178,6 +180,7 @@ def test_logistic_step_is_its_own_benchmark():
         main(["--logistic-step", "--multilabel"])
 
 
+@pytest.mark.slow
 def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
     # issue 33: the real delicious beside bibtex and corel5k. A slice (1000 training rows, 300 test
     # rows, the 100 most frequent of its 983 tags), 3 steps / rounds: the bookkeeping, not the speed.

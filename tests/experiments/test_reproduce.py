@@ -192,6 +192,7 @@ def _scores(out):
     return {run: (r["estimators"], r["scores"], r["chosen"]) for run, r in data["results"].items()}
 
 
+@pytest.mark.slow
 def test_a_first_ctrl_c_writes_a_partial_table_and_the_same_command_resumes_it(tmp_path, monkeypatch, capsys):
     """A real SIGINT to this process while table4 runs its second problem: the first problem
     (finished, cached) and the repeats done are written, flagged partial; the same command then
@@ -233,3 +234,40 @@ def test_a_first_ctrl_c_writes_a_partial_table_and_the_same_command_resumes_it(t
     assert calls == ["friedman1-group", "friedman1-ind"]            # chain read back from the cache
     assert json.loads((out / "table4.json").read_text())["settings"]["partial"] is False
     assert _scores(out) == _scores(tmp_path / "whole")
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal_leaves_a_valid_partial_table_no_leaked_workers_and_a_resume(tmp_path):
+    """The command as a user runs it, on every core: Ctrl-C (SIGINT to its whole process group, the
+    joblib workers included, as a terminal sends it) once the first problem is done. It exits 0 with
+    a valid partial table and no leaked joblib folders or workers; the same command then gives the
+    numbers of an uninterrupted run."""
+    import signal
+    import time
+    whole, out = tmp_path / "whole", tmp_path / "stopped"
+    # the command line itself, on a smaller grid than --quick's (the grid is not what is tested here)
+    small = ("import sys; from engine.experiments import model_selection as ms; from engine.__main__ import main; "
+             "ms.BUDGETS['quick'] = dict(learning_rate=(0.5,), max_leaf_nodes=(2, 4), max_features=(1.0,), "
+             "loss='primary', n_steps=30); sys.exit(main(sys.argv[1:]))")
+    command = [sys.executable, "-c", small, "reproduce", "table4", "--quick", "--out"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    assert subprocess.run(command + [str(whole)], cwd=ROOT, env=env, capture_output=True, timeout=1800).returncode == 0
+    proc = subprocess.Popen(command + [str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    first = out / "cache" / "friedman1-chain" / "table4.jsonl"
+    deadline = time.monotonic() + 1800
+    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=1800)
+    assert proc.returncode == 0, stderr[-3000:]
+    assert "leaked" not in stderr and "Traceback" not in stderr
+    assert "the same command resumes" in stderr
+    data = json.loads((out / "table4.json").read_text())
+    assert data["settings"]["partial"] is True and data["results"]["friedman1-chain"]["n_repeats_done"] == 5
+    assert {Path(p) for p in stdout.split()} >= convention("table4", out)
+    resumed = subprocess.run(command + [str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert resumed.returncode == 0 and "read back" in resumed.stderr
+    assert json.loads((out / "table4.json").read_text())["settings"]["partial"] is False
+    assert _scores(out) == _scores(whole)
