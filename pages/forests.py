@@ -39,6 +39,7 @@ from engine.app.page_models.cost import (
 )
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.experiments.claims import claims_for, claims_frame
+from engine.methods import scheme_help
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
@@ -182,8 +183,7 @@ with st.sidebar:
     if experiment not in ("schemes", "compression"):
         projection = url_widget(st.selectbox,
             "Projection", SCHEME_NAMES, key="fx_proj", **BOUND,
-            help="How the q × d projection matrix is drawn (paper 003, section 2.2): gaussian N(0, 1/q); "
-            "achlioptas: Rademacher with density 1/3; sparse: density 1/√d; subsample: q of the d outputs.",
+            help=f"How the q × d projection matrix is drawn (paper 003, section 2.2): {scheme_help('; ', ': ')}.",
         )  # fmt: skip
     elif experiment == "schemes":
         schemes = url_widget(st.multiselect,

@@ -57,6 +57,15 @@ SCRIPT = textwrap.dedent('''
     assert set(np.round(np.unique(drawn) * np.sqrt(2), 12)) <= {-1.0, 0.0, 1.0} and drawn.shape == (5, 2, 6)
     make_estimator("rf-toyed-per-tree", n_estimators=3, n_components=2).fit(X, Y)
 
+    # --- the experiments: the toy strategy takes q, every scheme sweep includes the toy scheme
+    import inspect
+    from engine.experiments.convergence import run_projection_schemes
+    from engine.experiments.forests import run_forest_schemes
+    from engine.experiments.settings import BoostingSettings
+    assert BoostingSettings(10, q=3).model_kwargs("gbrt-toy-rpo-toyed")["n_projections"] == 3
+    for run in (run_projection_schemes, run_forest_schemes):
+        assert "toy" in inspect.signature(run).parameters["schemes"].default, run
+
     # --- the legend and the colours
     from engine.plotting.legend import explain
     assert "toy strategy" in explain("gbrt-toy-rpo-toyed") and "toy ±1 entries" in explain("gbrt-toy-rpo-toyed")

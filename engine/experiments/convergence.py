@@ -42,12 +42,10 @@ from engine.experiments.problems import Problem, get_problem
 from engine.experiments.settings import BoostingSettings
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, partial_timer, to_list
 from engine.experiments.timing import resolve_timing, retime, warm_up
+from engine.methods import BOOSTING
 from engine.metrics import ranking_average_precision
 from engine.names import (
-    PROJECTED,
-    PROJECTED_RELABEL,
     PROJECTED_STRATEGIES,
-    SINGLE_TARGET,
     ALIASES,
     ARTIFICIAL,
     FRIEDMAN_PROBLEMS,
@@ -287,7 +285,7 @@ def check_eval_points(n_eval_points):
 def check_q(name, q, n_outputs):
     """q of a gbrt-relabel-rpo estimator against d (output sub-sampling needs q <= d)."""
     config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
-    if config.get("strategy") == PROJECTED_RELABEL:
+    if BOOSTING[config["strategy"]].takes_q:
         try:
             check_projection(config["projection"], q, n_outputs)
         except ValueError as exc:
@@ -351,7 +349,7 @@ def model_for(est_name, task, seed, model_kwargs, **extra):
     """The estimator the experiments fit for ``est_name``: :func:`engine.make_estimator` with the
     model arguments (``n_projections`` only where the strategy takes it), seeded with ``seed``."""
     kw = dict(model_kwargs)
-    if BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"] != PROJECTED_RELABEL:
+    if not BOOSTING[BOOSTING_CONFIGS[ALIASES.get(est_name, est_name)]["strategy"]].takes_q:
         kw.pop("n_projections", None)
     return make_estimator(est_name, task=task, random_state=seed, **kw, **extra)
 
@@ -434,7 +432,7 @@ def measure(name, problem, model_kwargs, n_steps, seed, runner, unit, label, tim
         n_trees = np.arange(1, k + 1)
     else:
         est_name = "st-gbrt" if artificial else name
-        single = artificial or BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == SINGLE_TARGET
+        single = artificial or BOOSTING[BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"]].trees_per_step == "d"
         # artificial-gbrt on ind is st-gbrt on the real outputs (noisy ones: training mean).
         Ytr_fit, Yte_fit = (Y_tr[:, :d0], Y_te[:, :d0]) if artificial else (Y_tr, Y_te)
         d_fit = Ytr_fit.shape[1]
@@ -668,7 +666,7 @@ def run_convergence(dataset, estimators, *, n_steps, learning_rate=0.1, max_leaf
                        n_steps, seed, params, progress, stop, timing, live=bool(live), models=models)
 
 
-def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlioptas", "sparse"),
+def run_projection_schemes(dataset, *, schemes=PROJECTIONS,
                            strategy="projected", n_steps, n_projections=1, learning_rate=0.1,
                            max_leaf_nodes=2, max_features=None, loss=None, seed=0,
                            n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
@@ -705,8 +703,8 @@ def run_projection_schemes(dataset, *, schemes=("subsample", "gaussian", "achlio
         raise ValueError(f"strategy must be 'projected' or 'projected_relabel', got {strategy!r}")
     check_model_args(task, d, n_steps, learning_rate, max_leaf_nodes, max_features, loss)
     q = _int(n_projections, "n_projections", 1)
-    if strategy == PROJECTED and q != 1:
-        raise ValueError("n_projections must be 1 for strategy='projected' (Algorithm 3); "
+    if not BOOSTING[strategy].takes_q and q != 1:
+        raise ValueError(f"n_projections must be 1 for strategy={strategy!r} ({BOOSTING[strategy].paper}); "
                          "use strategy='projected_relabel' for q > 1")
     for s in schemes:
         try:

@@ -365,7 +365,7 @@ def _randomization_fits(task, d, p, forest, seeds, max_features_values=None, inc
     return "max_features", series, fits, params, notes
 
 
-def _schemes_fits(task, d, p, forest, seeds, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
+def _schemes_fits(task, d, p, forest, seeds, schemes=tuple(SCHEME_LABELS),
                   include_reference=True):
     """Figure 3: Algorithm 2 with each scheme at every q (sub-sampling only up to q = d), mo-rf."""
     schemes = check_names(schemes, "schemes", PROJECTIONS, "projection scheme")
@@ -378,11 +378,11 @@ def _schemes_fits(task, d, p, forest, seeds, schemes=("gaussian", "achlioptas", 
             fits.append((FOREST_REF, None, r, {**grown, "random_state": rs}))
         for s in schemes:
             fits += [(SCHEME_LABELS[s], q, r, {**grown, "projection": s, "n_components": q, "random_state": rs})
-                     for q in qs if not (s == "subsample" and q > d)]
+                     for q in qs if not (SCHEMES[s].q_at_most_d and q > d)]
     series = [SCHEME_LABELS[s] for s in schemes] + ([FOREST_REF] if include_reference else [])
     params = dict(schemes=schemes, q_values=qs, max_features=mf, include_reference=include_reference)
     notes = ["Every scheme with Algorithm 2 (a new projection per tree)."]
-    skipped = [q for q in qs if q > d] if "subsample" in schemes else []
+    skipped = [q for q in qs if q > d] if any(SCHEMES[s].q_at_most_d for s in schemes) else []
     if skipped:
         notes.append(f"Output sub-sampling left out at q = {', '.join(map(str, skipped))} (> d = {d}).")
     return "q", series, fits, params, notes
@@ -487,7 +487,7 @@ def run_forest_randomization(problem, forest, *, max_features_values=None, inclu
     return run_sweep(plan, progress=progress, stop=stop)
 
 
-def run_forest_schemes(problem, forest, *, schemes=("gaussian", "achlioptas", "sparse", "subsample"),
+def run_forest_schemes(problem, forest, *, schemes=tuple(SCHEME_LABELS),
                        include_reference=True, seed=0, progress=None, stop=None) -> ForestSweepResult:
     """Algorithm 2 with each projection scheme against q (paper 003, Figure 3).
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.estimators.registry import BOOSTING_CONFIGS, make_estimator
-from engine.names import ALIASES, LEAF_ESTIMATIONS, LOSSES, PROJECTED_RELABEL, PROJECTIONS
+from engine.methods import BOOSTING, SCHEMES
+from engine.names import ALIASES, LEAF_ESTIMATIONS, LOSSES, PROJECTIONS
 from engine.projections import check_projection
 from engine.validation import check_choice, check_in_interval, check_int, check_n_jobs
 
@@ -104,7 +105,7 @@ def resolve_q(q_values, projection, d, name="q_values", skip_too_large=False):
     sub-sampling is an error (left out with ``skip_too_large``)."""
     qs = sorted({q_of(q, d) for q in q_values})
     if projection is not None:
-        if skip_too_large and projection == "subsample":
+        if skip_too_large and SCHEMES[projection].q_at_most_d:       # output sub-sampling
             return [q for q in qs if q <= d]
         for q in qs:
             try:
@@ -168,7 +169,7 @@ class BoostingSettings:
     def check_q(self, name, n_outputs, q=None):
         """q (this run's, or ``q``) against d for estimator ``name`` (sub-sampling needs q <= d)."""
         config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
-        if config.get("strategy") == PROJECTED_RELABEL:
+        if BOOSTING[config["strategy"]].takes_q:           # gbrt-relabel-rpo
             try:
                 check_projection(config["projection"], self.q if q is None else q, n_outputs)
             except ValueError as exc:
@@ -183,7 +184,7 @@ class BoostingSettings:
             kw["loss"] = self.loss
         if self.leaf_estimation is not None:
             kw["leaf_estimation"] = self.leaf_estimation
-        if name is not None and BOOSTING_CONFIGS[ALIASES.get(name, name)].get("strategy") == PROJECTED_RELABEL:
+        if name is not None and BOOSTING[BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"]].takes_q:
             kw["n_projections"] = int(self.q if q is None else q)
         return kw
 
