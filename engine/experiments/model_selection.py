@@ -371,7 +371,8 @@ def no_grid_steps(name, task):
 
 def _defaults_choice(task):
     """What "defaults" 'chose': the estimator's defaults, for ``chosen``."""
-    params = _defaults_class(task)().get_params()
+    model = _defaults_class(task)()
+    params = {**model.get_params(), "leaf_estimation": model._leaf_estimation()}   # "auto" resolved
     return dict({k: params[k] for k in ("strategy", "projection", "n_projections", "learning_rate",
                                         "max_leaf_nodes", "leaf_estimation", "n_estimators", "early_stopping")},
                 n_steps=None, validation_score=None)
