@@ -5,7 +5,10 @@ Run with ``streamlit run app.py`` from the repository root. Every page is a file
 auto-discovery of ``pages/`` is off). Adding a page is one line in ``PAGES``.
 """
 
+from pathlib import Path
+
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 # The registered page files go in this plain session_state key, so a page (Home's presets)
 # can link only to pages that exist (st.page_link to an unregistered file raises an error).
@@ -38,6 +41,12 @@ st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
 
 from pages._classroom import apply_classroom, projector_switch  # noqa: E402 - imports the engine's plotting
 from pages._predict import predict_switch  # noqa: E402
+from pages._params import begin_run, note_unused  # noqa: E402
+from pages._url import note_visit, visit_number  # noqa: E402
+
+note_visit(navigation.url_path)     # a page change: its widgets read the URL again, as a pasted link's
+begin_run()                         # which URL parameters this run reads (pages/_params.py)
+PAGE_FILES = {Path(path).stem if i else "": path for i, (path, _, _) in enumerate(PAGES)}
 
 with st.sidebar:
     st.markdown(f"### {PAGE_TITLE}")
@@ -45,7 +54,7 @@ with st.sidebar:
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
     projector_switch()   # the projector view, and below the teacher's link (?hide=...): pages/_classroom.py
     predict_switch()     # "Predict first": questions before the charts' answers (pages/_predict.py)
-apply_classroom()
+apply_classroom(PAGE_FILES[navigation.url_path])
 
 from pages._session import check_settings, open_session  # noqa: E402 - imports the engine: after the navigation is set up
 
@@ -56,4 +65,14 @@ from pages._data_choice import sync_data_choice  # noqa: E402
 
 # this browser session's place in the server's run store (its opening is logged)
 sync_data_choice(open_session())    # the chosen data: restored from the URL after a reload, named in it
-navigation.run()
+# A note for each parameter of the link the page does not use. Not on Home, which has none: the tests
+# (and the start-up fill) open app.py with a page's link, then switch to the page (Streamlit's AppTest).
+link_notes = st.container() if navigation.url_path else None
+try:
+    navigation.run()
+except StopException:   # the page stopped early: its parameters further down are not named
+    if link_notes is not None:
+        note_unused(PAGE_FILES[navigation.url_path], visit_number(), link_notes, stopped=True)
+    raise
+if link_notes is not None:
+    note_unused(PAGE_FILES[navigation.url_path], visit_number(), link_notes)

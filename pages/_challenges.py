@@ -32,23 +32,43 @@ def challenge_cards():
                              help="Opens the page at the challenge's starting point.")
 
 
+def _title(challenge, lead: str = "Challenge") -> str:
+    """The challenge's title as a sentence's start: "Challenge: X." (no second stop after a "?")."""
+    title = challenge.title.rstrip()
+    return f"{lead}: {title}" + ("" if title.endswith(("?", "!", ".")) else ".")
+
+
+def open_challenge(page: str):
+    """The challenge of ``page`` the URL names (``?challenge=<key>``), or None."""
+    key = st.query_params.get("challenge")
+    return next((c for c in challenges_for(page) if c.key == key), None)
+
+
+def challenge_intro(page: str) -> None:
+    """At the top of a page whose challenge is answered further down (Bias–variance's, beside its draws):
+    the question where the other pages show theirs, and where to answer it."""
+    challenge = open_challenge(page)
+    if challenge is not None:
+        st.info(f"🎯 **{_title(challenge)}** {challenge.question}  \nThe check is beside the chart it is "
+                "about, further down.")
+
+
 def challenge_banner(page: str, result, pending=None) -> bool:
     """On ``page``: when the URL names one of its challenges, the question and whether ``result`` meets it,
     after the "Predict first" question (pages/_predict.py). True when the page may draw its chart."""
-    key = st.query_params.get("challenge")
-    challenge = next((c for c in challenges_for(page) if c.key == key), None)
+    challenge = open_challenge(page)
     if challenge is None:
         return True
     prefix = PREFIXES.get(page, "challenge")
     if result is None:    # the question first, then the prediction (a chart may be coming)
-        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}  \n{evaluate(challenge.key, result)[1]}")
+        st.info(f"🎯 **{_title(challenge)}** {challenge.question}  \n{evaluate(challenge.key, result)[1]}")
         return ask(prefix, f"challenge:{challenge.key}", result, pending=pending)
     if not ask(prefix, f"challenge:{challenge.key}", result, pending=pending):   # before whether it is met
-        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}")
+        st.info(f"🎯 **{_title(challenge)}** {challenge.question}")
         return False
     met, message = evaluate(challenge.key, result)
     if met:
-        st.success(f"🎯 **Challenge met: {challenge.title}.** {message}")
+        st.success(f"🎯 **{_title(challenge, 'Challenge met')}** {message}")
     else:
-        st.info(f"🎯 **Challenge: {challenge.title}.** {challenge.question}  \n{message}")
+        st.info(f"🎯 **{_title(challenge)}** {challenge.question}  \n{message}")
     return True

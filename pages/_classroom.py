@@ -18,6 +18,7 @@ import re
 
 import streamlit as st
 
+from pages._params import all_controls, control_guess, page_controls, page_parameters
 from pages._url import url_widget
 
 from pages._render import projector_on
@@ -25,6 +26,7 @@ HIDE_PARAM = "hide"
 HIDE_STATE = "teacher_hide"     # the list this session's teacher's link asked for (survives page changes)
 SIDEBAR = "sidebar"
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+RESET_SELECTOR = '[class*="_reset_all"]'   # every page's Reset of its settings (class st-key-<prefix>_reset_all)
 
 SIDEBAR_CSS = ('section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], '
                '[data-testid="stExpandSidebarButton"] { display: none !important; }')
@@ -78,12 +80,16 @@ def hide_css(names) -> str:
     rules = [SIDEBAR_CSS] if SIDEBAR in names else []
     keys = [n for n in names if n != SIDEBAR]
     if keys:
-        rules.append(", ".join(f".st-key-{k}" for k in keys) + " { display: none !important; }")
+        # A page's Reset (pages/_compare.py, key <prefix>_reset_all) would put the hidden controls back to
+        # their defaults, silently: a link that hides controls hides it too.
+        rules.append(", ".join([f".st-key-{k}" for k in keys] + [RESET_SELECTOR]) + " { display: none !important; }")
     return "\n".join(rules)
 
 
-def apply_classroom():
-    """Call in app.py on every run, before the page: this session's CSS and the notes."""
+def apply_classroom(page: str | None = None):
+    """Call in app.py on every run, before the page (``page``: its file): this session's CSS and the
+    notes, one naming each ``hide`` name that is no control of any page (with a did-you-mean for this
+    page's: ``seed`` -> ``conv_seed``)."""
     names, refused = hidden_names()
     css = "\n".join(filter(None, [PROJECTOR_CSS if projector_on() else "", hide_css(names)]))
     if css:
@@ -92,9 +98,15 @@ def apply_classroom():
         st.warning(f"The link's {HIDE_PARAM} = “{', '.join(refused)}” is not a widget key (letters, digits, _ "
                    "and - only): nothing hidden for it" + (f"; hiding {', '.join(names)}." if names else "."),
                    icon="🙈")
-    if names and SIDEBAR not in names:
-        st.sidebar.caption(f"🎓 Teacher's link: {len(names)} control{'s' if len(names) > 1 else ''} hidden "
-                           "(they keep the link's values).")
+    unknown = [n for n in names if n != SIDEBAR and n not in all_controls()]
+    for name in unknown:
+        guess = control_guess(name, page) if page else None
+        st.warning(f"The link's {HIDE_PARAM} names “{name}”, which is no control of this app: nothing hidden for it"
+                   + (f"; did you mean {guess}?" if guess else "."), icon="🙈")
+    shown_here = [n for n in names if page and n in page_controls(page)]
+    if shown_here and SIDEBAR not in names:
+        st.sidebar.caption(f"🎓 Teacher's link: {len(shown_here)} control{'s' if len(shown_here) > 1 else ''} of this "
+                           "page hidden (they keep the link's values; Reset is hidden too).")
 
 
 def link_url(link: dict) -> str:
@@ -105,6 +117,13 @@ def link_url(link: dict) -> str:
     return f"/{PurePosixPath(link['page']).stem}" + (f"?{query}" if query else "")
 
 
+def hide_example(page: str = "pages/convergence.py", suffixes=("_seed", "_learning_rate")) -> str:
+    """Home's example of a ``hide`` link, made from the page's parameters (pages/_params.py), never typed:
+    a renamed parameter changes the example with it."""
+    names = [k for k in page_parameters(page) if k.endswith(suffixes)]
+    return link_url({"page": page, "query_params": {HIDE_PARAM: ",".join(names)}})
+
+
 def teacher_section(links, registered):
     """Home's "For teachers": the projector view, the ``hide`` parameter, and one link per act of a class."""
     st.header("For teachers")
@@ -113,8 +132,9 @@ def teacher_section(links, registered):
         "tables; it stays in the URL (`?projector=true`), so a link can open with it.\n\n"
         "**A teacher's link** hides what would distract a class: add `hide=` and a comma-separated list to any "
         "page's URL, `sidebar` for the whole sidebar or the names of the controls, which are the names the "
-        "page's settings have in its URL (`/convergence?hide=seed,learning_rate`). Hidden controls keep the "
-        "link's values; the session keeps hiding them on other pages until a link with an empty `hide=`.\n\n"
+        f"page's settings have in its URL (`{hide_example()}`). Hidden controls keep the link's values (the "
+        "page's Reset is hidden with them); the session keeps hiding them on other pages until a link with an "
+        "empty `hide=`.\n\n"
         "**A 45-minute class on “why project the outputs?”**, one link per act (open one, then copy the "
         "address bar, or paste the path after this server's address):"
     )

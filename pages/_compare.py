@@ -41,7 +41,10 @@ def settings_label(pinned: dict, current: dict | None = None, limit: int = 4) ->
     items += [(k, "—") for k in (current or {}) if k not in pinned]
     if not items:
         return "same settings"
-    text = ", ".join(f"{k.split('.')[-1]} = {v}" for k, v in items[:limit])
+    last = [k.split(".")[-1] for k, _ in items]
+    # a setting's last name, or its whole name when two settings share it (a.seed and b.seed)
+    names = [k if last.count(n) > 1 else n for (k, _), n in zip(items, last)]
+    text = ", ".join(f"{n} = {v}" for n, (_, v) in zip(names[:limit], items[:limit]))
     return text + (", …" if len(items) > limit else "")
 
 

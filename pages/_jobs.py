@@ -155,6 +155,8 @@ class PageRun:
                  "finished": previous.get("finished"), "harvested": False}
         st.session_state[self.key] = entry
         session.entries[self.name] = entry
+        if ticket.done:         # served from the cache: finished now, so Pin, Step and the charts see it at once
+            self.harvest()
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Ask the run to stop, wait a little for it, and keep what it finished."""

@@ -52,16 +52,20 @@ def predicting() -> bool:
     return bool(st.session_state.get(TOGGLE_KEY, _default()))
 
 
-def ask(prefix: str, question_id: str, result, *, choices=(), pending=None) -> bool:
+def ask(prefix: str, question_id: str, result, *, choices=(), pending=None, about=None) -> bool:
     """Ask ``question_id`` before the chart of ``result``; True when the chart may be drawn.
     ``choices``: the page's choices when the question has none of its own (the run's methods).
-    ``pending``: whether a result is coming or shown (default: ``result is not None``)."""
+    ``pending``: whether a result is coming or shown (default: ``result is not None``).
+    ``about``: what the question is asked about (the settings that can change its answer: problem,
+    data set, methods...); when it changes, the earlier answer and Reveal are dropped and the question
+    is asked again before the new chart (the answer belongs to one question, not to the session)."""
     if not predicting():
         return True
     q = question(question_id)
     options = list(q.choices or choices)
     slug = question_id.replace(":", "_").replace("-", "_")
-    key, lock, shown = (f"{prefix}_{k}_{slug}" for k in ("predict", "locked", "revealed"))
+    key, lock, shown, topic = (f"{prefix}_{k}_{slug}" for k in ("predict", "locked", "revealed", "about"))
+    new_question(topic, about, (key, lock, shown))
     token = None if result is None else id(result)
     answered = st.session_state.get(key)
     if answered is not None and answered not in options:     # the choices changed (other methods)
@@ -94,6 +98,18 @@ def ask(prefix: str, question_id: str, result, *, choices=(), pending=None) -> b
         st.button("Reveal", key=f"{prefix}_reveal_{slug}", on_click=st.session_state.__setitem__, args=(shown, True),
                   help="Show the chart without predicting.")
         return False
+
+
+def new_question(topic: str, about, keys) -> None:
+    """When ``about`` differs from what the question in ``topic`` was last asked about, forget its
+    answer (the session keys ``keys``): the same question about something else is a new question."""
+    if about is None:
+        return
+    mark = repr(about)
+    if st.session_state.get(topic, mark) != mark:
+        for k in keys:
+            st.session_state.pop(k, None)
+    st.session_state[topic] = mark
 
 
 def wait_hidden(run, drawn_running, every=0.5):

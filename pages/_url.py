@@ -12,6 +12,11 @@ parameter, the value the link gave and the value used.
 * Anything else Streamlit refused keeps Streamlit's choice (the default).
 
 The note stays while the widget holds the value used; moving the widget removes it.
+
+A widget reads the URL once per **visit** of a page (:func:`note_visit`, called by app.py on every
+run): a link clicked inside the app (Home's plan, a preset) is read as a pasted one is, also by a
+widget that lives on every page (the sidebar's "Predict first" and "Projector view", which
+Streamlit would otherwise keep at their value of the page before).
 """
 from __future__ import annotations
 
@@ -20,10 +25,30 @@ import math
 from typing import Any, Callable
 
 import streamlit as st
+from streamlit.runtime.state.session_state_proxy import get_session_state
 
 NUMBER_WIDGETS = ("slider", "number_input")
 OPTION_WIDGETS = ("selectbox", "radio", "select_slider", "multiselect", "segmented_control", "pills")
 _UNKNOWN = object()
+READ_KEY = "app_params_read"   # = pages._params.READ_KEY
+VISIT_KEY = "app_visit"      # (page, number): the page this session shows, and how many page changes so far
+
+
+def note_visit(page: str) -> None:
+    """Call on every run, before any bound widget, with the page's identity: a change of page is a new
+    visit, whose widgets read the URL again."""
+    last = st.session_state.get(VISIT_KEY, (None, 0))
+    if last[0] != page:
+        st.session_state[VISIT_KEY] = (page, last[1] + 1)
+
+
+def visit_number() -> int:
+    """This session's page visits so far (a new one at each change of page)."""
+    return _visit()
+
+
+def _visit() -> int:
+    return st.session_state.get(VISIT_KEY, (None, 0))[1]
 
 
 def url_widget(widget: Callable, *args: Any, parse: Callable[[str], Any] | None = None, **kwargs: Any) -> Any:
@@ -37,21 +62,25 @@ def url_widget(widget: Callable, *args: Any, parse: Callable[[str], Any] | None 
     default = _default(name, call)
     # This widget's URL bookkeeping, under its own key (so it belongs to the widget's page): "seen" once
     # the widget has read the URL (later the URL only echoes the widget), the note, a pending reset.
+    st.session_state.setdefault(READ_KEY, set()).add(key)      # this run reads it (pages/_params.py)
     state = st.session_state.setdefault(f"{key}_url", {})
-    raw = [] if state.get("seen") else st.query_params.get_all(key)
-    state["seen"] = True
+    raw = [] if state.get("seen") == _visit() else st.query_params.get_all(key)
+    state["seen"] = _visit()
     changed, reason = None, ""
     if "reset" in state:          # the rerun below: the text the link gave is replaced now
         st.session_state[key] = state.pop("reset")
+        _write_url(key, None)
     elif raw:
         changed, reason = _correction(name, call, raw)
         if changed is not None:
             st.session_state[key] = changed      # set before the widget reads it: the value it shows
+        elif key in st.session_state and (read := _from_url(name, call, raw, fmt)) is not _UNKNOWN:
+            st.session_state[key] = read         # a widget kept from the page before: the link's value
     value = widget(*args, **kwargs)
     if raw and parse is not None and changed is None and default is not _UNKNOWN and _unreadable(parse, raw[-1]):
         # Streamlit took the text as it is; a widget's value can only be set before it is drawn: draw again.
-        state["note"] = (f"The link asked for {key} = “{raw[-1]}”, which this page cannot read "
-                         f"({_unreadable(parse, raw[-1])}): this page uses the default, "
+        state["note"] = (f"The link asked for {key} = “{_short(raw[-1])}”, which this page cannot read "
+                         f"({_short(_unreadable(parse, raw[-1]), 200)}): this page uses the default, "
                          f"{_show(default, fmt) if default != '' else call.get('placeholder') or 'none'}.", default)
         state["reset"] = default
         st.rerun()
@@ -60,13 +89,59 @@ def url_widget(widget: Callable, *args: Any, parse: Callable[[str], Any] | None 
         used = _show(value, fmt)
         said = (f"{used}, the nearest allowed value" if changed is not None else
                 f"the default, {used}" if _same(value, default) else used)
-        state["note"] = (f"The link asked for {key} = “{', '.join(raw)}”{reason}: this page uses {said}.", value)
+        state["note"] = (f"The link asked for {key} = “{_short(', '.join(raw))}”{_short(reason, 300)}: "
+                         f"this page uses {_short(said, 300)}.", value)
+        _write_url(key, None if _same(value, default) else value, fmt)
     if "note" in state:
         if _same(state["note"][1], value):
             getattr(widget, "__self__", st).warning(state["note"][0], icon="🔗")
         else:
             del state["note"]           # moved since: the link's value is gone
     return value
+
+
+def _write_url(key, value, fmt=str):
+    """The address bar holds ``value`` (None: the default, no parameter) for the bound widget ``key``,
+    the value the page uses in place of the link's: a copied link reopens the same view. Streamlit
+    drops a URL value it refused and does not write a value set before a widget's first draw, and
+    ``st.query_params`` refuses to write a bound parameter; this is Streamlit's own correction of a
+    bound parameter (the call its sliders use after a clamp, Streamlit 1.67)."""
+    with get_session_state().query_params() as qp:
+        if value is None:
+            if key in qp:
+                qp.remove_param(key)
+        elif isinstance(value, (list, tuple)):
+            qp.set_corrected_value(key, [fmt(v) for v in value], "string_array_value")
+        else:
+            qp.set_corrected_value(key, _num(value) if _is_number(value) and fmt is str else fmt(value), "string_value")
+
+
+def _from_url(name, call, raw, fmt):
+    """The widget's value the URL's ``raw`` strings spell (as Streamlit reads a bound widget's URL
+    value), or _UNKNOWN when they spell none of its values."""
+    text = raw[-1]
+    if name in ("checkbox", "toggle"):
+        return {"true": True, "false": False}.get(text.lower(), _UNKNOWN)
+    options = list(call.get("options") or [])
+    if name == "multiselect":
+        found = [next((o for o in options if fmt(o) == r), _UNKNOWN) for r in raw]
+        return _UNKNOWN if _UNKNOWN in found else found
+    if name in OPTION_WIDGETS:
+        return next((o for o in options if fmt(o) == text or str(o) == text), _UNKNOWN)
+    if name in NUMBER_WIDGETS:
+        number = _number(text)
+        if number is None:
+            return _UNKNOWN
+        return int(number) if number.is_integer() and isinstance(call.get("value", call.get("min_value")), int) else number
+    if name in ("text_input", "text_area"):
+        return text
+    return _UNKNOWN
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``text``, cut to ``limit`` characters (a link's value can be any length: the note stays short)."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def _unreadable(parse, text):

@@ -24,6 +24,7 @@ from engine.methods import method_of
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
+from pages._challenges import challenge_intro
 from pages._deeplink import registered_pages, route_through_app
 from pages._draws import draws_section
 from pages._jobs import PageRun, estimate_text, gate
@@ -75,6 +76,7 @@ def resample():
 
 
 st.title("Bias–variance")
+challenge_intro("pages/bias_variance.py")   # the question at the top, as on the other pages (checked by the draws)
 st.markdown(
     "Train the same algorithm on many **independent learning sets** drawn from Friedman1, and "
     "watch how its expected test error splits into **noise** (nobody can remove it), **bias²** "

@@ -380,7 +380,7 @@ checked = checked_result()
 chart_allowed = challenge_banner("pages/convergence.py", checked, pending=running or checked is not None)   # ?challenge=...
 if chart_allowed and "challenge" not in st.query_params and settings["problem"] in FIGURE1_PANELS:   # Figure 1 presets
     chart_allowed = ask("conv", "first", checked, choices=[*settings["variants"], NONE_REACHES],
-                        pending=running or checked is not None)
+                        pending=running or checked is not None, about=settings)
 
 # How to read the chart, per problem: the structure of the data and what the paper reports for it.
 # What *this* run shows is computed from its curves (engine.app.page_content.takeaways), never written here.
@@ -414,7 +414,9 @@ def status_banner(view, status, result, shown):
                 "other_data": "no run on this data yet"}.get(status, f"{status} · {longest} steps")
     st.progress(view.fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
     if status == "running":
-        st.info(f"Status: **running** · {longest} steps on the current method.", icon="⏳")
+        # the chart's curves lag the bar's step count (a partial result is built at most every 0.5 s):
+        # the line says what the chart holds, not a second count of the same steps
+        st.info(f"Status: **running** · the chart shows {longest} steps so far (redrawn as the run grows).", icon="⏳")
     elif status == "stopped":
         st.warning(f"Status: **stopped** after {elapsed:.1f} s: the partial curves are kept "
                    f"(longest {longest} steps). Pin them, or press Start for a full run.", icon="⏹️")

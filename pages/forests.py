@@ -21,6 +21,7 @@ engine.app.page_content.page_defaults) at once.
 """
 
 import ast
+import re
 
 import streamlit as st
 
@@ -212,6 +213,18 @@ with st.sidebar:
         help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
     )  # fmt: skip
 
+# The engine's errors name its arguments (max_features_values: ...); the page names its controls instead.
+ENGINE_ARGUMENTS = {"max_features_values": "Features per node k (fx_k)", "q_values": "Projected dimensions q (fx_q)",
+                    "n_estimators": "Trees per forest (fx_trees)", "n_runs": "Repeats (fx_repeats)"}
+
+
+def control_names(message: str) -> str:
+    """``message`` with each engine argument it names replaced by the page's control."""
+    for argument, control in ENGINE_ARGUMENTS.items():
+        message = re.sub(rf"\b{argument}\b", control, message)
+    return message
+
+
 refused, data_text = None, ""
 try:
     if variance:
@@ -260,7 +273,7 @@ try:
         shown = {**forest.params(), **options}
         cost = estimate_forest_sweep_seconds(plan, timing=timed)
 except ValueError as exc:
-    refused = str(exc)
+    refused = control_names(str(exc))
 
 # The run's identity (compared with the sidebar's) and a pin's label: plain values only.
 settings = None if refused else (experiment, data.dataset, repr(sorted({**shown, "seed": int(seed)}.items())))

@@ -239,7 +239,7 @@ def live_status():
 live_status()
 done = run.finished   # Predict first (pages/_predict.py): the q sweep's question, before its charts
 asked = done.result if experiment == "size" and done is not None and hasattr(done.result, "q_values") else None
-if experiment == "size" and not ask("proj", "q_faster", asked, pending=running or asked is not None):
+if experiment == "size" and not ask("proj", "q_faster", asked, pending=running or asked is not None, about=config):
     st.stop()
 
 # --- results -----------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from apptest_runs import finished, poll
 from engine.experiments.cost_vs_outputs import load_shipped, loglog_slope
 from engine.app.page_content.presets import TEACHER_LINKS
-from pages._classroom import hide_css, link_url, parse_hide
+from pages._classroom import RESET_SELECTOR, hide_css, link_url, parse_hide
 from pages._render import table_frame
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -132,7 +132,8 @@ def test_parse_hide_and_its_css():
     assert parse_hide("seed, learning_rate,,seed") == (["seed", "learning_rate"], [])
     assert parse_hide("sidebar,a b,x;y") == (["sidebar"], ["a b", "x;y"])
     css = hide_css(["sidebar", "seed"])
-    assert 'section[data-testid="stSidebar"]' in css and ".st-key-seed { display: none !important; }" in css
+    assert 'section[data-testid="stSidebar"]' in css and ".st-key-seed, " in css
+    assert f"{RESET_SELECTOR} {{ display: none !important; }}" in css     # a link hiding controls hides Reset
     assert hide_css(["seed"]).count("display: none") == 1 and "stSidebar" not in hide_css(["seed"])
 
 

@@ -159,3 +159,26 @@ def test_an_answer_given_as_the_result_arrives_survives_the_page_s_rerun():
     assert q.value == "yes" and q.disabled
     at.run()
     assert verdicts(at) == ["You predicted **yes** — the result: **yes** (right)."]
+
+
+def test_a_new_problem_asks_the_question_again_before_its_chart():
+    """Issue 43: answered on chain, the same question about group is a new one: its answer and the
+    verdict are not carried over, and the chart waits for the new answer (or Reveal)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in {**SMALL, "predict": "true"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.session_state["conv_predict_first"] = "gbmort"
+    at.switch_page("pages/convergence.py").run()
+    poll(at, "conv").run()
+    assert len(verdicts(at)) == 1 and conv_charts(at)
+    at.radio(key="conv_problem").set_value("group").run()
+    at.button(key="conv_start").click().run()
+    poll(at, "conv").run()
+    assert finished(at, "conv").settings["problem"] == "group"
+    q = question(at, "conv_predict_first")
+    assert q.value is None and not verdicts(at)            # asked again, nothing revealed
+    assert not conv_charts(at) and any(b.label == "Reveal" for b in at.button)
+    q.set_value("st-gbrt").run()
+    found = verdicts(at)
+    assert len(found) == 1 and "You predicted **st-gbrt**" in found[0] and conv_charts(at)

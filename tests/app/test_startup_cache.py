@@ -108,8 +108,11 @@ def test_step_after_a_cached_start_continues_the_kept_models(filling, monkeypatc
     monkeypatch.setattr(live_convergence, "train_curves", counting_train)
     monkeypatch.setattr(live_convergence, "continue_curves", counting_continue)
     at = open_default("pages/convergence.py")
-    cached = finished(at, "conv") or (poll(at, "conv", 60) and finished(at, "conv"))
+    cached = finished(at, "conv")                   # finished in the page's first script run: from the cache
     assert page_run(at, "conv")["job"].how == "cached" and cached.cached and calls["train"] == 0
+    assert not at.button(key="conv_pin").disabled and not at.button(key="conv_step").disabled   # issue 43
+    at.button(key="conv_pin").click().run()
+    assert len(at.session_state["conv_pins"]) == 1
     assert all(m.n_steps_ == n for m in cached.extra["models"].values())
     at.button(key="conv_step").click().run()
     stepped = poll(at, "conv", 120) and finished(at, "conv")

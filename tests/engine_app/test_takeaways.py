@@ -147,6 +147,9 @@ def test_clamp_note_names_each_changed_value():
     assert clamp_note("0, -5, 100000", 1, 2000, "n_estimators") == (
         "Changed to fit the allowed range [1, 2000] of n_estimators: 0 → 1, -5 → 1, 100000 → 2000.")
     assert clamp_note("1, 10, 100", 1, 2000) is None
+    # a link's thousands of values: four named, the rest counted (issue 43 saw a 19 000-character note)
+    note = clamp_note(",".join(str(i) for i in range(1, 2001)), 1, 374, "q")
+    assert note.endswith("375 → 374, 376 → 374, 377 → 374, 378 → 374 and 1,622 more.") and len(note) < 150
 
 
 def test_separator_hint_for_a_semicolon_file_read_with_commas():

@@ -79,7 +79,11 @@ def clamp_note(text, low=None, high=None, name="value") -> str | None:
             changed.append(f"{item} → {high:g}")
     if not changed:
         return None
-    return (f"Changed to fit the allowed range [{low:g}, {high:g}] of {name}: " + ", ".join(changed) + ".")
+    listed = ", ".join(changed[:NOTE_ITEMS]) + (f" and {len(changed) - NOTE_ITEMS:,} more" if len(changed) > NOTE_ITEMS else "")
+    return f"Changed to fit the allowed range [{low:g}, {high:g}] of {name}: {listed}."
+
+
+NOTE_ITEMS = 4      # clamped values a note lists one by one (a link may hold thousands: the rest are counted)
 
 
 def run_bias_variance_study(runs, *, progress=None, stop=None):
