@@ -8,7 +8,6 @@ auto-discovery of ``pages/`` is off). Adding a page is one line in ``PAGES``.
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 # The registered page files go in this plain session_state key, so a page (Home's presets)
 # can link only to pages that exist (st.page_link to an unregistered file raises an error).
@@ -41,7 +40,7 @@ st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
 
 from pages._classroom import apply_classroom, projector_switch  # noqa: E402 - imports the engine's plotting
 from pages._predict import predict_switch  # noqa: E402
-from pages._params import begin_run, note_unused  # noqa: E402
+from pages._params import begin_run, note_unknown, note_unused  # noqa: E402
 from pages._url import note_visit, visit_number  # noqa: E402
 
 note_visit(navigation.url_path)     # a page change: its widgets read the URL again, as a pasted link's
@@ -67,12 +66,9 @@ from pages._data_choice import sync_data_choice  # noqa: E402
 sync_data_choice(open_session())    # the chosen data: restored from the URL after a reload, named in it
 # A note for each parameter of the link the page does not use. Not on Home, which has none: the tests
 # (and the start-up fill) open app.py with a page's link, then switch to the page (Streamlit's AppTest).
-link_notes = st.container() if navigation.url_path else None
-try:
-    navigation.run()
-except StopException:   # the page stopped early: its parameters further down are not named
-    if link_notes is not None:
-        note_unused(PAGE_FILES[navigation.url_path], visit_number(), link_notes, stopped=True)
-    raise
+link_notes = st.empty() if navigation.url_path else None
+if link_notes is not None:
+    note_unknown(PAGE_FILES[navigation.url_path], visit_number(), link_notes)
+navigation.run()        # a page that stops early (st.stop) ends the script here
 if link_notes is not None:
     note_unused(PAGE_FILES[navigation.url_path], visit_number(), link_notes)

@@ -174,25 +174,14 @@ def _challenge_note(value: str, page: str) -> str | None:
     return f"This page has no challenge “{_short(value)}”{listed}: the link's challenge is ignored."
 
 
-def note_unused(page: str, visit: int, where, stopped: bool = False) -> None:
-    """Call after the page ran (app.py), with the page file, this visit's number and the container at
-    the top of the page: name each URL parameter this run did not read, take it out of the address bar,
-    and show this visit's notes. ``stopped``: the page stopped early (st.stop), so its own parameters
-    below that point are kept unnamed."""
-    read = st.session_state.get(READ_KEY, set())
+def _collect(page: str, visit: int, names, where) -> None:
+    """Note each of ``names`` (URL parameters) as unused, take it out of the address bar, keep the note for
+    the visit, and draw this visit's notes in ``where``."""
     kept_visit, notes = st.session_state.get(NOTES_KEY, (None, []))
     notes = list(notes) if kept_visit == visit else []
-    busy = stopped or _page_busy()
-    for name in list(st.query_params):
+    for name in names:
         value = ", ".join(st.query_params.get_all(name))
-        if name == "challenge":
-            text = _challenge_note(value, page)
-        elif name in read or name in FLAGS:
-            continue
-        elif busy and name in page_parameters(page):
-            continue            # its control may come with the run's result
-        else:
-            text = _note(name, value, page)
+        text = _challenge_note(value, page) if name == "challenge" else _note(name, value, page)
         if text is None:
             continue
         notes.append(text)
@@ -200,6 +189,29 @@ def note_unused(page: str, visit: int, where, stopped: bool = False) -> None:
             del st.query_params[name]
         except Exception:  # noqa: BLE001 - bound to a widget of another page: Streamlit removes it itself
             pass
-    st.session_state[NOTES_KEY] = (visit, list(dict.fromkeys(notes)))
-    for text in dict.fromkeys(notes):
-        where.warning(text, icon="🔗")
+    notes = list(dict.fromkeys(notes))
+    st.session_state[NOTES_KEY] = (visit, notes)
+    with where.container():      # drawn again in place (the page's own notes come below)
+        for text in notes:
+            st.warning(text, icon="🔗")
+
+
+def note_unknown(page: str, visit: int, where) -> None:
+    """Call before the page runs (app.py): name every URL parameter that is none of the page's (an old
+    or mistyped name, another page's, a challenge the page does not have). Before, because a page that
+    stops early (st.stop) draws nothing after it."""
+    own = set(page_parameters(page))
+    unknown = [n for n in st.query_params if n not in own or n == "challenge"]
+    _collect(page, visit, unknown, where)
+
+
+def note_unused(page: str, visit: int, where) -> None:
+    """Call after the page ran to its end (app.py): name each parameter of the page that this run did
+    not read (its control is not shown with the current settings); kept while the page's run is in
+    flight (some controls appear with its result)."""
+    if _page_busy():
+        return
+    read = st.session_state.get(READ_KEY, set())
+    unused = [n for n in st.query_params if n in page_parameters(page) and n not in read and n not in FLAGS]
+    if unused:
+        _collect(page, visit, unused, where)
