@@ -177,6 +177,23 @@ def test_no_engine_module_imports_playwright():
     assert engine_imports_of(ROOT, "playwright") == []
 
 
+# The app's packages, and where in the engine each may be imported (README, "Dependencies").
+APP_PACKAGES = {"streamlit": (), "plotly": ("engine.plotting", "engine.reports", "engine.bench"),
+                "xgboost": ("engine.experiments.time_to_accuracy", "engine.bench")}
+
+
+def app_package_imports(root):
+    """Lines for every engine import of an app package outside the places APP_PACKAGES allows."""
+    return [line for package, allowed in APP_PACKAGES.items() for line in engine_imports_of(root, package)
+            if not any(line.startswith(prefix + " ") or line.startswith(prefix + ".") for prefix in allowed)]
+
+
+def test_the_library_never_imports_the_apps_packages():
+    """The estimators, data sets and experiments run without streamlit, plotly or xgboost: making
+    them an extra is then a pyproject edit, not a refactoring. engine/ never imports streamlit."""
+    assert app_package_imports(ROOT) == []
+
+
 # ---------------------------------------------------------------- the checks catch a planted fault
 
 def _plant(root, files):
@@ -459,6 +476,14 @@ def test_a_second_best_first_loop_is_found(tmp_path):
     assert frontier_callers(tmp_path) == {"grower_base.pyx": [1]}
     _plant(tmp_path, {"hist_grower.pyx": "    while n > 0:\n        rec = frontier_pop (self.frontier, &n)\n"})
     assert frontier_callers(tmp_path) == {"grower_base.pyx": [1], "hist_grower.pyx": [2]}
+
+
+def test_an_app_package_in_the_library_is_found(small_tree):
+    _plant(small_tree, {"engine/validation.py": "import plotly.graph_objects as go\n",
+                        "engine/plotting/figures.py": "import plotly\n",
+                        "engine/app/jobs.py": "def f():\n    import streamlit\n"})
+    assert sorted(app_package_imports(small_tree)) == ["engine.app.jobs imports streamlit, line 2",
+                                                       "engine.validation imports plotly.graph_objects, line 1"]
 
 
 def test_an_engine_import_of_playwright_is_found(small_tree):
