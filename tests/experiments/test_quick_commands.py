@@ -42,6 +42,7 @@ def run_timed(args, cwd):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(HANG_SECONDS + 60)
 @pytest.mark.parametrize("target", list(REPRODUCTIONS))
 def test_every_reproduce_quick_ends_within_three_minutes_and_says_what_it_cut(target, tmp_path):
     proc, cpu, wall = run_timed(["engine", "reproduce", target, "--quick", "--out", str(tmp_path)], ROOT)
@@ -51,6 +52,7 @@ def test_every_reproduce_quick_ends_within_three_minutes_and_says_what_it_cut(ta
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(HANG_SECONDS + 60)
 @pytest.mark.parametrize("mode", BENCH_QUICK, ids=lambda m: " ".join(m))
 def test_every_bench_quick_ends_within_three_minutes_and_says_what_it_cut(mode, tmp_path):
     pytest.importorskip("lightgbm", reason="the bench extra (pip install -e '.[bench]') is not installed")

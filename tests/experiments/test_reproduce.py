@@ -237,6 +237,7 @@ def test_a_first_ctrl_c_writes_a_partial_table_and_the_same_command_resumes_it(t
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)     # three runs of the command; seconds each on an idle machine, minutes on a loaded one
 def test_ctrl_c_in_a_terminal_leaves_a_valid_partial_table_no_leaked_workers_and_a_resume(tmp_path):
     """The command as a user runs it, on every core: Ctrl-C (SIGINT to its whole process group, the
     joblib workers included, as a terminal sends it) once the first problem is done. It exits 0 with
