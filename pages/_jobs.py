@@ -149,7 +149,8 @@ class PageRun:
         session = session_runs()
         ticket = session.store.request(session.owner, self.name, target, *args, share=share, extra=extra,
                                        estimate=estimate, compact=compact, **kwargs)
-        how = ASKED_HOW[ticket.how].format(shared=ticket.snapshot()["shared"] if ticket.how == "attached" else 1)
+        word = "fill" if ticket.awaited else ticket.how     # started, but waiting for the fill's run
+        how = ASKED_HOW[word].format(shared=ticket.snapshot()["shared"] if ticket.how == "attached" else 1)
         log.info(RUN_ASKED, {"page": self.name, "session": session.owner, "how": how, "key": short_key(ticket.key)})
         entry = {"job": ticket, "settings": settings, "extra": ticket.extra,
                  "finished": previous.get("finished"), "harvested": False}

@@ -22,8 +22,10 @@ for _name, _value in (("RPO_WARM_FILLING", "1"), ("RPO_MAX_JOBS", "1"), ("RPO_WA
 
 import argparse
 import logging
+import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -85,6 +87,8 @@ def await_runs(at) -> tuple[int, int, int, float]:
                 while done and ticket.key not in ticket.store.warm and time.perf_counter() < deadline:
                     time.sleep(0.05)
             computed += done
+            if done and ticket.key is not None:
+                say(f"computed run {ticket.key[:8]}")     # the key as the server's log names runs: never twice
         at.run()
     return computed, cached, taken, time.perf_counter() - t0
 
@@ -121,12 +125,33 @@ def fill(views: list[dict], part: str) -> tuple[int, int, int]:
     return tuple(totals)
 
 
-def spawn_workers(n: int, match: str) -> int:
-    """``n`` worker processes, each filling every n-th view; their lines passed on; 0 when all ended well."""
+DONE_RE = re.compile(r"done: (\d+) views, (\d+) runs computed, (\d+) already cached, (\d+) left")
+
+
+def spawn_workers(n: int, match: str) -> tuple[int, list[int]]:
+    """``n`` worker processes, each filling every n-th view; their lines passed on. (status: 0 when all
+    ended well, [views, computed, cached, left to students] summed over the workers)."""
     env = {**os.environ, "RPO_WARM_PARENT": str(os.getpid())}
     workers = [subprocess.Popen([sys.executable, "-m", "pages._warm", "--match", match, "--part", f"{i}/{n}"],
-                                env=env, stdout=sys.stdout, stderr=sys.stderr) for i in range(n)]
-    return max(w.wait() for w in workers)
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+               for i in range(n)]
+    totals, lock = [0, 0, 0, 0], threading.Lock()
+
+    def relay(worker):
+        for line in worker.stdout:
+            print(line, end="", flush=True)
+            if (found := DONE_RE.search(line)) is not None:
+                with lock:
+                    for j, x in enumerate(found.groups()):
+                        totals[j] += int(x)
+
+    readers = [threading.Thread(target=relay, args=(w,), daemon=True) for w in workers]
+    for r in readers:
+        r.start()
+    code = max(w.wait() for w in workers)
+    for r in readers:
+        r.join(5)
+    return code, totals
 
 
 def main(argv=None) -> int:
@@ -150,8 +175,9 @@ def main(argv=None) -> int:
             say(f"removed the cache of engine {name} (unused for a week)")
         if workers > 1:
             say(f"{len(views)} first views to check in {workers} processes at nice {os.nice(0)}, one run at a time each")
-            code = spawn_workers(workers, args.match)
-            say(f"done: all {len(views)} views in {time.perf_counter() - t0:.0f} s")
+            code, (n, computed, cached, taken) = spawn_workers(workers, args.match)
+            say(f"done: {n} views, {computed} runs computed, {cached} already cached, {taken} left to "
+                f"students' pages, in {time.perf_counter() - t0:.0f} s ({workers} processes)")
             return code
     say(f"{part}{len(views)} first views to check, one at a time at nice {os.nice(0)}")
     computed, cached, taken = fill(views, part)

@@ -71,7 +71,8 @@ SESSION_CLOSED = line_pattern(rs.SESSION_CLOSED, session=_SESSION)
 RUN_STOPPED = line_pattern(rs.RUN_STOPPED, key=_KEY)
 RUN_LEFT_QUEUE = line_pattern(rs.RUN_LEFT_QUEUE, key=_KEY)
 RUN_ENDED = line_pattern(rs.RUN_ENDED, key=_KEY, status=r"\w+")
-HOW = {"new": "computed", "attached": "attached live", "cached": "from the cache", "private": "private"}
+HOW = {"new": "computed", "attached": "attached live", "cached": "from the cache", "private": "private",
+       "fill": "from the start-up fill"}
 
 
 def how_served(text: str) -> str:

@@ -75,7 +75,7 @@ from engine.app.serving.run_key import run_key
 from engine.app.serving.warm_cache import WarmCache, await_warm
 
 __all__ = ["RunStore", "Ticket", "ordinal", "short_key", "LOG_NAME", "SESSION_OPENED", "SESSION_CLOSED", "RUN_ASKED", "ASKED_HOW",
-           "RUN_DRAWN", "RUN_ENDED", "RUN_LEFT_QUEUE", "RUN_STOPPED"]
+           "RUN_DRAWN", "RUN_ENDED", "RUN_LEFT_QUEUE", "RUN_STOPPED", "RUN_CLAIMED", "RUN_AWAITED"]
 
 # --- the server's log ----------------------------------------------------------------------------
 # Who asked for which run, how it was served, when each session drew it, and what became of runs
@@ -91,13 +91,18 @@ SESSION_CLOSED = "%(session)s closed"
 # phrases (the attached one with the number of sessions sharing the run)
 RUN_ASKED = "run %(page)s: %(session)s asked: %(how)s [run %(key)s]"
 ASKED_HOW = {"new": "new run", "private": "private run", "cached": "from the cache",
-             "attached": "attached to the run in flight, shared by {shared} sessions"}
+             "attached": "attached to the run in flight, shared by {shared} sessions",
+             "fill": "waits for the start-up fill's computation of it"}   # a new run the fill had begun
 # the session's page first draws the finished run (``status``: done, stopped or failed; ``how``:
 # "from the cache", "shared by N sessions" or "alone")
 RUN_DRAWN = "run %(page)s: %(session)s %(status)s after %(seconds).1f s (%(how)s; the run's thread had %(cpu).1f s of CPU)"
 RUN_ENDED = "run %(key)s ended (%(status)s) after %(seconds).1f s, watched by %(watchers)d sessions"
 RUN_LEFT_QUEUE = "run %(key)s left the queue: nobody waits for it"
 RUN_STOPPED = "run %(key)s stopped: nobody watches it"
+# with the start-up cache (engine/app/serving/warm_cache.py): a run starts computing here, or waits for
+# another process's computation of it (the fill's, or for the fill a server's): never both for one run
+RUN_CLAIMED = "run %(key)s computed here"
+RUN_AWAITED = "run %(key)s waits for another process computing it"
 
 log = logging.getLogger(LOG_NAME)   # the server's log (pages/_session.py); plain logging: no streamlit here
 UNKNOWN_RUN_SECONDS = 10.0      # a queued run with no estimate counts this long in a wait estimate
@@ -385,8 +390,10 @@ class RunStore:
             return
         if mine:
             run.claimed = True
+            log.info(RUN_CLAIMED, {"key": short_key(run.key)})
             return
         run.awaited = True
+        log.info(RUN_AWAITED, {"key": short_key(run.key)})
         who = "computed by another process" if self.persist else "computed by the server's start-up fill"
         if self.persist:
             self.warm.want(run.key)

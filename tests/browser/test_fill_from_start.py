@@ -1,0 +1,82 @@
+"""Real browser, a fresh server with an empty run cache: every page's default view timed from t = 0 while
+the start-up fill runs, the fill's duration, and the run store's log showing no run computed twice
+(issue 43).
+
+t = 0 is the server answering its health check. The teacher's first visit (Home) starts the fill at
+once; each page's default view is then opened in a new browser session, one after another, and timed
+until its chart is drawn (Benchmark's default view: its Run button), both from its own request and
+from t = 0. The log then says which runs the server computed ("run KEY computed here") and which
+the fill computed ("start-up fill: computed run KEY"): no key may be in both, nor twice in either.
+The seconds are printed (the numbers go to engine/bench/RESULTS.md); the assertions are the ones that
+do not depend on the machine's load.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import Counter
+
+import pytest
+from playwright.sync_api import expect
+
+from browser.live_app import VIEWPORT, streamlit_app, wait_for_chart
+from engine.bench.first_views import registered_pages, url_path
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+FILL_TIMEOUT = float(os.environ.get("RPO_FILL_TEST_TIMEOUT", 5400))
+SERVER_NEW = re.compile(r"run ([0-9a-f]{8}) computed here")     # runstore.RUN_CLAIMED
+FILL_COMPUTED = re.compile(r"start-up fill: computed run ([0-9a-f]{8})")
+
+
+def wait_for_log(log, pattern, timeout):
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        match = re.search(pattern, log.read_text())
+        if match:
+            return match
+        time.sleep(1.0)
+    raise AssertionError(f"no log line /{pattern}/ after {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def open_default(browser, base, path, screenshot_dir):
+    """Open the page's default view in a new session; seconds until it is drawn."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(f"{base}/{url_path(path)}")
+    if path.endswith("benchmark.py"):       # its default view shows the estimate and a Run button, no chart
+        expect(page.get_by_role("button", name=re.compile(r"^Run")).first).to_be_visible(timeout=600_000)
+    else:
+        wait_for_chart(page, timeout=600_000)
+    seconds = time.perf_counter() - t0
+    page.screenshot(path=str(screenshot_dir / f"fill_from_start_{url_path(path) or 'home'}.png"))
+    context.close()
+    return seconds
+
+
+def test_default_views_while_the_fill_runs_and_no_run_computed_twice(browser, tmp_path, screenshot_dir):
+    log = tmp_path / "streamlit.log"
+    env = {"RPO_WARM": "1", "RPO_RUN_CACHE": str(tmp_path / "runs"), "RPO_REAL_DATA_CACHE": str(tmp_path / "cells")}
+    with streamlit_app(log, env) as (base, _, _):
+        t0 = time.perf_counter()
+        rows = []
+        for path in registered_pages():
+            start = time.perf_counter() - t0
+            seconds = open_default(browser, base, path, screenshot_dir)
+            rows.append((url_path(path) or "home", start, seconds, time.perf_counter() - t0))
+        print(f"\n[fill from start] load {os.getloadavg()}")
+        for name, start, seconds, at in rows:
+            print(f"[fill from start] {name}: opened at t = {start:.1f} s, drawn after {seconds:.1f} s "
+                  f"(t = {at:.1f} s)")
+        done = wait_for_log(log, r"start-up fill: done: (\d+) views, (\d+) runs computed, (\d+) already cached, "
+                                 r"(\d+) left to students' pages, in (\d+) s", FILL_TIMEOUT)
+        started = wait_for_log(log, r"start-up fill: started \(process \d+", 10)
+        print(f"[fill from start] {done.group(0)}; load {os.getloadavg()}")
+        text = log.read_text()
+    server, fill = SERVER_NEW.findall(text), FILL_COMPUTED.findall(text)
+    print(f"[fill from start] runs computed by the server: {len(server)}, by the fill: {len(fill)}")
+    assert started and int(done.group(1)) >= len(registered_pages())
+    assert not set(server) & set(fill), sorted(set(server) & set(fill))          # no run computed twice
+    assert not [k for k, n in Counter(fill).items() if n > 1], Counter(fill)     # nor twice by the fill
+    assert len(fill) == int(done.group(2))
