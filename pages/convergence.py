@@ -23,6 +23,7 @@ from engine.app.page_models import live_convergence as live
 from engine.app.page_content import takeaways
 from engine.app.page_content.presets import FIGURE1_PANELS
 from engine.app.page_content.predictions import NONE_REACHES
+from engine.experiments import BoostingSettings
 from engine.formatting import fmt_number
 from engine.experiments.timing import Timing
 from pages._deeplink import preset_go, route_through_app
@@ -58,9 +59,11 @@ CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", 
 
 st.session_state.setdefault(PINS_KEY, [])
 st.session_state.setdefault(FRAME_KEY, 0)
-load_problem = st.cache_data(live.problem_from_spec, show_spinner="Drawing the data…", max_entries=8)
+load_problem = st.cache_data(live.problem_from_spec, show_spinner="Reading the data…", max_entries=8)
+draw = st.cache_data(live.draw, show_spinner="Drawing the data…", max_entries=8,
+                     hash_funcs=dataspec.CACHE_HASH_FUNCS)       # a sparse X (bibtex) as its arrays
 estimate = st.cache_data(live.estimate_seconds, show_spinner=False, max_entries=32, ttl=600,
-                         hash_funcs=dataspec.CACHE_HASH_FUNCS)   # a sparse X (bibtex) as its arrays
+                         hash_funcs=dataspec.CACHE_HASH_FUNCS)
 
 
 def new_seed():
@@ -162,9 +165,11 @@ def data_label(problem):
     return PROBLEMS[problem] + ", 300 training samples, 16 outputs, uniform inputs"
 
 
-def fit_kwargs(s):
-    return dict(learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"],
-                max_features=MAX_FEATURES[s["max_features"]], loss=LOSSES[s["loss"]], n_projections=s["q"])
+def boosting_of(s, n_steps=None):
+    """The run's BoostingSettings (checked when built: a ValueError naming the setting)."""
+    return BoostingSettings(s["n_steps"] if n_steps is None else n_steps, learning_rate=s["learning_rate"],
+                            max_leaf_nodes=s["max_leaf_nodes"], max_features=MAX_FEATURES[s["max_features"]],
+                            loss=LOSSES[s["loss"]], q=s["q"])
 
 
 def describe(s, result=None):
@@ -209,13 +214,13 @@ def step_clicked(drawn):
 def train(s, spec, upload, n_steps, kind="run"):
     """Train every chosen method to n_steps steps in the page's background run."""
     run.stop()
-    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    problem = load_problem(spec, upload, n_test=s["n_test"])
     models = {}   # the fitted estimators, kept (warm-startable) so Step can continue them
     # Once no session holds the finished run, the server's cache keeps its curves and first trees, not
     # the models (live.compact_extra: 70 MB for 10 000 steps of five methods); a Step then refits.
-    run.start(live.train_curves, problem, list(s["variants"]), n_steps=n_steps, seed=s["seed"], models=models,
-              timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind}, compact=live.compact_extra,
-              **fit_kwargs(s))
+    run.start(live.train_curves, problem, boosting_of(s, n_steps), list(s["variants"]), seed=s["seed"],
+              models=models, timing=TIMING, settings=dict(s), extra={"models": models, "kind": kind},
+              compact=live.compact_extra)
 
 
 def status_of(view):
@@ -250,12 +255,12 @@ def train_more(s, spec, upload):
     STEP_SIZE steps (the same seed reproduces the steps shown). Too costly a fresh run is refused
     by the disabled button."""
     run.stop()
-    problem = load_problem(spec, upload, n_test=s["n_test"], seed=s["seed"])
+    problem = load_problem(spec, upload, n_test=s["n_test"])
     if can_warm_step(s, problem):
         done = run.finished
         models = copy.deepcopy(done.extra["models"])   # the kept models may be shared with other sessions
-        run.start(live.continue_curves, problem, list(s["variants"]), models, n_more=STEP_SIZE, share=False,
-                  params=done.result.params, settings=done.settings, extra={"models": models, "kind": "step"})
+        run.start(live.continue_curves, problem, boosting_of(s), list(s["variants"]), models, n_more=STEP_SIZE,
+                  seed=s["seed"], share=False, settings=done.settings, extra={"models": models, "kind": "step"})
         return
     train(s, spec, upload, steps_done(s) + STEP_SIZE, kind="step")
 
@@ -293,13 +298,14 @@ def check(settings, spec, upload):
     """``(error or None, {method: estimated seconds}, whether Step can continue the kept models)`` of
     the settings on their data (drawn once per rerun: the cache hands out a copy per call)."""
     try:
-        data = load_problem(spec, upload, n_test=settings["n_test"], seed=settings["seed"])
-        live.check_settings(data, list(settings["variants"]), n_steps=settings["n_steps"], **fit_kwargs(settings))
-        costs = estimate(data, tuple(settings["variants"]), n_steps=settings["n_steps"], seed=settings["seed"],
-                         **fit_kwargs(settings))
+        problem = load_problem(spec, upload, n_test=settings["n_test"])
+        boosting = boosting_of(settings)
+        live.check_settings(problem, boosting, list(settings["variants"]))
+        costs = estimate(problem, boosting, tuple(settings["variants"]), seed=settings["seed"])
+        data = draw(problem, settings["seed"])
     except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
         return str(exc), {}, False, None
-    return None, costs, can_warm_step(settings, data), data
+    return None, costs, can_warm_step(settings, problem), data
 
 
 def sample_text(data):
@@ -307,7 +313,7 @@ def sample_text(data):
     shipped set has its own split; the Test samples slider sizes friedman1's test sample only)."""
     if data is None:
         return ""
-    X_tr, X_te, info = data[0], data[2], data[5]
+    X_tr, X_te, info = data.X_train, data.X_test, data.info
     if str(info.get("name", "")).startswith("friedman1"):      # its training rows are in the label already
         return f"; {X_te.shape[0]} test samples"
     return f"; {X_tr.shape[0]} training / {X_te.shape[0]} test samples ({info['split']})"

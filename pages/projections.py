@@ -31,7 +31,7 @@ from engine.app.page_models.cost import estimate_projection_seconds
 from engine.app.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
 from engine.app.page_content.studies import clamp_note, parse_values
 from engine.datasets import list_datasets
-from engine.experiments import BoostingSettings, Problem, problem_size, run_projection_schemes, run_projection_size
+from engine.experiments import BoostingSettings, Problem, run_projection_schemes, run_projection_size
 from engine.experiments.claims import claims_for, claims_frame
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
@@ -194,11 +194,6 @@ if experiment == "size":
     if leaf_estimation is not None:
         kwargs["leaf_estimation"] = leaf_estimation
     target = run_projection_size
-    # its call: the problem and the boosting settings as objects, the sweep as keywords
-    call_args = (Problem(dataset, **{k: common[k] for k in ("n_outputs", "n_test") if k in common}),
-                 BoostingSettings(common["n_steps"], learning_rate=common["learning_rate"],
-                                  max_leaf_nodes=common["max_leaf_nodes"], loss=common["loss"],
-                                  leaf_estimation=leaf_estimation))
     call_kwargs = dict(q_values=q_values, projection=projection, seed=common["seed"], train_curve=False)
     models = [(PROJECTED_RELABEL, q) for q in q_values] + [(MULTI_OUTPUT, None)]
 else:
@@ -207,11 +202,16 @@ else:
         st.stop()
     kwargs = dict(schemes=list(schemes), strategy=STRATEGIES[algorithm], **common)
     target = run_projection_schemes
-    call_args, call_kwargs = (dataset,), kwargs
+    call_kwargs = dict(schemes=list(schemes), strategy=STRATEGIES[algorithm], seed=common["seed"], train_curve=False)
     models = [(STRATEGIES[algorithm], 1)] * len(schemes)
+# the call: the problem and the boosting settings as objects (checked when built), the sweep as keywords
+problem = Problem(dataset, **({"n_outputs": int(n_outputs), "n_test": int(n_test)} if friedman else {}))
+call_args = (problem, BoostingSettings(common["n_steps"], learning_rate=common["learning_rate"],
+                                       max_leaf_nodes=common["max_leaf_nodes"], loss=common["loss"],
+                                       leaf_estimation=leaf_estimation if experiment == "size" else None))
 n_runs = len(models)
 config = json.dumps({"experiment": experiment, "dataset": dataset, **kwargs}, sort_keys=True)
-size = problem_size(dataset, **({"n_outputs": int(n_outputs), "n_test": int(n_test)} if friedman else {}))
+size = problem.size()
 cost = estimate_projection_seconds(
     models=models, n_steps=int(n_steps), loss=loss, projection=projection if experiment == "size" else "gaussian",
     max_leaf_nodes=int(leaves), n_eval_points=auto_eval_points(size["n_test"], d), train_curve=False, timing=Timing(),

@@ -152,6 +152,9 @@ class Problem:
                 raise ValueError(f"data must be an engine.datasets.Dataset or None, got {type(self.data).__name__}")
             if not isinstance(self.dataset, str) or not self.dataset:
                 raise ValueError(f"dataset must name the data set, got {self.dataset!r}")
+            if self.data.test_indices is None and self.data.n_samples < 4:
+                raise ValueError(f"data: the data set {self.dataset!r} has {self.data.n_samples} rows: at least 4 "
+                                 "are needed for a train/test split")
         elif self.dataset in FRIEDMAN_PROBLEMS:
             _int(self.n_outputs, "n_outputs", 1)
             check_in_interval(self.noise, "noise", 0.0)

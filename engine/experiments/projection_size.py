@@ -12,24 +12,15 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.experiments.convergence import (
-    ConvergenceResult,
-    Curve,
-    auto_eval_points,
-    check_eval_points,
-    measure,
-    measuring_notes,
-    refit_function,
-)
+from engine.experiments.curves import ConvergenceResult, Curve
+from engine.experiments.measuring import auto_eval_points, check_eval_points, measure_all, measuring_notes
 from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
-from engine.experiments.settings import BoostingSettings
-from engine.experiments.timing import resolve_timing, retime
+from engine.experiments.settings import BoostingSettings, check_q_values, check_seed
+from engine.experiments.timing import resolve_timing
 from engine.metrics import macro_r2, ranking_average_precision
 from engine.names import METRICS, PROJECTED_RELABEL, PROJECTIONS, boosting_name
-from engine.projections import check_projection
-from engine.validation import check_in_interval
-from engine.validation import check_int as _int
+from engine.validation import check_choice, check_in_interval
 
 __all__ = ["MATCH_TOLERANCE", "ProjectionSizeResult", "run_projection_size"]
 
@@ -164,24 +155,6 @@ def constant_model_score(task, Y_train, Y_test):
     return float(macro_r2(Y_test, constant))
 
 
-def _checked_q_values(q_values, projection, d):
-    """q_values as a list of distinct positive integers the projection scheme accepts for d outputs."""
-    try:
-        q_values = [int(_int(q, "q_values", 1)) for q in q_values]
-    except TypeError:
-        raise ValueError("q_values must be a list of integers") from None
-    if not q_values:
-        raise ValueError("q_values is empty: give at least one number of projections q")
-    if len(set(q_values)) != len(q_values):
-        raise ValueError(f"q_values lists a value twice: {q_values}")
-    for q in q_values:
-        try:
-            check_projection(projection, q, d)
-        except ValueError as exc:
-            raise ValueError(f"q_values: {exc}") from None
-    return q_values
-
-
 def run_projection_size(problem, boosting, *, q_values, projection="gaussian", time_budget=None,
                         include_gbmort=True, seed=0, timing=True, train_curve=True, n_eval_points=None,
                         progress=None, stop=None) -> ProjectionSizeResult:
@@ -211,55 +184,50 @@ def run_projection_size(problem, boosting, *, q_values, projection="gaussian", t
 
     Returns a :class:`ProjectionSizeResult`.
     """
-    if isinstance(problem, str):
-        problem = Problem(problem)
-    if not isinstance(problem, Problem):
-        raise ValueError(f"problem must be a Problem or a data set name, got {type(problem).__name__}")
-    if not isinstance(boosting, BoostingSettings):
-        raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
-    _int(seed, "seed", 0)
-    task, d = problem.shape()
-    if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {PROJECTIONS}, got {projection!r}")
-    q_values = _checked_q_values(q_values, projection, d)
-    if time_budget is not None:
-        check_in_interval(time_budget, "time_budget", 0.0, low_open=True)
-    boosting.check(task, d)
+    problem, task, d, q_values = _checked(problem, boosting, q_values, projection, time_budget, seed)
     timing = resolve_timing(timing)
     n_eval_points = check_eval_points(n_eval_points)
     check_callbacks(progress, stop)
 
-    n_steps = boosting.n_steps
     name = boosting_name(PROJECTED_RELABEL, projection)
-    base = boosting.model_kwargs()
-    params = dict(q_values=q_values, projection=projection, n_steps=n_steps, time_budget=time_budget,
+    params = dict(q_values=q_values, projection=projection, n_steps=boosting.n_steps, time_budget=time_budget,
                   include_gbmort=include_gbmort, seed=seed, loss=boosting.loss,
                   timing=None if timing is None else asdict(timing), train_curve=bool(train_curve),
-                  **problem.data_kwargs(), **{k: v for k, v in base.items() if k != "loss"})
+                  **problem.data_kwargs(), **{k: v for k, v in boosting.model_kwargs().items() if k != "loss"})
     data = problem.draw(seed)
     if n_eval_points is None:
         n_eval_points = auto_eval_points(data.Y_test.shape[0], d)
     params["n_eval_points"] = n_eval_points
     runs = [(name, f"q={q}", q) for q in q_values] + ([("gbmort", "gbmort", 1)] if include_gbmort else [])
     runner = Runner(progress, stop, len(runs))
-    curves, complete = {}, True
-    for i, (est_name, label, q) in enumerate(runs):
-        if runner.stopped():
-            complete = False
-            break
-        curve = measure(est_name, data.as_tuple(), {**base, "n_projections": q}, n_steps, seed, runner, i, label,
-                        timing, train_curve=bool(train_curve), n_eval_points=n_eval_points)
-        if curve.n_steps:
-            curves[label] = curve
-        if runner.stopped():
-            complete = False
-            break
-    if timing is not None and complete:
-        retime(curves, {label: refit_function(est_name, data.as_tuple(), {**base, "n_projections": q}, n_steps, seed,
-                                              runner, label) for est_name, label, q in runs if label in curves},
-               timing, runner.stopped)
+    curves, complete = measure_all(runs, data, boosting, seed, runner, timing=timing, train_curve=bool(train_curve),
+                                   n_eval_points=n_eval_points, by_label=True)
     runner.finish(complete)
+    notes = measuring_notes(task, boosting.n_steps, timing, train_curve=bool(train_curve), n_eval_points=n_eval_points)
+    return _result(problem, data, boosting.n_steps, projection, q_values, curves, time_budget, params, complete,
+                   notes)
 
+
+def _checked(problem, boosting, q_values, projection, time_budget, seed):
+    """Every argument of :func:`run_projection_size` but the measuring ones, checked before anything
+    is drawn: ``(Problem, task, outputs, q_values as a list)``."""
+    problem = Problem.of(problem)
+    if not isinstance(boosting, BoostingSettings):
+        raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
+    check_seed(seed)
+    task, d = problem.shape()
+    check_choice(projection, "projection", PROJECTIONS)
+    q_values = list(check_q_values(q_values, words=()))
+    for q in q_values:
+        boosting.check_q(boosting_name(PROJECTED_RELABEL, projection), d, q, argument="q_values")
+    if time_budget is not None:
+        check_in_interval(time_budget, "time_budget", 0.0, low_open=True)
+    boosting.check(task, d)
+    return problem, task, d, q_values
+
+
+def _result(problem, data, n_steps, projection, q_values, curves, time_budget, params, complete, notes):
+    """The sweep's numbers read from its curves: final, best and budget scores and fit times per q."""
     totals = [c.fit_time[-1] for c in curves.values() if np.isfinite(c.fit_time[-1])]
     budget = float(time_budget) if time_budget is not None else (float(min(totals)) if totals else float("nan"))
 
@@ -271,11 +239,12 @@ def run_projection_size(problem, boosting, *, q_values, projection="gaussian", t
 
     rows = np.array([stats(curves.get(f"q={q}")) for q in q_values], dtype=float).reshape(len(q_values), 4)
     g = stats(curves.get("gbmort"))
+    task = data.task
     baseline = constant_model_score(task, data.Y_train, data.Y_test)
-    notes = measuring_notes(task, n_steps, timing, train_curve=bool(train_curve), n_eval_points=n_eval_points) + [
-        data.split, f"time budget {budget:.4g} s" + (" (shortest total fit time)" if time_budget is None else "")]
+    notes = notes + [data.split, f"time budget {budget:.4g} s"
+                     + (" (shortest total fit time)" if time_budget is None else "")]
     return ProjectionSizeResult(
-        dataset=problem.dataset, task=task, metric=METRICS[task], n_outputs=d, projection=projection,
+        dataset=problem.dataset, task=task, metric=METRICS[task], n_outputs=data.n_outputs, projection=projection,
         n_steps=n_steps, q_values=np.array(q_values, dtype=np.int64), score=rows[:, 0],
         best_score=rows[:, 1], fit_time=rows[:, 2], budget_score=rows[:, 3],
         gbmort_score=float(g[0]), gbmort_best_score=float(g[1]), gbmort_fit_time=float(g[2]),

@@ -166,14 +166,15 @@ class BoostingSettings:
                 and mf > n_features:
             raise ValueError(f"max_features = {mf} exceeds the number of inputs ({n_features})")
 
-    def check_q(self, name, n_outputs, q=None):
-        """q (this run's, or ``q``) against d for estimator ``name`` (sub-sampling needs q <= d)."""
-        config = BOOSTING_CONFIGS[ALIASES.get(name, name)]
-        if BOOSTING[config["strategy"]].takes_q:           # gbrt-relabel-rpo
+    def check_q(self, name, n_outputs, q=None, argument="q"):
+        """q (this run's, or ``q``, an element of ``argument``) against d for estimator ``name``
+        (output sub-sampling needs q <= d)."""
+        config = BOOSTING_CONFIGS.get(ALIASES.get(name, name))
+        if config is not None and BOOSTING[config["strategy"]].takes_q:           # gbrt-relabel-rpo
             try:
                 check_projection(config["projection"], self.q if q is None else q, n_outputs)
             except ValueError as exc:
-                raise ValueError(f"q: {exc}") from None
+                raise ValueError(f"{argument}: {exc}") from None
 
     def model_kwargs(self, name=None, q=None) -> dict:
         """What the estimator ``name`` is made with: the shared settings (``loss`` and
@@ -184,7 +185,8 @@ class BoostingSettings:
             kw["loss"] = self.loss
         if self.leaf_estimation is not None:
             kw["leaf_estimation"] = self.leaf_estimation
-        if name is not None and BOOSTING[BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"]].takes_q:
+        config = None if name is None else BOOSTING_CONFIGS.get(ALIASES.get(name, name))
+        if config is not None and BOOSTING[config["strategy"]].takes_q:          # gbrt-relabel-rpo
             kw["n_projections"] = int(self.q if q is None else q)
         return kw
 

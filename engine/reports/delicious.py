@@ -31,10 +31,10 @@ from engine.experiments.claims import (
     forest_q_claims,
     forest_schemes_claims,
 )
-from engine.experiments.convergence import BoostingSettings, run_projection_schemes
+from engine.experiments.convergence import run_projection_schemes
 from engine.experiments.forests import run_forest_projection_size, run_forest_randomization, run_forest_schemes
 from engine.experiments.problems import Problem
-from engine.experiments.settings import ForestSettings
+from engine.experiments.settings import BoostingSettings, ForestSettings
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import FIGURE5_Q, FIGURE6_STEPS
 from engine.reports.writer import Report
@@ -101,9 +101,8 @@ def _note(size):
 def delicious_schemes(report, size, seed, progress):
     """Figure 3 into ``report``: gbrt-rpo with each scheme on delicious; returns its claim rows."""
     s = BOOSTING_SIZES[size]
-    result = run_projection_schemes(s["dataset"], n_steps=s["figure3_steps"], learning_rate=0.1, max_leaf_nodes=2,
-                                    max_features=None, loss="logistic", seed=seed, train_curve=False,
-                                    progress=progress)
+    boosting = BoostingSettings(s["figure3_steps"], learning_rate=0.1, max_leaf_nodes=2, loss="logistic")
+    result = run_projection_schemes(Problem(s["dataset"]), boosting, seed=seed, train_curve=False, progress=progress)
     summary = result.summary_frame().assign(dataset=s["dataset"])
     rows = figure3_claims(result)
     report.add("delicious", result, f"Figure 3: {s['dataset']}, gbrt-rpo per projection scheme ({PAPER_SETTINGS})",

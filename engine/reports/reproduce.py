@@ -42,7 +42,8 @@ from engine.estimators.averaged import AveragedEstimator
 from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.cell_cache import CellCache
 from engine.experiments.compression import CompressionSettings, run_compression, run_compression_sweep
-from engine.experiments.convergence import BoostingSettings, run_convergence, run_projection_schemes
+from engine.experiments.convergence import run_convergence, run_projection_schemes
+from engine.experiments.settings import BoostingSettings
 from engine.experiments.engine_version import engine_version
 from engine.experiments.forest_table1 import TABLE1_DATASETS, TABLE1_FOREST, run_forest_table1
 from engine.experiments.model_selection import BUDGETS, ModelSelectionResult, run_model_selection
@@ -118,8 +119,8 @@ def reproduce_figure1(out_dir, *, quick=False, seed=0, progress=None):
     summaries = []
     for i, dataset in enumerate(FRIEDMAN_PROBLEMS):
         result = run_convergence(
-            dataset, list(FIGURE1_ESTIMATORS), n_steps=n_steps, learning_rate=0.1, max_leaf_nodes=2,
-            n_train=300, n_test=n_test, n_outputs=16, seed=seed,
+            Problem(dataset, n_train=300, n_test=n_test, n_outputs=16),
+            BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2), list(FIGURE1_ESTIMATORS), seed=seed,
             progress=_part(progress, i, len(FRIEDMAN_PROBLEMS)))
         summary = result.summary_frame(reach=0.75)
         summary.insert(0, "dataset", dataset)
@@ -139,8 +140,9 @@ def reproduce_schemes(out_dir, *, quick=False, seed=0, progress=None, budget=Non
     n_steps, n_test = (300, 1000) if size == "quick" else (10_000, 4000)
     report = Report("schemes", f"Figures 3-4: random projection schemes with gbrt-rpo (seed {seed}, size {size})")
     summary, rows = delicious_schemes(report, size, seed, _part(progress, 0, 2))
-    result = run_projection_schemes("friedman1-ind", n_steps=n_steps, learning_rate=0.1, max_leaf_nodes=2,
-                                    seed=seed, n_test=n_test, progress=_part(progress, 1, 2))
+    result = run_projection_schemes(Problem("friedman1-ind", n_test=n_test),
+                                    BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2), seed=seed,
+                                    progress=_part(progress, 1, 2))
     ind = result.summary_frame()
     ind.insert(0, "dataset", "friedman1-ind")
     report.add("friedman1-ind", result, "Figure 4: friedman1-ind, gbrt-rpo per projection scheme",

@@ -69,9 +69,9 @@ def test_eight_sessions_compute_two_runs_once_each_in_order(monkeypatch):
     real = live.train_curves
 
     @functools.wraps(real)
-    def counting(problem, estimators, **kwargs):
-        calls.append(problem[5]["name"])
-        return real(problem, estimators, **kwargs)
+    def counting(problem, boosting, estimators, **kwargs):
+        calls.append(problem.dataset)
+        return real(problem, boosting, estimators, **kwargs)
 
     monkeypatch.setattr(live, "train_curves", counting)
     records = []                     # the server's log lines of runs asked for and finished (read by the class load tool)

@@ -20,6 +20,7 @@ from apptest_runs import finished, job_of, page_run, poll
 from engine import experiments, plotting
 from engine.app.page_models import dataspec, live_convergence
 from engine.app.page_content.presets import PRESETS
+from curve_calls import run_curves, run_schemes
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
@@ -196,8 +197,8 @@ def test_step_continues_the_kept_models_warm():
     assert all(m.n_steps_ == 200 for m in models.values())
     got = curves(chart(at))
     assert {name: len(y) for name, (_, y) in got.items()} == {"gbmort": 210, "gbrt-rpo-gaussian": 210}
-    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), None, n_test=200, seed=0)
-    longer = live_convergence.train_curves(problem, ["gbmort", "gbrt-rpo-gaussian"], n_steps=210)
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), None, n_test=200)
+    longer = live_convergence.train_curves(problem, experiments.BoostingSettings(210), ["gbmort", "gbrt-rpo-gaussian"])
     for name, (_, y) in got.items():
         np.testing.assert_allclose(y, longer.curves[name].test_score, rtol=1e-9)
 
@@ -276,11 +277,11 @@ def test_home_links_the_figure1_presets():
 
 
 def test_live_curves_equal_the_experiment_and_report_partials():
-    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("chain"), n_test=300, seed=1)
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("chain"), n_test=300)
     partials = []
-    res = live_convergence.train_curves(problem, ["gbmort", "st-gbrt"], n_steps=60, seed=1,
+    res = live_convergence.train_curves(problem, experiments.BoostingSettings(60), ["gbmort", "st-gbrt"], seed=1,
                                         progress=lambda f, m, partial=None: partials.append(partial))
-    ref = experiments.run_convergence("friedman1-chain", ["gbmort", "st-gbrt"], n_steps=60, n_test=300, seed=1)
+    ref = run_curves("friedman1-chain", ["gbmort", "st-gbrt"], n_steps=60, n_test=300, seed=1)
     for name in ("gbmort", "st-gbrt"):
         np.testing.assert_allclose(res.curves[name].test_score, ref.curves[name].test_score)
         np.testing.assert_array_equal(res.curves[name].trees_per_output, ref.curves[name].trees_per_output)
@@ -290,17 +291,17 @@ def test_live_curves_equal_the_experiment_and_report_partials():
 
 
 def test_stop_returns_a_partial_result_and_the_estimate_is_positive():
-    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=2000, seed=0)
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=2000)
     stop = threading.Event()
 
     def progress(f, m, partial=None):
         if partial is not None and partial.curves:
             stop.set()
 
-    res = live_convergence.train_curves(problem, ["st-gbrt", "gbmort"], n_steps=5000, progress=progress, stop=stop)
+    res = live_convergence.train_curves(problem, experiments.BoostingSettings(5000), ["st-gbrt", "gbmort"],
+                                        progress=progress, stop=stop)
     assert not res.complete and "gbmort" not in res.curves and 0 < res.curves["st-gbrt"].n_steps < 5000
-    cost = live_convergence.estimate_seconds(problem, ["st-gbrt", "gbmort"], n_steps=1000, learning_rate=0.1,
-                                             max_leaf_nodes=2, max_features=None, loss=None, n_projections=1)
+    cost = live_convergence.estimate_seconds(problem, experiments.BoostingSettings(1000), ["st-gbrt", "gbmort"])
     assert set(cost) == {"st-gbrt", "gbmort"} and all(v > 0 for v in cost.values())
     fig = plotting.live_convergence_figure(res, [("A", res)], "step")
     assert {t.meta["run"] for t in fig.data} == {"A", "current"}
@@ -312,10 +313,12 @@ def test_early_stop_marks_are_where_early_stopping_stops():
     """The ◆ of each curve is the step a fit with early stopping and the test set as eval_set stops at
     (``n_steps_run_``; the fit then keeps its best step, ``best_iteration_ + 1``)."""
     from engine.estimators.registry import make_estimator
-    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=300, seed=2)
-    X_tr, Y_tr, X_te, Y_te = problem[:4]
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec("group"), n_test=300)
+    data = problem.draw(2)
+    X_tr, Y_tr, X_te, Y_te = data.X_train, data.Y_train, data.X_test, data.Y_test
     names = ["st-gbrt", "gbmort", "gbrt-relabel-rpo-gaussian"]
-    res = live_convergence.train_curves(problem, names, n_steps=400, seed=2, learning_rate=0.3, n_projections=2)
+    res = live_convergence.train_curves(problem, experiments.BoostingSettings(400, learning_rate=0.3, q=2), names,
+                                        seed=2)
     stops = live_convergence.early_stop_steps(res, 5)
     assert set(stops) == set(names) and all(m is not None and m < 400 for m in stops.values())
     for name in names:

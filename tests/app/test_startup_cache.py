@@ -22,6 +22,7 @@ from apptest_runs import finished, page_run, poll
 
 from engine.app.page_models import dataspec, live_convergence
 from engine.app.serving.warm_cache import WarmCache
+from engine.experiments import BoostingSettings
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -123,9 +124,8 @@ def test_step_after_a_cached_start_continues_the_kept_models(filling, monkeypatc
     # the same as one fresh fit of n + 10 steps (warm start is bit-exact)
     s = done.settings
     assert (s["max_features"], s["loss"]) == ("all", "default")       # the page's None, None
-    problem = live_convergence.problem_from_spec(dataspec.friedman_spec(s["problem"]), None, n_test=s["n_test"],
-                                                 seed=s["seed"])
-    longer = train(problem, names, n_steps=n + 10, seed=s["seed"], learning_rate=s["learning_rate"],
-                   max_leaf_nodes=s["max_leaf_nodes"], n_projections=s["q"])
+    problem = live_convergence.problem_from_spec(dataspec.friedman_spec(s["problem"]), None, n_test=s["n_test"])
+    boosting = BoostingSettings(n + 10, learning_rate=s["learning_rate"], max_leaf_nodes=s["max_leaf_nodes"], q=s["q"])
+    longer = train(problem, boosting, names, seed=s["seed"])
     for name in names:
         np.testing.assert_array_equal(stepped.result.curves[name].test_score, longer.curves[name].test_score)

@@ -51,18 +51,22 @@ def test_chain_gbmort():
 def test_chain_gbmort_on_its_starting_point_and_trained_longer():
     """The real runs: the starting point (100 steps) does not meet the challenge while both curves climb,
     as the page's takeaway says; trained until both have peaked, the plateaus decide."""
-    from engine.experiments.convergence import run_convergence
     from engine.app.page_content.takeaways import convergence_takeaway
+    from engine.app.page_models.live_convergence import train_curves
+    from engine.experiments import BoostingSettings, Problem
 
     start = {k: v for k, v in CHALLENGES[1].query_params.items()}
     assert CHALLENGES[1].key == "chain-gbmort" and start["conv_problem"] == "chain"
-    kw = dict(learning_rate=0.1, max_leaf_nodes=2, n_test=1000, seed=0, live=True)
-    short = run_convergence("friedman1-chain", start["conv_variants"], n_steps=int(start["conv_n_steps"]), **kw)
+    problem = Problem("friedman1-chain", n_test=1000)
+
+    def run_curves(name, estimators, n_steps):        # the page's live run
+        return train_curves(problem, BoostingSettings(n_steps, learning_rate=0.1, max_leaf_nodes=2), estimators)
+    short = run_curves("friedman1-chain", start["conv_variants"], n_steps=int(start["conv_n_steps"]))
     met, message = evaluate("chain-gbmort", short)
     rising = [c.name for c in short.curves.values() if c.still_rising]
     assert rising and "Still rising" in convergence_takeaway(short)
     assert not met and "still rising" in message
-    long = run_convergence("friedman1-chain", start["conv_variants"], n_steps=600, **kw)
+    long = run_curves("friedman1-chain", start["conv_variants"], n_steps=600)
     a, b = long.curves["gbmort"], long.curves["st-gbrt"]
     assert not a.still_rising and not b.still_rising
     assert evaluate("chain-gbmort", long)[0] == (a.best_score > b.best_score)

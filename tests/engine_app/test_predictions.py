@@ -11,11 +11,12 @@ from engine.experiments import BoostingSettings, Problem, run_convergence, run_p
 from engine.experiments.cost_vs_outputs import load_shipped
 from engine.app.page_content import predictions as pr
 from engine.app.page_content.challenges import CHALLENGES, evaluate
+from curve_calls import run_curves, run_schemes
 
 
 @pytest.fixture(scope="module")
 def chain():
-    return run_convergence("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-gaussian"], n_steps=80,
+    return run_curves("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-gaussian"], n_steps=80,
                            learning_rate=0.3, n_test=300, seed=1)
 
 

@@ -105,15 +105,15 @@ def test_projection_takeaway_warns_when_nothing_was_learned():
     assert text.startswith("**Careful.**")
 
 
-def schemes(times):
+def run_schemes(times):
     return conv([curve(name, RISE_FAST, t) for name, t in times.items()])
 
 
 def test_schemes_time_takeaway_names_the_cheapest_or_says_noise():
-    a = takeaways.schemes_time_takeaway(schemes({"sparse": 0.001, "gaussian": 0.01}))
-    b = takeaways.schemes_time_takeaway(schemes({"sparse": 0.01, "gaussian": 0.001}))
+    a = takeaways.schemes_time_takeaway(run_schemes({"sparse": 0.001, "gaussian": 0.01}))
+    b = takeaways.schemes_time_takeaway(run_schemes({"sparse": 0.01, "gaussian": 0.001}))
     assert "**sparse** is cheapest" in a and "**gaussian** is cheapest" in b
-    assert "within the noise" in takeaways.schemes_time_takeaway(schemes({"sparse": 0.0100, "gaussian": 0.0101}))
+    assert "within the noise" in takeaways.schemes_time_takeaway(run_schemes({"sparse": 0.0100, "gaussian": 0.0101}))
 
 
 def forest_result(a1, a2, t_q1, t_ref, rng=None):
@@ -188,15 +188,17 @@ def test_the_fit_time_sentence_says_how_each_curve_was_timed():
     """Issue 31: the Convergence page said "median of repeated fits" whenever timing was asked for, also
     for curves fitted once (fits over 2 s are not repeated) and after a Step (raw times). The sentence is
     now read from each curve's number of timed fits."""
-    from engine.experiments.convergence import run_convergence
+    from engine.app.page_models.live_convergence import train_curves
+    from engine.experiments import BoostingSettings, Problem
     from engine.experiments.timing import Timing
 
-    kw = dict(n_steps=30, n_test=200, seed=0, live=True)
-    timed = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=Timing(max_fits=3, budget_seconds=5), **kw)
+    def run_curves(name, estimators, timing):        # the Convergence page's live run
+        return train_curves(Problem(name, n_test=200), BoostingSettings(30), estimators, timing=timing)
+    timed = run_curves("friedman1-chain", ["st-gbrt", "gbmort"], timing=Timing(max_fits=3, budget_seconds=5))
     assert all(c.timed_fits == 3 for c in timed.curves.values())
     assert takeaways.fit_time_sentence(timed) == ("the median time per step of 3 repeated fits, scaled to their "
                                                   "median total, for every curve")
-    once = run_convergence("friedman1-chain", ["st-gbrt", "gbmort"], timing=None, **kw)
+    once = run_curves("friedman1-chain", ["st-gbrt", "gbmort"], timing=None)
     assert "one fit as trained" in takeaways.fit_time_sentence(once) and "median" not in takeaways.fit_time_sentence(once)
     # one repeated and one not (its first fit was over short_seconds): each named with how it was timed
     timed.curves["st-gbrt"].timed_fits = 1

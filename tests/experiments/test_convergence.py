@@ -9,15 +9,16 @@ import pytest
 from sklearn.metrics import label_ranking_average_precision_score
 
 from engine import experiments as ex
-from engine.experiments import convergence
+from engine.experiments import measuring
 from engine import make_estimator, plotting
+from curve_calls import run_curves, run_schemes
 
 FAST = dict(n_test=1000, learning_rate=0.3)
 
 
 @pytest.fixture(scope="module")
 def group():
-    return ex.run_convergence("friedman1-group", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "artificial-gbrt"],
+    return run_curves("friedman1-group", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "artificial-gbrt"],
                               n_steps=150, **FAST)
 
 
@@ -25,8 +26,8 @@ def group():
 def ind():
     """Converged curves on friedman1-ind: st-gbrt peaks within ~100 steps (16 trees each) and
     then overfits, the shared-tree methods need ~2000 steps; each gets enough to converge."""
-    single = ex.run_convergence("friedman1-ind", ["st-gbrt"], n_steps=300, **FAST)
-    shared = ex.run_convergence("friedman1-ind", ["gbmort", "gbrt-rpo-subsampled"], n_steps=3000, **FAST)
+    single = run_curves("friedman1-ind", ["st-gbrt"], n_steps=300, **FAST)
+    shared = run_curves("friedman1-ind", ["gbmort", "gbrt-rpo-subsampled"], n_steps=3000, **FAST)
     return {**single.curves, **shared.curves}
 
 
@@ -75,7 +76,7 @@ def test_curves_are_complete_and_consistent(group):
 
 def test_test_curve_matches_staged_predictions():
     X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-chain", n_test=500, seed=3)
-    r = ex.run_convergence("friedman1-chain", ["gbrt-rpo-gaussian"], n_steps=20, n_test=500, seed=3)
+    r = run_curves("friedman1-chain", ["gbrt-rpo-gaussian"], n_steps=20, n_test=500, seed=3)
     est = make_estimator("gbrt-rpo-gaussian", n_estimators=20, random_state=3).fit(X, Y)
     from engine.metrics import macro_r2
     staged = [macro_r2(Yt, P) for P in est.staged_predict(Xt)]
@@ -94,7 +95,7 @@ def test_artificial_gbrt_on_group_is_one_model_of_the_mean_output(group):
 
 
 def test_artificial_gbrt_on_chain_models_output_one():
-    r = ex.run_convergence("friedman1-chain", ["artificial-gbrt"], n_steps=10, n_test=300)
+    r = run_curves("friedman1-chain", ["artificial-gbrt"], n_steps=10, n_test=300)
     X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-chain", n_test=300)
     f = make_estimator("st-gbrt", n_estimators=10, random_state=0).fit(X, Y[:, 0]).predict(Xt)
     from engine.metrics import macro_r2
@@ -103,7 +104,7 @@ def test_artificial_gbrt_on_chain_models_output_one():
 
 def _convergence(dataset, **kw):
     names = ["gbrt-rpo-gaussian", "artificial-gbrt"] if dataset.startswith("friedman1") else ["st-gbrt", "gbmort"]
-    return ex.run_convergence(dataset, names, **kw)
+    return run_curves(dataset, names, **kw)
 
 
 def _projection_size(dataset, *, n_steps, n_test=4000, n_outputs=16, **kw):
@@ -112,7 +113,7 @@ def _projection_size(dataset, *, n_steps, n_test=4000, n_outputs=16, **kw):
 
 
 def _schemes(dataset, **kw):
-    return ex.run_projection_schemes(dataset, schemes=("gaussian", "sparse"), **kw)
+    return run_schemes(dataset, schemes=("gaussian", "sparse"), **kw)
 
 
 EXPERIMENTS = {"convergence": _convergence, "projection-size": _projection_size, "schemes": _schemes}
@@ -138,7 +139,7 @@ def test_same_seed_same_numbers_other_seed_other_numbers(experiment):
 
 def test_progress_reaches_one_and_never_goes_back():
     seen = []
-    ex.run_convergence("friedman1-group", ["st-gbrt", "gbmort"], n_steps=50, n_test=200,
+    run_curves("friedman1-group", ["st-gbrt", "gbmort"], n_steps=50, n_test=200,
                        progress=lambda f, m: seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions[-1] == 1.0 and all(0 <= f <= 1 for f in fractions)
@@ -197,12 +198,12 @@ def test_to_frame_and_json_round_trip(group):
 
 
 def test_multilabel_lrap_at_log_spaced_steps():
-    r = ex.run_convergence("emotions", ["br-gbrt", "gbrt-relabel-rpo-gaussian"], n_steps=100,
-                           n_projections=3, learning_rate=0.3)
+    r = run_curves("emotions", ["br-gbrt", "gbrt-relabel-rpo-gaussian"], n_steps=100,
+                           q=3, learning_rate=0.3)
     assert r.metric == "LRAP" and r.task == "multilabel" and "log-spaced" in r.notes[0]
     c = r.curves["gbrt-relabel-rpo-gaussian"]
     evaluated = np.flatnonzero(np.isfinite(c.test_score)) + 1
-    assert evaluated[0] == 1 and evaluated[-1] == 100 and 10 < evaluated.size <= convergence.N_EVAL_POINTS
+    assert evaluated[0] == 1 and evaluated[-1] == 100 and 10 < evaluated.size <= measuring.N_EVAL_POINTS
     assert np.isfinite(c.fit_time).all() and 0.6 < c.best_score <= 1.0
     X, Y, Xt, Yt, task, info = ex.get_problem("emotions")
     est = make_estimator("gbrt-relabel-rpo-gaussian", task="multilabel", n_projections=3, learning_rate=0.3,
@@ -225,18 +226,19 @@ def test_get_problem_friedman_and_shipped_splits():
 
 
 @pytest.mark.parametrize("call, argument", [
-    (lambda: ex.run_convergence("friedman1-nope", ["gbmort"], n_steps=5), "dataset"),
-    (lambda: ex.run_convergence("friedman1-group", ["xgboost"], n_steps=5), "estimators"),
-    (lambda: ex.run_convergence("friedman1-group", [], n_steps=5), "estimators"),
-    (lambda: ex.run_convergence("yeast", ["artificial-gbrt"], n_steps=5), "estimators"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=0), "n_steps"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, n_train=1), "n_train"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, n_outputs=0), "n_outputs"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, learning_rate=0), "learning_rate"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, loss="logistic"), "loss"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbrt-relabel-rpo-subsampled"], n_steps=5,
-                                n_projections=17), "n_projections"),
-    (lambda: ex.run_convergence("friedman1-group", ["gbmort"], n_steps=5, stop=object()), "stop"),
+    (lambda: run_curves("friedman1-nope", ["gbmort"], n_steps=5), "dataset"),
+    (lambda: run_curves("friedman1-group", ["xgboost"], n_steps=5), "estimators"),
+    (lambda: run_curves("friedman1-group", [], n_steps=5), "estimators"),
+    (lambda: run_curves("yeast", ["artificial-gbrt"], n_steps=5), "estimators"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=0), "n_steps"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=5, n_train=1), "n_train"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=5, n_outputs=0), "n_outputs"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=5, learning_rate=0), "learning_rate"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=5, loss="logistic"), "loss"),
+    (lambda: run_curves("friedman1-group", ["gbrt-relabel-rpo-subsampled"], n_steps=5, q=17), "q"),
+    (lambda: ex.run_convergence("friedman1-group", dict(n_steps=5), ["gbmort"]), "boosting"),
+    (lambda: ex.run_convergence(("friedman1-group",), ex.BoostingSettings(5), ["gbmort"]), "problem"),
+    (lambda: run_curves("friedman1-group", ["gbmort"], n_steps=5, stop=object()), "stop"),
     (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5), q_values=[]), "q_values"),
     (lambda: ex.run_projection_size("friedman1-group", ex.BoostingSettings(5), q_values=[1, 17],
                                     projection="subsample"), "q_values"),
@@ -249,9 +251,10 @@ def test_get_problem_friedman_and_shipped_splits():
                                     q_values=[1]), "leaf_estimation"),
     (lambda: ex.run_projection_size("friedman1-group", dict(n_steps=5), q_values=[1]), "boosting"),
     (lambda: ex.run_projection_size(("friedman1-group",), ex.BoostingSettings(5), q_values=[1]), "problem"),
-    (lambda: ex.run_projection_schemes("friedman1-group", schemes=(), n_steps=5), "schemes"),
-    (lambda: ex.run_projection_schemes("friedman1-group", schemes=("dct",), n_steps=5), "schemes"),
-    (lambda: ex.run_projection_schemes("friedman1-group", n_projections=2, n_steps=5), "n_projections"),
+    (lambda: run_schemes("friedman1-group", schemes=(), n_steps=5), "schemes"),
+    (lambda: run_schemes("friedman1-group", schemes=("dct",), n_steps=5), "schemes"),
+    (lambda: run_schemes("friedman1-group", q=2, n_steps=5), "q must be 1"),
+    (lambda: run_schemes("friedman1-group", strategy="multi_output", n_steps=5), "strategy"),
 ])
 def test_bad_input_raises_before_any_work(call, argument):
     with pytest.raises(ValueError, match=argument):
@@ -259,9 +262,13 @@ def test_bad_input_raises_before_any_work(call, argument):
 
 
 def test_validation_happens_before_work(monkeypatch):
-    monkeypatch.setattr(ex, "get_problem", lambda *a, **k: pytest.fail("data loaded before validation"))
+    monkeypatch.setattr(ex.Problem, "draw", lambda *a, **k: pytest.fail("data drawn before validation"))
     with pytest.raises(ValueError, match="n_steps"):
-        ex.run_convergence("friedman1-group", ["gbmort"], n_steps=-1)
+        ex.BoostingSettings(-1)
+    with pytest.raises(ValueError, match="max_features"):
+        ex.run_convergence("friedman1-group", ex.BoostingSettings(5, max_features=6), ["gbmort"])
+    with pytest.raises(ValueError, match="seed"):
+        ex.run_convergence("friedman1-group", ex.BoostingSettings(5), ["gbmort"], seed=-1)
     with pytest.raises(ValueError, match="q_values"):
         ex.run_projection_size("friedman1-group", ex.BoostingSettings(3), q_values=[0])
 
@@ -297,15 +304,15 @@ def test_projection_size_round_trip_and_figures(projection_size):
 
 
 def test_schemes_all_four_produce_curves():
-    r = ex.run_projection_schemes("friedman1-ind", n_steps=60, n_outputs=4, n_test=300)
+    r = run_schemes("friedman1-ind", n_steps=60, n_outputs=4, n_test=300)
     assert r.experiment == "schemes" and r.complete
     assert [c.label for c in r.curves.values()] == ["subsample", "gaussian", "achlioptas", "sparse"]
     for c in r.curves.values():
         assert c.n_steps == 60 and np.isfinite(c.test_score).all() and c.best_score > 0.2
     fig = plotting.schemes_figure(r)
     assert len([t for t in fig.data if t.mode == "lines"]) == 4
-    r2 = ex.run_projection_schemes("friedman1-group", schemes=("gaussian",), strategy="projected_relabel",
-                                   n_projections=3, n_steps=10, n_test=100)
+    r2 = run_schemes("friedman1-group", schemes=("gaussian",), strategy="projected_relabel", q=3, n_steps=10,
+                     n_test=100)
     assert list(r2.curves) == ["gbrt-relabel-rpo-gaussian"]
 
 
@@ -327,35 +334,12 @@ def test_convergence_figures(group):
 def test_an_explicit_loss_reaches_the_models_and_the_result(loss):
     # run_convergence and run_projection_schemes put the loss once in their result's settings
     # (it was passed twice to dict() when given: the Projections page's schemes view failed on it).
-    conv = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
+    conv = run_curves("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
                                        loss=loss, seed=0)
-    schemes = convergence.run_projection_schemes("friedman1-group", schemes=["gaussian"], n_steps=3, n_train=60,
+    schemes = run_schemes("friedman1-group", schemes=["gaussian"], n_steps=3, n_train=60,
                                                  n_test=40, loss=loss, seed=0, timing=False)
     for result in (conv, schemes):
         assert result.params["loss"] == loss
-    other = convergence.run_convergence("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
+    other = run_curves("friedman1-group", estimators=["gbmort"], n_steps=3, n_train=60, n_test=40,
                                         loss="absolute_error" if loss is None else None, seed=0)
     assert not np.allclose(conv.curves["gbmort"].test_score, other.curves["gbmort"].test_score)
-
-
-def test_a_live_run_on_a_drawn_problem_reports_growing_curves_and_keeps_its_models():
-    """run_convergence(problem tuple, live=True): the Convergence page's run. One fit per regression model
-    (the test curves of the plain run, no train curve), partial results while the curves grow, the
-    fitted models kept warm-startable; artificial-gbrt measured in full."""
-    problem = ex.get_problem("friedman1-chain", n_test=300, seed=1)
-    partials, models = [], {}
-    live = ex.run_convergence(problem, ["gbmort", "artificial-gbrt"], n_steps=60, seed=1, live=True, models=models,
-                              progress=lambda f, m, partial=None: partials.append(partial))
-    plain = ex.run_convergence("friedman1-chain", ["gbmort", "artificial-gbrt"], n_steps=60, n_test=300, seed=1)
-    for name in ("gbmort", "artificial-gbrt"):
-        np.testing.assert_allclose(live.curves[name].test_score, plain.curves[name].test_score)
-    assert np.isnan(live.curves["gbmort"].train_score).all() and np.isfinite(plain.curves["gbmort"].train_score).all()
-    assert np.isfinite(live.curves["artificial-gbrt"].train_score).all()
-    assert set(models) == {"gbmort"} and models["gbmort"].warm_start and models["gbmort"].n_steps_ == 60
-    grown = [p for p in partials if p is not None]
-    assert grown and grown[0].curves and not grown[0].complete and partials[-1] is not None and partials[-1].complete
-    assert live.params["n_test"] == 300 and live.dataset == "friedman1-chain"
-    with pytest.raises(ValueError, match="models"):
-        ex.run_convergence(problem, ["gbmort"], n_steps=5, models={})
-    with pytest.raises(ValueError, match="max_features"):
-        ex.run_convergence(problem, ["gbmort"], n_steps=5, max_features=999)

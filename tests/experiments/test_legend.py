@@ -9,6 +9,7 @@ from engine.experiments.forests import FOREST_REF, PER_TREE, SCHEME_LABELS, SHAR
 from engine.names import BOOSTING_NAMES, FOREST_NAMES
 from engine.plotting.bias_variance import COMPONENTS
 from engine.plotting.legend import explain, legend_caption, legend_entries, unexplained
+from curve_calls import run_curves, run_schemes
 
 
 def test_the_projections_sweep_legend_is_explained():
@@ -34,7 +35,7 @@ def test_the_projections_sweep_legend_is_explained():
 
 
 def test_the_convergence_legends_are_explained_with_pinned_runs():
-    res = run_convergence("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian",
+    res = run_curves("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian",
                                               "artificial-gbrt"], n_steps=5, n_test=200, n_outputs=4)
     for fig in (plotting.convergence_figure(res), plotting.live_convergence_figure(res, pinned=[("pin 1", res)])):
         assert unexplained(fig) == [], legend_entries(fig)

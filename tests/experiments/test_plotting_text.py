@@ -9,6 +9,7 @@ from engine.experiments import BoostingSettings, Problem, run_convergence, run_p
 from engine.formatting import GROUP, fmt_number
 from engine.plotting.common import METHOD_COLORS, OTHER_COLORS, series_colors
 from engine.plotting.convergence import RISING_NOTE_SHIFT, live_convergence_figure
+from curve_calls import run_curves, run_schemes
 
 
 @pytest.mark.parametrize("value, digits, text", [
@@ -58,8 +59,8 @@ def test_gbmort_has_one_colour_on_both_projections_charts(q_sweep):
 
 def test_a_method_keeps_its_colour_whatever_else_is_drawn():
     kw = dict(n_steps=5, n_test=200, seed=0)
-    a = run_convergence("friedman1-chain", ["gbmort", "st-gbrt"], **kw)
-    b = run_convergence("friedman1-chain", ["gbrt-rpo-gaussian", "gbmort"], **kw)
+    a = run_curves("friedman1-chain", ["gbmort", "st-gbrt"], **kw)
+    b = run_curves("friedman1-chain", ["gbrt-rpo-gaussian", "gbmort"], **kw)
     for res in (a, b):
         for fig in (plotting.convergence_figure(res), live_convergence_figure(res)):
             drawn = {t.meta["estimator"] if isinstance(t.meta, dict) and "estimator" in t.meta else t.name: t.line.color
@@ -73,7 +74,7 @@ def test_a_method_keeps_its_colour_whatever_else_is_drawn():
 def test_still_rising_is_said_above_the_subplot_titles():
     """The note sat inside the left panel at its top edge, over the curves' best stars, and a long list
     of methods ran into the subplot titles: it now has a line of its own above them."""
-    res = run_convergence("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"], n_steps=20, n_test=200,
+    res = run_curves("friedman1-chain", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"], n_steps=20, n_test=200,
                           seed=0)
     assert all(c.still_rising for c in res.curves.values())
     fig = live_convergence_figure(res)
@@ -84,7 +85,7 @@ def test_still_rising_is_said_above_the_subplot_titles():
     assert n.yref == "paper" and n.yanchor == "bottom" and n.y >= max(t.y for t in titles)
     assert n.yshift >= RISING_NOTE_SHIFT >= 20                 # a title line (about 16 px) below it
     assert fig.layout.margin.t >= 30 + RISING_NOTE_SHIFT       # and room for it in the top margin
-    quiet = run_convergence("friedman1-chain", ["gbmort"], n_steps=400, n_test=200, seed=0)
+    quiet = run_curves("friedman1-chain", ["gbmort"], n_steps=400, n_test=200, seed=0)
     assert not any((a.text or "").startswith("still rising") for a in live_convergence_figure(quiet).layout.annotations)
 
 

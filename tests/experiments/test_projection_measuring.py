@@ -11,10 +11,11 @@ import time
 import numpy as np
 import pytest
 
-from engine.experiments import BoostingSettings, Problem, convergence, run_projection_schemes, run_projection_size
+from engine.experiments import BoostingSettings, Problem, measuring, run_projection_size
 from engine import plotting
 from engine.experiments.projection_size import ProjectionSizeResult, constant_model_score
 from engine.experiments.timing import Timing, resolve_timing, retime, robust_cumulative, warm_up
+from curve_calls import run_curves, run_schemes
 
 
 class FakeCurve:
@@ -182,7 +183,7 @@ def test_projection_size_scores_do_not_depend_on_timing():
 
 def test_each_timed_model_is_warmed_up_before_its_timed_fit(monkeypatch):
     events = []
-    real_warm_up = convergence.warm_up
+    real_warm_up = measuring.warm_up
 
     def spy(make, X, Y, timing):
         def recording_make():
@@ -192,37 +193,35 @@ def test_each_timed_model_is_warmed_up_before_its_timed_fit(monkeypatch):
             return est
         real_warm_up(recording_make, X, Y, timing)
 
-    monkeypatch.setattr(convergence, "warm_up", spy)
-    real_fit = convergence._fit
+    monkeypatch.setattr(measuring, "warm_up", spy)
+    real_fit = measuring._fit
 
     def fit_spy(est, X, Y, n, *args, **kwargs):
         events.append(("timed fit", X.shape[0]))
         return real_fit(est, X, Y, n, *args, **kwargs)
 
-    monkeypatch.setattr(convergence, "_fit", fit_spy)
+    monkeypatch.setattr(measuring, "_fit", fit_spy)
     run_projection_size(PROBLEM, STEPS30, timing=dict(max_fits=1, warmup_rows=8), **KW)
     # per model: its warm-up (8 rows) first, then the test-curve and train-curve fits (60 rows)
     assert events == [("warm-up", 8), ("timed fit", 60), ("timed fit", 60)] * 3
 
 
 def test_repeats_come_after_every_model_is_measured(monkeypatch):
-    from engine.experiments import projection_size
-
     seen = []
-    real = projection_size.retime
+    real = measuring.retime
 
     def spy(curves, refits, timing, stopped):
         seen.append((list(curves), sorted(k for k, f in refits.items() if f is not None)))
         return real(curves, refits, timing, stopped)
 
-    monkeypatch.setattr(projection_size, "retime", spy)
+    monkeypatch.setattr(measuring, "retime", spy)
     res = run_projection_size(PROBLEM, STEPS30, timing=dict(max_fits=2, budget_seconds=30), **KW)
     assert seen == [(["q=1", "q=4", "gbmort"], ["gbmort", "q=1", "q=4"])]
     assert all(c.timed_fits == 2 for c in res.curves.values())
 
 
 def test_schemes_take_timing_too():
-    res = run_projection_schemes("friedman1-ind", schemes=["gaussian"], n_steps=20, n_outputs=3, n_train=50,
+    res = run_schemes("friedman1-ind", schemes=["gaussian"], n_steps=20, n_outputs=3, n_train=50,
                                  n_test=50, timing=dict(max_fits=2, budget_seconds=30))
     assert res.curves["gbrt-rpo-gaussian"].timed_fits == 2
     assert res.params["timing"]["max_fits"] == 2
@@ -254,10 +253,10 @@ def test_cheapest_match_is_the_quickest_q_within_tolerance():
 
 
 def test_auto_eval_points_follow_the_test_set_size():
-    assert convergence.auto_eval_points(251, 174) == 60          # cal500's test half
-    assert convergence.auto_eval_points(2515, 159) == 30         # bibtex
-    assert convergence.auto_eval_points(3185, 983) == 8          # the delicious-shaped set
-    sizes = [convergence.auto_eval_points(n, 100) for n in (10, 1000, 5000, 50_000, 10**6)]
+    assert measuring.auto_eval_points(251, 174) == 60          # cal500's test half
+    assert measuring.auto_eval_points(2515, 159) == 30         # bibtex
+    assert measuring.auto_eval_points(3185, 983) == 8          # the delicious-shaped set
+    sizes = [measuring.auto_eval_points(n, 100) for n in (10, 1000, 5000, 50_000, 10**6)]
     assert sizes == sorted(sizes, reverse=True) and min(sizes) == 8 and max(sizes) == 60
 
 
@@ -283,8 +282,8 @@ def test_multilabel_without_train_curve_and_with_few_eval_points():
 
 def test_regression_without_train_curve_keeps_the_test_curve():
     kw = dict(schemes=["gaussian", "subsample"], n_steps=25, n_outputs=3, n_train=40, n_test=40, timing=False)
-    full = run_projection_schemes("friedman1-chain", **kw)
-    lean = run_projection_schemes("friedman1-chain", train_curve=False, **kw)
+    full = run_schemes("friedman1-chain", **kw)
+    lean = run_schemes("friedman1-chain", train_curve=False, **kw)
     for name, curve in lean.curves.items():
         np.testing.assert_array_equal(curve.test_score, full.curves[name].test_score)
         assert np.isnan(curve.train_score).all() and np.isfinite(full.curves[name].train_score).all()

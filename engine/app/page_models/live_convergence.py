@@ -1,15 +1,17 @@
 """Figure 1 trained live: learning curves that grow while the estimators fit (no streamlit).
 
 The Convergence page runs :func:`train_curves` in a background :class:`engine.app.serving.jobs.Job` and
-redraws the ``partial`` result it reports. :func:`train_curves` is
-:func:`engine.experiments.convergence.run_convergence` on the page's drawn problem, live
-(``live=True``): a regression estimator is fitted once, with the test set as ``eval_set``, and
-its test macro-r2 and fit times are reported after every compiled chunk of steps (about every
-50 ms), so a curve can be drawn while it grows. The train score is therefore not measured
-(NaN). artificial-gbrt and multi-label data sets are measured in full by the experiment and
-appear when they are complete.
+redraws the ``partial`` result it reports. :func:`train_curves` measures each curve as
+:func:`engine.experiments.convergence.run_convergence` does (:func:`engine.experiments.measuring.measure`),
+but live: a regression estimator is fitted once, with the test set as ``eval_set``, and its test
+macro-r2 and fit times are reported after every compiled chunk of steps (about every 50 ms), so a
+curve can be drawn while it grows. The train score is therefore not measured (NaN).
+artificial-gbrt and multi-label data sets are measured in full and appear when they are complete.
 
-* :func:`problem_from_spec`: train / test split of a Data-page spec (engine/app/page_models/dataspec.py).
+Every function takes the problem (a :class:`~engine.experiments.problems.Problem`) and the boosting
+settings (:class:`~engine.experiments.settings.BoostingSettings`) of the run:
+
+* :func:`problem_from_spec`: the Problem of a Data-page spec (engine/app/page_models/dataspec.py).
 * :func:`check_settings`: every argument checked up front, a ``ValueError`` naming it.
 * :func:`estimate_seconds`: a tiny probe fit per estimator, extrapolated to ``n_steps``.
 * :func:`train_curves`: the run itself (``progress(fraction, message, partial=...)``, ``stop``);
@@ -25,96 +27,83 @@ appear when they are complete.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 
 import numpy as np
 
 from engine.app.page_models.dataspec import dataset_from_spec
 from engine.app.page_models.one_step import FirstTrees
 from engine.estimators.early_stopping import stopping_step
-from engine.estimators.registry import BOOSTING_CONFIGS
 from engine.experiments import convergence as ex
-from engine.experiments.problems import get_problem
-from engine.experiments.runner import check_callbacks, partial_timer
-from engine.names import ALIASES, ARTIFICIAL, FRIEDMAN_PROBLEMS, METRICS, SINGLE_TARGET
+from engine.experiments.curves import ConvergenceResult
+from engine.experiments.measuring import (
+    N_EVAL_POINTS,
+    fitted_curve,
+    measure,
+    measuring_notes,
+    model_for,
+    refit_function,
+    single_target,
+)
+from engine.experiments.problems import Problem
+from engine.experiments.runner import Runner, check_callbacks, partial_timer
+from engine.experiments.settings import check_seed
+from engine.experiments.timing import resolve_timing, retime
+from engine.names import ALIASES, ARTIFICIAL, METRICS
 from engine.validation import check_int
 
-__all__ = ["problem_from_spec", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
+__all__ = ["problem_from_spec", "draw", "check_settings", "estimate_seconds", "train_curves", "continue_curves",
            "can_continue", "compact_extra", "early_stop_steps", "results_table", "VARIANTS", "EARLY_STOPPING_TOL"]
 
 # Every estimator the page offers (the br-gbrt alias is the same model as st-gbrt).
 VARIANTS = tuple(n for n in ex.EXPERIMENT_ESTIMATORS if n not in ALIASES)
 PROBE_STEPS = 8
-PARTIAL_SECONDS = ex.PARTIAL_SECONDS   # a partial result (copies of the curves) at most this often
+PARTIAL_SECONDS = 0.5          # a partial result (copies of the curves) at most this often
 EARLY_STOPPING_TOL = 1e-4      # scikit-learn's default tol
 
 
-def problem_from_spec(spec: dict, upload: dict | None = None, *, n_test: int = 1000, seed: int = 0):
-    """``(X_train, Y_train, X_test, Y_test, task, info)`` for a Data-page spec.
+def problem_from_spec(spec: dict, upload: dict | None = None, *, n_test: int = 1000) -> Problem:
+    """The :class:`~engine.experiments.problems.Problem` of a Data-page spec.
 
-    Friedman1 specs: ``spec["n_samples"]`` training rows and ``n_test`` test rows, drawn as in
-    :func:`engine.experiments.problems.get_problem` with ``seed`` (the spec's own seed is not used: the
-    page's seed draws the data and seeds the models). Shipped data sets: their standard split
-    or a random 50/50 one. Uploads: a random 50/50 split seeded by ``seed``.
+    Friedman1 specs: ``spec["n_samples"]`` training rows and ``n_test`` test rows (drawn with the
+    page's seed: the spec's own seed is not used, the page's seed draws the data and seeds the
+    models). Shipped data sets: their standard split or a random 50/50 one. Uploads: the data set
+    itself, split 50/50 at random by the draw's seed.
     """
     source = spec.get("source")
     if source == "friedman":
-        return get_problem(
+        return Problem(
             f"friedman1-{spec['structure']}", n_train=int(spec["n_samples"]), n_test=int(n_test),
             n_outputs=int(spec["n_outputs"]), noise=float(spec["noise"]),
-            input_distribution=spec["input_distribution"], n_noisy_outputs=int(spec["n_noisy_outputs"]),
-            seed=int(seed))  # fmt: skip
+            input_distribution=spec["input_distribution"], n_noisy_outputs=int(spec["n_noisy_outputs"]))  # fmt: skip
     if source == "shipped":
-        return get_problem(spec["name"], seed=int(seed))
-    ds = dataset_from_spec(spec, upload)
-    if ds.n_samples < 4:
-        raise ValueError(f"the uploaded data set has {ds.n_samples} rows: at least 4 are needed for a train/test split")
-    perm = np.random.default_rng(int(seed)).permutation(ds.n_samples)
-    half = ds.n_samples // 2
-    tr, te = np.sort(perm[:half]), np.sort(perm[half:])
-    X, Y = ds.X, ds.Y       # float64 already; a sparse X stays sparse
-    info = {"name": ds.name, "n_original_outputs": ds.n_outputs, "bayes_test": None,
-            "split": f"random 50/50 train/test split (seed {seed})", "description": ds.description,
-            "n_features": int(X.shape[1]), "n_outputs": int(Y.shape[1]), "n_train": int(tr.size), "n_test": int(te.size)}
-    task = "multilabel" if ds.task == "multilabel" else "regression"
-    return X[tr], Y[tr], X[te], Y[te], task, info
+        return Problem(spec["name"])
+    return Problem.of(dataset_from_spec(spec, upload))
 
 
-def _model_kwargs(learning_rate, max_leaf_nodes, max_features, loss, n_projections):
-    kw = dict(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_features=max_features,
-              n_projections=n_projections)
-    if loss is not None:
-        kw["loss"] = loss
-    return kw
+def draw(problem: Problem, seed: int = 0):
+    """The problem drawn with ``seed`` (a :class:`~engine.experiments.problems.ProblemData`; for the
+    page's caption and its cache)."""
+    return problem.draw(seed)
 
 
-def check_settings(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
-                   loss=None, n_projections=1) -> list:
-    """Validate everything before any work (the experiment's own checks); return the estimator
+def check_settings(problem, boosting, estimators) -> list:
+    """Validate everything before any work (the experiment's own check); return the estimator
     list. Raises ValueError."""
-    X_tr, Y_tr, _, _, task, info = problem
-    # artificial-gbrt knows the Friedman1 structures only: check against the problem's name.
-    dataset = info["name"] if info["name"] in FRIEDMAN_PROBLEMS else f"data set {info['name']}"
-    return ex.check_convergence_args(task, Y_tr.shape[1], dataset, estimators, n_steps=n_steps,
-                                     learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes,
-                                     max_features=max_features, loss=loss, n_projections=n_projections,
-                                     n_features=X_tr.shape[1])
+    return ex.check_curves_request(problem, boosting, estimators)[3]
 
 
-def _live(name, problem):
+def _live(name, task):
     """True when the estimator's test curve can be read while it fits."""
-    return problem[4] == "regression" and name != ARTIFICIAL
+    return task == "regression" and name != ARTIFICIAL
 
 
-def _make(name, task, kw, seed, n_steps, warm_start=False):
-    return ex.model_for(name, task, seed, kw, n_estimators=n_steps, warm_start=warm_start)
+def _curve_of(name, est, d):
+    return fitted_curve(name, name, est, d, d if single_target(name) else 1)
 
 
-def _curve_of(name, est, d, single):
-    return ex.fitted_curve(name, name, est, d, d if single else 1)
-
-
-def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_STEPS, **model) -> dict:
-    """Seconds each estimator should take for ``n_steps`` steps, from two tiny probe fits.
+def estimate_seconds(problem, boosting, estimators, *, seed=0, probe_steps=PROBE_STEPS) -> dict:
+    """Seconds each estimator should take for ``boosting.n_steps`` steps, from two tiny probe fits.
 
     The probes are real fits with the test set as ``eval_set`` (what the live run does), of
     ``probe_steps`` and ``4 * probe_steps`` steps: their difference gives the cost of a step
@@ -122,9 +111,8 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
     Estimators measured by the experiment code (artificial-gbrt, multi-label) fit twice or
     score staged predictions: they are counted 2.5 times.
     """
-    X_tr, Y_tr, X_te, Y_te, task, info = problem
-    kw = _model_kwargs(**model)
-    eval_set = (X_te, Y_te) if task == "regression" else None
+    data = Problem.of(problem).draw(seed)
+    eval_set = (data.X_test, data.Y_test) if data.task == "regression" else None
     out = {}
     for name in estimators:
         est_name = "st-gbrt" if name == ARTIFICIAL else name
@@ -132,100 +120,144 @@ def estimate_seconds(problem, estimators, *, n_steps, seed=0, probe_steps=PROBE_
         k2 = 4 * k1
         seconds = []
         for k in (k1, k2):
-            est = _make(est_name, task, kw, seed, k)
+            est = model_for(est_name, data.task, seed, boosting, n_estimators=k)
             t0 = time.thread_time()       # CPU time: a probe on a busy server is not slower
-            est.fit(X_tr, Y_tr, eval_set=eval_set)
+            est.fit(data.X_train, data.Y_train, eval_set=eval_set)
             seconds.append(time.thread_time() - t0)
         per_step = max((seconds[1] - seconds[0]) / (k2 - k1), seconds[1] / k2 / 10)
         setup = max(seconds[0] - k1 * per_step, 0.0)
-        factor = 1.0 if _live(name, problem) else 2.5
-        out[name] = (setup + per_step * n_steps) * factor
+        factor = 1.0 if _live(name, data.task) else 2.5
+        out[name] = (setup + per_step * boosting.n_steps) * factor
     return out
 
 
-def train_curves(problem, estimators, *, n_steps, learning_rate=0.1, max_leaf_nodes=2, max_features=None,
-                 loss=None, n_projections=1, seed=0, timing=None, progress=None, stop=None,
-                 models=None) -> ex.ConvergenceResult:
-    """Learning curves of ``estimators`` on ``problem`` (a :func:`problem_from_spec` tuple), live:
-    :func:`engine.experiments.convergence.run_convergence` with ``live=True``.
+class _LiveRun:
+    """The curves of a live run so far, as the partial results the page draws."""
+
+    def __init__(self, problem, data, params, notes):
+        self.problem, self.data, self.params, self.notes = problem, data, params, notes
+        self.curves = {}
+        self.partial_due = partial_timer(PARTIAL_SECONDS)
+
+    def result(self, growing=None, complete=False):
+        cs = dict(self.curves)
+        if growing is not None and growing.n_steps:
+            cs[growing.name] = growing
+        task = self.data.task
+        return ConvergenceResult(experiment="convergence", dataset=self.problem.dataset, task=task,
+                                 metric=METRICS[task], n_outputs=self.data.n_outputs, curves=cs, params=self.params,
+                                 complete=complete, notes=list(self.notes))
+
+    def growing(self, curve):
+        """The partial result with a growing curve, at most every PARTIAL_SECONDS (else None)."""
+        return self.result(curve) if self.partial_due() else None
+
+
+def train_curves(problem, boosting, estimators, *, seed=0, timing=None, models=None, progress=None,
+                 stop=None) -> ConvergenceResult:
+    """Learning curves of ``estimators`` on ``problem`` (drawn with ``seed``) with ``boosting``, live.
 
     ``progress(fraction, message, partial=result_so_far)`` is called after every compiled
     chunk (about every 50 ms); ``partial`` is a :class:`ConvergenceResult` holding the
-    finished curves and the one growing (at most every 0.5 s). ``stop.is_set()`` ends the run
-    early with what is done (``complete=False``). ``models``: a dict that receives each
-    live-fitted estimator (fitted with ``warm_start=True``), for :func:`continue_curves`.
-    ``timing`` (None: the live fit's own times; True, a :class:`~engine.experiments.timing.Timing`
-    or a dict): once every curve is drawn, the short fits are repeated in turns and the fit-time
-    axis is their median time per step scaled to their median total
-    (:func:`engine.experiments.timing.retime`, as every timed chart of the app), so a pause of the
-    machine during one fit draws no step in the time panel.
+    finished curves and the one growing (at most every 0.5 s), and after every estimator the
+    finished ones. ``stop.is_set()`` ends the run early with what is done (``complete=False``).
+    ``models``: a dict that receives each live-fitted estimator (fitted with ``warm_start=True``),
+    for :func:`continue_curves`. ``timing`` (None: the live fit's own times; True, a
+    :class:`~engine.experiments.timing.Timing` or a dict): once every curve is drawn, the short fits
+    are repeated in turns and the fit-time axis is their median time per step scaled to their
+    median total (:func:`engine.experiments.timing.retime`, as every timed chart of the app), so a
+    pause of the machine during one fit draws no step in the time panel.
     """
-    return ex.run_convergence(problem, estimators, n_steps=n_steps, learning_rate=learning_rate,
-                              max_leaf_nodes=max_leaf_nodes, max_features=max_features, loss=loss,
-                              n_projections=n_projections, seed=seed, timing=timing, live=True, models=models,
-                              progress=progress, stop=stop)
+    problem, task, d, estimators = ex.check_curves_request(problem, boosting, estimators)
+    if models is not None and not isinstance(models, dict):
+        raise ValueError(f"models must be a dict or None, got {type(models).__name__}")
+    seed = check_seed(seed)
+    timing = resolve_timing(timing)
+    check_callbacks(progress, stop)
+    data = problem.draw(seed)
+    params = dict(estimators=estimators, seed=seed, n_train=data.info["n_train"], n_test=data.info["n_test"],
+                  n_outputs=d, **boosting.params())
+    live = _LiveRun(problem, data, params, measuring_notes(task, boosting.n_steps, timing, live=True) + [data.split])
+    runner = Runner(progress, stop, len(estimators))
+    complete = True
+    for i, name in enumerate(estimators):
+        if runner.stopped():
+            complete = False
+            break
+        live_fit = _live(name, task)
+        curve = measure(name, name, data, boosting, seed, runner, i, timing=timing, train_curve=not live_fit,
+                        n_eval_points=N_EVAL_POINTS, growing=live.growing if live_fit else None,
+                        models=models if live_fit else None)
+        if curve.n_steps:
+            live.curves[name] = curve
+        if runner.stopped():
+            complete = False
+            break
+        runner.report(i + 1, f"{name}: done", partial=live.result())
+    if timing is not None and complete:
+        retime(live.curves, {name: refit_function(name, data, boosting, seed, runner, name) for name in live.curves},
+               timing, runner.stopped)
+        complete = not runner.stopped()     # a stop during the repeats: the page says the run stopped
+        params["timing"] = asdict(timing)
+    final = live.result(complete=complete)
+    if progress is not None:
+        progress(1.0 if complete else None, "done" if complete else "stopped", partial=final)
+    return final
 
 
 def can_continue(problem, estimators, models) -> bool:
     """True when :func:`continue_curves` can extend every one of ``estimators`` warm."""
-    return (isinstance(models, dict) and problem[4] == "regression"
+    return (isinstance(models, dict) and Problem.of(problem).shape()[0] == "regression"
             and all(name != ARTIFICIAL for name in estimators))
 
 
-def continue_curves(problem, estimators, models, *, n_more, params=None, progress=None,
-                    stop=None) -> ex.ConvergenceResult:
+def continue_curves(problem, boosting, estimators, models, *, n_more, seed=0, progress=None,
+                    stop=None) -> ConvergenceResult:
     """``n_more`` further steps for each of ``estimators``, continuing the kept ``models``.
 
     The estimators in ``models`` (from ``train_curves(..., models=models)``) are warm-started,
     so the result equals a longer :func:`train_curves` run (same seed, same steps) at the cost
     of ``n_more`` steps each. A method missing from ``models`` (a stopped run never reached
-    it) needs its settings in ``params`` (the previous result's ``params``) and starts from 0.
+    it) starts from 0 with ``boosting``.
     """
     if not can_continue(problem, estimators, models):
         raise ValueError("models: only live regression runs (no artificial-gbrt) keep models to continue")
     n_more = check_int(n_more, "n_more", 1)
+    seed = check_seed(seed)
     check_callbacks(progress, stop)
-    X_tr, Y_tr, X_te, Y_te, task, info = problem
-    d = Y_tr.shape[1]
-    params = dict(params or {})
-    params.pop("timing", None)   # a warm continuation's times are the live fit's own, not medians
+    data = Problem.of(problem).draw(seed)
+    d = data.n_outputs
     names = list(estimators)
-    curves: dict = {}
+    # a warm continuation's times are the live fit's own, not medians (no "timing")
+    live = _LiveRun(Problem.of(problem), data, {}, [f"Continued by warm start ({n_more} more steps per method).",
+                                                    data.split])
     stopped = (lambda: stop is not None and stop.is_set())
-    partial_due = partial_timer(PARTIAL_SECONDS)
 
     def result(extra=None, complete=False):
-        cs = dict(curves)
-        if extra is not None and extra.n_steps:
-            cs[extra.name] = extra
-        ps = {**params, "estimators": names,
-              "n_steps": max((c.n_steps for c in cs.values()), default=0)}
-        return ex.ConvergenceResult("convergence", info["name"], task, METRICS[task], int(d), cs, ps,
-                                    complete, [f"Continued by warm start ({n_more} more steps per method).",
-                                               info["split"]])
+        r = live.result(extra, complete)
+        r.params = dict(estimators=names, seed=seed, n_train=data.info["n_train"], n_test=data.info["n_test"],
+                        n_outputs=d, **boosting.params())
+        r.params["n_steps"] = max((c.n_steps for c in r.curves.values()), default=0)
+        return r
 
     for i, name in enumerate(names):
         if stopped():
             break
         est = models.get(name)
         if est is None:
-            kw = _model_kwargs(**{k: params.get(k, v) for k, v in
-                                  dict(learning_rate=0.1, max_leaf_nodes=2, max_features=None, loss=None,
-                                       n_projections=1).items()})
-            est = models[name] = _make(name, task, kw, int(params.get("seed", 0)), 1, warm_start=True)
+            est = models[name] = model_for(name, data.task, seed, boosting, n_estimators=1, warm_start=True)
         target = int(getattr(est, "n_steps_", 0)) + n_more
         est.set_params(n_estimators=target)
-        single = BOOSTING_CONFIGS[ALIASES.get(name, name)]["strategy"] == SINGLE_TARGET
 
-        def cb(n_done, e, i=i, name=name, single=single, target=target):
+        def cb(n_done, e, i=i, name=name, target=target):
             if progress is not None:
                 progress((i + 1 - (target - n_done) / n_more) / len(names), f"{name}: step {n_done}/{target}",
-                         partial=result(_curve_of(name, e, d, single)) if partial_due() else None)
+                         partial=result(_curve_of(name, e, d)) if live.partial_due() else None)
             return stopped()
 
-        est.fit(X_tr, Y_tr, eval_set=(X_te, Y_te), callback=cb)
-        curves[name] = _curve_of(name, est, d, single)
-    final = result(complete=not stopped() and len(curves) == len(names))
+        est.fit(data.X_train, data.Y_train, eval_set=(data.X_test, data.Y_test), callback=cb)
+        live.curves[name] = _curve_of(name, est, d)
+    final = result(complete=not stopped() and len(live.curves) == len(names))
     if progress is not None:
         progress(1.0 if final.complete else None, "done" if final.complete else "stopped", partial=final)
     return final
