@@ -1,7 +1,10 @@
-"""Reading a page's background run (pages/_jobs.py) from an AppTest.
+"""Opening the app in an AppTest, and reading a page's background run (pages/_jobs.py) from it.
 
-Fragments never tick in AppTest, so a test "polls" a run by calling ``at.run()`` until the
-page's job has finished (the page harvests it into ``finished`` on its next run).
+Every app test opens its session here: :func:`app_test` is the one place that makes an AppTest of
+app.py (a new browser session), :func:`open_app` opens a page the way a test means it (by its own
+link, through Home's link, or after a visit to Home). Fragments never tick in AppTest, so a test
+"polls" a run by calling ``at.run()`` until the page's job has finished (the page harvests it into
+``finished`` on its next run).
 """
 import time
 from pathlib import Path
@@ -41,13 +44,42 @@ def poll(at, name, timeout=60.0):
     raise AssertionError(f"the {name} page's run is still running after {timeout}s")
 
 
-def open_from_app(page, query=None, timeout=60):
-    """An AppTest of app.py run once with the URL ``query`` (as a link opens it), then switched to
-    ``page``; fails on an exception in either run."""
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page).run()
+def _put(at, query=None, state=None):
+    """``at`` with the URL query ``query`` (a list value for a multiselect, any other value as its
+    text) and the session state ``state`` set."""
+    for key, value in (query or {}).items():
+        at.query_params[key] = value if isinstance(value, list) else str(value)
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at
+
+
+def app_test(query=None, *, timeout=60):
+    """A new session of app.py (a new browser tab), not run yet, its URL carrying ``query``."""
+    return _put(AppTest.from_file(APP, default_timeout=timeout), query)
+
+
+ROUTES = ("link", "home-link", "home-first")
+
+
+def open_app(page=None, query=None, *, route="link", state=None, timeout=60):
+    """A new session of app.py opened on ``page`` (None: Home) with the URL query ``query``, run
+    until the page is drawn; fails on an exception. ``state`` is put in the session state before
+    the page's run (e.g. the Data page's upload). ``route`` is how the visitor got there:
+
+    * "link": the page's own link (``/convergence?conv_problem=...``) in a new tab: one run;
+    * "home-link": a link to Home carrying the query, then the page (the query as Home left it);
+    * "home-first": Home visited first (no query), then the page opened with the query.
+    """
+    if route not in ROUTES:
+        raise ValueError(f"route must be one of {ROUTES}, got {route!r}")
+    at = app_test(None if route == "home-first" else query, timeout=timeout)
+    if page is not None and route == "link":
+        at.switch_page(page)
+    elif page is not None:
+        at.run()
+        at.switch_page(page)
+        _put(at, query if route == "home-first" else None)
+    _put(at, state=state).run()
     assert not at.exception, at.exception
     return at

@@ -5,34 +5,25 @@ Fragments never tick in AppTest: a test "polls" by calling at.run() until the jo
 
 import base64
 import time
-from pathlib import Path
 
 import numpy as np
 import plotly.io as pio
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import job_of, page_run
+from apptest_runs import job_of, open_app, page_run
 
 from engine.experiments.published import PAPER_TABLE4
 from engine.experiments.published import TABLE4_ESTIMATORS
 from engine.app.page_content.presets import PRESETS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/benchmark.py"
 
 
 def open_page(query=None, refs=False):
     """The page as a deep link opens it; ``refs=False`` unticks the scikit-learn reference rows
     (on by default; sklearn-gb alone takes ~20 s of a quick friedman1 run), unless ``query`` sets them."""
-    at = AppTest.from_file(APP, default_timeout=30).run()  # st.navigation registers the pages
-    at.switch_page(PAGE)
     query = {**({} if refs else {"bench_refs": "false"}), **(query or {})}
-    for k, v in query.items():  # the URL of the deep link /benchmark?...
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception
-    return at
+    return open_app(PAGE, query, route="home-first", timeout=30)   # the URL of the deep link /benchmark?...
 
 
 def poll(at, until, timeout=60.0):
@@ -295,13 +286,10 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     csv = io.StringIO()
     np.savetxt(csv, np.column_stack([X, Y]), delimiter=",", header="a,b,c,d,t1,t2", comments="")
     ds, spec, payload = dataspec.parse_upload(csv.getvalue().encode(), ["t1", "t2"], name="mine.csv")
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    at.session_state["dataset_spec"], at.session_state["dataset_upload"] = spec, payload   # the Data page's upload
-    at.switch_page(PAGE)
-    for k, v in {"bench_refs": "false", "bench_dataset": "data-page", "bench_estimators": ["gbmort", "defaults"]}.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception and not at.warning
+    at = open_app(PAGE, {"bench_refs": "false", "bench_dataset": "data-page", "bench_estimators": ["gbmort", "defaults"]},
+                  route="home-first", state={"dataset_spec": spec, "dataset_upload": payload},   # the Data page's upload
+                  timeout=30)
+    assert not at.warning
     assert "defaults" in at.multiselect(key="bench_estimators").options
     assert "defaults (our boosting estimator as a practitioner gets it" in at.multiselect(key="bench_estimators").help
     at.button(key="bench_start").click().run()

@@ -1,16 +1,13 @@
 """The Benchmark page's real-data mode (pages/_real_data.py) through AppTest, started from app.py."""
 import re
-from pathlib import Path
 
 import plotly.io as pio
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of, poll
+from apptest_runs import finished, job_of, open_app, poll
 
 from engine.names import REAL_DATA_METHODS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/benchmark.py"
 FAST = ["gbmort", "gbrt-rpo-subsampled", "mo-rf"]
 
@@ -23,14 +20,7 @@ def own_cache(tmp_path, monkeypatch):
 
 def open_mode(query=None):
     """The page in real-data mode, its cell cache in a fresh folder (see the autouse fixture)."""
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page(PAGE)
-    at.query_params["bench_mode"] = "real-data study"
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception
-    return at
+    return open_app(PAGE, {"bench_mode": "real-data study", **(query or {})}, route="home-first")
 
 
 def test_before_a_run_the_papers_diagrams_and_every_control_has_help():

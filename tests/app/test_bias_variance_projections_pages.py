@@ -5,15 +5,12 @@ Fragments never tick in AppTest, so a test "polls" a page's background run (appt
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of, page_run, poll
+from apptest_runs import finished, job_of, open_app, page_run, poll
 from engine.app.page_content.presets import PRESETS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 BV, PROJ = "pages/bias_variance.py", "pages/projections.py"
 
 
@@ -30,11 +27,7 @@ def decode(value):
 
 def open_page(page, **query):
     """An AppTest on ``page`` of app.py, with URL query parameters (set before the first run)."""
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.switch_page(page)
-    for key, value in query.items():
-        at.query_params[key] = value if isinstance(value, list) else str(value)
-    return at.run()
+    return open_app(page, query, timeout=30)
 
 
 def spec(at, key):

@@ -2,7 +2,6 @@
 teacher's links (pages/_classroom.py, engine/app/page_content/presets.py's TEACHER_LINKS)."""
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,22 +9,17 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, poll
+from apptest_runs import finished, open_app, poll
 from engine.experiments.cost_vs_outputs import load_shipped, loglog_slope
 from engine.app.page_content.presets import TEACHER_LINKS
 from pages._classroom import RESET_SELECTOR, hide_css, link_url, parse_hide
 from pages._render import table_frame
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 COST = "pages/cost.py"
 
 
 def open_page(page, **query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page(page)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
+    return open_app(page, query)
 
 
 def chart_spec(at, key):
@@ -138,7 +132,7 @@ def test_parse_hide_and_its_css():
 
 
 def test_home_lists_the_three_acts_with_their_links():
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = open_app(timeout=30)
     links = [link for link in at.get("page_link") if link.proto.icon == "🎓"]
     assert [link.proto.label for link in links] == [f"{t['label']} ({t['minutes']} min)" for t in TEACHER_LINKS]
     assert sum(t["minutes"] for t in TEACHER_LINKS) == 45

@@ -16,31 +16,22 @@ import logging
 import sys
 import time
 import weakref
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of
+from apptest_runs import finished, job_of, open_app
 
 from engine.app.page_models import live_convergence as live
 from engine.app.serving.memory import release_memory, resident_mb
 from load.classroom_tools import SERVER_ASKED, SERVER_DONE, how_served
 from pages._session import SWITCH_INTERVAL
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
 QUERY = {"conv_n_steps": "200", "conv_n_test": "500", "conv_variants": ["st-gbrt", "gbmort"]}
 
 
 def open_session(problem):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in {**QUERY, "conv_problem": problem}.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, {**QUERY, "conv_problem": problem}, route="home-link")
 
 
 def check_results(sessions, problems):

@@ -6,21 +6,13 @@ and takes the page's parameters out of the URL.
 """
 
 import json
-from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import poll
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from apptest_runs import open_app, poll
 
 
 def open_page(page, **query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page(page)
-    for key, value in query.items():
-        at.query_params[key] = str(value)
-    return at.run()
+    return open_app(page, query)
 
 
 def traces(at, key):

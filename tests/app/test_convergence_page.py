@@ -9,31 +9,22 @@ import base64
 import json
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of, page_run, poll
+from apptest_runs import finished, job_of, open_app, page_run, poll
 
 from engine import experiments, plotting
 from engine.app.page_models import dataspec, live_convergence
 from engine.app.page_content.presets import PRESETS
 from curve_calls import run_curves, run_schemes
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
 
 
 def open_page(query=None):
-    at = AppTest.from_file(APP, default_timeout=30)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, query, route="home-link", timeout=30)
 
 
 def wait_done(at, timeout=30.0):
@@ -264,7 +255,7 @@ def test_switching_pages_keeps_both_pages_working():
 
 
 def test_home_links_the_figure1_presets():
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = open_app(timeout=30)
     links = [el for el in at.get("page_link")]
     labels = [el.proto.label for el in links]
     for preset in PRESETS:
@@ -393,7 +384,6 @@ def test_a_released_session_stops_its_job():
     new = job_of(at, "conv")
     if new is not None:
         new.stop(timeout=10)
-
 
 
 def test_a_long_curve_is_drawn_through_log_spaced_steps_keeping_its_best_and_early_stop():

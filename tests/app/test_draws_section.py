@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import poll
+from apptest_runs import open_app, poll
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/bias_variance.py"
 QUERY = {"bv_n_sets": "3", "bv_n_train": "100", "bv_n_test": "100", "bv_values": "1, 10, 30", "bv_compare_leaves": "none"}
 
 
 def open_page(query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
+    at = open_app(PAGE, query, route="home-link")
     poll(at, "bv", 60)
     at.run()
     assert not at.exception, at.exception

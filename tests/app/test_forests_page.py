@@ -2,22 +2,15 @@
 
 import json
 import time
-from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of
+from apptest_runs import finished, job_of, open_app
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/forests.py"
 
 
 def open_page(query=None):
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page(PAGE)
-    for k, v in (query or {}).items():  # after switch_page, which resets the URL
-        at.query_params[k] = v
-    return at.run()
+    return open_app(PAGE, query, route="home-first", timeout=30)
 
 
 def run_until_done(at, timeout=30):

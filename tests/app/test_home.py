@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import job_of
+from apptest_runs import job_of, open_app
 
 import engine.app.page_content.presets
 from engine.app.page_models import dataspec
@@ -31,7 +30,7 @@ def decode(value):
 
 @pytest.fixture
 def at():
-    return AppTest.from_file(APP, default_timeout=30).run()
+    return open_app(timeout=30)
 
 
 def test_home_renders_without_exception(at):
@@ -110,8 +109,7 @@ def test_presets_of_registered_pages_are_links(monkeypatch):
         "description": "test preset",
     }
     monkeypatch.setattr(engine.app.page_content.presets, "PRESETS", [*PRESETS, extra])
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    assert not at.exception
+    at = open_app(timeout=30)
     registered = registered_pages()
     links = [link for link in at.get("page_link") if link.proto.label != "Take the challenge" and link.proto.icon != "🎓"]
     assert [link.proto.label for link in links] == [p["label"] for p in PRESETS if p["page"] in registered] + [
@@ -131,11 +129,7 @@ GOOD = b"a,b,t1,t2\n1,2,0.5,1\n4,5,1.5,0\n7,8,2.5,1\n2,2,3.0,0\n"
 
 
 def open_data(query_params=None):
-    at = AppTest.from_file(APP, default_timeout=30)
-    for k, v in (query_params or {}).items():
-        at.query_params[k] = v
-    at.run()
-    return at.switch_page(DATA).run()
+    return open_app(DATA, query_params, route="home-link", timeout=30)
 
 
 def spec_of(at, key):
@@ -328,11 +322,7 @@ def test_data_page_non_numeric_target_columns_are_a_message():
 
 
 def test_a_pinned_convergence_run_survives_a_malformed_upload():
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["conv_n_steps"] = "50"
-    at.query_params["conv_variants"] = ["gbmort"]
-    at.run()
-    at.switch_page("pages/convergence.py").run()
+    at = open_app("pages/convergence.py", {"conv_n_steps": "50", "conv_variants": ["gbmort"]}, route="home-link", timeout=30)
     import time
 
     t0 = time.perf_counter()

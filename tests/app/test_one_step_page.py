@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
+from apptest_runs import open_app
 from engine.app.page_models import one_step as os_
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/one_step.py"
 
 
 def open_page(query=None):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, query, route="home-link")
 
 
 def arr(v):

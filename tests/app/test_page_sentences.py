@@ -5,14 +5,10 @@ view's timing paragraph, the Forests notes on repeats, the Benchmark's real-data
 from __future__ import annotations
 
 import numpy as np
-from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, open_from_app, poll
+from apptest_runs import finished, open_app, poll
 from engine.app.page_models import dataspec
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def texts(at):
@@ -26,26 +22,20 @@ def test_convergence_on_an_uploaded_csv_captions_its_own_rows():
     X = rng.random((40, 3))
     rows = ["a,b,c,t1,t2"] + [",".join(f"{v:.4f}" for v in (*x, x[0] + x[1], x[2])) for x in X]
     ds, spec, payload = dataspec.parse_upload("\n".join(rows).encode(), ["t1", "t2"], name="mine.csv")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.session_state["dataset_spec"] = spec
-    at.session_state["dataset_upload"] = payload
-    at.switch_page("pages/convergence.py")
-    at.query_params.update({"conv_problem": "data", "conv_variants": ["gbmort"], "conv_n_steps": "20"})
-    at.run()
-    assert not at.exception, at.exception
+    at = open_app("pages/convergence.py", {"conv_problem": "data", "conv_variants": ["gbmort"], "conv_n_steps": "20"},
+                  route="home-first", state={"dataset_spec": spec, "dataset_upload": payload})
     caption = next(c.value for c in at.caption if c.value.startswith("Data:"))
     assert "mine (uploaded CSV" in caption and "friedman1" not in caption and "1000 test samples" not in caption
     assert "20 training / 20 test samples (random 50/50 train/test split (seed 0))" in caption
-    friedman = open_from_app("pages/convergence.py", {"conv_problem": "chain", "conv_n_test": "500", "conv_n_steps": "20"})
+    friedman = open_app("pages/convergence.py", {"conv_problem": "chain", "conv_n_test": "500", "conv_n_steps": "20"}, route="home-link")
     caption = next(c.value for c in friedman.caption if c.value.startswith("Data:"))
     assert "friedman1-chain, 300 training samples" in caption and "; 500 test samples" in caption
 
 
 def test_the_pin_label_gives_the_steps_the_run_holds():
     """A run started at 20 steps and stepped twice holds 40 steps: its pin says 40, as the table does."""
-    at = open_from_app("pages/convergence.py", {"conv_problem": "group", "conv_variants": ["gbmort"], "conv_n_steps": "20",
-                                            "conv_n_test": "200"})
+    at = open_app("pages/convergence.py", {"conv_problem": "group", "conv_variants": ["gbmort"], "conv_n_steps": "20",
+                                            "conv_n_test": "200"}, route="home-link")
     poll(at, "conv", 60)
     for _ in range(2):
         at.button(key="conv_step").click().run()
@@ -62,8 +52,8 @@ def test_the_pin_label_gives_the_steps_the_run_holds():
 
 def test_the_projections_schemes_view_says_how_it_timed_once():
     """The schemes view printed its fit-time paragraph twice (once among the run's notes)."""
-    at = open_from_app("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "friedman1-chain", "proj_n_steps": "20",
-                                            "proj_n_test": "500"}, timeout=120)
+    at = open_app("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "friedman1-chain", "proj_n_steps": "20",
+                                            "proj_n_test": "500"}, timeout=120, route="home-link")
     poll(at, "proj", 300)
     assert not at.exception and finished(at, "proj").status == "done"
     said = " ".join(texts(at))
@@ -77,7 +67,7 @@ def test_the_real_data_default_selection_draws_a_diagram_named_as_its_table(monk
     import plotly.io as pio
 
     monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
-    at = open_from_app("pages/benchmark.py", {"bench_mode": "real-data study"})
+    at = open_app("pages/benchmark.py", {"bench_mode": "real-data study"}, route="home-link")
     chosen = at.multiselect(key="bench_rd_datasets").value
     from engine.datasets import list_datasets
     tasks = {d["name"]: d["task"] for d in list_datasets()}
@@ -102,7 +92,7 @@ def test_a_figure_1_preset_opens_a_page_that_names_the_same_panel():
     for preset in (p for p in PRESETS if p["page"] == "pages/convergence.py"):
         problem = preset["query_params"]["conv_problem"]
         assert preset["label"].startswith(FIGURE1_PANELS[problem] + ":")
-        at = open_from_app("pages/convergence.py", {**preset["query_params"], "conv_n_steps": "20", "go": "0"})
+        at = open_app("pages/convergence.py", {**preset["query_params"], "conv_n_steps": "20", "go": "0"}, route="home-link")
         said = " ".join(m.value for m in at.markdown)
         panels = {p for p in FIGURE1_PANELS.values() if p in said}
         assert panels == {FIGURE1_PANELS[problem]}, (problem, panels)

@@ -13,12 +13,10 @@ what is compared, not the results), so no test here waits for a fit.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from apptest_runs import app_test
+
 # In sidebar order, with the prefix of every key the page owns.
 PAGES = {"pages/home.py": "home_", "pages/data.py": "data_", "pages/convergence.py": "conv_",
          "pages/one_step.py": "os_", "pages/forests.py": "fx_", "pages/bias_variance.py": "bv_",
@@ -68,15 +66,11 @@ def settings(at):
 
 
 def open_alone(page, query=None):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.switch_page(page)
-    return run(at)
+    return run(app_test(query).switch_page(page))
 
 
 def test_a_tour_of_every_page_leaves_each_page_as_a_fresh_session_opens_it():
-    tour = run(AppTest.from_file(APP, default_timeout=60))
+    tour = run(app_test())
     seen = {}
     for page, prefix in PAGES.items():
         run(tour.switch_page(page))

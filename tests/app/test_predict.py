@@ -2,16 +2,14 @@
 the run's result after it; unanswered, the chart waits behind Reveal; the switch off draws it at once."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, open_from_app, poll
+from apptest_runs import finished, open_app, poll
 
 from engine.experiments.cost_vs_outputs import load_shipped
 from engine.app.page_content.predictions import first_to_reach, flattest_cost
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "50", "conv_n_test": "200"}
 
 
@@ -34,7 +32,7 @@ def _page_texts(at):
 
 
 def test_the_question_hides_the_chart_until_answered():
-    at = open_from_app("pages/convergence.py", {**SMALL, "predict": "true"})   # the small default run starts by itself
+    at = open_app("pages/convergence.py", {**SMALL, "predict": "true"}, route="home-link")   # the small default run starts by itself
     q = question(at, "conv_predict_first")
     assert q.value is None and q.options == ["st-gbrt", "gbmort", "none of them"]
     assert not conv_charts(at) and any(b.label == "Reveal" for b in at.button)   # hidden until answered
@@ -45,13 +43,8 @@ def test_a_prediction_made_before_the_run_is_compared_with_its_result():
     # before the run whatever the machine's timing. (An answer clicked as the run ended used to be lost
     # in the page itself; that race is fixed in pages/_predict.py and replayed by the test at the end of
     # this file.) The click itself is the browser test's (tests/browser).
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in {**SMALL, "predict": "true"}.items():
-        at.query_params[k] = v
-    at.run()
-    at.session_state["conv_predict_first"] = "st-gbrt"
-    at.switch_page("pages/convergence.py").run()
-    assert not at.exception, at.exception
+    at = open_app("pages/convergence.py", {**SMALL, "predict": "true"}, route="home-link",
+                  state={"conv_predict_first": "st-gbrt"})
     poll(at, "conv").run()   # one more rerun: the browser's polling fragment reruns the page once the run ends
     result = finished(at, "conv").result
     truth = first_to_reach(result)
@@ -64,23 +57,23 @@ def test_a_prediction_made_before_the_run_is_compared_with_its_result():
 
 
 def test_reveal_shows_the_chart_without_an_answer_and_the_switch_off_draws_it_at_once():
-    at = open_from_app("pages/cost.py", {"predict": "true"})
+    at = open_app("pages/cost.py", {"predict": "true"}, route="home-link")
     assert not [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
     next(b for b in at.button if b.label == "Reveal").click().run()
     assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"] and not verdicts(at)
 
-    at = open_from_app("pages/cost.py", {"predict": "true"})
+    at = open_app("pages/cost.py", {"predict": "true"}, route="home-link")
     right = flattest_cost(load_shipped())
     question(at, "cost_predict_flattest").set_value(right).run()
     assert verdicts(at) == [f"You predicted **{right}** — the result: **{right}** (right)."]
 
-    at = open_from_app("pages/cost.py", {"predict": "false"})
+    at = open_app("pages/cost.py", {"predict": "false"}, route="home-link")
     assert not [r for r in at.radio if r.key.startswith("cost_predict")]
     assert [c for c in at.get("plotly_chart") if c.key == "cost_chart"]
 
 
 def test_a_challenge_asks_first():
-    at = open_from_app("pages/convergence.py", {**SMALL, "challenge": "chain-gbmort", "predict": "true"})
+    at = open_app("pages/convergence.py", {**SMALL, "challenge": "chain-gbmort", "predict": "true"}, route="home-link")
     q = question(at, "conv_predict_challenge_chain_gbmort")
     assert q.options == ["yes", "no"] and not [r for r in at.radio if r.key == "conv_predict_first"]
     q.set_value("yes").run()
@@ -91,9 +84,9 @@ def test_a_challenge_asks_first():
 
 
 def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
-    at = open_from_app("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
+    at = open_app("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "friedman1-chain",
                                              "proj_q_values": "1,4", "proj_n_steps": "20", "proj_n_test": "500",
-                                             "predict": "true"})
+                                             "predict": "true"}, route="home-link")
     q = question(at, "proj_predict_q_faster")
     assert q.options == ["yes", "no"] and not [c for c in at.get("plotly_chart") if c.key == "proj_size"]
     q.set_value("no").run()
@@ -105,8 +98,8 @@ def test_the_q_sweep_asks_whether_the_smallest_q_is_faster_than_gbmort():
 
 
 def test_a_one_step_challenge_hides_the_step_until_answered():
-    at = open_from_app("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
-                                         "challenge": "near-tie", "predict": "true"})
+    at = open_app("pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1",
+                                         "challenge": "near-tie", "predict": "true"}, route="home-link")
     q = question(at, "os_predict_challenge_near_tie")
     assert not at.get("plotly_chart")
     q.set_value("no").run()
@@ -116,10 +109,10 @@ def test_a_one_step_challenge_hides_the_step_until_answered():
 
 def test_a_wrong_server_default_is_refused_by_name(monkeypatch):
     monkeypatch.setenv("RPO_PREDICT_FIRST", "maybe")
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = open_app(timeout=30)
     assert any("RPO_PREDICT_FIRST must be on or off, got 'maybe'" in e.value for e in at.error)
     monkeypatch.setenv("RPO_PREDICT_FIRST", "on")
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = open_app(timeout=30)
     assert at.toggle(key="predict").value is True and not at.error
 
 

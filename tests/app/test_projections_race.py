@@ -1,21 +1,16 @@
 """AppTest: the Projections page's race against XGBoost (pages/_race.py): its controls and its chart."""
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, poll
+from apptest_runs import finished, open_app, poll
 from engine.experiments.time_to_accuracy import xgboost_installed
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"
 
 
 def open_page():
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page(PROJ)
-    return at.run()
+    return open_app(PROJ)
 
 
 def test_the_race_and_the_q_sweep_offer_both_leaf_estimations():
@@ -85,11 +80,7 @@ def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypa
 
 def test_the_benchmark_real_data_mode_offers_second_order_rows(monkeypatch, tmp_path):
     monkeypatch.setenv("RPO_REAL_DATA_CACHE", str(tmp_path / "cache"))
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/benchmark.py")
-    at.query_params["bench_mode"] = "real-data study"
-    at.run()
-    assert not at.exception
+    at = open_app("pages/benchmark.py", {"bench_mode": "real-data study"}, route="home-first")
     assert not at.checkbox(key="bench_rd_newton").value       # the paper's eight methods by default
     at.checkbox(key="bench_rd_newton").check().run()
     assert not at.exception and at.checkbox(key="bench_rd_newton").value

@@ -6,28 +6,21 @@ Fragments never tick in AppTest, so a test "polls" the page's background run (ap
 
 import json
 
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 import engine.experiments
 from engine.app.page_content import takeaways
-from apptest_runs import finished, page_run, poll
+from apptest_runs import finished, open_app, page_run, poll
 from engine.app.page_content.presets import PRESETS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PROJ = "pages/projections.py"
 FIG6 = "Figure 6 on delicious"
 FIG6_BIBTEX = "Figure 6 on bibtex (real data)"
 
 
 def open_page(**query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page(PROJ)
-    for key, value in query.items():
-        at.query_params[key] = value if isinstance(value, list) else str(value)
-    return at.run()
+    return open_app(PROJ, query)
 
 
 def test_wide_output_problems_come_first_and_are_described():
@@ -152,8 +145,7 @@ def test_figure6_presets_open_the_page_with_their_settings(label, dataset):
 
 @pytest.mark.parametrize("label", [FIG6, FIG6_BIBTEX])
 def test_home_links_the_figure6_presets(label):
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    assert not at.exception
+    at = open_app(timeout=30)
     (link,) = [link for link in at.get("page_link") if link.proto.label == label]
     (preset,) = [p for p in PRESETS if p["label"] == label]
     assert link.proto.query_string == "&".join(f"{k}={v}" for k, v in preset["query_params"].items()).replace(",", "%2C")

@@ -7,24 +7,17 @@ they do, a page says why the settings cannot run; afterwards it runs them.)
 
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 from scipy import sparse
-from streamlit.testing.v1 import AppTest
 
+from apptest_runs import open_app
 from engine.app.page_models import dataspec
 from engine.datasets import load_dataset
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-
 
 def open_data(params):
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    return at.switch_page("pages/data.py").run()
+    return open_app("pages/data.py", params, route="home-link")
 
 
 def test_data_page_shows_bibtex_sparse_and_offers_npz():
@@ -61,14 +54,9 @@ def test_data_page_dense_sets_keep_the_csv_download():
 def test_convergence_page_with_a_sparse_data_page_choice_does_not_crash():
     # The page caches its cost probe on the problem (a sparse X must hash) and shows what the
     # estimators say about the input instead of raising.
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/convergence.py")
-    at.session_state["dataset_spec"] = dataspec.shipped_spec("corel5k")
-    at.query_params["conv_problem"] = "data"
-    at.query_params["conv_n_steps"] = "20"
-    at.query_params["conv_variants"] = ["gbrt-rpo-subsampled"]   # one probe: the page times each variant first
-    at.run()
-    assert not at.exception
+    at = open_app("pages/convergence.py", {"conv_problem": "data", "conv_n_steps": "20",
+                                           "conv_variants": ["gbrt-rpo-subsampled"]},   # one probe: the page times each variant first
+                  state={"dataset_spec": dataspec.shipped_spec("corel5k")})
     assert at.error or at.get("plotly_chart") or at.warning or at.get("progress") or at.caption
     entry = at.session_state["conv_page_run"] if "conv_page_run" in at.session_state else None
     if entry is not None and entry["job"] is not None:
@@ -76,13 +64,8 @@ def test_convergence_page_with_a_sparse_data_page_choice_does_not_crash():
 
 
 def test_benchmark_page_on_a_sparse_set_does_not_crash():
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("pages/benchmark.py")
-    for key, value in {"bench_dataset": "corel5k", "bench_budget": "quick", "bench_repeats": "2",
-                       "bench_estimators": ["gbmort"]}.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception
+    at = open_app("pages/benchmark.py", {"bench_dataset": "corel5k", "bench_budget": "quick", "bench_repeats": "2",
+                                         "bench_estimators": ["gbmort"]}, timeout=120)
     assert at.selectbox(key="bench_dataset").value == "corel5k"
 
 

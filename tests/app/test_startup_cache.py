@@ -16,16 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, page_run, poll
+from apptest_runs import finished, open_app, page_run, poll
 
 from engine.app.page_models import dataspec, live_convergence
 from engine.app.serving.warm_cache import WarmCache
 from engine.experiments import BoostingSettings
 
 REPO = Path(__file__).resolve().parents[2]
-APP = str(REPO / "app.py")
 
 
 @pytest.fixture
@@ -59,8 +57,7 @@ def same(a, b) -> bool:
 
 
 def open_default(page):
-    at = AppTest.from_file(APP, default_timeout=120).run()
-    return at.switch_page(page).run()
+    return open_app(page, route="home-first", timeout=120)
 
 
 def test_the_fill_writes_what_a_fresh_computation_gives(tmp_path, filling):

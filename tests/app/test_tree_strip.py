@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import finished, job_of, poll
+from apptest_runs import finished, job_of, open_app, poll
 
 from engine.app.page_models.one_step import first_trees
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/convergence.py"
 QUERY = {"conv_problem": "chain", "conv_n_steps": "20", "conv_n_test": "200", "conv_variants": ["st-gbrt", "gbrt-rpo-gaussian"],
          "conv_max_leaf_nodes": "4"}
 
 
 def finished_page():
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in QUERY.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
+    at = open_app(PAGE, QUERY, route="home-link")
     poll(at, "conv", 60)
     at.run()
     assert not at.exception, at.exception

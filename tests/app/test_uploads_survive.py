@@ -1,16 +1,12 @@
 """An upload survives a reload (AppTest): the Data page keeps the file on the server by its content
 hash and names the choice in the URL (``data=``); a new session (a reload, a link) opened on that URL
 trains on the same file, and where the server no longer holds it, says so and runs nothing."""
-from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
-from apptest_runs import job_of, poll
+from apptest_runs import job_of, open_app, poll
 
 from engine.app.page_models import dataspec
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def many_targets_csv(n=60, labels=8):
@@ -25,10 +21,7 @@ def many_targets_csv(n=60, labels=8):
 
 
 def upload_by_prefix(raw):
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["data_source"] = "upload"
-    at.run()
-    at.switch_page("pages/data.py").run()
+    at = open_app("pages/data.py", {"data_source": "upload"}, route="home-link", timeout=30)
     at.file_uploader(key="data_file").set_value(("labels.csv", raw, "text/csv")).run()
     at.radio(key="data_target_rule").set_value("prefix").run()
     at.text_input(key="data_target_prefix").input("tag_").run()
@@ -50,12 +43,9 @@ def test_a_new_session_on_the_url_trains_on_the_same_upload_and_a_gone_file_runs
     first = upload_by_prefix(many_targets_csv())
     token = dataspec.spec_to_token(first.session_state["dataset_spec"])
 
-    reload = AppTest.from_file(APP, default_timeout=30)     # a reload: a new session, the same URL
-    for key, value in {"data": token, "conv_problem": "data", "conv_variants": ["gbmort"], "conv_n_steps": "10"}.items():
-        reload.query_params[key] = value
-    reload.run()
-    reload.switch_page("pages/convergence.py").run()
-    assert not reload.exception and not reload.error
+    reload = open_app("pages/convergence.py", {"data": token, "conv_problem": "data", "conv_variants": ["gbmort"],
+                                               "conv_n_steps": "10"}, route="home-link", timeout=30)   # a reload: a new session, the same URL
+    assert not reload.error
     assert reload.session_state["dataset_spec"]["target_columns"] == [f"tag_{j:02d}" for j in range(8)]
     assert any(c.value.startswith("Data: labels (uploaded CSV") for c in reload.caption)
     poll(reload, "conv")
@@ -65,12 +55,8 @@ def test_a_new_session_on_the_url_trains_on_the_same_upload_and_a_gone_file_runs
     assert reload.session_state["dataset_spec"]["digest"] == first.session_state["dataset_spec"]["digest"]
 
     other = token.replace(token.split("_")[1], "0123456789abcdef")   # a file this server never held
-    gone = AppTest.from_file(APP, default_timeout=30)
-    for key, value in {"data": other, "conv_problem": "data", "conv_variants": ["gbmort"], "conv_n_steps": "10"}.items():
-        gone.query_params[key] = value
-    gone.run()
-    gone.switch_page("pages/convergence.py").run()
-    assert not gone.exception
+    gone = open_app("pages/convergence.py", {"data": other, "conv_problem": "data", "conv_variants": ["gbmort"],
+                                             "conv_n_steps": "10"}, route="home-link", timeout=30)
     assert "the uploaded file is not on this server any more: upload it again" in gone.error[0].value
     assert job_of(gone, "conv") is None                  # nothing ran
     gone.switch_page("pages/data.py").run()

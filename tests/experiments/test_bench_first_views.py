@@ -1,18 +1,15 @@
 """engine.bench.first_views: its page list, and one view timed on a live server through the agent API."""
 import re
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
+from apptest_runs import open_app
 from engine.bench.first_views import Server, registered_pages, url_path
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.mark.slow
 def test_the_bench_reads_app_py_s_pages():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = open_app()
     assert tuple(registered_pages()) == at.session_state["app_registered_pages"]
     assert url_path("pages/home.py") == "" and url_path("pages/bias_variance.py") == "bias_variance"
 
