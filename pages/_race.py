@@ -14,6 +14,7 @@ from engine.names import LEAF_ESTIMATIONS
 from engine.experiments.time_to_accuracy import (RACE_DATASETS, run_time_to_accuracy, xgboost_installed,
                                                  xgboost_missing_note)
 from pages._jobs import PageRun
+from pages._status import failure, run_status
 from pages._url import url_widget
 from pages._render import show_chart
 
@@ -72,20 +73,15 @@ def race_section():
                   args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
         c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop,
                   help="Stop the race: the engine's curve ends where it stopped, XGBoost is then not fitted.")
-
-        @st.fragment(run_every=run.poll_every(0.5))
-        def status():
-            view = run.view()
-            if view.running:
-                st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
-            run.rerun_when_finished()
-
-        status()
+        run_status(run, run.poll_every(0.5))
         done = run.finished
         if done is None:
             return
+        if done.result is None and done.status == "failed":
+            failure(done, "The race")
+            return
         if done.result is None:
-            st.error(f"The race failed: {(done.error or 'stopped').strip().splitlines()[-1]}", icon="⚠️")
+            st.warning("The race was stopped before its first curve: nothing to draw.", icon="⏹️")
             return
         res = done.result
         ran_with = res.params.get("with_xgboost", False)

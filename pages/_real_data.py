@@ -26,6 +26,7 @@ from engine.reports.real_data import (
 )
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
 from pages._jobs import PageRun, estimate_text, fmt_seconds
+from pages._status import failure, progress_bar
 from pages._url import url_widget
 from pages._render import show_chart, show_table
 
@@ -202,13 +203,11 @@ def real_data_mode():
             return
         view = run.view()
         if view.status == "running":
-            st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
+            progress_bar(view)
         if view.settings != settings:
             st.caption("Showing the last run; its settings differ from the sidebar's.")
         if view.status == "failed":
-            st.error("The run failed.", icon="🚨")
-            with st.expander("Details"):
-                st.code(view.error)
+            failure(view)
         elif view.result is None:
             st.info("Running the first data set…" if view.status == "running"
                     else "Stopped before the first data set finished: its cells are kept for the next start.")

@@ -28,6 +28,7 @@ from engine.datasets import list_datasets
 from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text
+from pages._status import failure, progress_bar
 from pages._real_data import real_data_mode
 from pages._compare import reset_button
 from pages._url import url_widget
@@ -397,13 +398,11 @@ def results_panel():
     view = run.view()
     status, result = view.status, view.result
     if status == "running":
-        st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.0f} s")
+        progress_bar(view)
     if view.settings != settings:
         st.caption("Showing the last run; its settings differ from the sidebar's.")
     if status == "failed":
-        st.error("The run failed.", icon="🚨")
-        with st.expander("Details"):
-            st.code(view.error)
+        failure(view)
     elif result is None:
         if status == "stopped":
             st.warning("Stopped before the first repeat finished: nothing to show.", icon="⏹️")

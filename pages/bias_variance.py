@@ -27,7 +27,8 @@ from engine.experiments.runner import jsonable
 from pages._challenges import challenge_intro
 from pages._deeplink import registered_pages, route_through_app
 from pages._draws import draws_section
-from pages._jobs import PageRun, estimate_text, gate
+from pages._jobs import PageRun, gate
+from pages._status import failure, run_status
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 from pages._render import show_chart
@@ -243,25 +244,15 @@ running = run.running
 
 
 # Poll fast while a run is young (the default one ends in under a second), slower after.
-@st.fragment(run_every=run.poll_while(running, 0.2 if run.view().elapsed < 5 else 0.5))
-def live_status():
-    view = run.view()
-    if view.running:
-        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost, run.name)})")
-        c2.button("Stop", key="bv_stop", on_click=run.stop, help="Stop after the current learning set and "
-                  "show the decomposition over the sets done so far (flagged as partial).")  # fmt: skip
-    run.rerun_when_finished()  # one full rerun draws the finished result and switches polling off
-
-
-live_status()
+run_status(run, run.poll_while(running, 0.2 if run.view().elapsed < 5 else 0.5), estimate=cost, stop_key="bv_stop",
+           stop_help="Stop after the current learning set and show the decomposition over the sets done so far "
+                     "(flagged as partial).")
 
 # --- results -------------------------------------------------------------------------------------------
 done = run.finished
 if done is None or not done.result:
     if done is not None and done.status == "failed":
-        st.error("The run failed.", icon="⚠️")
-        st.code(done.error)
+        failure(done)
     elif not running:
         st.info("Choose the settings in the sidebar; small runs start by themselves.")
     st.stop()

@@ -34,6 +34,7 @@ from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 from pages._compare import reset_button
 from pages._url import url_widget
 from pages._render import show_chart, show_table
+from pages._status import failure, progress_bar
 
 route_through_app(__file__)
 
@@ -416,9 +417,11 @@ def status_banner(view, status, result, shown):
     an earlier frame on the page."""
     longest = max((c.n_steps for c in result.curves.values()), default=0) if result is not None else 0
     elapsed = view.elapsed
-    bar_text = {"running": f"Training… {view.message} · {elapsed:.1f} s",
-                "other_data": "no run on this data yet"}.get(status, f"{status} · {longest} steps")
-    st.progress(view.fraction if status == "running" else (1.0 if result is not None else 0.0), text=bar_text)
+    if status == "running":
+        progress_bar(view, prefix="Training… ")
+    else:
+        st.progress(1.0 if result is not None else 0.0,
+                    text="no run on this data yet" if status == "other_data" else f"{status} · {longest} steps")
     if status == "running":
         # the chart's curves lag the bar's step count (a partial result is built at most every 0.5 s):
         # the line says what the chart holds, not a second count of the same steps
@@ -435,7 +438,7 @@ def status_banner(view, status, result, shown):
         st.info(f"Status: the last run trained on **{shown['data']}**, not on the data chosen now: its curves "
                 "are hidden. Press Start to train on the new data.", icon="🔁")
     elif status == "failed":
-        st.error(f"Status: **failed**: {str(view.error or '').strip().splitlines()[-1:]}", icon="⚠️")
+        failure(view)
     else:
         st.info("Status: **idle**. Press Start to train." if can_run else
                 "Status: **idle**. These settings are refused (see above): change them to train.", icon="▶️")

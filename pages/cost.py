@@ -15,6 +15,7 @@ from pages._classroom import sidebar_hidden
 from pages._deeplink import preset_go, route_through_app
 from pages._compare import reset_button
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
+from pages._status import failure, run_status
 from pages._predict import ask
 from pages._url import url_widget
 from pages._render import show_chart
@@ -65,22 +66,13 @@ if st.session_state.pop(GO, False) or preset_go():
 running = run.running
 
 
-@st.fragment(run_every=run.poll_while(running, 0.5))
-def live_status():
-    view = run.view()
-    if view.running:
-        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost, run.name)})")
-        c2.button("Stop", key="cost_stop", on_click=run.stop, help="Stop and keep the values of d measured so far.")
-    run.rerun_when_finished()
-
-
-live_status()
+run_status(run, run.poll_while(running, 0.5), estimate=cost, stop_key="cost_stop",
+           stop_help="Stop and keep the values of d measured so far.")
 
 done = run.finished
 live = done.result if done is not None and done.result is not None else None
 if done is not None and done.status == "failed":
-    st.error(f"The measurement failed: {(done.error or 'unknown error').strip().splitlines()[-1]}", icon="⚠️")
+    failure(done, "The measurement")
 shown = "shipped"
 if live is not None:
     shown = url_widget(st.radio, "Show", ["here", "shipped"], key="cost_show", horizontal=True, **BOUND,

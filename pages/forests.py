@@ -44,6 +44,7 @@ from engine.methods import scheme_help
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
+from pages._status import failure, progress_bar
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 from pages._render import show_chart, show_table
@@ -395,11 +396,10 @@ def results_panel():
     view = run.view()
     run.rerun_when_finished()  # once the run ends: one full rerun re-enables the buttons, stops polling
     if view.running:
-        st.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s")
+        progress_bar(view)
         return
     if view.status == "failed":
-        st.error("The experiment failed.", icon="⚠️")
-        st.code(view.error)
+        failure(view, "The experiment")
         return
     result = view.result
     if result is None:     # nothing run yet (the gate waits or refused), or stopped before any result

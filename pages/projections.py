@@ -40,7 +40,8 @@ from engine.methods import BOOSTING, SCHEMES, scheme_help
 from engine.names import FRIEDMAN_PROBLEMS, LOSSES, MULTI_OUTPUT, PROJECTED_RELABEL, PROJECTIONS
 from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
-from pages._jobs import PageRun, estimate_text, gate
+from pages._jobs import PageRun, gate
+from pages._status import failure, run_status
 from pages._race import leaf_widget, race_section
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
@@ -225,18 +226,8 @@ gate(run, config, cost, lambda: run.start(target, *call_args, settings=config, e
 running = run.running
 
 
-@st.fragment(run_every=run.poll_while(running, 0.5))
-def live_status():
-    view = run.view()
-    if view.running:
-        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        c1.progress(view.fraction, text=f"{view.message} · {view.elapsed:.1f} s (estimated {estimate_text(cost, run.name)})")
-        c2.button("Stop", key="proj_stop", on_click=run.stop,
-                  help="Stop now and show the models finished so far (flagged as partial).")  # fmt: skip
-    run.rerun_when_finished()
-
-
-live_status()
+run_status(run, run.poll_while(running, 0.5), estimate=cost, stop_key="proj_stop",
+           stop_help="Stop now and show the models finished so far (flagged as partial).")
 done = run.finished   # Predict first (pages/_predict.py): the q sweep's question, before its charts
 asked = done.result if experiment == "size" and done is not None and hasattr(done.result, "q_values") else None
 if experiment == "size" and not ask("proj", "q_faster", asked, pending=running or asked is not None, about=config):
@@ -246,10 +237,7 @@ if experiment == "size" and not ask("proj", "q_faster", asked, pending=running o
 done = run.finished
 if done is None or done.result is None:
     if done is not None and done.status == "failed":
-        reason = (done.error or "").strip().splitlines()[-1:] or ["unknown error"]
-        st.error(f"The run failed: {reason[0]}", icon="⚠️")
-        with st.expander("Traceback"):
-            st.code(done.error)
+        failure(done)
     elif not running:
         st.info("Choose the settings in the sidebar; small runs start by themselves.")
     st.stop()
