@@ -85,30 +85,30 @@ SCRIPT = textwrap.dedent('''
 
     # --- every page that lists methods
     sys.path.insert(0, str(ROOT / "tests"))
-    from apptest_runs import open_from_app
+    from apptest_runs import open_app
 
     def options(at, kind, key):
         return list(getattr(at, kind)(key=key).options)
 
-    at = open_from_app("pages/one_step.py", {"os_method": "gbrt-toy-rpo", "os_scheme": "toy", "os_q": "3",
-                                             "os_step": "2"})
+    at = open_app("pages/one_step.py", {"os_method": "gbrt-toy-rpo", "os_scheme": "toy", "os_q": "3",
+                                        "os_step": "2"}, route="home-link")
     assert "gbrt-toy-rpo" in options(at, "radio", "os_method") and "toy" in options(at, "selectbox", "os_scheme")
     assert not at.error, [e.value for e in at.error]
     assert any("gbrt-toy-rpo" in c.value for c in at.caption)          # the toy fitted and shown, step 2
-    at = open_from_app("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "delicious",
-                                                "proj_n_steps": "2000"})
+    at = open_app("pages/projections.py", {"proj_experiment": "schemes", "proj_dataset": "delicious",
+                                           "proj_n_steps": "2000"}, route="home-link")
     assert "gbrt-toy-rpo" in options(at, "radio", "proj_algorithm") and "toy" in options(at, "multiselect", "proj_schemes")
-    at = open_from_app("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "delicious",
-                                                "proj_n_steps": "2000"})
+    at = open_app("pages/projections.py", {"proj_experiment": "size", "proj_dataset": "delicious",
+                                           "proj_n_steps": "2000"}, route="home-link")
     assert "toy" in options(at, "selectbox", "proj_projection")
-    at = open_from_app("pages/convergence.py", {"conv_variants": ["gbrt-toy-rpo-toyed"], "conv_n_steps": "100",
-                                                "conv_n_test": "500"})
+    at = open_app("pages/convergence.py", {"conv_variants": ["gbrt-toy-rpo-toyed"], "conv_n_steps": "100",
+                                           "conv_n_test": "500"}, route="home-link")
     assert {"gbrt-toy-rpo-toyed", "gbrt-relabel-rpo-toyed"} <= set(options(at, "multiselect", "conv_variants"))
-    at = open_from_app("pages/bias_variance.py", {"bv_estimator": "rf-toyed-shared", "bv_n_learning_sets": "2"})
+    at = open_app("pages/bias_variance.py", {"bv_estimator": "rf-toyed-shared", "bv_n_learning_sets": "2"}, route="home-link")
     assert {"gbrt-toy-rpo-toyed", "rf-toyed-per-tree"} <= set(options(at, "selectbox", "bv_estimator"))
-    at = open_from_app("pages/forests.py", {"fx_exp": "schemes", "fx_q": "1", "fx_trees": "2"})
+    at = open_app("pages/forests.py", {"fx_exp": "schemes", "fx_q": "1", "fx_trees": "2"}, route="home-link")
     assert "toy" in options(at, "multiselect", "fx_schemes")
-    at = open_from_app("pages/benchmark.py")
+    at = open_app("pages/benchmark.py", route="home-link")
     assert {"gbrt-toy-rpo-toyed", "rf-toyed-shared"} <= set(options(at, "multiselect", "bench_estimators"))
     print("TOY ROWS FOUND", flush=True)
     os._exit(0)     # the pages' background runs are not waited for

@@ -11,16 +11,15 @@ link hid (another mode of the page) is checked again alone.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from apptest_runs import app_test
 from pages._deeplink import REGISTERED_PAGES_KEY
 from pages._params import FLAGS, page_parameters, prefix_of
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = ["pages/data.py", "pages/convergence.py", "pages/one_step.py", "pages/forests.py", "pages/bias_variance.py",
          "pages/projections.py", "pages/cost.py", "pages/benchmark.py"]
 KINDS = ("slider", "select_slider", "selectbox", "radio", "multiselect", "number_input", "text_input", "toggle",
@@ -32,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 def open_link(page: str, query: dict) -> AppTest:
     """The page opened by a link with ``query``, as a fresh tab opens it: app.py's frame around the page."""
-    at = AppTest.from_file(APP, default_timeout=240).run()
+    at = app_test(timeout=240).run()
     at.switch_page(page)
     for k, v in query.items():
         at.query_params[k] = v

@@ -157,12 +157,8 @@ def test_an_answer_given_as_the_result_arrives_survives_the_page_s_rerun():
 def test_a_new_problem_asks_the_question_again_before_its_chart():
     """Issue 43: answered on chain, the same question about group is a new one: its answer and the
     verdict are not carried over, and the chart waits for the new answer (or Reveal)."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in {**SMALL, "predict": "true"}.items():
-        at.query_params[k] = v
-    at.run()
-    at.session_state["conv_predict_first"] = "gbmort"
-    at.switch_page("pages/convergence.py").run()
+    at = open_app("pages/convergence.py", {**SMALL, "predict": "true"}, route="home-link",
+                  state={"conv_predict_first": "gbmort"})
     poll(at, "conv").run()
     assert len(verdicts(at)) == 1 and conv_charts(at)
     at.radio(key="conv_problem").set_value("group").run()
