@@ -98,10 +98,8 @@ def missing_bench_extra(mode):
             "`python -m pip install -e \".[bench]\"` from the repository's root")
 
 
-def main(argv=None):
-    if "--classroom" in (sys.argv[1:] if argv is None else argv):
-        print(CLASSROOM_MOVED, file=sys.stderr)
-        return 2
+def build_parser():
+    """The command line: one flag per benchmark (none: the teaching benchmark) and their sizes."""
     parser = argparse.ArgumentParser(prog="python -m engine.bench",
                                      description="Speed of the engine next to its peers, measured in one run. "
                                                  "The results are tables printed on stdout (progress on stderr); "
@@ -152,6 +150,15 @@ def main(argv=None):
     parser.add_argument("--extreme", action="store_true",
                         help="the default fit against napkinXC's PLT and Omikuji (Parabel, Bonsai) on bibtex, "
                              "corel5k and delicious: precision at k, process CPU seconds (engine.bench.extreme)")
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--classroom" in argv:
+        print(CLASSROOM_MOVED, file=sys.stderr)
+        return 2
+    parser = build_parser()
     args = parser.parse_args(argv)
     if sum((args.scale, args.multilabel, args.logistic_step, args.interactions, args.pages, args.gil,
             args.defaults, args.step_breakdown, args.extreme)) > 1:
@@ -159,51 +166,62 @@ def main(argv=None):
                      "--step-breakdown and --extreme are separate benchmarks: choose one")
     mode = next((m for m in QUICK_CUTS if m != "teaching" and getattr(args, m.replace("-", "_"))), "teaching")
     print(expected_text(mode, args.quick), file=sys.stderr, flush=True)
-    for mode in BENCH_EXTRA_PEERS:
-        message = missing_bench_extra(mode) if getattr(args, mode) else None
+    for extra_mode in BENCH_EXTRA_PEERS:
+        message = missing_bench_extra(extra_mode) if getattr(args, extra_mode) else None
         if message:
             print(f"python -m engine.bench: error: {message}", file=sys.stderr)
             return 2
-    if args.extreme:
-        chosen = "--datasets" in (sys.argv[1:] if argv is None else argv)
+    return run_teaching(args, parser) if mode == "teaching" else run_mode(mode, args, parser, argv)
+
+
+def run_mode(mode, args, parser, argv):
+    """One of the separate benchmarks (every mode but the teaching one); its exit status."""
+    if mode == "extreme":
+        chosen = "--datasets" in argv
         names = tuple(args.datasets) if chosen else extreme.DATASETS
         wrong = [name for name in names if name not in extreme.DATASETS]
         if wrong:
             parser.error(f"--extreme runs on {', '.join(extreme.DATASETS)} (multi-label), not {', '.join(wrong)}")
         extreme.run(datasets=names, quick=args.quick)
         return 0
-    if args.step_breakdown:
-        steps = 10 if "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
+    if mode == "step-breakdown":
+        steps = 10 if "--steps" not in argv else args.steps
         if steps < 1 or (args.repeats is not None and args.repeats < 1):
             parser.error("--steps and --repeats must be >= 1")
         step_breakdown.run(steps=steps, repeats=args.repeats or 2, quick=args.quick, out_dir=args.out)
         return 0
-    if args.defaults:      # then the 24 sets against XGBoost and LightGBM, cached cell by cell
+    if mode == "defaults":      # then the 24 sets against XGBoost and LightGBM, cached cell by cell
         return defaults.run(quick=args.quick) | (0 if args.quick else defaults_peers.run())
     if args.repeats is not None and args.repeats < 1:
         parser.error("--repeats must be >= 1")
-    if args.interactions:
+    if mode == "interactions":
         return 0 if one_step.run(repeats=args.repeats or (1 if args.quick else 3))[1] else 1
-    if args.gil:
+    if mode == "gil":
         gil.run(repeats=args.repeats or 1, **(dict(intervals=gil.INTERVALS[1:], runs=("Projections",))
                                               if args.quick else {}))
         return 0
-    if args.pages:
+    if mode == "pages":
         return first_views.run(warm=not args.quick) | pages.run()
-    if args.logistic_step:
+    if mode == "logistic-step":
         quick = dict(datasets=logistic_step.DATASETS[:1], steps=10) if args.quick else {}
         return 0 if logistic_step.run(repeats=args.repeats or (1 if args.quick else 3), **quick)[1] else 1
-    if args.multilabel:
+    if mode == "multilabel":
         multilabel.run(datasets=tuple(args.datasets), quick=args.quick, html_dir=args.out)
         return 0
-    if args.scale:
+    if mode == "scale":
         if args.steps < 1:
             parser.error("--steps and --repeats must be >= 1")
         quick = dict(sizes=(2_000, 20_000), outputs=(16,), datasets=("bibtex",), dataset_rows=2_000,
                      threads_n=20_000, accuracy_n=5_000, accuracy_steps=50) if args.quick else {}
-        steps = 10 if args.quick and "--steps" not in (sys.argv[1:] if argv is None else argv) else args.steps
+        steps = 10 if args.quick and "--steps" not in argv else args.steps
         scale.run(steps=steps, repeats=args.repeats or 1, **quick)
         return 0
+    raise AssertionError(f"no benchmark {mode!r}")     # QUICK_CUTS names every mode
+
+
+def run_teaching(args, parser):
+    """The default benchmark (engine.bench.teaching); exit status 1 when single-output st-gbrt
+    departs from scikit-learn or a missing-targets ratio falls below its target."""
     args.repeats = 3 if args.repeats is None else args.repeats
     if args.quick:
         args.trees, args.sklearn_trees, args.repeats, args.forest_trees = 320, 160, 1, 4
