@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -55,7 +57,12 @@ def open_default(browser, base, path, screenshot_dir):
     return seconds
 
 
-def test_default_views_while_the_fill_runs_and_no_run_computed_twice(browser, tmp_path, screenshot_dir):
+@pytest.mark.timeout(FILL_TIMEOUT + 1200)
+def test_default_views_while_the_fill_runs_and_no_run_computed_twice(browser, screenshot_dir):
+    # a folder of its own, outside pytest's temporary folders (another pytest run may prune those
+    # while this one waits for the fill); kept for reading the log afterwards
+    tmp_path = Path(tempfile.mkdtemp(prefix="rpo-fill-from-start-"))
+    print(f"\n[fill from start] server log and run cache in {tmp_path}")
     log = tmp_path / "streamlit.log"
     env = {"RPO_WARM": "1", "RPO_RUN_CACHE": str(tmp_path / "runs"), "RPO_REAL_DATA_CACHE": str(tmp_path / "cells")}
     with streamlit_app(log, env) as (base, _, _):

@@ -21,9 +21,10 @@ from pages._params import FLAGS, page_parameters
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LINKS = ([("preset", p["label"], p["page"], p["query_params"]) for p in PRESETS]
-         + [("plan", f"{t['label']} ({t['minutes']} min)", t["page"], t["query_params"]) for t in TEACHER_LINKS]
-         + [("challenge", c.title, c.page, start_params(c)) for c in CHALLENGES])
+# (kind, the link's text on Home, its index among links of that text, page, parameters)
+LINKS = ([("preset", p["label"], 0, p["page"], p["query_params"]) for p in PRESETS]
+         + [("plan", f"{t['label']} ({t['minutes']} min)", 0, t["page"], t["query_params"]) for t in TEACHER_LINKS]
+         + [("challenge", "Take the challenge", i, c.page, start_params(c)) for i, c in enumerate(CHALLENGES)])
 
 
 def idle(page, timeout=120_000):
@@ -32,19 +33,20 @@ def idle(page, timeout=120_000):
 
 def test_the_links_name_only_parameters_of_their_pages():
     """The table check without a browser: a link naming a parameter its page does not have fails here."""
-    for kind, label, target, query in LINKS:
+    for kind, label, _, target, query in LINKS:
         unknown = [k for k in query if k not in page_parameters(target)]
         assert not unknown, f"{kind} {label!r} names {unknown}, which {target} does not have"
 
 
-@pytest.mark.parametrize("kind, label, target, query", LINKS, ids=[f"{k}:{l[:30]}" for k, l, _, _ in LINKS])
+@pytest.mark.parametrize("kind, label, index, target, query", LINKS,
+                         ids=[f"{k}:{q.get('challenge') or l[:30]}" for k, l, _, _, q in LINKS])
 def test_a_home_link_opens_its_page_with_the_link_s_values_and_flags(streamlit_server, browser_page, screenshot_dir,
-                                                                     kind, label, target, query):
+                                                                     kind, label, index, target, query):
     page = browser_page
     page.goto(streamlit_server, wait_until="domcontentloaded")
     expect(page.get_by_role("heading", name="Presets")).to_be_visible(timeout=120_000)
     idle(page)
-    link = page.locator('[data-testid="stPageLink-NavLink"]', has_text=label).first
+    link = page.locator('[data-testid="stPageLink-NavLink"]', has_text=label).nth(index)
     link.scroll_into_view_if_needed()
     link.click()
     stem = target.removeprefix("pages/").removesuffix(".py")
@@ -65,5 +67,5 @@ def test_a_home_link_opens_its_page_with_the_link_s_values_and_flags(streamlit_s
     toggle = page.locator('.st-key-predict input[type="checkbox"]')
     if toggle.count():
         assert toggle.first.is_checked() == (wanted.get("predict") == ["true"]), page.url
-    slug = re.sub(r"[^a-z0-9]+", "_", label.lower())[:40]
+    slug = re.sub(r"[^a-z0-9]+", "_", (query.get("challenge") or label).lower())[:40]
     page.screenshot(path=str(screenshot_dir / f"home_link_{kind}_{slug}.png"))
