@@ -110,6 +110,7 @@ def test_target_arithmetic():
     assert "P@1 (0.5900 < 0.6000)" in extreme.target_text(t, worse)
 
 
+@pytest.mark.slow
 def test_quick_run_prints_every_system_and_the_times_to_the_peers():
     pytest.importorskip("napkinxc")
     pytest.importorskip("omikuji")
