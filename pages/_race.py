@@ -6,13 +6,15 @@ dependencies; where it is missing all the same, the section says so with the pac
 the race runs the engine alone. Whether XGBoost raced is one of the race's settings (an argument of
 the run, so part of the run store's key): a race run before XGBoost was installed is not served
 as the race with XGBoost, and the page says when the race shown lacks a peer it could have now.
+napkinXC's probabilistic label trees (PLT, what a practitioner fits first on hundreds of labels) race
+too where napkinXC is installed (the bench extra, not the app's), by the same rule: one point, its fit.
 """
 import streamlit as st
 
 from engine import plotting
 from engine.names import LEAF_ESTIMATIONS
-from engine.experiments.time_to_accuracy import (RACE_DATASETS, run_time_to_accuracy, xgboost_installed,
-                                                 xgboost_missing_note)
+from engine.experiments.time_to_accuracy import (RACE_DATASETS, plt_installed, run_time_to_accuracy,
+                                                 xgboost_installed, xgboost_missing_note)
 from pages._jobs import PageRun
 from pages._status import failure, run_status
 from pages._url import url_widget
@@ -26,12 +28,12 @@ CHART_CONFIG = {"displaylogo": False}
 BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link restores the race
 
 
-def _settings(with_xgboost):
+def _settings(with_xgboost, with_plt):
     c1, c2, c3, c4 = st.columns(4)
     dataset = url_widget(c1.radio, "Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True, **BOUND,
                                    help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
                             "their standard split.")
-    settings = dict(dataset=dataset, with_xgboost=with_xgboost)
+    settings = dict(dataset=dataset, with_xgboost=with_xgboost, with_plt=with_plt)
     settings["leaf_estimation"] = url_widget(c2.selectbox,
         "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
         help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
@@ -64,10 +66,13 @@ def _start(settings):
 def race_section():
     """An expander with the race's controls, its run and its chart."""
     with st.expander("Against XGBoost: test LRAP against fit seconds on bibtex or corel5k"):
-        with_xgboost = xgboost_installed()
+        with_xgboost, with_plt = xgboost_installed(), plt_installed()
         if not with_xgboost:
             st.info(xgboost_missing_note(), icon="ℹ️")
-        settings = _settings(with_xgboost)
+        st.caption("napkinXC's probabilistic label trees (PLT, its defaults, one point: its fit) race too"
+                   + (": napkinXC is installed." if with_plt else
+                      " where napkinXC is installed (the bench extra: `pip install napkinxc`); it is not here."))
+        settings = _settings(with_xgboost, with_plt)
         c1, c2, _ = st.columns([2, 1, 3])
         c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running, on_click=_start,
                   args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
@@ -84,10 +89,11 @@ def race_section():
             st.warning("The race was stopped before its first curve: nothing to draw.", icon="⏹️")
             return
         res = done.result
-        ran_with = res.params.get("with_xgboost", False)
-        if with_xgboost and not ran_with:
-            st.warning("This race ran without XGBoost (it was not installed then): press **Run the race** for "
-                       "the race with XGBoost's curve.", icon="🔁")
+        lacking = [name for name, now in (("XGBoost", with_xgboost), ("napkinXC's PLT", with_plt))
+                   if now and not res.params.get(f"with_{'xgboost' if name == 'XGBoost' else 'plt'}", False)]
+        if lacking:
+            st.warning(f"This race ran without {' and '.join(lacking)} (not installed then): press **Run the "
+                       f"race** for the race with {' and '.join(lacking)}.", icon="🔁")
         elif done.settings != settings:
             st.caption("Showing the last race; its settings differ from the controls above.")
         show_chart(st, plotting.time_to_accuracy_figure(res), key="proj_race_chart", config=CHART_CONFIG)

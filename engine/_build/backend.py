@@ -36,6 +36,7 @@ HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "hist_grower": ["engine/_core/hist_kernels.h"],
            "updates": ["engine/_core/exp_kernels.h", "engine/_core/logistic_kernels.h"],
            "losses": ["engine/_core/logistic_kernels.h"],
+           "held_out": ["engine/_core/logistic_kernels.h"],
            "split_targets": ["engine/_core/projection_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
 # Extra flags per module. The histogram kernels and the histogram grower's

@@ -68,16 +68,18 @@ cpdef enum StepPhase:
     PHASE_LEAVES = 2        # leaf values after growth: each sample's leaf, mean or Newton leaves
     PHASE_RHO = 3           # rho_j: the line searches, or eqs. 20 / 23
     PHASE_UPDATE = 4        # F += mu rho ⊙ g_m(x) with the next gradient and the training loss
-    N_PHASES = 5
+    PHASE_HELD_OUT = 5      # the held-out set: its F += the step, its loss and scores (held_out.pyx)
+    N_PHASES = 6
 
-PHASE_NAMES = ("split targets", "tree", "leaves", "rho", "update and gradient")
+PHASE_NAMES = ("split targets", "tree", "leaves", "rho", "update and gradient", "held-out scoring")
 
 # Off by default: then a step reads one flag per phase. On, the steps of gbmort and
-# Algorithms 3-4 add their phases' seconds here (st-gbrt's are not split). Process-wide, for
+# Algorithms 3-4 add their phases' seconds here (st-gbrt's are not split), and every
+# strategy's held-out scoring (early stopping, eval_set) its own. Process-wide, for
 # one fit at a time on one thread (the bench's). The seconds are the thread's CPU time, so
 # that a busy machine (other processes holding the cores) does not inflate them.
 cdef bint _timing_phases = False
-cdef float64_t _phase_seconds[5]
+cdef float64_t _phase_seconds[6]
 
 
 def time_phases(bint on):
@@ -293,7 +295,7 @@ def boost(Grower grower, TreeStore store, BoostSpec spec, Workspace ws, Projecti
     cdef intp_t k = stopping.history.shape[0] if stopping is not None else 0
     cdef intp_t m, j = first, n_done = 0, position = stopping.n_scored if stopping is not None else 0
     cdef bint single_target = spec.strategy == SINGLE_TARGET, halted = False
-    cdef float64_t started, eval_seconds = 0.0
+    cdef float64_t started, t_phase, eval_seconds = 0.0
     with nogil:
         if not single_target and not ws.gradient_ready:
             started = _start()
@@ -304,9 +306,11 @@ def boost(Grower grower, TreeStore store, BoostSpec spec, Workspace ws, Projecti
             log.train_loss[j] = _step(spec.strategy, fit, grower, store, m, &log.rho[j, 0])
             if held != NULL:
                 started = now()
+                t_phase = _start()
                 evaluate(held, store, single_target, &log.rho[j, 0], fit.learning_rate, fit.d,
                          &held_out.eval_loss[j], &held_out.eval_sse[j, 0],
                          &held_out.eval_score[j], &held_out.eval_score_out[j, 0])
+                _lap(t_phase, PHASE_HELD_OUT)
                 eval_seconds += now() - started
             log.times[j] = now() - t0 - eval_seconds
             n_done = m + 1

@@ -94,4 +94,22 @@ static double engine_logistic_row_terms_hessian(const double *y, const double *z
     return acc - log(product);
 }
 
+/* The held-out set's logistic loss per output (held_out.pyx): the product trick of
+ * engine_logistic_row_terms kept per output instead of per row. For a chunk of one row
+ * (z = 2 y f, e = exp(z), m entries), acc[k] -= z[k] where z < 0 and prod[k] *= the entry's
+ * factor s or 1 - s (in [1/2, 1]); the caller adds acc[k] - log(prod[k]) to output k's loss
+ * every 512 rows at most: one log per output and block of rows instead of one per entry. */
+ENGINE_LOGISTIC_CLONES
+static void engine_logistic_column_terms(const double *z, const double *e, double *acc,
+                                         double *prod, ptrdiff_t m)
+{
+    ptrdiff_t k;
+    for (k = 0; k < m; k++) {
+        const double s = 1.0 / (1.0 + e[k]);
+        const int right = z[k] >= 0.0;
+        acc[k] -= right ? 0.0 : z[k];
+        prod[k] *= right ? 1.0 - s : s;
+    }
+}
+
 #endif

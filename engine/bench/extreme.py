@@ -33,20 +33,15 @@ import os
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
-from sklearn.preprocessing import normalize
 
 from engine.bench.problems import MISSING, StagedRanking, describe, load_problem
+from engine.experiments.label_trees import OMIKUJI_SETTINGS, l2_rows, omikuji_fit, plt_fit, write_xmc_file
 
 DATASETS = ("bibtex", "corel5k", "delicious")
 METRICS = ("P@1", "P@3", "P@5", "nDCG@5", "LRAP", "cross-entropy")
-OMIKUJI_SETTINGS = {"Parabel": {}, "Bonsai": {"cluster_balanced": False, "cluster_k": 100,
-                                              "max_depth": 3}}
-UNSCORED = -1.0          # a label a peer returns no score for ranks below every scored one
 
 
 # ---------------------------------------------------------------- scores of one prediction
@@ -54,16 +49,6 @@ UNSCORED = -1.0          # a label a peer returns no score for ranks below every
 def engine_probability(F):
     """The classifier's positive probability 1 / (1 + exp(-2 F)) (logistic loss on -1/+1 labels)."""
     return 0.5 * (1.0 + np.tanh(F))
-
-
-def score_matrix(rows, n, d, fill=UNSCORED):
-    """(n, d) scores from a peer's per-row lists of (label, score); labels left out get ``fill``."""
-    S = np.full((n, d), fill)
-    for i, row in enumerate(rows):
-        if row:
-            labels, values = zip(*row)
-            S[i, list(labels)] = values
-    return S
 
 
 # ---------------------------------------------------------------- the peers
@@ -76,79 +61,6 @@ class Row:
     cpu_seconds: float
     scores: dict
     notes: list = field(default_factory=list)
-
-
-def l2_rows(X):
-    """X as CSR float64 with every row scaled to unit Euclidean norm (empty rows stay empty)."""
-    return normalize(sparse.csr_matrix(X, dtype=np.float64), norm="l2", axis=1)
-
-
-@contextmanager
-def quiet_output():
-    """Send file descriptors 1 and 2 to /dev/null (napkinXC draws progress bars from C++ and
-    Omikuji logs from Rust, whatever their verbosity settings)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in saved + [devnull]:
-            os.close(fd)
-
-
-def plt_fit(X, Y, X_test, seed=0):
-    """(process CPU seconds of fit, test probabilities (n_test, d)) of napkinXC's PLT, defaults,
-    one thread; X, X_test L2-normalised CSR. Raises ImportError without napkinXC."""
-    from napkinxc.models import PLT
-    d = Y.shape[1]
-    with tempfile.TemporaryDirectory() as folder, quiet_output():
-        model = PLT(folder, threads=1, seed=seed)
-        start = time.process_time()
-        model.fit(X, sparse.csr_matrix(Y))
-        seconds = time.process_time() - start
-        rows = model.predict_proba(X_test, top_k=d)
-    return seconds, score_matrix(rows, X_test.shape[0], d, fill=0.0)
-
-
-def write_xmc_file(path, X, Y):
-    """The Extreme Classification Repository's text format: a header "n p d", then per row
-    "label,label,... feature:value feature:value ..."."""
-    X = sparse.csr_matrix(X)
-    Y = np.asarray(Y) > 0
-    with open(path, "w", encoding="ascii") as out:
-        out.write(f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}\n")
-        for i in range(X.shape[0]):
-            a, b = X.indptr[i], X.indptr[i + 1]
-            features = " ".join(f"{j}:{v:.9g}" for j, v in zip(X.indices[a:b], X.data[a:b]))
-            out.write(",".join(map(str, np.flatnonzero(Y[i]))) + " " + features + "\n")
-
-
-def omikuji_fit(path, X_test, d, setting):
-    """(process CPU seconds of training from ``path``, test scores (n_test, d)) of Omikuji with
-    its defaults changed by ``OMIKUJI_SETTINGS[setting]``, one thread. Raises ImportError
-    without Omikuji."""
-    import omikuji
-    params = omikuji.Model.default_hyper_param()
-    for name, value in OMIKUJI_SETTINGS[setting].items():
-        setattr(params, name, value)
-    X_test = sparse.csr_matrix(X_test)
-    with quiet_output():
-        start = time.process_time()
-        model = omikuji.Model.train_on_data(path, params, n_threads=1)
-        seconds = time.process_time() - start
-        model.init_prediction_thread_pool(1)
-        rows = []
-        for i in range(X_test.shape[0]):
-            a, b = X_test.indptr[i], X_test.indptr[i + 1]
-            pairs = list(zip(X_test.indices[a:b].tolist(), X_test.data[a:b].tolist()))
-            rows.append(model.predict(pairs, top_k=d))
-    return seconds, score_matrix(rows, X_test.shape[0], d)
 
 
 def peer_rows(problem, scorer, progress=None):

@@ -13,6 +13,11 @@ XGBoost is one of the app's own dependencies (pyproject.toml: its CPU-only build
 Linux), so the race has both curves from the README's install. A run says which peers it ran with
 (``with_xgboost``, an argument, hence part of the run store's key and of ``params``): a race run before
 XGBoost was installed is never served as the race with it.
+
+Where napkinXC is installed (the bench extra; issue 46), napkinXC's probabilistic label trees race
+too (``with_plt``, the same rule): what a practitioner fits first on hundreds of labels, with its
+defaults on L2-normalised rows (engine.experiments.label_trees). A PLT fit has no steps: its curve is
+one point, its fit seconds (wall clock, as the other curves) and its test LRAP.
 """
 from __future__ import annotations
 
@@ -26,19 +31,21 @@ import pandas as pd
 
 from engine.datasets import load_dataset
 from engine.estimators import MultiLabelBoostingClassifier
+from engine.experiments.label_trees import l2_rows, plt_fit, plt_installed
 from engine.experiments.runner import JsonResult
 from engine.metrics import lrap
 from engine.names import LEAF_ESTIMATIONS, PROJECTED_RELABEL
 from engine.validation import check_choice, check_int
 
-__all__ = ["RACE_DATASETS", "TimeToAccuracyResult", "XGBOOST_PACKAGE", "run_time_to_accuracy", "xgboost_installed",
-           "xgboost_missing_note"]
+__all__ = ["PLT_LABEL", "RACE_DATASETS", "TimeToAccuracyResult", "XGBOOST_PACKAGE", "plt_installed",
+           "run_time_to_accuracy", "xgboost_installed", "xgboost_missing_note"]
 
 RACE_DATASETS = ("bibtex", "corel5k")
 N_CHECKPOINTS = 12
 # The distribution that provides the ``xgboost`` module as pyproject.toml installs it: the CPU-only wheel
 # on Linux (the default ``xgboost`` wheel there pulls in NVIDIA's NCCL, 350 MB the race never uses).
 XGBOOST_PACKAGE = "xgboost-cpu" if sys.platform.startswith("linux") else "xgboost"
+PLT_LABEL = "napkinXC PLT: defaults (probabilistic label trees, L2-normalised rows; one fit)"
 
 
 def xgboost_installed():
@@ -123,16 +130,32 @@ def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed, stop=None):
     return dict(steps=steps, seconds=[stamps[r - 1] - started for r in steps], score=scores)
 
 
+def _plt_curve(X, Y, X_test, Y_test, seed):
+    seconds, P = plt_fit(l2_rows(X), Y, l2_rows(X_test), seed=seed, clock=time.perf_counter)
+    return dict(steps=[1], seconds=[float(seconds)], score=[float(lrap(Y_test, P))])
+
+
+def _check_peer(value, name, installed, peer, package):
+    """with_<peer> resolved: None -> whether it is installed; True without it is refused."""
+    if value is None:
+        return installed
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True, False or None, got {value!r}")
+    if value and not installed:
+        raise ValueError(f"{name}=True but {peer} is not installed (pip install {package})")
+    return bool(value)
+
+
 def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
-                         n_projections=5, leaf_estimation="mean", with_xgboost=None, seed=0, progress=None,
-                         stop=None) -> TimeToAccuracyResult:
+                         n_projections=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, seed=0,
+                         progress=None, stop=None) -> TimeToAccuracyResult:
     """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
 
     ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves).
     ``with_xgboost``: whether XGBoost races too (None: when it is installed). False, or None without
     XGBoost: only the engine's curve, and a note that says why; True without XGBoost is refused. The
-    value used is ``params["with_xgboost"]``.
-    ``stop`` (a threading.Event) ends the engine's fit early and skips XGBoost (a note says so).
+    value used is ``params["with_xgboost"]``. ``with_plt``: the same for napkinXC's PLT.
+    ``stop`` (a threading.Event) ends the engine's fit early and skips the peers (a note says so).
     """
     check_choice(dataset, "dataset", RACE_DATASETS)
     n_steps = check_int(n_steps, "n_steps", 1)
@@ -143,13 +166,8 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
     check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
-    if with_xgboost is None:
-        with_xgboost = xgboost_installed()
-    if not isinstance(with_xgboost, (bool, np.bool_)):
-        raise ValueError(f"with_xgboost must be True, False or None, got {with_xgboost!r}")
-    with_xgboost = bool(with_xgboost)
-    if with_xgboost and not xgboost_installed():
-        raise ValueError(f"with_xgboost=True but XGBoost is not installed (pip install {XGBOOST_PACKAGE})")
+    with_xgboost = _check_peer(with_xgboost, "with_xgboost", xgboost_installed(), "XGBoost", XGBOOST_PACKAGE)
+    with_plt = _check_peer(with_plt, "with_plt", plt_installed(), "napkinXC", "napkinxc")
     data = load_dataset(dataset)
     test = np.zeros(data.X.shape[0], dtype=bool)
     test[data.test_indices] = True
@@ -174,7 +192,11 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
         notes.append("XGBoost was left out of this race (with_xgboost=False): only the engine's curve is drawn.")
     else:
         notes.append(xgboost_missing_note())
+    if with_plt and not (stop is not None and stop.is_set()):
+        if progress is not None:
+            progress(0.8, f"{dataset}: fitting napkinXC's PLT")
+        curves[PLT_LABEL] = _plt_curve(X, Y, X_test, Y_test, seed)
     params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
                   max_leaf_nodes=max_leaf_nodes, n_projections=n_projections, leaf_estimation=leaf_estimation,
-                  with_xgboost=with_xgboost, seed=seed)
+                  with_xgboost=with_xgboost, with_plt=with_plt, seed=seed)
     return TimeToAccuracyResult(dataset=dataset, params=params, curves=curves, notes=notes)

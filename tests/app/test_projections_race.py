@@ -4,7 +4,7 @@ import json
 import pytest
 
 from apptest_runs import finished, open_app, poll
-from engine.experiments.time_to_accuracy import xgboost_installed
+from engine.experiments.time_to_accuracy import plt_installed, xgboost_installed
 
 PROJ = "pages/projections.py"
 
@@ -32,9 +32,18 @@ def test_the_race_draws_lrap_against_seconds():
     assert finished(at, "proj_race").status == "done"
     fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
     curves = [t["meta"]["curve"] for t in fig["data"] if "curve" in t.get("meta", {})]
-    assert curves[0].startswith("engine") and len(curves) == (2 if xgboost_installed() else 1)
+    assert curves[0].startswith("engine") and len(curves) == 1 + xgboost_installed() + plt_installed()
+    assert any(c.startswith("napkinXC PLT") for c in curves) == plt_installed()     # issue 46
     assert "test LRAP" in fig["layout"]["yaxis"]["title"]["text"]
     assert any("best LRAP" in c.value for c in at.caption)
+
+
+def test_the_page_says_whether_napkinxcs_plt_races(monkeypatch):
+    at = open_page()
+    assert any("napkinXC is installed" in c.value for c in at.caption) == plt_installed()
+    monkeypatch.setattr("pages._race.plt_installed", lambda: False)
+    at = open_page()
+    assert any("where napkinXC is installed" in c.value and "pip install napkinxc" in c.value for c in at.caption)
 
 
 def test_without_xgboost_the_page_says_so(monkeypatch):
@@ -58,6 +67,7 @@ def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypa
     the engine-only race is shown with a note saying so, and Run gives the race with XGBoost, computed
     afresh rather than served from the cache."""
     monkeypatch.setattr("pages._race.xgboost_installed", lambda: False)
+    monkeypatch.setattr("pages._race.plt_installed", lambda: False)
     at = small_race(open_page())
     first = finished(at, "proj_race")
     assert not at.exception and first.status == "done" and first.result.params["with_xgboost"] is False
@@ -72,10 +82,11 @@ def test_a_race_run_without_xgboost_is_not_served_once_xgboost_is_there(monkeypa
     second = finished(at, "proj_race")
     assert second.status == "done" and not second.cached
     assert second.result.params["with_xgboost"] is True
-    assert [k.split(":")[0] for k in second.result.curves] == ["engine", "XGBoost"]
+    expected = ["engine", "XGBoost"] + (["napkinXC PLT"] if plt_installed() else [])
+    assert [k.split(":")[0] for k in second.result.curves] == expected
     assert not any("ran without XGBoost" in w.value for w in at.warning)
     fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
-    assert sum("curve" in t.get("meta", {}) for t in fig["data"]) == 2
+    assert sum("curve" in t.get("meta", {}) for t in fig["data"]) == len(expected)
 
 
 def test_the_benchmark_real_data_mode_offers_second_order_rows(monkeypatch, tmp_path):

@@ -315,3 +315,46 @@ def test_n_iter_no_change_none_turns_auto_off_and_is_refused_with_true(monkeypat
     with pytest.raises(ValueError, match=r"^early_stopping=True needs n_iter_no_change.*got None"):
         _model("regressor", "multi_output", n_estimators=40, early_stopping=True,
                n_iter_no_change=None).fit(X, Y)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_incremental_held_out_score_equals_a_full_recomputation_at_every_step(strategy, weighted):
+    """The compiled loop adds only each new step to the held-out F and takes the logistic loss by
+    a vectorised pass (unit row weights: one log per label per 512 rows, issue 46); recomputed from
+    scratch at every step (staged_decision_function, numpy's logaddexp per entry) the per-label
+    scores, the score and the loss agree to rounding, and early stopping's rule applied to the
+    recomputed curve stops and keeps the same steps. 600 held-out rows and 260 labels: more than
+    one block of rows and one chunk of labels. Weighted rows (the held-out part of weighted
+    training rows) take the per-entry loop."""
+    rng = np.random.default_rng(11)
+    n, d = 800, 260
+    X = rng.uniform(size=(n, 6))
+    Y = ((X - 0.5) @ rng.normal(size=(6, d)) + rng.normal(size=(n, d)) > 0).astype(int)
+    Y[0], Y[1] = 1, 0                               # every label seen with both classes
+    w = rng.uniform(0.5, 2.0, size=n) if weighted else None
+    _, val = validation_split(n, 0.75, 0)           # 600 held-out rows, 200 to train on
+
+    def fit(k):
+        model = _model("classifier", strategy, n_estimators=25, early_stopping=True,
+                       n_iter_no_change=k, tol=1e-3, validation_fraction=0.75)
+        return model.fit(X, Y, sample_weight=w)
+
+    full = fit(1000)                                # never stops within 25 steps
+    assert full.n_steps_run_ == full.n_steps_ == 25
+    sign, weights = 2.0 * Y[val] - 1.0, (np.ones(len(val)) if w is None else w[val])
+    recomputed = []
+    for m, F in enumerate(full.staged_decision_function(X[val])):
+        per_label = (weights[:, None] * np.logaddexp(0.0, -2.0 * sign * F)).sum(axis=0) / weights.sum()
+        recomputed.append(-per_label.mean())
+        np.testing.assert_allclose(full.eval_score_per_output_[m], -per_label, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(full.eval_loss_[m], per_label.sum(), rtol=1e-12)
+    np.testing.assert_allclose(full.eval_score_, recomputed, rtol=1e-12)
+    # the path taken: the vectorised pass leaves the squared errors (unread by the classifier) unset
+    assert np.isnan(full._eval_history["eval_sse"]).all() != weighted
+    stopped = fit(2)
+    m = stopping_step(recomputed, 2, 1e-3)
+    assert stopped.n_steps_run_ == m < 25
+    assert stopped.n_steps_ == int(np.argmax(recomputed[:m])) + 1
+    np.testing.assert_array_equal(stopped.decision_function(X[val]),
+                                  list(full.staged_decision_function(X[val]))[stopped.n_steps_ - 1])

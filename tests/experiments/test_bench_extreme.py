@@ -9,6 +9,7 @@ import pytest
 from scipy import sparse
 
 from engine.bench import extreme
+from engine.experiments import label_trees
 from engine.bench.problems import StagedRanking, cross_entropy
 from engine.metrics import lrap, ndcg_at_k, precision_at_k
 
@@ -33,21 +34,21 @@ def _chance_p1(Y):
 def test_plt_runs_and_ranks_better_than_chance():
     pytest.importorskip("napkinxc")
     X, Y = _tiny_problem()
-    Xtr, Ytr, Xte, Yte = _split(extreme.l2_rows(X), Y)
-    seconds, P = extreme.plt_fit(Xtr, Ytr, Xte)
+    Xtr, Ytr, Xte, Yte = _split(label_trees.l2_rows(X), Y)
+    seconds, P = label_trees.plt_fit(Xtr, Ytr, Xte)
     assert seconds >= 0.0 and P.shape == Yte.shape
     assert ((P >= 0) & (P <= 1)).all()                    # probabilities, every label returned
     assert precision_at_k(Yte, P, 1) > _chance_p1(Yte) + 0.2
 
 
-@pytest.mark.parametrize("setting", list(extreme.OMIKUJI_SETTINGS))
+@pytest.mark.parametrize("setting", list(label_trees.OMIKUJI_SETTINGS))
 def test_omikuji_runs_from_its_file_and_ranks_better_than_chance(tmp_path, setting):
     pytest.importorskip("omikuji")
     X, Y = _tiny_problem(1)
-    Xtr, Ytr, Xte, Yte = _split(extreme.l2_rows(X), Y)
+    Xtr, Ytr, Xte, Yte = _split(label_trees.l2_rows(X), Y)
     path = tmp_path / "train.txt"
-    extreme.write_xmc_file(path, Xtr, Ytr)
-    seconds, S = extreme.omikuji_fit(str(path), Xte, Y.shape[1], setting)
+    label_trees.write_xmc_file(path, Xtr, Ytr)
+    seconds, S = label_trees.omikuji_fit(str(path), Xte, Y.shape[1], setting)
     assert seconds >= 0.0 and S.shape == Yte.shape
     assert precision_at_k(Yte, S, 1) > _chance_p1(Yte) + 0.2
 
@@ -56,13 +57,13 @@ def test_xmc_file_format(tmp_path):
     X = sparse.csr_matrix(np.array([[0.0, 0.5, 0.25], [1.0, 0.0, 0.0]]))
     Y = np.array([[1, 0, 1, 0], [0, 0, 0, 0]])
     path = tmp_path / "f.txt"
-    extreme.write_xmc_file(path, X, Y)
+    label_trees.write_xmc_file(path, X, Y)
     assert path.read_text().splitlines() == ["2 3 4", "0,2 1:0.5 2:0.25", " 0:1"]
 
 
 def test_l2_rows_have_unit_norm_and_keep_empty_rows():
     X = sparse.csr_matrix(np.array([[3.0, 4.0], [0.0, 0.0], [0.0, 2.0]]))
-    N = extreme.l2_rows(X).toarray()
+    N = label_trees.l2_rows(X).toarray()
     np.testing.assert_allclose(N, [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]])
 
 
@@ -84,8 +85,8 @@ def test_staged_ranking_equals_the_metrics():
 
 
 def test_score_matrix_fills_the_labels_left_out():
-    S = extreme.score_matrix([[(2, 0.9), (0, 0.3)], []], 2, 3)
-    np.testing.assert_array_equal(S, [[0.3, extreme.UNSCORED, 0.9], [extreme.UNSCORED] * 3])
+    S = label_trees.score_matrix([[(2, 0.9), (0, 0.3)], []], 2, 3)
+    np.testing.assert_array_equal(S, [[0.3, label_trees.UNSCORED, 0.9], [label_trees.UNSCORED] * 3])
 
 
 def test_step_cpu_seconds_spreads_each_chunk_by_the_step_clock():

@@ -46,7 +46,7 @@ def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
 
 def test_without_xgboost_the_result_says_so(monkeypatch):
     monkeypatch.setattr(tta, "xgboost_installed", lambda: False)
-    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1)
+    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_plt=False)
     assert len(res.curves) == 1 and res.params["with_xgboost"] is False
     assert any(f"XGBoost is not installed here (it is one of the app's dependencies: `pip install "
                f"{tta.XGBOOST_PACKAGE}`)" in n for n in res.notes)
@@ -78,7 +78,7 @@ def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
     of the call the page makes), and each result records the value used."""
     from engine.app.serving.run_key import run_key
 
-    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, n_projections=1)
+    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, n_projections=1, with_plt=False)
     assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=False, **kw)
             != run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=True, **kw))
     without = tta.run_time_to_accuracy("bibtex", with_xgboost=False, **kw)
@@ -107,3 +107,29 @@ def test_newton_leaves_race():
     res = tta.run_time_to_accuracy("bibtex", n_steps=3, xgboost_rounds=1, max_leaf_nodes=4,
                                    leaf_estimation="newton")
     assert any("newton leaves" in k for k in res.curves)
+
+
+def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypatch):
+    """Issue 46: PLT with its defaults on L2-normalised rows, one point (its fit seconds, its test LRAP);
+    with_plt follows with_xgboost's rule (None: whether napkinXC is installed; True without it: refused)."""
+    pytest.importorskip("napkinxc")
+    from engine.experiments.label_trees import l2_rows, plt_fit
+
+    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_xgboost=False)
+    assert res.params["with_plt"] is True and list(res.curves)[-1] == tta.PLT_LABEL
+    point = res.curves[tta.PLT_LABEL]
+    assert point["steps"] == [1] and point["seconds"][0] > 0
+    X, Y, X_test, Y_test = _split("corel5k")
+    _, P = plt_fit(l2_rows(X), Y, l2_rows(X_test), seed=0)
+    # napkinXC's fits are not reproducible to the bit, seed or not (two fits here: probabilities up to
+    # 0.02 apart, LRAP about 3e-4): the point is PLT's LRAP on this split, not another number
+    assert point["score"][0] == pytest.approx(lrap(Y_test, P), abs=5e-3)
+    fig = time_to_accuracy_figure(res)
+    assert [t.meta for t in fig.data if t.meta.get("curve")] == [{"curve": k} for k in res.curves]
+    monkeypatch.setattr(tta, "plt_installed", lambda: False)
+    alone = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_xgboost=False)
+    assert alone.params["with_plt"] is False and len(alone.curves) == 1
+    with pytest.raises(ValueError, match="with_plt=True but napkinXC is not installed"):
+        tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt=True)
+    with pytest.raises(ValueError, match="with_plt must be True, False or None"):
+        tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt="yes")
