@@ -22,6 +22,7 @@ from engine.app.page_content import takeaways
 from engine.app.page_models import dataspec
 from engine.app.page_models.cost import estimate_model_selection_cost
 from engine.experiments import model_selection as ms
+from engine.experiments import selection_tables as tables
 from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
 from engine import plotting
 from engine.datasets import list_datasets
@@ -91,8 +92,8 @@ def resolve_dataset(choice):
 def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed, noisy):
     # spec_json only keys the cache for the Data page's choice (its data set may change).
     dataset, _, _ = resolve_dataset(choice)
-    return estimate_model_selection_cost(dataset, list(estimators), budget=budget, n_repeats=n_repeats, seed=seed,
-                            n_noisy_outputs=noisy)
+    return estimate_model_selection_cost(ms.selection_problem(dataset, noisy), ms.SelectionSettings(budget, n_repeats),
+                                         list(estimators), seed=seed)
 
 
 def widget_values():
@@ -115,9 +116,9 @@ def start_run(dataset, settings, drawn):
         st.session_state[NOTICE_KEY] = "The settings changed as you clicked: check the estimate and press again."
         return
     run.start(
-        ms.run_model_selection, dataset, list(settings["estimators"]), budget=settings["budget"],
-        n_repeats=settings["repeats"], seed=settings["seed"], n_noisy_outputs=settings["noisy"], n_jobs=1,
-        report_partial=True, settings=settings,
+        ms.run_model_selection, ms.selection_problem(dataset, settings["noisy"]),
+        ms.SelectionSettings(settings["budget"], settings["repeats"], n_jobs=1), list(settings["estimators"]),
+        seed=settings["seed"], report_partial=True, settings=settings,
     )  # fmt: skip
 
 
@@ -310,11 +311,11 @@ def show_paper_table():
 
 
 def show_result(result, settings):
-    paper, paper_label = ms.paper_table4_rows(result), "paper (Table 4)"
-    table6 = ms.paper_table6_rows(result)
+    paper, paper_label = tables.paper_table4_rows(result), "paper (Table 4)"
+    table6 = tables.paper_table6_rows(result)
     if table6 is not None:       # the paper's macro-r2 over all 32 outputs, comparable with ours
         paper, paper_label = {e: (m, s, r) for e, (_, _, m, s, r) in table6.items()}, "paper (Table 6)"
-    frame = ms.benchmark_frame(result)
+    frame = tables.benchmark_frame(result)
     st.subheader(f"{result.dataset}: test {result.metric}")
     st.caption(
         f"{result.n_repeats_done} of {result.n_repeats} repeats · budget **{settings['budget']}** · seed "
@@ -368,7 +369,7 @@ def show_result(result, settings):
             "Selected on the validation set (the test set is never seen). Forests have fixed settings (paper "
             "defaults); defaults has the estimator's own."
         )
-        show_table(st, ms.chosen_frame(result), key="bench_chosen", hide_index=True)
+        show_table(st, tables.chosen_frame(result), key="bench_chosen", hide_index=True)
     d1, d2, d3, d4 = st.columns(4)
     base = f"benchmark_{result.dataset}_{settings['budget']}_seed{result.seed}"
     d1.download_button("Table (CSV)", frame.to_csv(index=False), f"{base}.csv", "text/csv", on_click="ignore",

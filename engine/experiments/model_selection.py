@@ -93,26 +93,34 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from engine.datasets import Dataset, load_dataset, make_friedman1_multioutput
+from engine.datasets import THESIS_PROBLEMS, Dataset, make_friedman1_multioutput
 from engine.estimators.artificial import ArtificialGBRT
 from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
-from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
+from engine.experiments.convergence import check_estimators
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, ordered_map
+from engine.experiments.settings import check_flag
 from engine.metrics import half_macro_r2, lrap, macro_r2
-from engine.names import ARTIFICIAL, DEFAULTS, LOSSES, REFERENCE_FOREST_NAMES, REFERENCE_NAMES, STRUCTURES
+from engine.names import (
+    ARTIFICIAL,
+    DEFAULTS,
+    FRIEDMAN_PROBLEMS,
+    LOSSES,
+    REFERENCE_FOREST_NAMES,
+    REFERENCE_NAMES,
+    STRUCTURES,
+)
 from engine.validation import check_int as _check_int
 from engine.validation import check_n_jobs
 
 __all__ = [
     "BUDGETS",
     "ModelSelectionResult",
+    "SelectionSettings",
+    "selection_problem",
     "KNOWN_NAMES",
-    "benchmark_frame",
-    "chosen_frame",
-    "paper_table4_rows",
-    "paper_table6_rows",
     "run_model_selection",
 ]
 
@@ -243,22 +251,53 @@ class ModelSelectionResult(JsonResult):
 # --------------------------------------------------------------------------
 
 
-def resolve_dataset(dataset):
-    """(name, structure or None, Dataset or None)."""
+def selection_problem(dataset, n_noisy_outputs=0):
+    """A :class:`~engine.experiments.problems.Problem` for the protocol: a Problem as it is; a
+    Friedman1 name ("friedman1-chain" or just "chain"; 300 + 4000 samples, ``n_noisy_outputs``
+    appended); a data set's name or a :class:`~engine.datasets.Dataset`."""
+    if isinstance(dataset, Problem):
+        return dataset
+    if isinstance(dataset, str):
+        short = dataset[len("friedman1-"):] if dataset.startswith("friedman1-") else dataset
+        if short in STRUCTURES:
+            return Problem(f"friedman1-{short}", n_train=FRIEDMAN_N_TRAIN, n_test=FRIEDMAN_N_TEST,
+                           n_noisy_outputs=n_noisy_outputs)
+        return Problem(dataset, n_noisy_outputs=n_noisy_outputs)
     if isinstance(dataset, Dataset):
-        return dataset.name, None, dataset
-    if not isinstance(dataset, str):
-        raise ValueError(f"dataset must be a name or a Dataset, got {dataset!r}")
-    short = dataset[len("friedman1-"):] if dataset.startswith("friedman1-") else dataset
-    if short in STRUCTURES:
-        return f"friedman1-{short}", short, None
-    try:
-        return dataset, None, load_dataset(dataset)
-    except ValueError as exc:
-        raise ValueError(f"dataset: {exc} (or one of friedman1-chain, friedman1-group, friedman1-ind)") from None
+        return Problem(dataset.name, data=dataset, n_noisy_outputs=n_noisy_outputs)
+    raise ValueError(f"dataset must be a name, a Dataset or a Problem, got {dataset!r}")
 
 
-def resolve_budget(budget, task):
+@dataclass(frozen=True)
+class SelectionSettings:
+    """How the protocol runs, checked when built.
+
+    budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid, n_steps 10000) or a
+        dict with any of learning_rate, max_leaf_nodes, max_features, loss ("all", "primary" or
+        names), n_steps (missing keys from "quick")
+    n_repeats : random splits, at least 2 (a paired test needs two)
+    refit : True: the chosen setting is fitted again on the whole training set (training +
+        validation) before the test; False: on the 80% it was validated on (see the module doc)
+    n_jobs : joblib workers for the grid points
+    """
+
+    budget: object = "quick"
+    n_repeats: int = 5
+    refit: bool = True
+    n_jobs: int = 1
+
+    def __post_init__(self):
+        resolve_budget(self.budget, "regression", losses=False)     # its form; the losses need the task
+        _check_int(self.n_repeats, "n_repeats", 2)
+        check_flag(self.refit, "refit")
+        check_n_jobs(self.n_jobs, allow_none=False)
+
+    def grid(self, task):
+        """The grid for a ``task`` problem (ValueError naming a loss the task refuses)."""
+        return resolve_budget(self.budget, task)
+
+
+def resolve_budget(budget, task, losses=True):
     if isinstance(budget, str):
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
@@ -272,6 +311,8 @@ def resolve_budget(budget, task):
         raise ValueError(f"budget must be one of {tuple(BUDGETS)} or a dict, got {budget!r}")
     grid["n_steps"] = _check_int(grid["n_steps"], "budget n_steps", 1)
     loss = grid["loss"]
+    if not losses:
+        loss = "primary"
     if loss == "all":
         loss = LOSSES[task]
     elif loss == "primary":
@@ -298,28 +339,6 @@ def resolve_budget(budget, task):
         if not (mf == "sqrt" or (isinstance(mf, numbers.Real) and not isinstance(mf, bool) and 0 < mf <= 1)):
             raise ValueError(f"budget max_features values must be 'sqrt' or a fraction in (0, 1], got {mf!r}")
     return grid
-
-
-def check_estimators(estimators, structure):
-    """A list of distinct known names; artificial-gbrt only on Friedman1 (structure not None)."""
-    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
-    if not estimators:
-        raise ValueError("estimators is empty")
-    if len(set(estimators)) != len(estimators):
-        raise ValueError(f"estimators has duplicates: {estimators}")
-    for e in estimators:
-        if e not in KNOWN_NAMES:
-            raise ValueError(f"estimators: unknown name {e!r}; valid names are {KNOWN_NAMES}")
-        if e == ARTIFICIAL and structure is None:
-            raise ValueError("estimators: artificial-gbrt needs a Friedman1 data set")
-    return estimators
-
-
-def check_noisy_outputs(n_noisy_outputs, structure):
-    n_noisy_outputs = _check_int(n_noisy_outputs, "n_noisy_outputs", 0)
-    if n_noisy_outputs and structure is None:
-        raise ValueError("n_noisy_outputs is only supported for the Friedman1 data sets")
-    return n_noisy_outputs
 
 
 def _n_features(mf, p):
@@ -445,18 +464,23 @@ def refit_and_score(name, task, structure, n_real, config, n_steps, random_state
 # --------------------------------------------------------------------------
 
 
-def make_splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
-    """Yield per repeat (X_train, Y_train, X_test, Y_test, fit_idx, val_idx) and describe the split."""
+def make_splits(problem, n_repeats, seed):
+    """The protocol's splits of ``problem``: (per repeat a dict X_train, Y_train, X_test, Y_test, fit
+    and val (indices into the training rows), random_state; the split in words, n_train, n_test,
+    n_validation, p, d)."""
     root = np.random.SeedSequence(seed)
     data_seq, *rep_seqs = root.spawn(1 + n_repeats)
-    if structure is not None:
-        X, Y, _ = make_friedman1_multioutput(structure, n_samples=FRIEDMAN_N_TRAIN + FRIEDMAN_N_TEST,
-                                             n_noisy_outputs=n_noisy_outputs,
+    if problem.synthetic:
+        n_train, n_test = problem.n_train, problem.n_test
+        X, Y, _ = make_friedman1_multioutput(problem.dataset.split("-", 1)[1], n_samples=n_train + n_test,
+                                             n_outputs=problem.n_outputs, noise=problem.noise,
+                                             input_distribution=problem.input_distribution,
+                                             n_noisy_outputs=problem.n_noisy_outputs,
                                              random_state=np.random.default_rng(data_seq))
-        n_train = FRIEDMAN_N_TRAIN
         split = (f"Friedman1 data set of {len(X)} samples drawn once; each repeat a random "
-                 f"{FRIEDMAN_N_TRAIN}/{FRIEDMAN_N_TEST} train/test split")
+                 f"{n_train}/{n_test} train/test split")
     else:
+        data = problem.load(seed)
         X, Y = data.X, data.Y
         if data.test_indices is not None:
             n_train = data.n_samples - len(data.test_indices)
@@ -479,28 +503,40 @@ def make_splits(name, structure, data, n_repeats, n_noisy_outputs, seed):
     return reps, split, n_train, n - n_train, n_val, X.shape[1], Y.shape[1]
 
 
-def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_jobs=1,
-                        n_noisy_outputs=0, progress=None, stop=None,
-                        report_partial=False, refit=True) -> ModelSelectionResult:
+def check_request(problem, settings, estimators):
+    """Every argument of :func:`run_model_selection` checked before anything is drawn: (Problem,
+    task, the grid, the estimators as a list). Also the cost estimate's check."""
+    if not isinstance(problem, Problem):
+        problem = selection_problem(problem)
+    if not isinstance(settings, SelectionSettings):
+        raise ValueError(f"settings must be a SelectionSettings, got {type(settings).__name__}")
+    if problem.dataset in THESIS_PROBLEMS or (problem.synthetic and problem.dataset not in FRIEDMAN_PROBLEMS):
+        raise ValueError(f"dataset: the protocol runs on the Friedman1 multi-output problems and data sets, "
+                         f"not {problem.dataset!r}")
+    task = problem.shape()[0]
+    # artificial-gbrt knows the Friedman1 structures only: a loaded data set is never one
+    estimators = check_estimators(estimators, problem.dataset if problem.synthetic else f"data set {problem.dataset}",
+                                  known=KNOWN_NAMES)
+    return problem, task, settings.grid(task), estimators
+
+
+def run_model_selection(problem, settings, estimators, *, seed=0, progress=None, stop=None,
+                        report_partial=False) -> ModelSelectionResult:
     """Select hyper-parameters on validation data and compare estimators (paper 002, 4.1.2).
 
     Parameters
     ----------
-    dataset : "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or
-        "chain"...), a shipped data set name (:func:`engine.datasets.list_datasets`)
-        or a :class:`engine.datasets.Dataset`.
+    problem : a :class:`~engine.experiments.problems.Problem`, or what :func:`selection_problem`
+        takes: "friedman1-chain" | "friedman1-group" | "friedman1-ind" (or "chain"...; 300 + 4000
+        samples drawn once, its ``n_noisy_outputs`` appended: Table 6, half-macro-r2 is then
+        reported on the original outputs), a shipped data set's name or a
+        :class:`engine.datasets.Dataset`.
+    settings : :class:`SelectionSettings` (the budget's grid, repeats, refit, workers).
     estimators : list of names from ``ESTIMATOR_NAMES``, ``FOREST_NAMES``,
         "artificial-gbrt" (Friedman1 only) and the scikit-learn references
         ``REFERENCE_NAMES`` ("sklearn-gb", "sklearn-rf", "sklearn-st-rf"; see the
         module doc); ``KNOWN_NAMES`` lists them all.
-    budget : "quick" (seconds), "moderate" (minutes), "full" (the paper's grid,
-        n_steps 10000) or a dict with any of learning_rate, max_leaf_nodes,
-        max_features, loss ("all", "primary" or names), n_steps (missing keys
-        from "quick").
-    n_repeats : int >= 2, random splits; seed : int.
-    n_jobs : joblib workers for the grid points.
-    n_noisy_outputs : Friedman1 only: appended purely noisy outputs (Table 6);
-        half-macro-r2 is then reported on the original outputs.
+    seed : int, draws the data (Friedman1) and the splits.
     progress : callable(fraction, message); stop : ``is_set()``-able: returns
         the repeats finished so far, flagged ``partial`` (checked before the
         first fit; with n_jobs=1 also inside every fit, see the module doc).
@@ -508,124 +544,120 @@ def run_model_selection(dataset, estimators, *, budget="quick", n_repeats=5, see
         called as ``progress(fraction, message, partial=result_so_far)`` (the
         signature of :class:`engine.app.serving.jobs.Job`'s callback), the result flagged
         ``partial`` until the last repeat.
-    refit : True: the chosen setting is fitted again on the whole training set
-        (training + validation) before the test; False: on the 80% it was
-        validated on (see the module doc).
     """
     started = time.perf_counter()
-    name, structure, data = resolve_dataset(dataset)
-    task = "regression" if data is None else data.task
-    estimators = check_estimators(estimators, structure)
-    grid = resolve_budget(budget, task)
-    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    problem, task, grid, estimators = check_request(problem, settings, estimators)
     seed = _check_int(seed, "seed", 0)
-    n_noisy_outputs = check_noisy_outputs(n_noisy_outputs, structure)
-    check_n_jobs(n_jobs, allow_none=False)
     check_callbacks(progress, stop)
     if report_partial not in (True, False):
         raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
-    if refit not in (True, False):
-        raise ValueError(f"refit must be True or False, got {refit!r}")
+    reps, split, n_train, n_test, n_val, p, d_all = make_splits(problem, settings.n_repeats, seed)
+    run = _Protocol(problem, task, settings, grid, estimators, p, d_all, progress, stop)
 
-    reps, split, n_train, n_test, n_val, p, d_all = make_splits(name, structure, data, n_repeats,
-                                                           n_noisy_outputs, seed)
-    n_real = d_all - n_noisy_outputs
-    configs = grid_configurations(grid, p)
-    n_steps = grid["n_steps"]
-    E = len(estimators)
-    grid_of = {e: ([] if e in NO_GRID else list(range(len(configs)))) for e in estimators}
-    total_units = n_repeats * sum(len(g) + 1 for g in grid_of.values())
-    done_units = 0
-    scores = np.full((E, n_repeats), np.nan)
-    half = np.full((E, n_repeats), np.nan) if n_noisy_outputs else None
-    chosen = {e: [] for e in estimators}
-    n_done = 0
-    partial = False
+    def result(n_done, partial):
+        return run.result(dict(n_train=n_train, n_test=n_test, n_val=n_val, seed=seed, started=started,
+                               split=split), n_done, partial)
 
-    runner = Runner(progress, stop, total_units)
-
-    def _result(n_done, partial):
-        return _build_result(
-            name=name, task=task, estimators=estimators, scores=scores, half=half, chosen=chosen,
-            grid=grid, n_repeats=n_repeats, n_done=n_done, n_train=n_train, n_test=n_test,
-            n_val=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed, started=started, split=split,
-            partial=partial, refit=refit)
-
-    if runner.stopped():
-        reps, partial = [], True
-    for r, rep in enumerate(reps):
-        X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
-        X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
-        jobs = [(e, c) for e in estimators for c in grid_of[e]]
-        best = {e: (np.nan, None, None) for e in estimators if not grid_of[e]}
-        labels = [f"repeat {r + 1}/{n_repeats}: {e}, grid point {c + 1}/{len(configs)}" for e, c in jobs]
-        for (e, c), label, (score, n_best) in zip(jobs, labels, _parallel(
-                n_jobs, evaluate_configuration,
-                [(e, task, structure, n_real, configs[c], n_steps, rep["random_state"],
-                  X_fit, Y_fit, X_val, Y_val) for e, c in jobs],
-                [runner.fit_callback(done_units + k, label) for k, label in enumerate(labels)])):
-            if runner.stopped():       # this repeat cannot be finished: drop it
-                partial = True
-                break
-            done_units += 1
-            if e not in best or score > best[e][0]:
-                best[e] = (score, n_best, c)
-            runner.report(done_units, label)
-        if partial:
-            break
-        what = "refit on the whole training set" if refit else "final fit on the 80% it was validated on"
-        labels = [f"repeat {r + 1}/{n_repeats}: {e}, {what}" for e in estimators]
-        final_rows = {e: ((rep["X_train"], rep["Y_train"]) if refit or not grid_of[e] else (X_fit, Y_fit))
-                      for e in estimators}
-        refits = _parallel(n_jobs, refit_and_score, [
-            (e, task, structure, n_real, configs[best[e][2]] if grid_of[e] else {}, best[e][1],
-             rep["random_state"], *final_rows[e], rep["X_test"], rep["Y_test"], n_noisy_outputs)
-            for e in estimators], [runner.fit_callback(done_units + k, label) for k, label in enumerate(labels)])
-        for i, (e, (test_score, half_score)) in enumerate(zip(estimators, refits)):
-            if runner.cut or (runner.stopped() and i < len(estimators) - 1):
-                partial = True  # a refit was cut short, or some were not made: drop the repeat
-                break
-            scores[i, r] = test_score
-            if half is not None:
-                half[i, r] = half_score
-            if grid_of[e]:
-                chosen[e].append(dict(configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
-            else:
-                chosen[e].append(_defaults_choice(task) if e == DEFAULTS else _forest_choice(task, p))
-            done_units += 1
+    n_done, partial = 0, run.runner.stopped()
+    for r, rep in enumerate([] if partial else reps):
+        best = run.select(r, rep)
+        partial = best is None or not run.final(r, rep, best)
         if partial:
             break
         n_done = r + 1
-        if report_partial:
-            runner.report(done_units, f"repeat {r + 1}/{n_repeats} done",
-                          partial=_result(n_done, n_done < n_repeats))
-        else:
-            runner.report(done_units, f"repeat {r + 1}/{n_repeats} done")
-        if runner.stopped() and n_done < n_repeats:
+        extra = {"partial": result(n_done, n_done < settings.n_repeats)} if report_partial else {}
+        run.runner.report(run.done_units, f"repeat {r + 1}/{settings.n_repeats} done", **extra)
+        if run.runner.stopped() and n_done < settings.n_repeats:
             partial = True
             break
+    return result(n_done, partial)
 
-    return _result(n_done, partial)
 
+class _Protocol:
+    """One run of the protocol: per repeat the grid search on the validation rows (:meth:`select`)
+    and the final fits scored on the test rows (:meth:`final`), the scores kept as they come."""
 
-def _build_result(*, name, task, estimators, scores, half, chosen, grid, n_repeats, n_done, n_train,
-                  n_test, n_val, n_noisy_outputs, seed, started, split, partial, refit=True):
-    scores = scores[:, :n_done].copy()
-    half = half[:, :n_done].copy() if half is not None else None
-    mean, std, ranks = _summary(scores)
-    pvalues, signs = _paired_tests(scores, mean)
-    result = ModelSelectionResult(
-        dataset=name, task=task, metric="lrap" if task == "multilabel" else "macro-r2",
-        estimators=list(estimators), scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
-        signs=signs, chosen={e: [dict(c) for c in v[:n_done]] for e, v in chosen.items()},
-        budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in grid.items()},
-        n_repeats=n_repeats, n_repeats_done=n_done, n_train=n_train, n_test=n_test,
-        n_validation=n_val, n_noisy_outputs=n_noisy_outputs, seed=seed,
-        total_time=time.perf_counter() - started, split=split, partial=partial, refit=refit)
-    if half is not None:
-        result.half_scores = half
-        result.half_mean, result.half_std, result.half_ranks = _summary(half)
-    return result
+    def __init__(self, problem, task, settings, grid, estimators, p, d_all, progress, stop):
+        self.problem, self.task, self.settings, self.grid, self.estimators = problem, task, settings, grid, estimators
+        self.p, self.n_noisy = p, problem.n_noisy_outputs
+        self.n_real = d_all - self.n_noisy
+        self.structure = problem.dataset.split("-", 1)[1] if problem.synthetic else None
+        self.configs = grid_configurations(grid, p)
+        self.grid_of = {e: ([] if e in NO_GRID else list(range(len(self.configs)))) for e in estimators}
+        n = settings.n_repeats
+        self.runner = Runner(progress, stop, n * sum(len(g) + 1 for g in self.grid_of.values()))
+        self.done_units = 0
+        self.scores = np.full((len(estimators), n), np.nan)
+        self.half = np.full((len(estimators), n), np.nan) if self.n_noisy else None
+        self.chosen = {e: [] for e in estimators}
+
+    def _map(self, fn, arglist, labels):
+        return _parallel(self.settings.n_jobs, fn, arglist,
+                         [self.runner.fit_callback(self.done_units + k, label) for k, label in enumerate(labels)])
+
+    def select(self, r, rep):
+        """The best (validation score, steps, grid point) per estimator on repeat ``r``; None when a
+        stop cut the repeat."""
+        X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
+        X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
+        jobs = [(e, c) for e in self.estimators for c in self.grid_of[e]]
+        best = {e: (np.nan, None, None) for e in self.estimators if not self.grid_of[e]}
+        n = self.settings.n_repeats
+        labels = [f"repeat {r + 1}/{n}: {e}, grid point {c + 1}/{len(self.configs)}" for e, c in jobs]
+        args = [(e, self.task, self.structure, self.n_real, self.configs[c], self.grid["n_steps"],
+                 rep["random_state"], X_fit, Y_fit, X_val, Y_val) for e, c in jobs]
+        for (e, c), label, (score, n_best) in zip(jobs, labels, self._map(evaluate_configuration, args, labels)):
+            if self.runner.stopped():       # this repeat cannot be finished: drop it
+                return None
+            self.done_units += 1
+            if e not in best or score > best[e][0]:
+                best[e] = (score, n_best, c)
+            self.runner.report(self.done_units, label)
+        return best
+
+    def final(self, r, rep, best):
+        """Fit each estimator's chosen setting and score it on the test rows; False when a stop cut
+        the repeat (its scores are then not kept)."""
+        refit, n = self.settings.refit, self.settings.n_repeats
+        what = "refit on the whole training set" if refit else "final fit on the 80% it was validated on"
+        labels = [f"repeat {r + 1}/{n}: {e}, {what}" for e in self.estimators]
+        fit_rows = (rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]])
+        args = [(e, self.task, self.structure, self.n_real, self.configs[best[e][2]] if self.grid_of[e] else {},
+                 best[e][1], rep["random_state"],
+                 *((rep["X_train"], rep["Y_train"]) if refit or not self.grid_of[e] else fit_rows),
+                 rep["X_test"], rep["Y_test"], self.n_noisy) for e in self.estimators]
+        for i, (e, (test_score, half_score)) in enumerate(zip(self.estimators, self._map(refit_and_score, args,
+                                                                                           labels))):
+            if self.runner.cut or (self.runner.stopped() and i < len(self.estimators) - 1):
+                return False    # a refit was cut short, or some were not made: drop the repeat
+            self.scores[i, r] = test_score
+            if self.half is not None:
+                self.half[i, r] = half_score
+            if self.grid_of[e]:
+                self.chosen[e].append(dict(self.configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
+            else:
+                self.chosen[e].append(_defaults_choice(self.task) if e == DEFAULTS else _forest_choice(self.task, self.p))
+            self.done_units += 1
+        return True
+
+    def result(self, sizes, n_done, partial):
+        """The :class:`ModelSelectionResult` of the first ``n_done`` repeats."""
+        scores = self.scores[:, :n_done].copy()
+        mean, std, ranks = _summary(scores)
+        pvalues, signs = _paired_tests(scores, mean)
+        result = ModelSelectionResult(
+            dataset=self.problem.dataset, task=self.task, metric="lrap" if self.task == "multilabel" else "macro-r2",
+            estimators=list(self.estimators), scores=scores, mean=mean, std=std, ranks=ranks, pvalues=pvalues,
+            signs=signs, chosen={e: [dict(c) for c in v[:n_done]] for e, v in self.chosen.items()},
+            budget={k: (list(v) if isinstance(v, tuple) else v) for k, v in self.grid.items()},
+            n_repeats=self.settings.n_repeats, n_repeats_done=n_done, n_train=sizes["n_train"],
+            n_test=sizes["n_test"], n_validation=sizes["n_val"], n_noisy_outputs=self.n_noisy, seed=sizes["seed"],
+            total_time=time.perf_counter() - sizes["started"], split=sizes["split"], partial=partial,
+            refit=self.settings.refit)
+        if self.half is not None:
+            result.half_scores = self.half[:, :n_done].copy()
+            result.half_mean, result.half_std, result.half_ranks = _summary(result.half_scores)
+        return result
 
 
 def _parallel(n_jobs, fn, arglist, callbacks):
@@ -657,70 +689,3 @@ def _paired_tests(scores, mean):
             if n and mean[i] != mean[k]:
                 signs[i][k] = ">" if mean[i] > mean[k] else "<"
     return pvalues, signs
-
-
-# --------------------------------------------------------------------------
-# Tables for the app's Benchmark page
-# --------------------------------------------------------------------------
-
-
-def paper_table4_rows(result):
-    """The paper's Table 4 rows (estimator -> (mean, std, rank)) comparable with
-    ``result``: a Friedman1 problem under its protocol (300 / 4000 splits, no noisy
-    outputs); otherwise None."""
-    if (result.n_noisy_outputs or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
-            or not str(result.split).startswith("Friedman1")):
-        return None
-    return PAPER_TABLE4.get(result.dataset)
-
-
-def paper_table6_rows(result):
-    """The paper's Table 6 rows (estimator -> (half-macro-r2, its rank, macro-r2 mean, std,
-    rank)) comparable with ``result``: a Friedman1 problem under its protocol with 16 noisy
-    outputs appended; otherwise None."""
-    if (result.n_noisy_outputs != 16 or result.n_train != FRIEDMAN_N_TRAIN or result.n_test != FRIEDMAN_N_TEST
-            or not str(result.split).startswith("Friedman1")):
-        return None
-    return PAPER_TABLE6.get(result.dataset)
-
-
-def _mean_std_text(means, stds):
-    return [("–" if not np.isfinite(m) else f"{m:.3f} ± " + ("n/a" if not np.isfinite(s) else f"{s:.3f}"))
-            for m, s in zip(means, stds)]
-
-
-def benchmark_frame(result) -> pd.DataFrame:
-    """One row per estimator, best rank first: rank, estimator, mean, std, the
-    text "mean ± std", the number of repeats, and (Friedman1 without noisy
-    outputs) the paper's Table 4 mean, std and rank next to ours."""
-    df = pd.DataFrame({"rank": np.asarray(result.ranks, dtype=int), "estimator": list(result.estimators),
-                       "mean": result.mean, "std": result.std})
-    df["mean ± std"] = _mean_std_text(result.mean, result.std)
-    if result.half_mean is not None:      # noisy outputs appended (Table 6): score on the real ones
-        df["half mean"], df["half std"] = result.half_mean, result.half_std
-        df["half rank"] = np.asarray(result.half_ranks, dtype=int)
-        df["half-macro-r2"] = _mean_std_text(result.half_mean, result.half_std)
-    df["repeats"] = int(result.n_repeats_done)
-    paper = paper_table4_rows(result)
-    if paper is not None:
-        df["paper mean"] = [paper[e][0] if e in paper else np.nan for e in result.estimators]
-        df["paper std"] = [paper[e][1] if e in paper else np.nan for e in result.estimators]
-        df["paper rank (of 5)"] = [paper[e][2] if e in paper else pd.NA for e in result.estimators]
-        df["paper rank (of 5)"] = df["paper rank (of 5)"].astype("Int64")
-        df["paper (Table 4)"] = [f"{paper[e][0]:.3f} ± {paper[e][1]:.3f} ({paper[e][2]})" if e in paper else ""
-                                 for e in result.estimators]
-    paper6 = paper_table6_rows(result)
-    if paper6 is not None:
-        df["paper (Table 6)"] = [f"half {paper6[e][0]:.3f} ({paper6[e][1]}); {paper6[e][2]:.3f} ± {paper6[e][3]:.3f} "
-                                 f"({paper6[e][4]})" if e in paper6 else "" for e in result.estimators]
-    df["scores per repeat"] = [" ".join(f"{s:.3f}" for s in row) for row in np.asarray(result.scores)]
-    return df.sort_values(["rank", "estimator"], kind="stable").reset_index(drop=True)
-
-
-def chosen_frame(result) -> pd.DataFrame:
-    """The hyper-parameters chosen on the validation set, one row per (estimator, repeat)."""
-    rows = []
-    for e in result.estimators:
-        for r, choice in enumerate(result.chosen.get(e, []), start=1):
-            rows.append({"estimator": e, "repeat": r, **choice})
-    return pd.DataFrame(rows)

@@ -107,12 +107,7 @@ def _draw_thesis(problem, seed):
 
 
 def _draw_dataset(problem, seed):
-    if problem.data is not None:
-        data = problem.data
-    elif problem.dataset == SYNTHETIC_DELICIOUS:
-        data = make_delicious_shaped(random_state=seed)
-    else:
-        data = load_slice(problem.dataset) if problem.dataset == DELICIOUS_SLICE else load_dataset(problem.dataset)
+    data = problem.load(seed)
     X_tr, Y_tr, X_te, Y_te, split = _split_dataset(data, seed)
     info = {"name": problem.dataset, "n_original_outputs": data.n_outputs, "bayes_test": None,
             "split": split, "description": data.description}
@@ -223,6 +218,17 @@ class Problem:
         nnz = (meta["nnz"] / n if meta["nnz"] else meta.get("approx_nnz_per_row")) if meta["sparse"] else None
         return dict(task=meta["task"], n_train=n - te, n_test=te, n_features=meta["n_features"],
                     n_outputs=meta["n_outputs"], nnz_per_row=nnz)
+
+    def load(self, seed=0) -> Dataset:
+        """The whole data set, unsplit (not for the generated problems: :meth:`draw` them); the
+        synthetic delicious-shaped set is drawn with ``seed``."""
+        if self.synthetic:
+            raise ValueError(f"{self.dataset!r} is generated: draw it (Problem.draw), there is no data set to load")
+        if self.data is not None:
+            return self.data
+        if self.dataset == SYNTHETIC_DELICIOUS:
+            return make_delicious_shaped(random_state=seed)
+        return load_slice(self.dataset) if self.dataset == DELICIOUS_SLICE else load_dataset(self.dataset)
 
     def draw(self, seed=0) -> "ProblemData":
         """The train / test split drawn with ``seed``.

@@ -46,7 +46,13 @@ from engine.experiments.convergence import run_convergence, run_projection_schem
 from engine.experiments.settings import BoostingSettings
 from engine.experiments.engine_version import engine_version
 from engine.experiments.forest_table1 import TABLE1_DATASETS, TABLE1_FOREST, run_forest_table1
-from engine.experiments.model_selection import BUDGETS, ModelSelectionResult, run_model_selection
+from engine.experiments.model_selection import (
+    BUDGETS,
+    ModelSelectionResult,
+    SelectionSettings,
+    run_model_selection,
+    selection_problem,
+)
 from engine.experiments.problems import Problem
 from engine.experiments.projection_size import run_projection_size
 from engine.experiments.published import (
@@ -206,8 +212,9 @@ def _reproduce_protocol(target, out_dir, quick, seed, progress, budget, n_noisy_
             if progress is not None:
                 progress((i + 1) / len(FRIEDMAN_PROBLEMS), f"{dataset}: read back from {cache.root}")
         else:
-            result = run_model_selection(dataset, list(estimators), budget=budget, n_repeats=5, seed=seed,
-                                         n_jobs=N_JOBS, n_noisy_outputs=n_noisy_outputs, refit=refit, stop=stop,
+            result = run_model_selection(selection_problem(dataset, n_noisy_outputs),
+                                         SelectionSettings(budget, n_repeats=5, refit=refit, n_jobs=N_JOBS),
+                                         list(estimators), seed=seed, stop=stop,
                                          progress=_part(progress, i, len(FRIEDMAN_PROBLEMS)))
             if not result.partial:
                 cache.put(key, jsonable(result.to_dict()))

@@ -277,7 +277,7 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     import dataclasses
     import io
 
-    from engine.experiments.model_selection import run_model_selection
+    from selection_calls import select
     from engine.app.page_models import dataspec
 
     rng = np.random.default_rng(0)
@@ -298,7 +298,7 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     assert job(at).status == "done", job(at).error
     frame = at.dataframe[0].value
     assert sorted(frame["estimator"]) == ["defaults", "gbmort"]
-    direct = run_model_selection(dataclasses.replace(ds, name="mine (Data page)"), ["gbmort", "defaults"],
+    direct = select(dataclasses.replace(ds, name="mine (Data page)"), ["gbmort", "defaults"],
                                  budget="quick", n_repeats=2, seed=0)
     for i, name in enumerate(direct.estimators):
         row = frame[frame["estimator"] == name].iloc[0]

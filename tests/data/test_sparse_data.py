@@ -24,8 +24,8 @@ from engine.datasets import (
     make_delicious_shaped,
 )
 from engine.datasets import dataset as dataset_module
-from engine.experiments.model_selection import make_splits
-from engine.experiments.problems import get_problem, problem_shape
+from engine.experiments.model_selection import make_splits, selection_problem
+from engine.experiments.problems import Problem, get_problem
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_CANDIDATES = [os.environ.get("SHARED_DATA_DIR", ""), "/work/shared/data", str(REPO.parent / "shared" / "data")]
@@ -294,7 +294,7 @@ def test_get_problem_random_split_keeps_sparse_and_scm20d_dense():
 
 
 def test_model_selection_splits_keep_sparse_x(loaded):
-    reps, split, n_train, n_test, n_val, p, d = make_splits("corel5k", None, loaded["corel5k"], 2, 0, seed=0)
+    reps, split, n_train, n_test, n_val, p, d = make_splits(selection_problem(loaded["corel5k"]), 2, seed=0)
     assert (n_train, n_test, p, d) == (4500, 500, 499, 374)
     for rep in reps:
         assert sparse.isspmatrix_csr(rep["X_train"]) and rep["X_train"].shape == (4500, 499)
@@ -357,7 +357,7 @@ def test_generator_bad_arguments(kwargs, match):
 
 
 def test_get_problem_draws_the_synthetic_set(delicious):
-    assert problem_shape(SYNTHETIC_DELICIOUS, 300, 4000, 16, 1.0, "uniform", 0, 0) == ("multilabel", 983)
+    assert Problem(SYNTHETIC_DELICIOUS).shape() == ("multilabel", 983)
     X_tr, Y_tr, X_te, Y_te, task, info = get_problem(SYNTHETIC_DELICIOUS, seed=0)
     assert sparse.isspmatrix_csr(X_tr) and X_tr.shape == (12920, 500) and X_te.shape == (3185, 500)
     assert Y_tr.shape == (12920, 983) and task == "multilabel"

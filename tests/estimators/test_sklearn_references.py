@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.app.page_models.cost import estimate_model_selection_cost as estimate_cost
-from engine.experiments.model_selection import run_model_selection
+from selection_calls import estimate as estimate_cost
+from selection_calls import select
 from engine.names import REFERENCE_NAMES
 from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params
 
@@ -12,7 +12,7 @@ TINY = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), n_st
 
 
 def test_reference_rows_run_under_the_protocol_regression():
-    res = run_model_selection("friedman1-group", ["gbmort", *REFERENCE_NAMES], budget=TINY, n_repeats=2, seed=0)
+    res = select("friedman1-group", ["gbmort", *REFERENCE_NAMES], budget=TINY, n_repeats=2, seed=0)
     assert res.estimators == ["gbmort", "sklearn-gb", "sklearn-rf", "sklearn-st-rf"]
     assert res.scores.shape == (4, 2)
     assert np.all((res.scores > 0.3) & (res.scores < 1))
@@ -28,13 +28,13 @@ def test_reference_rows_run_under_the_protocol_regression():
 def test_sklearn_gb_matches_st_gbrt_square_loss():
     # Same grid, same splits, same step selection: per-output sklearn GB and our st-gbrt
     # (both exact best-first trees on all features) choose the same number of steps.
-    res = run_model_selection("enb", ["st-gbrt", "sklearn-gb"], budget=TINY, n_repeats=2, seed=1)
+    res = select("enb", ["st-gbrt", "sklearn-gb"], budget=TINY, n_repeats=2, seed=1)
     assert [c["n_steps"] for c in res.chosen["st-gbrt"]] == [c["n_steps"] for c in res.chosen["sklearn-gb"]]
     np.testing.assert_allclose(res.scores[0], res.scores[1], atol=1e-3)
 
 
 def test_reference_rows_multilabel_lrap():
-    res = run_model_selection("flags", list(REFERENCE_NAMES), budget=TINY, n_repeats=2, seed=0)
+    res = select("flags", list(REFERENCE_NAMES), budget=TINY, n_repeats=2, seed=0)
     assert res.metric == "lrap"
     assert np.all((res.scores > 0.4) & (res.scores <= 1))
     assert res.chosen["sklearn-rf"][0]["max_features"] == int(np.sqrt(19))
@@ -65,7 +65,7 @@ def test_partial_results_are_reported_per_repeat():
         if partial is not None:
             seen.append((partial.n_repeats_done, partial.partial))
 
-    run_model_selection("friedman1-group", ["gbmort", "sklearn-rf"], budget=TINY, n_repeats=3, seed=0,
+    select("friedman1-group", ["gbmort", "sklearn-rf"], budget=TINY, n_repeats=3, seed=0,
                         progress=progress, report_partial=True)
     assert seen == [(1, True), (2, True), (3, False)]
 
@@ -82,7 +82,7 @@ def test_estimate_cost_counts_fits_and_is_positive():
 
 def test_unknown_reference_name_is_rejected():
     with pytest.raises(ValueError, match="sklearn-rf"):
-        run_model_selection("enb", ["sklearn-xgb"], budget=TINY, n_repeats=2)
+        select("enb", ["sklearn-xgb"], budget=TINY, n_repeats=2)
 
 
 def test_our_forests_run_under_the_protocol_like_the_reference_forest():
@@ -90,7 +90,7 @@ def test_our_forests_run_under_the_protocol_like_the_reference_forest():
     # streams): on the same splits their test scores must be close; the projected forest with
     # a new projection per tree (paper 003, Algorithm 2) stays close to both.
     names = ["mo-rf", "rf-gaussian-per-tree", "sklearn-rf"]
-    res = run_model_selection("friedman1-group", names, budget=TINY, n_repeats=2, seed=0)
+    res = select("friedman1-group", names, budget=TINY, n_repeats=2, seed=0)
     assert res.estimators == names
     assert np.all(np.isfinite(res.scores))
     assert abs(res.mean[0] - res.mean[2]) < 0.03
@@ -99,7 +99,7 @@ def test_our_forests_run_under_the_protocol_like_the_reference_forest():
 
 
 def test_our_multilabel_forests_are_scored_by_probabilities():
-    res = run_model_selection("flags", ["mo-rf", "st-rf", "rf-sparse-shared"], budget=TINY, n_repeats=2, seed=0)
+    res = select("flags", ["mo-rf", "st-rf", "rf-sparse-shared"], budget=TINY, n_repeats=2, seed=0)
     assert res.metric == "lrap"
     assert np.all((res.scores > 0.6) & (res.scores <= 1))
     cost = estimate_cost("flags", ["mo-rf", "st-gbrt"], budget=TINY, n_repeats=2)
@@ -107,6 +107,6 @@ def test_our_multilabel_forests_are_scored_by_probabilities():
 
 
 def test_estimate_cost_checks_noisy_outputs():
-    with pytest.raises(ValueError, match="n_noisy_outputs is only supported for the Friedman1"):
+    with pytest.raises(ValueError, match="n_noisy_outputs is only available for the Friedman1"):
         estimate_cost("enb", ["st-gbrt"], budget=TINY, n_noisy_outputs=4)
     assert estimate_cost("friedman1-group", ["st-gbrt"], budget=TINY, n_noisy_outputs=16)["seconds"] > 0

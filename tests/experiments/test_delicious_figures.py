@@ -18,7 +18,7 @@ from engine.datasets.slices import DELICIOUS_SLICE, SLICE_SHAPE, load_slice
 from engine.experiments import claims
 from engine.experiments.convergence import Curve, ConvergenceResult
 from engine.experiments.forests import FOREST_REF, PER_TREE, SHARED, SINGLE_TREE, TREE_REF, ForestSweepResult
-from engine.experiments.problems import get_problem, problem_shape, problem_size
+from engine.experiments.problems import Problem, get_problem, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult
 from engine.experiments.published import DELICIOUS_CLAIMS
 from engine.reports.delicious import BOOSTING_SIZES, FOREST_SIZES, size_of
@@ -46,7 +46,7 @@ def test_the_slice_is_the_first_rows_and_most_frequent_labels_of_the_real_delici
 
 
 def test_the_slice_is_a_problem_like_any_shipped_set():
-    assert problem_shape(DELICIOUS_SLICE, 300, 4000, 16, 1.0, "uniform", 0, 0) == ("multilabel", 100)
+    assert Problem(DELICIOUS_SLICE).shape() == ("multilabel", 100)
     size = problem_size(DELICIOUS_SLICE)
     assert (size["n_train"], size["n_test"], size["n_features"], size["n_outputs"]) == (1000, 500, 500, 100)
     X_tr, Y_tr, X_te, Y_te, task, info = get_problem(DELICIOUS_SLICE)

@@ -9,7 +9,8 @@ import engine.experiments.model_selection as ms
 from engine.estimators.artificial import ArtificialGBRT
 from engine.experiments import published
 from engine.reports import reproduce
-from engine.experiments.model_selection import run_model_selection
+from engine.experiments.selection_tables import benchmark_frame
+from selection_calls import select
 from engine.experiments.published import PAPER_TABLE4
 
 TINY = dict(learning_rate=(0.5, 0.2), max_leaf_nodes=(2, 3), max_features=(1.0,), n_steps=30)
@@ -18,7 +19,7 @@ NAMES = ["artificial-gbrt", "st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
 
 @pytest.fixture(scope="module")
 def chain_result():
-    return run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
+    return select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
 
 
 def test_quick_budget_runs_and_summaries(chain_result):
@@ -59,15 +60,15 @@ def test_quick_budget_runs_and_summaries(chain_result):
 
 
 def test_deterministic(chain_result):
-    again = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
+    again = select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
     np.testing.assert_array_equal(again.scores, chain_result.scores)
     assert again.chosen == chain_result.chosen
-    other = run_model_selection("friedman1-chain", NAMES[:2], budget=TINY, n_repeats=3, seed=2)
+    other = select("friedman1-chain", NAMES[:2], budget=TINY, n_repeats=3, seed=2)
     assert not np.array_equal(other.scores, chain_result.scores[:2])
 
 
 def test_n_jobs_invariant(chain_result):
-    par = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, n_jobs=2)
+    par = select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, n_jobs=2)
     np.testing.assert_array_equal(par.scores, chain_result.scores)
 
 
@@ -83,16 +84,16 @@ def test_selection_never_sees_the_test_set(monkeypatch):
         return (reps, *rest)
 
     kw = dict(budget=TINY, n_repeats=2, seed=5)
-    ref = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
+    ref = select("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
     monkeypatch.setattr(ms, "make_splits", garbage_splits)
-    bad = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
+    bad = select("group", ["gbmort", "gbrt-rpo-subsampled"], **kw)
     assert bad.chosen == ref.chosen
     assert (bad.scores < 0.1).all() and (ref.scores > 0.5).all()
 
 
 def test_chosen_steps_maximise_the_validation_curve():
     """The chosen step is the argmax of the held-out curve of the chosen grid point."""
-    rep = ms.make_splits("friedman1-group", "group", None, 2, 0, 3)[0][0]
+    rep = ms.make_splits(ms.selection_problem("friedman1-group"), 2, 3)[0][0]
     X_fit, Y_fit = rep["X_train"][rep["fit"]], rep["Y_train"][rep["fit"]]
     X_val, Y_val = rep["X_train"][rep["val"]], rep["Y_train"][rep["val"]]
     config = dict(learning_rate=0.5, max_leaf_nodes=2, max_features=5, loss="squared_error")
@@ -121,7 +122,7 @@ def test_artificial_gbrt_oracle():
 
 
 def test_noisy_outputs_half_macro_r2():
-    res = run_model_selection("friedman1-ind", ["st-gbrt", "gbmort"], budget=TINY, n_repeats=2,
+    res = select("friedman1-ind", ["st-gbrt", "gbmort"], budget=TINY, n_repeats=2,
                               n_noisy_outputs=16, seed=0)
     assert res.half_scores.shape == (2, 2)
     # Noisy outputs cannot be predicted: the full macro-r2 is about half the original half's.
@@ -130,7 +131,7 @@ def test_noisy_outputs_half_macro_r2():
 
 
 def test_multilabel_dataset_lrap():
-    res = run_model_selection("emotions", ["gbmort"], n_repeats=2,
+    res = select("emotions", ["gbmort"], n_repeats=2,
                               budget=dict(learning_rate=(0.5,), max_leaf_nodes=(2,), n_steps=20))
     assert res.metric == "lrap" and res.task == "multilabel"
     assert (res.scores > 0.5).all() and (res.scores <= 1).all()
@@ -146,7 +147,7 @@ def test_stop_returns_partial():
         if "repeat 1/4 done" in msg:
             stop.set()
 
-    res = run_model_selection("group", ["gbmort"], budget=TINY, n_repeats=4, progress=progress, stop=stop)
+    res = select("group", ["gbmort"], budget=TINY, n_repeats=4, progress=progress, stop=stop)
     assert res.partial and res.n_repeats_done == 1 and res.scores.shape == (1, 1)
     assert np.isnan(res.pvalues).all()
     assert all(0 <= f <= 1 for f in calls) and calls == sorted(calls)
@@ -175,7 +176,7 @@ def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
     (("nope", ["gbmort"]), {}, "dataset"),
     (("chain", []), {}, "estimators"),
     (("chain", ["xgboost"]), {}, "estimators"),
-    (("chain", ["gbmort", "gbmort"]), {}, "duplicates"),
+    (("chain", ["gbmort", "gbmort"]), {}, "twice"),
     (("emotions", ["artificial-gbrt"]), {}, "artificial"),
     (("chain", ["gbmort"]), dict(budget="huge"), "budget"),
     (("chain", ["gbmort"]), dict(budget=dict(depth=3)), "budget"),
@@ -191,7 +192,7 @@ def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
 ])
 def test_bad_input(args, kwargs, word):
     with pytest.raises(ValueError, match=word):
-        run_model_selection(*args, **kwargs)
+        select(*args, **kwargs)
 
 
 def _recording(monkeypatch):
@@ -218,7 +219,7 @@ def test_stop_on_the_first_report_ends_the_fit_in_progress(monkeypatch):
         stop.set()
 
     budget = dict(learning_rate=(0.1,), max_leaf_nodes=(2, 3), max_features=(1.0,), n_steps=10_000)
-    res = run_model_selection("group", ["gbmort", "st-gbrt"], budget=budget, n_repeats=3, progress=progress,
+    res = select("group", ["gbmort", "st-gbrt"], budget=budget, n_repeats=3, progress=progress,
                               stop=stop)
     assert res.partial and res.n_repeats_done == 0 and res.scores.shape == (2, 0)
     assert len(built) == 1 and 1 <= built[0].n_steps_ <= 16
@@ -234,7 +235,7 @@ def test_stop_during_the_refit_drops_the_repeat(monkeypatch):
             stop.set()
 
     budget = dict(learning_rate=(0.01,), max_leaf_nodes=(2,), max_features=(1.0,), n_steps=2000)
-    res = run_model_selection("group", ["gbmort", "gbrt-rpo-subsampled"], budget=budget, n_repeats=2,
+    res = select("group", ["gbmort", "gbrt-rpo-subsampled"], budget=budget, n_repeats=2,
                               progress=progress, stop=stop)
     assert res.partial and res.n_repeats_done == 0
     # two grid fits ran to the end, then the first refit was cut short and the second never started
@@ -246,7 +247,7 @@ def test_stop_already_set_fits_nothing(monkeypatch):
     built = _recording(monkeypatch)
     stop = threading.Event()
     stop.set()
-    res = run_model_selection("group", ["gbmort"], budget=TINY, n_repeats=2, stop=stop)
+    res = select("group", ["gbmort"], budget=TINY, n_repeats=2, stop=stop)
     assert res.partial and res.n_repeats_done == 0 and built == []
 
 
@@ -255,7 +256,7 @@ def test_split_without_a_standard_one_is_40_10_50():
     from engine.datasets import load_dataset
     data = load_dataset("atp1d")
     assert data.test_indices is None
-    reps, split, n_train, n_test, n_val, p, d = ms.make_splits("atp1d", None, data, 2, 0, 0)
+    reps, split, n_train, n_test, n_val, p, d = ms.make_splits(ms.selection_problem(data), 2, 0)
     n = data.n_samples
     assert abs(n_test - n / 2) <= 1 and n_train + n_test == n and abs(n_val - 0.1 * n) <= 1
     assert "50% test" in split
@@ -267,10 +268,10 @@ def test_split_without_a_standard_one_is_40_10_50():
 def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
     """refit=False: same choices (selection never sees the test set), but the test score is that of
     the chosen setting fitted on the 80% it was validated on, computed here by hand."""
-    no_refit = run_model_selection("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, refit=False)
+    no_refit = select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, refit=False)
     assert chain_result.refit and not no_refit.refit
     assert no_refit.chosen == chain_result.chosen
-    reps = ms.make_splits("friedman1-chain", "chain", None, 3, 0, 1)[0]
+    reps = ms.make_splits(ms.selection_problem("friedman1-chain"), 3, 1)[0]
     for i, name in enumerate(NAMES):
         for r, rep in enumerate(reps):
             c = no_refit.chosen[name][r]
@@ -281,7 +282,7 @@ def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
             assert no_refit.scores[i, r] == by_hand
     assert not np.array_equal(no_refit.scores, chain_result.scores)
     with pytest.raises(ValueError, match="refit"):
-        run_model_selection("friedman1-chain", NAMES, budget=TINY, refit="no")
+        select("friedman1-chain", NAMES, budget=TINY, refit="no")
 
 
 @pytest.mark.parametrize("dataset, task", [("friedman1-group", "regression"), ("emotions", "multilabel")])
@@ -291,13 +292,11 @@ def test_defaults_row_is_the_estimator_as_a_practitioner_gets_it(dataset, task):
     fit's, scored here by scikit-learn (r2 averaged over outputs, LRAP)."""
     from sklearn.metrics import label_ranking_average_precision_score, r2_score
 
-    from engine.datasets import load_dataset
     from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 
     assert "defaults" in ms.KNOWN_NAMES and "defaults" in ms.NO_GRID
-    res = run_model_selection(dataset, ["gbmort", "defaults"], budget=TINY, n_repeats=2, seed=3)
-    structure = "group" if dataset.startswith("friedman1") else None
-    reps = ms.make_splits(dataset, structure, None if structure else load_dataset(dataset), 2, 0, 3)[0]
+    res = select(dataset, ["gbmort", "defaults"], budget=TINY, n_repeats=2, seed=3)
+    reps = ms.make_splits(ms.selection_problem(dataset), 2, 3)[0]
     cls = MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
     for r, rep in enumerate(reps):
         est = cls(random_state=rep["random_state"]).fit(rep["X_train"], rep["Y_train"])
@@ -311,7 +310,7 @@ def test_defaults_row_is_the_estimator_as_a_practitioner_gets_it(dataset, task):
             strategy="projected_relabel", projection="gaussian", n_projections=1, learning_rate=0.1,
             max_leaf_nodes=32, leaf_estimation="newton", n_estimators=300, early_stopping="auto",
             n_steps=None, validation_score=None)
-    frame = ms.benchmark_frame(res)
+    frame = benchmark_frame(res)
     assert set(frame["estimator"]) == {"gbmort", "defaults"}
 
 
@@ -327,6 +326,7 @@ def test_cost_estimate_scales_the_defaults_probe_to_their_300_steps(monkeypatch)
     monkeypatch.setattr(cost, "make_method", lambda *a: fitted.append(a[-1]) or real(*a))
     clock = iter(np.arange(0.0, 100.0, 1.0))          # every thread_time() call: one more second
     monkeypatch.setattr(cost.time, "thread_time", lambda: next(clock))
-    est = cost.estimate_model_selection_cost("friedman1-group", ["defaults", "mo-rf"], n_repeats=2, probe_steps=10)
+    est = cost.estimate_model_selection_cost("friedman1-group", ms.SelectionSettings(n_repeats=2), ["defaults", "mo-rf"],
+                                             probe_steps=10)
     assert fitted == [dict(random_state=0, n_estimators=10)] * 2
     assert est["per_estimator"] == {"defaults": 2 * 1.0 * 300 / 10, "mo-rf": 2 * 1.0 * 100 / 10}

@@ -20,15 +20,12 @@ import numpy as np
 
 from engine.experiments.model_selection import (
     NO_GRID,
-    check_estimators,
-    check_noisy_outputs,
+    check_request,
     evaluate_configuration,
     grid_configurations,
     make_method,
     make_splits,
     no_grid_steps,
-    resolve_budget,
-    resolve_dataset,
 )
 from engine.estimators.growers import AUTO_HIST_MIN_SAMPLES
 from engine.estimators.registry import FOREST_CONFIGS
@@ -46,8 +43,7 @@ _PREDICT_UNIT = 2e-9
 
 
 
-def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repeats=5, seed=0, n_noisy_outputs=0,
-                  probe_steps=10):
+def estimate_model_selection_cost(problem, settings, estimators, *, seed=0, probe_steps=10):
     """Predict the work and the running time of ``run_model_selection`` before starting it.
 
     The time comes from a short probe on this machine, measured as CPU time of this thread
@@ -67,16 +63,12 @@ def estimate_model_selection_cost(dataset, estimators, *, budget="quick", n_repe
     estimated seconds) and ``probe_seconds`` (time spent on the probe).
     """
     started = time.perf_counter()
-    name, structure, data = resolve_dataset(dataset)
-    task = "regression" if data is None else data.task
-    estimators = check_estimators(estimators, structure)
-    grid = resolve_budget(budget, task)
-    n_repeats = _check_int(n_repeats, "n_repeats", 2)
+    problem, task, grid, estimators = check_request(problem, settings, estimators)
     probe_steps = _check_int(probe_steps, "probe_steps", 1)
-    n_noisy_outputs = check_noisy_outputs(n_noisy_outputs, structure)
-    reps, _, _, _, _, p, d_all = make_splits(name, structure, data, 1, n_noisy_outputs, _check_int(seed, "seed", 0))
+    reps, _, _, _, _, p, d_all = make_splits(problem, 1, _check_int(seed, "seed", 0))
     rep = reps[0]
-    n_real = d_all - n_noisy_outputs
+    n_real, n_repeats = d_all - problem.n_noisy_outputs, settings.n_repeats
+    structure = problem.dataset.split("-", 1)[1] if problem.synthetic else None
     configs = grid_configurations(grid, p)
     n_steps = grid["n_steps"]
     heavy = max(configs, key=lambda c: (c["max_leaf_nodes"], c["max_features"]))
