@@ -492,3 +492,14 @@ def test_busy_counts_runs_computing_at_once_never_the_load_average():
         g.release.set()
     assert all(t.wait(10) for t in tickets)
     assert [t.snapshot()["busy"] for t in tickets] == [2, 2]
+
+
+def test_a_run_computing_in_other_threads_is_not_a_measure():
+    """A forest's trees grow in threads of their own: its run's thread measures 0.25 s of CPU in 46 s.
+    Counted, that ratio would make every "up to" 180 times the estimate."""
+    from engine.app.serving.measures import Measures
+    m = Measures()
+    m.add("fx", 5.0, 46.0, 0.25, 0.0)
+    assert m.slowdown(0.0) == 1.0 and m.calibration("fx") == 1.0
+    m.add("fx", 5.0, 12.0, 10.0, 0.0)
+    assert m.slowdown(0.0) == pytest.approx(1.2) and m.calibration("fx") == pytest.approx(2.0)

@@ -249,10 +249,16 @@ def test_of_two_processes_claiming_a_run_one_computes_it(tmp_path):
 
 
 def test_the_fill_records_its_runs_for_the_server_s_estimates(tmp_path):
+    from engine.app.serving.measures import read_records
     filler = RunStore(warm=WarmCache(tmp_path, version="v"), persist=True)
     request_done(filler, estimate=2.0)
+    deadline = time.monotonic() + 10
+    while not read_records(filler.warm.folder) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (record,) = read_records(filler.warm.folder)
+    assert record["page"] == "conv" and record["estimate"] == 2.0 and record["cpu"] >= 0
+    filler.warm.record("conv", 2.0, 1.2, 1.0)         # a run that computed: 1 s of CPU against 2 estimated
     server = RunStore(warm=WarmCache(tmp_path, version="v"))
-    measured = server.measures.calibration("conv")
-    assert 0.0 < measured < 1.0             # a few ms of CPU against an estimate of 2 s
-    assert server.estimate_range(100.0, "conv")[0] == pytest.approx(100.0 * measured)
+    assert server.measures.calibration("conv") == pytest.approx(0.5)     # the tiny run does not count
+    assert server.estimate_range(100.0, "conv")[0] == pytest.approx(50.0)
     assert server.estimate_range(100.0, "other page")[0] == 100.0

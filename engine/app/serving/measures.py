@@ -15,7 +15,10 @@ server, which runs at normal priority; issue 43 saw "up to 39 min" for runs that
   sharing of cores costs now) and adds the wait in the queue (the run store's part).
 
 A run that waited for another process's computation (the fill's) measured a wait, not a
-computation: it is never recorded (it made the earlier "14.6× their CPU time").
+computation: it is never recorded (it made the earlier "14.6× their CPU time"); nor does a run whose
+measured CPU is a small share of its wall time (a forest grows its trees in threads of its own, which
+its run's thread does not measure: 0.25 s of CPU in a 46 s run). The fill, one run at a time per
+process, records the process's CPU during each run instead.
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ SLOWDOWN_WINDOW = 120.0     # seconds a finished run's wall/CPU ratio counts for
 KEEP = 10                   # runs of a page its calibration is the median of
 MIN_ESTIMATE = 0.5          # seconds: a shorter estimate's ratio is mostly noise
 MIN_CPU = 0.2               # seconds of CPU below which a run's wall/CPU ratio is noise
+# A run whose measured CPU is under this share of its wall time computed elsewhere (a forest's trees grow
+# in threads of their own, so its run's thread measures almost nothing): neither a slowdown nor a calibration.
+MIN_CPU_SHARE = 0.1
 CALIBRATION_RANGE = (0.05, 20.0)   # a page's calibration never leaves this range
 RECORDS = "measures.jsonl"
 
@@ -57,6 +63,12 @@ def read_records(folder: Path) -> list[dict]:
         except (ValueError, KeyError, TypeError):
             continue
     return out
+
+
+def _counts(wall: float, cpu: float) -> bool:
+    """Whether a run's CPU seconds measure its computation (enough of them, and most of it in the thread
+    measured)."""
+    return cpu > MIN_CPU and cpu >= MIN_CPU_SHARE * wall
 
 
 class Measures:
@@ -89,9 +101,9 @@ class Measures:
         if not page:
             return 1.0
         with self._lock:
-            own = [(e, c) for p, e, _, c, _ in self._runs if p == page and e and e >= MIN_ESTIMATE]
+            own = [(e, c) for p, e, w, c, _ in self._runs if p == page and e and e >= MIN_ESTIMATE and _counts(w, c)]
             disk = [(r["estimate"], r["cpu"]) for r in self._fill_records()
-                    if r["page"] == page and r["estimate"] >= MIN_ESTIMATE]
+                    if r["page"] == page and r["estimate"] >= MIN_ESTIMATE and _counts(r["elapsed"], r["cpu"])]
         ratios = [c / e for e, c in (disk + own)[-KEEP:]]
         if not ratios:
             return 1.0
@@ -102,7 +114,7 @@ class Measures:
         """Wall time per CPU second of the runs that ended in the last SLOWDOWN_WINDOW seconds (1 when
         none, never below 1)."""
         with self._lock:
-            recent = [w / c for _, _, w, c, t in self._runs if now - t <= SLOWDOWN_WINDOW and c > MIN_CPU]
+            recent = [w / c for _, _, w, c, t in self._runs if now - t <= SLOWDOWN_WINDOW and _counts(w, c)]
         return max(1.0, statistics.median(recent)) if recent else 1.0
 
     def typical(self, default: float) -> float:

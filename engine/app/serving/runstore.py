@@ -145,6 +145,7 @@ class _Run:
         self.page = ""
         self.claimed = False         # marked in the start-up cache as computed by this process
         self.awaited = False         # waits for another process's computation of it
+        self.process_cpu: float | None = None   # the process's CPU clock when it started
 
 
 class Ticket:
@@ -368,6 +369,7 @@ class RunStore:
                 self._queue.remove(run)
                 self._claim(run)
                 run.state = "running"
+                run.process_cpu = time.process_time()     # the fill's one run at a time: the process's CPU is the run's
                 self._running.append(run)
                 self.started += 1
                 busy = len(self._running)
@@ -419,13 +421,21 @@ class RunStore:
                     self._compactors[run.key] = run.compact
             if not run.awaited and snap["status"] == "done":
                 # a run awaited from another process spent its time waiting, not computing: not a measure
-                self.measures.add(run.page, run.estimate, snap["elapsed"], snap["cpu_seconds"], self._clock())
+                self.measures.add(run.page, run.estimate, snap["elapsed"], self._run_cpu(run, snap), self._clock())
             self._pump()
             log.info(RUN_ENDED, {"key": short_key(run.key), "status": snap["status"], "seconds": snap["elapsed"],
                                  "watchers": len(run.owners)})
         if run.claimed:
             self._write_claimed(run, kept if nbytes is not None else None)
         self._compact_if_free(run.key)       # every session left while it finished
+
+    def _run_cpu(self, run: _Run, snap: dict) -> float:
+        """The CPU seconds of a run: its thread's, or, in a store computing one run at a time (the fill),
+        the process's during the run (a forest grows its trees in threads of its own: its run's thread
+        then measures almost nothing)."""
+        if self.limits.max_jobs == 1 and run.process_cpu is not None:
+            return max(snap["cpu_seconds"], time.process_time() - run.process_cpu)
+        return snap["cpu_seconds"]
 
     def _write_claimed(self, run: _Run, kept: dict | None) -> None:
         """A run this process marked as its own has ended: the fill's store writes it to disk, and so
@@ -435,7 +445,7 @@ class RunStore:
             if kept is not None and (self.persist or self.warm.wanted(run.key)):
                 self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
                 if self.persist and run.estimate:
-                    self.warm.record(run.page, run.estimate, kept["elapsed"], kept["cpu_seconds"])
+                    self.warm.record(run.page, run.estimate, kept["elapsed"], self._run_cpu(run, kept))
         except Exception as exc:  # noqa: BLE001 - not kept on disk; the run itself is fine
             log.warning("start-up cache: run %s not written (%s: %s)", run.key[:8], type(exc).__name__, exc)
         finally:
