@@ -124,7 +124,7 @@ with st.sidebar:
 
 settings = os_.OneStepSettings(
     problem=problem, n_train=int(n_train), method=method_name, loss=loss, projection=scheme,
-    n_projections=int(q) if takes_q else 1, fixed_projection=bool(fixed and projected),
+    q=int(q) if takes_q else 1, fixed_projection=bool(fixed and projected),
     learning_rate=float(learning_rate), max_leaf_nodes=int(max_leaf_nodes), leaf_estimation=leaf_estimation,
     seed=int(seed),
 )  # fmt: skip

@@ -31,7 +31,7 @@ DRAWS = {"gbmort": dict(learning_rate=0.1, n_estimators=300, max_leaf_nodes=2),
 
 def _settings(problem, method, n_train=80):
     return os_.OneStepSettings(problem=problem, n_train=n_train, method=method,
-                               n_projections=4 if method == "gbrt-relabel-rpo" else 1)
+                               q=4 if method == "gbrt-relabel-rpo" else 1)
 
 
 def measure(repeats=3):

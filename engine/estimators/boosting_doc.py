@@ -72,7 +72,8 @@ default "projected_relabel"
     projection : {"subsample", "gaussian", "achlioptas", "sparse"}, default "gaussian"
         Random projection scheme of the projected strategies.
     n_projections : int, default 1
-        q, rows of each projection (1 for "projected").
+        q, rows of each projection (1 for "projected"). Named as a scikit-learn
+        parameter is (a count, ``n_*``); the experiments and the app call it q.
     loss : %(losses)s
     learning_rate : float in (0, 1], default 0.1
     n_estimators : int, default 300

@@ -504,7 +504,8 @@ _PARAMS_DOC = """
         Output projection scheme; None grows ordinary multi-output trees on Y.
     n_components : int >= 1 or "log"
         q, the projected dimension; required with a projection. "log" means
-        max(1, round(ln d)). With "subsample", q <= d.
+        max(1, round(ln d)). With "subsample", q <= d. Named as
+        sklearn.random_projection names it; the experiments and the app call it q.
     projection_per_tree : bool, default True
         True: a new projection per tree (Algorithm 2); False: one shared (Algorithm 1).
     missing_targets : {"error", "ignore"}

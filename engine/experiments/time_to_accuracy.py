@@ -91,10 +91,10 @@ def _checkpoints(n):
     return np.unique(np.round(np.logspace(0, np.log10(n), N_CHECKPOINTS)).astype(int)).tolist()
 
 
-def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections, leaf_estimation,
+def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q, leaf_estimation,
                   seed, stop):
     # Every hyper-parameter the curve relies on, explicitly (the estimators' defaults serve a first fit).
-    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=n_projections,
+    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=q,
                   loss="logistic", learning_rate=learning_rate, n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
                   max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
                   leaf_estimation=leaf_estimation, l2_regularization=1.0, early_stopping=False,
@@ -147,7 +147,7 @@ def _check_peer(value, name, installed, peer, package):
 
 
 def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
-                         n_projections=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, seed=0,
+                         q=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, seed=0,
                          progress=None, stop=None) -> TimeToAccuracyResult:
     """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
 
@@ -161,7 +161,7 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     n_steps = check_int(n_steps, "n_steps", 1)
     xgboost_rounds = check_int(xgboost_rounds, "xgboost_rounds", 1)
     max_leaf_nodes = check_int(max_leaf_nodes, "max_leaf_nodes", 2)
-    n_projections = check_int(n_projections, "n_projections", 1)
+    q = check_int(q, "q", 1)
     seed = check_int(seed, "seed", 0)
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
@@ -172,10 +172,10 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     test = np.zeros(data.X.shape[0], dtype=bool)
     test[data.test_indices] = True
     X, Y, X_test, Y_test = data.X[~test], data.Y[~test], data.X[test], data.Y[test]
-    label = f"engine: gbrt-relabel-rpo-gaussian, q = {n_projections}, {max_leaf_nodes} leaves, {leaf_estimation} leaves"
+    label = f"engine: gbrt-relabel-rpo-gaussian, q = {q}, {max_leaf_nodes} leaves, {leaf_estimation} leaves"
     if progress is not None:
         progress(0.0, f"{dataset}: fitting the engine")
-    curves = {label: _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, n_projections,
+    curves = {label: _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q,
                                    leaf_estimation, seed, stop)}
     notes = [f"{dataset}: standard split, {X.shape[0]} training / {X_test.shape[0]} test rows, "
              f"{Y.shape[1]} labels; one thread; fit seconds exclude scoring."]
@@ -197,6 +197,6 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
             progress(0.8, f"{dataset}: fitting napkinXC's PLT")
         curves[PLT_LABEL] = _plt_curve(X, Y, X_test, Y_test, seed)
     params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
-                  max_leaf_nodes=max_leaf_nodes, n_projections=n_projections, leaf_estimation=leaf_estimation,
+                  max_leaf_nodes=max_leaf_nodes, q=q, leaf_estimation=leaf_estimation,
                   with_xgboost=with_xgboost, with_plt=with_plt, seed=seed)
     return TimeToAccuracyResult(dataset=dataset, params=params, curves=curves, notes=notes)

@@ -54,7 +54,7 @@ def test_a_shared_url_restores_the_same_step():
     assert a.number_input(key="os_step").value == 4
     assert tree_spec(a) == tree_spec(b)
     run = a.session_state["os_run"]
-    assert run.settings.method == "gbrt-relabel-rpo" and run.settings.n_projections == 3
+    assert run.settings.method == "gbrt-relabel-rpo" and run.settings.q == 3
     # The picture is the engine's: the drawn step equals a fresh run's view of step 4.
     fresh = os_.OneStepRun(run.settings).view(4)
     spec = json.loads(a.get_by_key("os_projection").proto.spec)

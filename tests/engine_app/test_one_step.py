@@ -16,9 +16,9 @@ CASES = [(m, "friedman1-chain", "squared_error") for m in METHODS] + [
 
 
 def settings(method="gbrt-relabel-rpo", problem="friedman1-chain", loss=None, **kw):
-    q = kw.pop("n_projections", 3 if method == "gbrt-relabel-rpo" else 1)
+    q = kw.pop("q", 3 if method == "gbrt-relabel-rpo" else 1)
     return os_.OneStepSettings(problem=problem, n_train=60, method=method, loss=loss, projection="gaussian",
-                               n_projections=q, max_leaf_nodes=4, learning_rate=0.3, seed=3, **kw)
+                               q=q, max_leaf_nodes=4, learning_rate=0.3, seed=3, **kw)
 
 
 def numpy_gradient(run, k):
@@ -181,8 +181,8 @@ def test_invalid_settings_name_the_argument():
         os_.load_problem("nope", 60, 0)
     with pytest.raises(ValueError, match="n_train"):
         os_.load_problem("friedman1-chain", 5000, 0)
-    with pytest.raises(ValueError, match="n_projections"):
-        os_.OneStepRun(settings("gbrt-rpo", n_projections=2))
+    with pytest.raises(ValueError, match="q must be 1"):
+        os_.OneStepRun(settings("gbrt-rpo", q=2))
     with pytest.raises(ValueError, match="loss"):
         os_.OneStepRun(settings("gbmort", loss="logistic"))
     with pytest.raises(ValueError, match="step"):
@@ -218,7 +218,7 @@ def test_every_figure_builds_from_a_view(method):
 
 @pytest.mark.parametrize("method", ["gbmort", "gbrt-relabel-rpo"])
 def test_newton_leaves_are_drawn_as_stored(method):
-    s = os_.OneStepSettings(problem="emotions", n_train=60, method=method, n_projections=2 if method != "gbmort" else 1,
+    s = os_.OneStepSettings(problem="emotions", n_train=60, method=method, q=2 if method != "gbmort" else 1,
                             leaf_estimation="newton", seed=1)
     run = os_.OneStepRun(s)
     view = run.view(2)

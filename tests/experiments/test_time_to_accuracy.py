@@ -18,7 +18,7 @@ def _split(name):
 
 @pytest.fixture(scope="module")
 def race():
-    return tta.run_time_to_accuracy("bibtex", n_steps=6, xgboost_rounds=4, max_leaf_nodes=4, n_projections=2)
+    return tta.run_time_to_accuracy("bibtex", n_steps=6, xgboost_rounds=4, max_leaf_nodes=4, q=2)
 
 
 def test_the_engine_curve_is_the_models_own_staged_score(race):
@@ -46,7 +46,7 @@ def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
 
 def test_without_xgboost_the_result_says_so(monkeypatch):
     monkeypatch.setattr(tta, "xgboost_installed", lambda: False)
-    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_plt=False)
+    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_plt=False)
     assert len(res.curves) == 1 and res.params["with_xgboost"] is False
     assert any(f"XGBoost is not installed here (it is one of the app's dependencies: `pip install "
                f"{tta.XGBOOST_PACKAGE}`)" in n for n in res.notes)
@@ -78,7 +78,7 @@ def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
     of the call the page makes), and each result records the value used."""
     from engine.app.serving.run_key import run_key
 
-    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, n_projections=1, with_plt=False)
+    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, q=1, with_plt=False)
     assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=False, **kw)
             != run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=True, **kw))
     without = tta.run_time_to_accuracy("bibtex", with_xgboost=False, **kw)
@@ -115,7 +115,7 @@ def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypat
     pytest.importorskip("napkinxc")
     from engine.experiments.label_trees import l2_rows, plt_fit
 
-    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_xgboost=False)
+    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_xgboost=False)
     assert res.params["with_plt"] is True and list(res.curves)[-1] == tta.PLT_LABEL
     point = res.curves[tta.PLT_LABEL]
     assert point["steps"] == [1] and point["seconds"][0] > 0
@@ -127,7 +127,7 @@ def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypat
     fig = time_to_accuracy_figure(res)
     assert [t.meta for t in fig.data if t.meta.get("curve")] == [{"curve": k} for k in res.curves]
     monkeypatch.setattr(tta, "plt_installed", lambda: False)
-    alone = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, n_projections=1, with_xgboost=False)
+    alone = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_xgboost=False)
     assert alone.params["with_plt"] is False and len(alone.curves) == 1
     with pytest.raises(ValueError, match="with_plt=True but napkinXC is not installed"):
         tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt=True)

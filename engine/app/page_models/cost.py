@@ -120,7 +120,7 @@ def _forest_seconds(estimator, params, n_train, n_test, n_outputs, n_features):
     if _per_output_forest(estimator):       # st-rf: one single-output forest per output
         trees, outputs = trees * n_outputs, 1
     return estimate_forest_seconds(n_train=n_train, n_features=n_features, n_outputs=outputs, n_trees=trees,
-                                   n_components=q, projection=config.get("projection"),
+                                   q=q, projection=config.get("projection"),
                                    max_features=config.get("max_features", 1.0), n_test=n_test + 101)
 
 
@@ -243,11 +243,11 @@ def _features_drawn(max_features, p):
     return max(1, min(int(max_features), p))
 
 
-def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_row=None, n_components=None,
+def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_row=None, q=None,
                             projection=None, max_features=1.0, n_test=0):
     """Rough seconds of one forest fit (and the prediction of ``n_test`` samples), one core.
 
-    ``n_components`` (q) with a ``projection``; None grows the trees on the d outputs. Fully grown
+    ``q`` (the forest's ``n_components``) with a ``projection``; None grows the trees on the d outputs. Fully grown
     trees (the papers' setting). For a sparse X, ``nnz_per_row`` stored values per row.
     """
     n, p, d = max(int(n_train), 2), max(int(n_features), 1), max(int(n_outputs), 1)
@@ -255,10 +255,10 @@ def estimate_forest_seconds(*, n_train, n_features, n_outputs, n_trees, nnz_per_
     k = _features_drawn(max_features, p)
     dense_weight = _TREE_DENSE_WEIGHT if n >= AUTO_HIST_MIN_SAMPLES else _TREE_EXACT_WEIGHT
     per_feature = n * dense_weight if nnz_per_row is None else n * float(nnz_per_row) / p
-    targets = d if projection is None or n_components is None else int(n_components)
+    targets = d if projection is None or q is None else int(q)
     split = _TREE_SPLIT_UNIT * levels * (n + k * per_feature) * (targets + _TREE_TARGET_BASE)
     projected = 0.0
-    if projection is not None and n_components is not None:
+    if projection is not None and q is not None:
         reads = columns(SCHEMES[projection].tree_reads, targets, d) if projection in SCHEMES else d
         projected = _TREE_PROJECTION_UNIT * n * targets * reads
     relabel = _TREE_RELABEL_UNIT * n * d * levels
@@ -285,7 +285,7 @@ def estimate_forest_sweep_seconds(plan, *, timing=False):
     timing = resolve_timing(timing)
     total = 0.0
     for _series, _x, _repeat, params in plan.fits:
-        fit = estimate_forest_seconds(n_trees=params["n_estimators"], n_components=params.get("n_components"),
+        fit = estimate_forest_seconds(n_trees=params["n_estimators"], q=params.get("n_components"),
                                       projection=params.get("projection"),
                                       max_features=params.get("max_features", 1.0), **shape)
         total += fit
@@ -304,7 +304,7 @@ def estimate_forest_variance_seconds(settings, n_learning_sets):
     per_set = 0.0
     for q in s["q_values"]:
         trees = s["n_projections"] * s["n_tree_seeds"] + 2 * s["n_forest_seeds"] * s["n_estimators"] * s["include_forests"]
-        per_set += estimate_forest_seconds(n_trees=trees, n_components=q, projection=s["projection"],
+        per_set += estimate_forest_seconds(n_trees=trees, q=q, projection=s["projection"],
                                            max_features=s["max_features"], **shape)
     return float(per_set * int(n_learning_sets))
 

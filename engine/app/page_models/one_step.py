@@ -91,7 +91,7 @@ class OneStepSettings:
     method: str = "gbrt-relabel-rpo"
     loss: str | None = None            # None: square loss (regression), logistic (multi-label)
     projection: str = "gaussian"
-    n_projections: int = 1
+    q: int = 1
     fixed_projection: bool = False
     learning_rate: float = 0.1
     max_leaf_nodes: int = 4
@@ -101,13 +101,13 @@ class OneStepSettings:
     def check(self, task):
         check_choice(self.method, "method", METHODS)
         check_choice(self.projection, "projection", PROJECTIONS)
-        check_int(self.n_projections, "n_projections", 1)
+        check_int(self.q, "q", 1)
         check_int(self.max_leaf_nodes, "max_leaf_nodes", 2)
         if self.loss is not None:
             check_choice(self.loss, "loss", REGRESSION_LOSSES if task == "regression" else CLASSIFICATION_LOSSES)
         row = method_row(self.method)
-        if row.projected and not row.takes_q and self.n_projections != 1:
-            raise ValueError(f"n_projections must be 1 for {self.method} ({row.paper.split(', ')[-1]} grows its tree "
+        if row.projected and not row.takes_q and self.q != 1:
+            raise ValueError(f"q must be 1 for {self.method} ({row.paper.split(', ')[-1]} grows its tree "
                              "on one projection)")
         if self.leaf_estimation is not None:
             check_choice(self.leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
@@ -229,7 +229,7 @@ class OneStepRun:
                   n_estimators=1, random_state=settings.seed, leaf_estimation="mean",
                   early_stopping=False)
         if method_row(settings.method).projected:
-            kw.update(projection=settings.projection, n_projections=settings.n_projections)
+            kw.update(projection=settings.projection, n_projections=settings.q)   # the estimator's name for q
         if settings.leaf_estimation is not None:
             kw["leaf_estimation"] = settings.leaf_estimation
         cls = MultiOutputBoostingRegressor if task == "regression" else MultiLabelBoostingClassifier
