@@ -87,6 +87,7 @@ def test_the_readme_stays_short_and_links_the_results():
         assert "python -m engine" in head and "2-core" in head and "2026-" in head   # command, machine, date
 
 
+@pytest.mark.slow
 def test_the_python_examples_run_and_say_what_they_print():
     """Every ```python block of the README runs; a trailing ``# 0.83`` comment is its value."""
     text = README.read_text(encoding="utf-8")

@@ -32,14 +32,18 @@ from engine.estimators import (
 )
 from engine.names import STRATEGIES
 
-BOOSTING = [cls(strategy=s, n_estimators=5) for s in STRATEGIES
+# random_state=0: a few checks (check_classifier_multioutput) do not seed the estimator, and the
+# projections would make their outcome vary from run to run.
+BOOSTING = [cls(strategy=s, n_estimators=5, random_state=0) for s in STRATEGIES
             for cls in (MultiOutputBoostingRegressor, MultiLabelBoostingClassifier)]
-FORESTS = [ProjectedForestRegressor(n_estimators=3), ProjectedForestClassifier(n_estimators=3),
-           ProjectedForestRegressor(n_estimators=3, projection="gaussian", n_components=1),
-           ProjectedForestClassifier(n_estimators=3, projection="gaussian", n_components=1),
-           PerOutputForestRegressor(n_estimators=3), PerOutputForestClassifier(n_estimators=3)]
-COMPRESSED = [CompressedForestRegressor(ProjectedForestRegressor(n_estimators=3), cv=2),
-              CompressedForestClassifier(ProjectedForestClassifier(n_estimators=3), cv=2)]
+FORESTS = [ProjectedForestRegressor(n_estimators=3, random_state=0),
+           ProjectedForestClassifier(n_estimators=3, random_state=0),
+           ProjectedForestRegressor(n_estimators=3, projection="gaussian", n_components=1, random_state=0),
+           ProjectedForestClassifier(n_estimators=3, projection="gaussian", n_components=1, random_state=0),
+           PerOutputForestRegressor(n_estimators=3, random_state=0),
+           PerOutputForestClassifier(n_estimators=3, random_state=0)]
+COMPRESSED = [CompressedForestRegressor(ProjectedForestRegressor(n_estimators=3), cv=2, random_state=0),
+              CompressedForestClassifier(ProjectedForestClassifier(n_estimators=3), cv=2, random_state=0)]
 ESTIMATORS = BOOSTING + FORESTS + COMPRESSED
 
 ALL_CHECKS = {name: f for name, f in inspect.getmembers(checks_module, inspect.isfunction)
@@ -161,6 +165,7 @@ def test_every_check_is_accounted_for():
     assert all(_inapplicable("check_dataframe_column_names_consistency", e) is None for e in ESTIMATORS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("est", ESTIMATORS, ids=repr)
 def test_the_whole_check_list(est):
     ran, failed = [], []
@@ -207,6 +212,7 @@ def _weighted_and_repeated(est):
     return getattr(weighted, method)(X), getattr(repeated, method)(X), sw > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("est", [e for e in BOOSTING
                                  if _expected_failure("check_sample_weight_equivalence_on_dense_data", e)],
                          ids=repr)
@@ -219,6 +225,7 @@ def test_boosting_weights_differ_only_at_rows_of_zero_weight(est):
     assert not np.allclose(a, b)          # the check's failure: at zero-weight rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("est", FORESTS, ids=repr)
 def test_forest_weights_fail_through_the_bootstrap(est):
     """BOOTSTRAP: a bootstrap draws n rows, so weights are not repeated rows. Without it (and with
@@ -238,7 +245,7 @@ def test_projected_probabilities_tie_only_where_decisions_are_one_ulp_apart():
     from sklearn.datasets import make_multilabel_classification
 
     X, y = make_multilabel_classification(random_state=42, n_samples=42, n_labels=5, n_classes=3)
-    model = MultiLabelBoostingClassifier(strategy="projected", n_estimators=5).fit(X, y)
+    model = MultiLabelBoostingClassifier(strategy="projected", n_estimators=5, random_state=0).fit(X, y)
     F, P = model.decision_function(X), model.predict_proba(X)
     mismatched = 0
     for i in range(F.shape[1]):

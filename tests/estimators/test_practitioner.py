@@ -169,6 +169,7 @@ def test_nullable_numbers_without_missing_values_are_read_as_floats():
 
 # ---------------------------------------------------------------- settings that compose
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_every_strategy_projection_and_loss_fits_with_the_other_defaults(strategy):
     """Only these three set, everything else at its default (leaf_estimation "auto" included)."""

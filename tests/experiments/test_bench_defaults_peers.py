@@ -18,6 +18,7 @@ def _fits(calls, scores):
     return {system: fit(system) for system in dp.SYSTEMS}
 
 
+@pytest.mark.slow
 def test_cells_are_fitted_once_and_read_back(tmp_path, monkeypatch):
     monkeypatch.setattr(pc, "MIN_CPU_SECONDS", 0.0)       # one fit per cell here
     calls = []
