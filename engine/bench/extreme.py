@@ -21,7 +21,8 @@ returned; Omikuji's scores come from hinge-loss nodes and its beam search leaves
 unscored, so it gets none). Then the engine's time to reach each peer's P@1 and P@5: the CPU
 seconds of its fit up to the first step whose staged test P@k reaches the peer's (process CPU
 read at each chunk of the compiled loop, spread over the chunk's steps by the loop's own step
-clock; held-out scoring and set-up included, since the fit pays them). The target (issue 46):
+clock; held-out scoring and set-up included, since the fit pays them), and where the default
+fit's CPU time goes (the compiled loop's phase timers, ms per step). The target (issue 46):
 the default fit at or above the best peer on P@1, P@3 and P@5 in no more CPU seconds than the
 faster peer; a miss is printed as missed, with its numbers.
 
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine._core import algorithms as _core_steps
 from engine.bench.problems import MISSING, StagedRanking, describe, load_problem
 from engine.experiments.label_trees import OMIKUJI_SETTINGS, l2_rows, omikuji_fit, plt_fit, write_xmc_file
 
@@ -102,6 +104,7 @@ class StagedFit:
     cpu: np.ndarray
     p1: np.ndarray
     p5: np.ndarray
+    phases: dict = field(default_factory=dict)     # CPU ms per step run, by the compiled loop's phases
 
     def seconds_to(self, metric, level):
         values = self.p1 if metric == "P@1" else self.p5
@@ -137,10 +140,15 @@ def engine_default_fit(problem, scorer, params=None):
     model = MultiLabelBoostingClassifier(**(params or {}))
     model.set_params(random_state=0, n_jobs=1)
     marks = []
-    start = time.process_time()
-    model.fit(problem.X, problem.Y, callback=lambda n, est: marks.append(
-        (n, time.process_time() - start, float(est.fit_times_[-1]))) and False)
-    total = time.process_time() - start
+    _core_steps.time_phases(True)           # a clock read per phase and step: noise beside a step
+    try:
+        start = time.process_time()
+        model.fit(problem.X, problem.Y, callback=lambda n, est: marks.append(
+            (n, time.process_time() - start, float(est.fit_times_[-1]))) and False)
+        total = time.process_time() - start
+        seconds = _core_steps.phase_seconds()
+    finally:
+        _core_steps.time_phases(False)
     kept = model.n_steps_
     cpu = step_cpu_seconds(marks, model.fit_times_)
     p1, p5 = [], []
@@ -151,9 +159,11 @@ def engine_default_fit(problem, scorer, params=None):
     F = model.decision_function(problem.X_test)
     run = getattr(model, "n_steps_run_", kept)
     notes = [f"{kept} steps kept" + (f" of {run} run (early stopping)" if run != kept else "")]
+    phases = {name: 1000.0 * value / run for name, value in seconds.items()}
+    phases["the rest (set-up, Python)"] = 1000.0 * (total - sum(seconds.values())) / run
     return StagedFit(Row("engine MultiLabelBoostingClassifier(), defaults", total,
                          scorer(F, engine_probability(F)), notes),
-                     cpu, np.array(p1), np.array(p5))
+                     cpu, np.array(p1), np.array(p5), phases)
 
 
 # ---------------------------------------------------------------- one data set, the table
@@ -206,6 +216,9 @@ def print_table(problem, result, out):
                   f"{_fmt(fit.seconds_to('P@1', r.scores['P@1']), 2)} | {r.scores['P@5']:.4f} | "
                   f"{_fmt(fit.seconds_to('P@5', r.scores['P@5']), 2)} |", file=out)
     print(f"\n{target_text(result['target'], fit.row)}", file=out)
+    print("\nwhere the default fit's CPU time goes, ms per step run (the compiled loop's phase timers; "
+          "the rest: set-up, binning, Python): " + ", ".join(f"{k} {v:.1f}" for k, v in fit.phases.items()),
+          file=out)
 
 
 def print_curves_precision(problem, curves, peers, out):

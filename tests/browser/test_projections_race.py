@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.live_app import wait_for_chart
-from engine.experiments.time_to_accuracy import xgboost_installed
+from engine.experiments.time_to_accuracy import plt_installed, xgboost_installed
 
 pytestmark = pytest.mark.browser
 
@@ -18,13 +18,14 @@ def test_the_race_on_bibtex(streamlit_server, browser_page, screenshot_dir):
     expect(page.locator("h1", has_text="Projections")).to_be_visible(timeout=30_000)
     page.get_by_text("Against XGBoost: test LRAP against fit seconds", exact=False).click()
     page.get_by_role("button", name="Run the race").click()
-    # The race's chart: the engine's curve first, XGBoost's where installed.
+    # The race's chart: the engine's curve first, XGBoost's and napkinXC's PLT where installed.
     chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
     expect(chart).to_be_visible(timeout=300_000)
     traces = wait_for_chart(page, TRACES, "v => v.some(t => (t.name || '').startsWith('engine') && t.y.length > 2)",
                             timeout=300_000)
     names = [t["name"] for t in traces if t["name"]]
     assert names[0].startswith("engine") and any(n.startswith("XGBoost") for n in names) == xgboost_installed()
+    assert any(n.startswith("napkinXC PLT") for n in names) == plt_installed()      # issue 46: one point
     engine = next(t for t in traces if (t["name"] or "").startswith("engine"))
     assert all(0.0 < y <= 1.0 for y in engine["y"]) and engine["x"] == sorted(engine["x"])
     expect(page.get_by_text(re.compile("best LRAP"))).to_be_visible()

@@ -125,5 +125,9 @@ def test_quick_run_prints_every_system_and_the_times_to_the_peers():
     fit = results["corel5k"]["engine"]
     assert len(fit.cpu) == len(fit.p1) == len(fit.p5) and np.all(np.diff(fit.cpu) >= -1e-12)
     assert fit.cpu[-1] <= rows[-1].cpu_seconds + 1e-9
+    from engine._core.algorithms import PHASE_NAMES
+    assert list(fit.phases)[:len(PHASE_NAMES)] == list(PHASE_NAMES)
+    assert all(v >= 0 for k, v in fit.phases.items() if k in PHASE_NAMES)
+    assert "where the default fit's CPU time goes" in out.getvalue()
     text = out.getvalue()
     assert text.count("| napkinXC PLT, defaults |") == 2 and "target (defaults at or above" in text
