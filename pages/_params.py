@@ -93,12 +93,7 @@ def page_controls(page: str) -> tuple[str, ...]:
 
 def control_guess(name: str, page: str) -> str | None:
     """The control of ``page`` a ``hide`` list most likely meant by ``name`` (an older link's name)."""
-    controls = page_controls(page)
-    prefixed = f"{prefix_of(page)}_{name}"
-    if prefixed in controls:
-        return prefixed
-    close = difflib.get_close_matches(name, controls, n=1, cutoff=0.6)
-    return close[0] if close else None
+    return _guess(name, page, page_controls(page))
 
 
 def prefix_of(page: str) -> str:
@@ -122,19 +117,17 @@ def owner_page(name: str) -> str | None:
 
 
 def did_you_mean(name: str, page: str) -> str | None:
-    """The parameter of ``page`` a link most likely meant by ``name``: the page's prefix added (an
-    older link's name), else the closest name."""
-    params = page_parameters(page)
+    """The parameter of ``page`` a link most likely meant by ``name``."""
+    return _guess(name, page, page_parameters(page))
+
+
+def _guess(name: str, page: str, names) -> str | None:
+    """Of ``names``: the page's prefix added to ``name`` (an older link's name), else the closest one."""
     prefixed = f"{prefix_of(page)}_{name}"
-    if prefixed in params:
+    if prefixed in names:
         return prefixed
-    close = difflib.get_close_matches(name, params, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return close[0] if close else None
-
-
-def mark_read(key: str) -> None:
-    """``key`` was read in this script run (url_widget calls it for every widget it draws)."""
-    st.session_state.setdefault(READ_KEY, set()).add(key)
 
 
 def begin_run() -> None:

@@ -38,6 +38,7 @@ def test_the_links_name_only_parameters_of_their_pages():
         assert not unknown, f"{kind} {label!r} names {unknown}, which {target} does not have"
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize("kind, label, index, target, query", LINKS,
                          ids=[f"{k}:{q.get('challenge') or l[:30]}" for k, l, _, _, q in LINKS])
 def test_a_home_link_opens_its_page_with_the_link_s_values_and_flags(streamlit_server, browser_page, screenshot_dir,
@@ -47,10 +48,12 @@ def test_a_home_link_opens_its_page_with_the_link_s_values_and_flags(streamlit_s
     expect(page.get_by_role("heading", name="Presets")).to_be_visible(timeout=120_000)
     idle(page)
     link = page.locator('[data-testid="stPageLink-NavLink"]', has_text=label).nth(index)
-    link.scroll_into_view_if_needed()
+    expect(link).to_be_visible(timeout=180_000)       # Home's last section (the challenges) draws last
+    link.scroll_into_view_if_needed(timeout=60_000)
+    idle(page)
     link.click()
     stem = target.removeprefix("pages/").removesuffix(".py")
-    page.wait_for_url(re.compile(rf"/{stem}(\?|$)"), timeout=120_000)
+    page.wait_for_url(re.compile(rf"/{stem}(\?|$)"), timeout=300_000)
     page.wait_for_selector('[data-testid="stMain"] h1', timeout=120_000)
     page.wait_for_timeout(1500)              # the page's first script run writes its corrections
     url = parse_qs(urlparse(page.url).query, keep_blank_values=True)
