@@ -17,6 +17,8 @@ import json
 import streamlit as st
 
 from engine.formatting import fmt_number
+from engine.experiments import Problem
+from engine.experiments.bias_variance import BiasVarianceSettings
 from engine.app.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.plotting.draws import FOREST_KINDS, draws_figure, forest_draws_figure
 from pages._challenges import challenge_banner
@@ -30,7 +32,13 @@ def _running(settings: dict) -> RunningBiasVariance | RunningForestBiasVariance:
     config = json.dumps(settings, sort_keys=True)
     held = st.session_state.get(DRAWS_KEY)
     if held is None or held[0] != config:
-        held = (config, running_for(**settings))
+        s = dict(settings)
+        problem = Problem(f"friedman1-{s.pop('structure')}", n_train=s.pop("n_train"), n_test=s.pop("n_test"),
+                          n_outputs=s.pop("n_outputs"), noise=s.pop("noise"))
+        seed = s.pop("seed")
+        held = (config, running_for(problem, BiasVarianceSettings(s.pop("estimator"),
+                                                                  estimator_params=s.pop("estimator_params") or {},
+                                                                  **s), seed=seed))
         st.session_state[DRAWS_KEY] = held
     return held[1]
 

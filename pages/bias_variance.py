@@ -19,6 +19,8 @@ import streamlit as st
 from engine import plotting
 from engine import plotting as pbv
 from engine.app.page_models.cost import estimate_bias_variance_seconds
+from engine.experiments import Problem
+from engine.experiments.bias_variance import BiasVarianceSettings, check_run
 from engine.app.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
 from engine.methods import method_of
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
@@ -219,23 +221,29 @@ common = dict(estimator=estimator, param_name=sweep, param_values=values, struct
               n_outputs=int(n_outputs), noise=float(noise), seed=int(seed))  # fmt: skip
 if forest or sweep == "max_leaf_nodes" or compare == "none":
     label = tree_label(leaves) if not forest and sweep != "max_leaf_nodes" else estimator
-    runs = {label: {**common, "estimator_params": base}}
+    plain = {label: base}
 else:
-    runs = {tree_label(leaves): {**common, "estimator_params": base}}
+    plain = {tree_label(leaves): base}
     if int(compare) != int(leaves):
-        runs[tree_label(compare)] = {**common, "estimator_params": {**base, "max_leaf_nodes": int(compare)}}
-config = json.dumps(runs, sort_keys=True)
-cost = sum(
-    estimate_bias_variance_seconds(
-        r["estimator"], param_name=sweep, param_values=values, n_learning_sets=r["n_learning_sets"],
-        n_train=r["n_train"], n_test=r["n_test"], n_seeds=r["n_seeds"], n_outputs=r["n_outputs"],
-        estimator_params=r["estimator_params"], n_features=5 * int(n_outputs) if structure == "ind" else 5,
-    )
-    for r in runs.values()
-)  # fmt: skip
+        plain[tree_label(compare)] = {**base, "max_leaf_nodes": int(compare)}
+config = json.dumps({label: {**common, "estimator_params": params} for label, params in plain.items()}, sort_keys=True)
+# The runs' problem and settings, checked as they are built (a value the estimator refuses is said here).
+try:
+    problem = Problem(f"friedman1-{structure}", n_train=int(n_train), n_test=int(n_test), n_outputs=int(n_outputs),
+                      noise=float(noise))
+    runs = {label: (problem, BiasVarianceSettings(estimator, estimator_params=params, param_name=sweep,
+                                                  param_values=values, n_learning_sets=int(n_sets),
+                                                  n_seeds=int(n_seeds)))
+            for label, params in plain.items()}
+    for p_, s_ in runs.values():
+        check_run(p_, s_)
+except ValueError as exc:
+    st.error(f"These settings cannot run: {exc}", icon="⚠️")
+    st.stop()
+cost = sum(estimate_bias_variance_seconds(p_, s_) for p_, s_ in runs.values())
 
 # --- job: start small runs by themselves, big ones on request ---------------------------------------
-gate(run, config, cost, lambda: run.start(run_bias_variance_study, runs, settings=config, estimate=cost),
+gate(run, config, cost, lambda: run.start(run_bias_variance_study, runs, seed=int(seed), settings=config, estimate=cost),
      auto_seconds=AUTO_SECONDS, max_seconds=MAX_SECONDS, button_key="bv_run_big", force_key=FORCE,
      too_costly="use fewer learning sets, smaller sets or fewer steps (or the command line).",
      detail=f"{len(runs)} run(s) × {n_sets} learning sets × {n_seeds} seed(s), on one core")

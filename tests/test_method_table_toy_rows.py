@@ -78,10 +78,13 @@ SCRIPT = textwrap.dedent('''
             == cost.estimate_projection_seconds(models=[("projected_relabel", 4)], projection="gaussian", **kw))
     assert (cost.estimate_projection_seconds(models=[("projected_relabel", 4)], projection="toy", **kw)
             < cost.estimate_projection_seconds(models=[("projected_relabel", 4)], projection="gaussian", **kw))
-    bv = dict(param_name="n_estimators", param_values=[10], n_learning_sets=2, n_train=100, n_test=100, n_seeds=1,
-              n_outputs=8, estimator_params={"n_projections": 3})
-    assert (cost.estimate_bias_variance_seconds("gbrt-toy-rpo-toyed", **bv)
-            == cost.estimate_bias_variance_seconds("gbrt-relabel-rpo-toyed", **bv))
+    from engine.experiments import Problem
+    from engine.experiments.bias_variance import BiasVarianceSettings
+    small = Problem("friedman1-group", n_train=100, n_test=100, n_outputs=8)
+    bv = dict(param_name="n_estimators", param_values=[10], n_learning_sets=2, n_seeds=1,
+              estimator_params={"n_projections": 3})
+    assert (cost.estimate_bias_variance_seconds(small, BiasVarianceSettings("gbrt-toy-rpo-toyed", **bv))
+            == cost.estimate_bias_variance_seconds(small, BiasVarianceSettings("gbrt-relabel-rpo-toyed", **bv)))
 
     # --- every page that lists methods
     sys.path.insert(0, str(ROOT / "tests"))

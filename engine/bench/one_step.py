@@ -20,6 +20,8 @@ import sys
 from engine.bench.timing import best_time
 from engine.app.page_models import one_step as os_
 from engine.app.page_models.draws import running_for
+from engine.experiments.bias_variance import BiasVarianceSettings
+from engine.experiments.problems import Problem
 
 TARGET_SECONDS = 1.0
 PROBLEMS = ("friedman1-chain", "emotions")
@@ -56,9 +58,9 @@ def measure(repeats=3):
         model = make_estimator(name, n_estimators=100, max_leaf_nodes=4, random_state=0).fit(X, Y)
         rows.append(("friedman1-chain n=300", name, "tree strip (8 trees)",
                      best_time(lambda: os_.first_trees(model), repeats)))
-    page = dict(structure="group", n_train=300, n_test=300, n_seeds=1, n_outputs=16, noise=1.0, seed=0)
+    problem = Problem("friedman1-group", n_train=300, n_test=300)
     for name, params in DRAWS.items():
-        running = running_for(name, estimator_params=params, **page)
+        running = running_for(problem, BiasVarianceSettings(name, estimator_params=params, n_seeds=1), seed=0)
         rows.append(("friedman1-group n=300", name, "Draw 1", best_time(lambda: running.draw(1), repeats)))
     return rows
 

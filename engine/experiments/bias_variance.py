@@ -69,12 +69,13 @@ import pandas as pd
 
 from engine.datasets import friedman1, make_friedman1_multioutput
 from engine.estimators.registry import ALL_NAMES, make_estimator
+from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, ordered_map
-from engine.names import STRUCTURES
+from engine.names import FRIEDMAN_PROBLEMS, STRUCTURES
 from engine.validation import check_int as _check_int
-from engine.validation import check_choice, check_n_jobs, check_real
+from engine.validation import check_choice, check_n_jobs
 
-__all__ = ["BiasVarianceResult", "run_bias_variance", "slice_inputs"]
+__all__ = ["BiasVarianceResult", "BiasVarianceSettings", "run_bias_variance", "check_run", "slice_inputs"]
 
 BACKENDS = ("loky", "dask")
 # Random states per learning set for a randomized estimator when n_seeds=None
@@ -321,30 +322,88 @@ def _check_configurations(estimator, param_name, param_values, estimator_params,
     return randomized
 
 
-def _check_arguments(estimator, param_name, param_values, structure, n_learning_sets, n_train,
-                     n_test, n_seeds, n_outputs, noise, estimator_params, n_jobs, backend, client,
-                     progress, stop):
-    """Every argument of :func:`run_bias_variance`, checked before any work; the normalised ones."""
-    _check_estimator(estimator)
-    check_choice(structure, "structure", STRUCTURES)
-    n_learning_sets = _check_int(n_learning_sets, "n_learning_sets", 2)
-    n_train = _check_int(n_train, "n_train", 2)
-    n_test = _check_int(n_test, "n_test", 2)
-    if n_seeds is not None:
-        n_seeds = _check_int(n_seeds, "n_seeds", 1)
-    n_outputs = _check_int(n_outputs, "n_outputs", 1)
-    noise = check_real(noise, "noise", 0)
-    estimator_params = _check_estimator_params(estimator_params)
-    client = _check_workers(n_jobs, backend, client)
-    check_callbacks(progress, stop)
-    param_values = _check_sweep(param_name, param_values, estimator_params)
-    n_features = 5 * n_outputs if structure == "ind" else 5
-    randomized = _check_configurations(estimator, param_name, param_values, estimator_params, n_train,
-                                       n_features, n_outputs)
-    if n_seeds is None:
-        n_seeds = DEFAULT_SEEDS if randomized else 1
-    return (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, noise,
-            estimator_params, client)
+@dataclass(frozen=True)
+class BiasVarianceSettings:
+    """The models of a decomposition and how many draws, checked when built.
+
+    estimator : a registry name of ``ALL_NAMES`` (boosting or forest) or a callable factory
+        ``factory(**params)`` returning an unfitted estimator with ``fit``/``predict``
+        (``staged_predict`` is used for an ``n_estimators`` sweep when present); its
+        ``random_state`` is set via ``set_params`` when it has one. Picklable for n_jobs != 1/dask.
+    estimator_params : dict of fixed estimator parameters (not random_state: seeds come from the seed)
+    param_name, param_values : the swept parameter and its values (e.g. ``"n_estimators", [1, 10,
+        100]``, ``"n_projections"``, ``"learning_rate"``, ``"max_leaf_nodes"``, ``"projection"``);
+        None: a single configuration
+    n_learning_sets : int >= 2
+    n_seeds : int >= 1 or None, random states per learning set (> 1 to estimate the algorithm
+        variance). None: ``DEFAULT_SEEDS`` (5) if random_state can change the model for some swept
+        value (random projections, max_features < p, subsample < 1, bootstrap, random splits; a
+        factory whose estimator takes a random_state), else 1, where the algorithm variance is
+        exactly 0 and extra seeds would refit the same model
+    n_jobs : joblib workers (-1 = all cores); 1 (default): in-process, with no worker start-up and
+        with a stop flag that reaches inside the fits
+    backend : "loky" or "dask" (a ``distributed.Client`` passed to the run implies "dask")
+    """
+
+    estimator: object
+    estimator_params: dict = field(default_factory=dict)
+    param_name: str | None = None
+    param_values: tuple | None = None
+    n_learning_sets: int = 100
+    n_seeds: int | None = None
+    n_jobs: int = 1
+    backend: str = "loky"
+
+    def __post_init__(self):
+        _check_estimator(self.estimator)
+        object.__setattr__(self, "estimator_params", dict(_check_estimator_params(self.estimator_params)))
+        values = _check_sweep(self.param_name, self.param_values, self.estimator_params)
+        object.__setattr__(self, "param_values", None if self.param_name is None else tuple(values))
+        _check_int(self.n_learning_sets, "n_learning_sets", 2)
+        if self.n_seeds is not None:
+            _check_int(self.n_seeds, "n_seeds", 1)
+        check_n_jobs(self.n_jobs, allow_none=False)
+        check_choice(self.backend, "backend", BACKENDS)
+
+    def sweep(self):
+        """The swept values as a list ([None]: no sweep)."""
+        return [None] if self.param_name is None else list(self.param_values)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A checked decomposition: what every learning set's work needs (plain, picklable)."""
+
+    estimator: object
+    param_name: str | None
+    param_values: list
+    structure: str
+    n_train: int
+    n_test: int
+    n_seeds: int
+    n_outputs: int
+    noise: float
+    estimator_params: dict
+
+
+def check_run(problem, settings):
+    """The decomposition of ``settings`` on ``problem`` checked before any work (every configuration
+    built once against the data's shapes, e.g. q <= d for sub-sampled projections): a :class:`_Run`."""
+    problem = Problem.of(problem)
+    if problem.dataset not in FRIEDMAN_PROBLEMS or problem.data is not None or problem.n_noisy_outputs \
+            or problem.input_distribution != "uniform":
+        raise ValueError("problem must be a Friedman1 problem with uniform inputs and no noisy outputs (the "
+                         f"decomposition needs its Bayes model), got {problem.dataset!r}")
+    if not isinstance(settings, BiasVarianceSettings):
+        raise ValueError(f"settings must be a BiasVarianceSettings, got {type(settings).__name__}")
+    structure = problem.dataset.split("-", 1)[1]
+    values = settings.sweep()
+    n_features = 5 * problem.n_outputs if structure == "ind" else 5
+    randomized = _check_configurations(settings.estimator, settings.param_name, values, settings.estimator_params,
+                                       problem.n_train, n_features, problem.n_outputs)
+    n_seeds = settings.n_seeds if settings.n_seeds is not None else (DEFAULT_SEEDS if randomized else 1)
+    return _Run(settings.estimator, settings.param_name, values, structure, problem.n_train, problem.n_test, n_seeds,
+                problem.n_outputs, float(problem.noise), dict(settings.estimator_params))
 
 
 # --------------------------------------------------------------------------
@@ -408,14 +467,17 @@ class _Fits:
         return est
 
 
-def _run_set(set_seq, test_seq, estimator, param_name, param_values, structure, n_train, n_test,
-             n_seeds, n_outputs, noise, estimator_params, progress=None, stop=None):
+def _run_set(set_seq, test_seq, run, progress=None, stop=None):
     """Fit the models of one learning set; return its sufficient statistics.
 
     ``progress(fraction_of_the_set, message)`` and ``stop`` only in-process
     (n_jobs=1): a stop ends the fit in progress and returns None (the set is
     dropped, not half-counted).
     """
+    estimator, param_name, param_values, estimator_params = (run.estimator, run.param_name, run.param_values,
+                                                             run.estimator_params)
+    structure, n_train, n_test, n_seeds, n_outputs, noise = (run.structure, run.n_train, run.n_test, run.n_seeds,
+                                                             run.n_outputs, run.noise)
     X_test, Y_test, B_test = _test_set(structure, n_test, n_outputs, noise, test_seq)
     X_slice = slice_inputs(structure, n_outputs)
     data_seq, model_seq = set_seq.spawn(2)
@@ -475,39 +537,17 @@ def _fitted(estimator, params, random_state, X, Y, callback=None):
 # --------------------------------------------------------------------------
 
 
-def run_bias_variance(estimator, *, param_name=None, param_values=None, structure="group",
-                      n_learning_sets=100, n_train=300, n_test=2000, n_seeds=None, n_outputs=16,
-                      noise=1.0, estimator_params=None, seed=0, n_jobs=1, backend="loky",
-                      client=None, progress=None, stop=None) -> BiasVarianceResult:
+def run_bias_variance(problem, settings, *, seed=0, client=None, progress=None, stop=None) -> BiasVarianceResult:
     """Monte-Carlo bias-variance decomposition over learning sets and seeds.
 
-    Parameters
-    ----------
-    estimator : str in ``ALL_NAMES`` (boosting or forest) or callable
-        A callable is a factory ``factory(**params)`` returning an unfitted
-        estimator with ``fit``/``predict`` (``staged_predict`` is used for an
-        ``n_estimators`` sweep when present); its ``random_state`` is set via
-        ``set_params`` when it has one. Must be picklable for n_jobs != 1/dask.
-    param_name, param_values : the swept parameter and its values (e.g.
-        ``"n_estimators", [1, 10, 100]``, ``"n_projections"``, ``"learning_rate"``,
-        ``"max_leaf_nodes"``, ``"projection"``). ``None`` = a single configuration.
-    structure : "chain", "group" or "ind" (Friedman1, uniform inputs).
-    n_learning_sets : int >= 2; n_train, n_test : sizes.
-    n_seeds : int >= 1 or None, random states per learning set (> 1 to
-        estimate the algorithm variance). None (default): ``DEFAULT_SEEDS`` (5)
-        if random_state can change the model for some swept value (random
-        projections, max_features < p, subsample < 1, bootstrap, random splits;
-        a factory whose estimator takes a random_state), else 1, where the
-        algorithm variance is exactly 0 and extra seeds would refit the same model.
-    n_outputs, noise : the generator's d and noise standard deviation.
-    estimator_params : dict of fixed estimator parameters.
+    problem : a Friedman1 :class:`~engine.experiments.problems.Problem` (chain, group or ind,
+        uniform inputs; its ``n_train``, ``n_test``, ``n_outputs`` and ``noise``): the Bayes
+        model is known.
+    settings : :class:`BiasVarianceSettings` (the estimator, its sweep, the learning sets and
+        seeds, the workers).
     seed : int, the root of every random draw.
-    n_jobs : joblib workers (-1 = all cores). Default 1: in-process, with no
-        worker start-up (which dominates small runs such as the app's) and with
-        a stop flag that reaches inside the fits; the CLI uses -1.
-    backend : "loky" or "dask"; client : a ``distributed.Client`` (implies
-        backend="dask"); backend="dask" without a client uses the current one
-        (``distributed.get_client()``, e.g. inside ``with Client(cluster):``).
+    client : a ``distributed.Client`` (implies backend="dask"); backend="dask" without a client
+        uses the current one (``distributed.get_client()``, e.g. inside ``with Client(cluster):``).
     progress : callable(fraction, message): after each learning set and, with
         n_jobs=1, after each fit and chunk of boosting steps within a set.
     stop : object with ``is_set()``; when set (also before the start), the
@@ -515,29 +555,23 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
         ``partial=True``. With n_jobs=1 it ends the fit in progress within a
         chunk of steps (see the module doc).
 
-    Every argument is checked before any work (``ValueError`` naming it),
-    including each swept value against d and p (e.g. q <= d for sub-sampled
-    projections).
+    Every argument is checked before any work (``ValueError`` naming it), including each swept
+    value against d and p (e.g. q <= d for sub-sampled projections).
     """
-    if client is not None:
-        backend = "dask"
-    (param_values, n_learning_sets, n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
-     client) = _check_arguments(estimator, param_name, param_values, structure, n_learning_sets,
-                                n_train, n_test, n_seeds, n_outputs, noise, estimator_params,
-                                n_jobs, backend, client, progress, stop)
+    run = check_run(problem, settings)
+    backend = "dask" if client is not None else settings.backend
+    client = _check_workers(settings.n_jobs, backend, client)
+    check_callbacks(progress, stop)
     seed = _check_int(seed, "seed", 0)
     started = time.perf_counter()
-    root = np.random.SeedSequence(seed)
-    test_seq, *set_seqs = root.spawn(1 + n_learning_sets)
-    X_test, Y_test, B_test = _test_set(structure, n_test, n_outputs, noise, test_seq)
-    args = (test_seq, estimator, param_name, param_values, structure, n_train, n_test, n_seeds,
-            n_outputs, noise, estimator_params)
-
-    P, d = len(param_values), n_outputs
-    acc = _Accumulator(P, n_test, d, N_SLICE_POINTS)
+    n_learning_sets = settings.n_learning_sets
+    test_seq, *set_seqs = np.random.SeedSequence(seed).spawn(1 + n_learning_sets)
+    _, _, B_test = _test_set(run.structure, run.n_test, run.n_outputs, run.noise, test_seq)
+    acc = _Accumulator(len(run.param_values), run.n_test, run.n_outputs, N_SLICE_POINTS)
     partial = False
     stopped = stop is not None and stop.is_set()
-    results = iter(()) if stopped else _results(set_seqs, args, n_jobs, backend, client, progress, stop)
+    results = iter(()) if stopped else _results(set_seqs, (test_seq, run), settings.n_jobs, backend, client,
+                                                progress, stop)
     for i, res in enumerate(results):
         if res is None:             # stopped inside this set (in-process run)
             partial = True
@@ -550,23 +584,20 @@ def run_bias_variance(estimator, *, param_name=None, param_values=None, structur
             break
     if hasattr(results, "close"):
         results.close()             # cancel the sets not started (joblib / dask) now, not at exit
-    if acc.n == 0:
-        partial = True
-
-    return decomposition(acc, B_test, estimator=estimator, param_name=param_name, param_values=param_values,
-                         structure=structure, n_learning_sets=n_learning_sets, n_seeds=n_seeds,
-                         n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise, seed=seed,
-                         estimator_params=estimator_params, partial=partial,
+    return decomposition(acc, B_test, run, n_learning_sets, seed, partial=partial or acc.n == 0,
                          elapsed=time.perf_counter() - started)
 
 
-def decomposition(acc, B_test, *, estimator, param_name, param_values, structure, n_learning_sets, n_seeds,
-                  n_train, n_test, n_outputs, noise, seed, estimator_params, partial, elapsed):
+def decomposition(acc, B_test, run, n_learning_sets, seed, *, partial, elapsed):
     """The result from the running sums ``acc`` (an :class:`_Accumulator`) over the sets done so far.
 
     Shared by :func:`run_bias_variance` and the running decomposition of
     :mod:`engine.app.page_models.draws` (one learning set at a time), so both compute the same numbers.
     """
+    estimator, param_name, param_values, structure, n_seeds = (run.estimator, run.param_name, run.param_values,
+                                                              run.structure, run.n_seeds)
+    n_train, n_test, n_outputs, noise, estimator_params = (run.n_train, run.n_test, run.n_outputs, run.noise,
+                                                           run.estimator_params)
     d = n_outputs
     P = len(param_values)
     j = np.arange(1, d + 1)

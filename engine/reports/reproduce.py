@@ -39,7 +39,7 @@ import pandas as pd
 
 from engine import plotting
 from engine.estimators.averaged import AveragedEstimator
-from engine.experiments.bias_variance import run_bias_variance
+from engine.experiments.bias_variance import BiasVarianceSettings, run_bias_variance
 from engine.experiments.cell_cache import CellCache
 from engine.experiments.compression import CompressionSettings, run_compression, run_compression_sweep
 from engine.experiments.convergence import run_convergence, run_projection_schemes
@@ -287,23 +287,23 @@ def reproduce_bias_variance(out_dir, *, quick=False, seed=0, progress=None):
        averaging shrinks only the algorithm variance).
     """
     settings = BIAS_VARIANCE_SETTINGS["quick" if quick else "full"]
-    common = dict(structure="group", seed=seed,
-                  **{k: settings[k] for k in ("n_learning_sets", "n_train", "n_test")})
+    problem = Problem("friedman1-group", n_train=settings["n_train"], n_test=settings["n_test"])
+    common = dict(n_learning_sets=settings["n_learning_sets"], n_jobs=N_JOBS)
     n_max, n_seeds = settings["n_max"], settings["n_seeds"]
     stages = _stage_grid(n_max, settings["n_stages"])
     small = dict(n_estimators=n_max // 2, learning_rate=0.1, max_leaf_nodes=4)
-    runs = [(f"trees_leaves{leaves}", dict(
-        estimator="gbmort", param_name="n_estimators", param_values=stages,
+    runs = [(f"trees_leaves{leaves}", BiasVarianceSettings(
+        "gbmort", param_name="n_estimators", param_values=stages,
         estimator_params=dict(max_leaf_nodes=leaves, learning_rate=0.1), **common)) for leaves in (2, 8)]
-    runs.append(("projections", dict(
-        estimator="gbrt-relabel-rpo-gaussian", param_name="n_projections", param_values=[1, 2, 4, 8, 16],
+    runs.append(("projections", BiasVarianceSettings(
+        "gbrt-relabel-rpo-gaussian", param_name="n_projections", param_values=[1, 2, 4, 8, 16],
         n_seeds=n_seeds, estimator_params=small, **common)))
-    runs.append(("averaging", dict(
-        estimator=averaged_gaussian_rpo, param_name="n_models", param_values=list(settings["n_models"]),
+    runs.append(("averaging", BiasVarianceSettings(
+        averaged_gaussian_rpo, param_name="n_models", param_values=list(settings["n_models"]),
         n_seeds=n_seeds, estimator_params=small, **common)))
     results = {}
-    for r, (run, kwargs) in enumerate(runs):
-        results[run] = run_bias_variance(progress=_part(progress, r, len(runs)), n_jobs=N_JOBS, **kwargs)
+    for r, (run, bias_variance) in enumerate(runs):
+        results[run] = run_bias_variance(problem, bias_variance, seed=seed, progress=_part(progress, r, len(runs)))
     results["averaging"].estimator = "average of n_models gbrt-rpo-gaussian"
     report = Report("bias-variance", f"Bias and variance of boosting on friedman1-group (seed {seed})")
     report.add("trees_leaves2", results["trees_leaves2"],

@@ -7,6 +7,7 @@ from engine.app.page_models import one_step as os_
 from engine.app.page_content.challenges import CHALLENGES, challenges_for, evaluate, start_params
 from engine.app.page_models.draws import RunningBiasVariance
 from engine.experiments.convergence import ConvergenceResult, Curve
+from bias_variance_calls import run_bv, running_bv, running_for_flat
 
 
 def curve(name, scores):
@@ -97,7 +98,7 @@ def test_train_up_test_down():
 
 
 def test_draws_settle():
-    running = RunningBiasVariance("gbmort", n_train=60, n_test=30, estimator_params=dict(n_estimators=5))
+    running = running_bv("gbmort", n_train=60, n_test=30, estimator_params=dict(n_estimators=5))
     running.draw(3)
     assert not evaluate("draws-settle", running)[0]                # too few draws
     running.history["bias2"] = [5.0, 4.0, 3.0, 2.99, 3.0, 3.01, 3.0, 3.0]

@@ -9,6 +9,7 @@ from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_varianc
 from engine.experiments.problems import Problem
 from engine.experiments.settings import ForestSettings
 from engine.plotting.draws import forest_draws_figure
+from bias_variance_calls import run_bv, running_bv, running_for_flat
 
 TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "error", "error_noisy_test")
 
@@ -19,11 +20,11 @@ TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "variance", "err
 ])
 def test_running_after_k_draws_equals_the_batch_decomposition_of_the_same_k_fits(estimator, params):
     kw = dict(structure="chain", n_train=60, n_test=40, n_seeds=3, estimator_params=params, seed=4)
-    running = RunningBiasVariance(estimator, **kw)
+    running = running_bv(estimator, **kw)
     running.draw(1)
     running.draw(3)                                    # 1 + 3 draws, in two clicks
     for k, n_drawn in ((4, 4),):
-        batch = run_bias_variance(estimator, n_learning_sets=k, **kw)
+        batch = run_bv(estimator, n_learning_sets=k, **kw)
         mine = running.result()
         assert mine.n_sets_done == batch.n_sets_done == n_drawn
         for term in TERMS:
@@ -33,17 +34,17 @@ def test_running_after_k_draws_equals_the_batch_decomposition_of_the_same_k_fits
         np.testing.assert_array_equal(mine.slice_curves[:, :4], batch.slice_curves[:, :4])
     # The history's last entry is the current result; its first the result after one draw.
     assert running.history["bias2"][-1] == float(running.result().bias2[0])
-    one = run_bias_variance(estimator, n_learning_sets=2, **kw)   # 2 sets: the first one's draw is shared
+    one = run_bv(estimator, n_learning_sets=2, **kw)   # 2 sets: the first one's draw is shared
     assert running.history["error"][1] == pytest.approx(float(one.error[0]), rel=0, abs=0)
     assert mine.identity_gap < 1e-10
 
 
 def test_draws_validate_their_input():
     with pytest.raises(ValueError, match="estimator"):
-        RunningBiasVariance("nope")
-    with pytest.raises(ValueError, match="structure"):
-        RunningBiasVariance("gbmort", structure="tree")
-    running = RunningBiasVariance("gbmort", n_train=30, n_test=10, estimator_params=dict(n_estimators=3))
+        running_bv("nope")
+    with pytest.raises(ValueError, match="dataset"):
+        running_bv("gbmort", structure="tree")
+    running = running_bv("gbmort", n_train=30, n_test=10, estimator_params=dict(n_estimators=3))
     with pytest.raises(ValueError, match="n"):
         running.draw(0)
     assert running.n_draws == 0 and running.result() is None
@@ -146,17 +147,17 @@ def test_running_forest_draw_count_is_checked():
 
 def test_running_for_picks_the_forest_draws_for_projected_forests_only():
     page = dict(structure="group", n_train=30, n_test=10, n_seeds=2, n_outputs=4, seed=1)
-    shared = running_for("rf-subsampled-shared", estimator_params=dict(n_estimators=3, n_components=2), **page)
+    shared = running_for_flat("rf-subsampled-shared", estimator_params=dict(n_estimators=3, n_components=2), **page)
     assert isinstance(shared, RunningForestBiasVariance)
     assert (shared.shown, shared.q, shared.settings["projection"], shared.settings["n_estimators"]) == (
         "alg1", 2, "subsample", 3)
-    per_tree = running_for("rf-gaussian-per-tree", estimator_params=dict(max_features=0.5), **page)
+    per_tree = running_for_flat("rf-gaussian-per-tree", estimator_params=dict(max_features=0.5), **page)
     assert per_tree.shown == "alg2" and per_tree.q == 1 and per_tree.settings["max_features"] == 0.5  # q = ln 4
     for name, params in (("gbmort", dict(n_estimators=3)), ("mo-rf", dict(n_estimators=3)),
                          ("rf-gaussian-per-tree", dict(n_estimators=3, max_leaf_nodes=4))):
-        assert isinstance(running_for(name, estimator_params=params, **page), RunningBiasVariance), name
+        assert isinstance(running_for_flat(name, estimator_params=params, **page), RunningBiasVariance), name
     with pytest.raises(ValueError, match="q"):
-        running_for("rf-subsampled-shared", estimator_params=dict(n_components=9), **page)
+        running_for_flat("rf-subsampled-shared", estimator_params=dict(n_components=9), **page)
 
 
 def test_forest_draws_figure_checks_its_kind():

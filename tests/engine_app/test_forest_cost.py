@@ -90,13 +90,13 @@ def test_a_compression_as_the_page_runs_it(problem, settings):
     ("rf-gaussian-per-tree", {"n_estimators": 30}, "chain"),
 ])
 def test_the_bias_variance_forests(estimator, params, structure):
+    from bias_variance_calls import pair
     from engine.experiments.bias_variance import run_bias_variance
     from engine.app.page_models.cost import estimate_bias_variance_seconds
 
-    kw = dict(n_learning_sets=3, n_train=300, n_test=500, n_seeds=2, n_outputs=16)
-    estimate = estimate_bias_variance_seconds(estimator, param_name=None, param_values=None, estimator_params=params,
-                                              n_features=80 if structure == "ind" else 5, **kw)
-    within(estimate, measured(run_bias_variance, estimator, structure=structure, estimator_params=params, **kw))
+    problem, settings = pair(estimator, structure=structure, n_learning_sets=3, n_train=300, n_test=500, n_seeds=2,
+                             n_outputs=16, estimator_params=params)
+    within(estimate_bias_variance_seconds(problem, settings), measured(run_bias_variance, problem, settings))
 
 
 def test_grows_with_every_part_of_the_work():

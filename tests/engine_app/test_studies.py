@@ -8,6 +8,7 @@ import pytest
 from engine.experiments.bias_variance import run_bias_variance
 from engine.app.page_models.cost import estimate_bias_variance_seconds
 from engine.app.page_content.studies import parse_values, run_bias_variance_study
+from bias_variance_calls import estimate_bv, pair, run_bv
 
 SMALL = dict(structure="group", n_learning_sets=3, n_train=60, n_test=80, n_outputs=3, seed=1)
 
@@ -31,10 +32,11 @@ def test_study_runs_equal_separate_runs():
                            estimator_params={"max_leaf_nodes": 2}, **SMALL),
             "mo-rf": dict(estimator="mo-rf", param_name="n_estimators", param_values=[1, 4], **SMALL)}
     seen = []
-    results = run_bias_variance_study(runs, progress=lambda f, m=None: seen.append(f))
+    results = run_bias_variance_study({k: pair(**{**kw, "seed": None}) for k, kw in runs.items()}, seed=1,
+                                      progress=lambda f, m=None: seen.append(f))
     assert list(results) == ["stumps", "mo-rf"]
     for label, kwargs in runs.items():
-        alone = run_bias_variance(**kwargs)
+        alone = run_bv(**kwargs)
         np.testing.assert_allclose(results[label].error, alone.error, rtol=1e-12)
     assert seen and max(seen) <= 1.0 and seen == sorted(seen)
 
@@ -48,7 +50,8 @@ def test_study_stop_keeps_the_runs_done():
         if fraction >= 0.5:          # run "a" is done: stop before "b" starts
             stop.set()
 
-    results = run_bias_variance_study(runs, progress=progress, stop=stop)
+    results = run_bias_variance_study({k: pair(**{**kw, "seed": None}) for k, kw in runs.items()}, seed=1,
+                                      progress=progress, stop=stop)
     assert "a" in results and not results["a"].partial
     assert "b" not in results or results["b"].partial
     with pytest.raises(ValueError, match="runs is empty"):
@@ -59,7 +62,9 @@ def estimate(estimator, **kw):
     args = dict(param_name="n_estimators", param_values=[10, 100], n_learning_sets=10, n_train=300, n_test=500,
                 n_seeds=1, n_outputs=16, estimator_params={})
     args.update(kw)
-    return estimate_bias_variance_seconds(estimator, **args)
+    if args.pop("n_features", 5) == 80:        # friedman1-ind: 5 inputs per output
+        args["structure"] = "ind"
+    return estimate_bv(estimator, **args)
 
 
 def test_estimates_scale_with_the_work():

@@ -11,18 +11,19 @@ from engine import make_estimator
 from engine.estimators.averaged import AveragedEstimator
 from engine.reports.reproduce import averaged_gaussian_rpo
 from engine.experiments.bias_variance import DEFAULT_SEEDS, BiasVarianceResult, run_bias_variance
+from bias_variance_calls import run_bv, running_bv, running_for_flat
 
 SMALL = dict(n_learning_sets=4, n_train=100, n_test=200, n_outputs=4)
 
 
 def _rpo(**kw):
-    return run_bias_variance("gbrt-rpo-gaussian", param_name="learning_rate", param_values=[0.1, 0.5],
+    return run_bv("gbrt-rpo-gaussian", param_name="learning_rate", param_values=[0.1, 0.5],
                              n_seeds=2, estimator_params=dict(n_estimators=20), seed=3, **SMALL, **kw)
 
 
 @pytest.mark.parametrize("structure", ["chain", "group", "ind"])
 def test_identity_holds(structure):
-    res = run_bias_variance("gbrt-relabel-rpo-gaussian", param_name="n_estimators", param_values=[1, 5, 30],
+    res = run_bv("gbrt-relabel-rpo-gaussian", param_name="n_estimators", param_values=[1, 5, 30],
                             structure=structure, n_seeds=3, estimator_params=dict(n_projections=2),
                             **SMALL)
     assert isinstance(res, BiasVarianceResult)
@@ -45,9 +46,9 @@ def test_identity_holds(structure):
 def test_staged_equals_refit():
     """An n_estimators sweep reads stages of one fit; that equals refitting each value."""
     kw = dict(estimator_params=dict(max_leaf_nodes=3), seed=1, **SMALL)
-    staged = run_bias_variance("gbmort", param_name="n_estimators", param_values=[2, 7], **kw)
+    staged = run_bv("gbmort", param_name="n_estimators", param_values=[2, 7], **kw)
     for k, m in enumerate([2, 7]):
-        single = run_bias_variance("gbmort", param_name="max_leaf_nodes", param_values=[3],
+        single = run_bv("gbmort", param_name="max_leaf_nodes", param_values=[3],
                                    estimator_params=dict(n_estimators=m), seed=1, **SMALL)
         np.testing.assert_allclose(staged.error_per_output[k], single.error_per_output[0], rtol=1e-9)
         np.testing.assert_allclose(staged.bias2_per_output[k], single.bias2_per_output[0], rtol=1e-9)
@@ -64,7 +65,7 @@ def test_averaging_divides_only_the_algorithm_variance():
     averaging. With 8 seeds per set the Monte-Carlo error of each term is a
     few per cent, so the tolerances are wide compared with the factor 4.
     """
-    res = run_bias_variance(_averaged, param_name="n_models", param_values=[1, 4], structure="group",
+    res = run_bv(_averaged, param_name="n_models", param_values=[1, 4], structure="group",
                             n_learning_sets=6, n_train=150, n_test=300, n_outputs=4, n_seeds=8,
                             estimator_params=dict(n_estimators=20, learning_rate=0.5), seed=0, n_jobs=2)
     ratio = res.var_algorithm[0] / res.var_algorithm[1]
@@ -82,7 +83,7 @@ def test_deterministic_and_n_jobs_invariant():
         for key in ("error_per_output", "bias2_per_output", "var_learning_set_per_output",
                     "var_algorithm_per_output", "slice_curves", "slice_mean"):
             np.testing.assert_array_equal(getattr(a, key), getattr(other, key))
-    d = run_bias_variance("gbrt-rpo-gaussian", param_name="learning_rate", param_values=[0.1, 0.5],
+    d = run_bv("gbrt-rpo-gaussian", param_name="learning_rate", param_values=[0.1, 0.5],
                           n_seeds=2, estimator_params=dict(n_estimators=20), seed=4, **SMALL)
     assert not np.array_equal(a.error, d.error)
 
@@ -119,18 +120,18 @@ def test_stop_after_two_learning_sets_keeps_them():
         if fraction >= 2 / 6 - 1e-12:
             stop.set()
 
-    res = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
+    res = run_bv("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
                             n_train=50, n_test=50, n_outputs=2, progress=progress, stop=stop)
     assert res.partial and res.n_sets_done == 2 and res.n_learning_sets == 6
     # progress within each set (after every fit and chunk of steps), never backwards, up to set 2's end
     assert seen == sorted(seen) and seen[-1] == pytest.approx(2 / 6) and len(seen) > 2
     assert any(f == pytest.approx(1 / 6) for f in seen)
     assert res.identity_gap < 1e-10
-    full = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
+    full = run_bv("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=6,
                              n_train=50, n_test=50, n_outputs=2)
     assert not full.partial and full.n_sets_done == 6
     # the two sets kept are the first two sets of the full run
-    two = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=2,
+    two = run_bv("gbmort", param_name="n_estimators", param_values=[1, 3], n_learning_sets=2,
                             n_train=50, n_test=50, n_outputs=2)
     np.testing.assert_array_equal(res.error_per_output, two.error_per_output)
 
@@ -180,7 +181,7 @@ def test_stop_on_the_first_report_ends_the_fit_in_progress(sweep):
         seen.append(message)
         stop.set()
 
-    res = run_bias_variance(factory, n_learning_sets=5, n_train=100, n_test=50, n_outputs=4, n_seeds=3,
+    res = run_bv(factory, n_learning_sets=5, n_train=100, n_test=50, n_outputs=4, n_seeds=3,
                             progress=progress, stop=stop, **sweep)
     fitted = [e for e in built if hasattr(e, "n_steps_")]
     assert len(fitted) == 1 and 1 <= fitted[0].n_steps_ <= 16
@@ -192,7 +193,7 @@ def test_stop_already_set_does_no_work():
     factory, built = _recording("gbmort")
     stop = threading.Event()
     stop.set()
-    res = run_bias_variance(factory, param_name="n_estimators", param_values=[1, 3], n_learning_sets=3,
+    res = run_bv(factory, param_name="n_estimators", param_values=[1, 3], n_learning_sets=3,
                             n_train=30, n_test=20, n_outputs=2, stop=stop)
     assert res.partial and res.n_sets_done == 0
     assert not [e for e in built if hasattr(e, "n_steps_")]
@@ -220,13 +221,13 @@ def test_averaged_estimator_relays_the_callback_and_stops():
 def test_default_seeds_follow_the_estimators_randomness(estimator, extra, seeds):
     kw = dict(param_name="n_estimators", param_values=[1, 3], estimator_params={})
     kw.update(extra)
-    res = run_bias_variance(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, **kw)
+    res = run_bv(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, **kw)
     assert res.n_seeds == seeds
     if seeds == 1:
         assert (res.var_algorithm == 0).all()
     else:
         assert (res.var_algorithm > 0).all()
-    assert run_bias_variance(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, n_seeds=2,
+    assert run_bv(estimator, n_learning_sets=2, n_train=40, n_test=30, n_outputs=3, n_seeds=2,
                              **kw).n_seeds == 2
 
 
@@ -250,7 +251,7 @@ def test_frame_and_json():
     (dict(param_name="learning_rate", param_values=[2.0]), "learning_rate"),
     (dict(n_learning_sets=1), "n_learning_sets"),
     (dict(n_seeds=0), "n_seeds"),
-    (dict(structure="tree"), "structure"),
+    (dict(structure="tree"), "dataset"),
     (dict(noise=-1.0), "noise"),
     (dict(n_jobs=0), "n_jobs"),
     (dict(backend="spark"), "backend"),
@@ -277,21 +278,21 @@ def test_bad_input(kwargs, word, monkeypatch):
     kwargs = {"estimator": "gbmort", **kwargs}
     estimator = kwargs.pop("estimator")
     with pytest.raises(ValueError, match=word):
-        run_bias_variance(estimator, **kwargs)
+        run_bv(estimator, **kwargs)
 
 
 def test_shape_checks_allow_what_the_data_allows():
     """q = d and max_features = p are fine; on "ind" p = 5 d."""
     for kwargs in (dict(estimator="gbrt-relabel-rpo-subsampled", param_name="n_projections", param_values=[4]),
                    dict(estimator="gbmort", param_name="max_features", param_values=[20], structure="ind")):
-        res = run_bias_variance(n_learning_sets=2, n_train=30, n_test=20, n_outputs=4, n_seeds=1,
+        res = run_bv(n_learning_sets=2, n_train=30, n_test=20, n_outputs=4, n_seeds=1,
                                 estimator_params=dict(n_estimators=2), **kwargs)
         assert res.n_sets_done == 2
 
 
 def test_plotting_builders(tmp_path):
     from engine import plotting as pbv
-    res = run_bias_variance("gbmort", param_name="n_estimators", param_values=[1, 3, 10], n_learning_sets=3,
+    res = run_bv("gbmort", param_name="n_estimators", param_values=[1, 3, 10], n_learning_sets=3,
                             n_train=50, n_test=50, n_outputs=2)
     fig = pbv.bias_variance_figure(res)
     assert {t.name for t in fig.data} >= {"expected error", "bias²", "variance"}
@@ -304,7 +305,7 @@ def test_plotting_builders(tmp_path):
 
 def test_forests_join_the_decomposition():
     """A projected forest by name: refitted per value (no staged_predict), identity holds."""
-    r = run_bias_variance("rf-gaussian-per-tree", param_name="n_estimators", param_values=[1, 8],
+    r = run_bv("rf-gaussian-per-tree", param_name="n_estimators", param_values=[1, 8],
                              n_learning_sets=3, n_train=80, n_test=150, n_seeds=2, n_outputs=4,
                              estimator_params=dict(n_components=2, min_samples_leaf=3), seed=1)
     assert abs(r.identity_gap) < 1e-10

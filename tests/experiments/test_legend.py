@@ -10,6 +10,7 @@ from engine.names import BOOSTING_NAMES, FOREST_NAMES
 from engine.plotting.bias_variance import COMPONENTS
 from engine.plotting.legend import explain, legend_caption, legend_entries, unexplained
 from curve_calls import run_curves, run_schemes
+from bias_variance_calls import run_bv, running_bv, running_for_flat
 
 
 def test_the_projections_sweep_legend_is_explained():
@@ -50,7 +51,7 @@ def test_the_bias_variance_stack_and_a_pinned_copy_are_explained_once_each():
     """Seen on the page: the stack's "noise σ²" and the two variance parts had no meaning, and of a
     pinned run only its first entry was listed."""
     from engine.experiments.bias_variance import run_bias_variance
-    res = run_bias_variance("gbmort", param_name="n_estimators", param_values=[2, 7], n_learning_sets=3, n_train=80,
+    res = run_bv("gbmort", param_name="n_estimators", param_values=[2, 7], n_learning_sets=3, n_train=80,
                             n_test=100, n_outputs=3, seed=0)
     fig = plotting.bias_variance_stacked_figure({"gbmort": res})
     names = legend_entries(fig)

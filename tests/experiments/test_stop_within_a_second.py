@@ -24,6 +24,7 @@ from engine.experiments.runner import Stopped
 from engine.experiments.worker import FitWorker
 from engine.app.serving.jobs import Job
 from engine.app.serving.runstore import RunStore
+from bias_variance_calls import run_bv, running_bv, running_for_flat
 
 BOUND = 1.0     # seconds from the stop request to the end of the call
 
@@ -119,7 +120,7 @@ def test_the_real_data_study_stops_in_the_middle_of_a_cell(tmp_path):
 def test_bias_variance_repeats_stop_within_a_forest_fit():
     stop = Timed(1.0)
     # 2000 trees a fit on friedman1-ind (80 inputs): seconds a fit, minutes in all
-    result = run_bias_variance("mo-rf", structure="ind", n_learning_sets=20, n_seeds=2,
+    result = run_bv("mo-rf", structure="ind", n_learning_sets=20, n_seeds=2,
                                estimator_params={"n_estimators": 2000}, stop=stop)
     assert stop.delay() < BOUND
     assert result.partial

@@ -86,11 +86,11 @@ def clamp_note(text, low=None, high=None, name="value") -> str | None:
 NOTE_ITEMS = 4      # clamped values a note lists one by one (a link may hold thousands: the rest are counted)
 
 
-def run_bias_variance_study(runs, *, progress=None, stop=None):
+def run_bias_variance_study(runs, *, seed=0, progress=None, stop=None):
     """Run several bias–variance decompositions one after the other.
 
-    runs : dict label -> keyword arguments of :func:`run_bias_variance`
-        (``estimator`` included).
+    runs : dict label -> ``(problem, settings)`` of :func:`run_bias_variance` (a Problem and its
+        :class:`~engine.experiments.bias_variance.BiasVarianceSettings`), each drawn with ``seed``.
     progress(fraction, message) : overall progress; ``stop`` : has ``is_set()``.
 
     Returns a dict label -> :class:`~engine.experiments.bias_variance.BiasVarianceResult`, in the order
@@ -101,7 +101,7 @@ def run_bias_variance_study(runs, *, progress=None, stop=None):
         raise ValueError("runs is empty")
     results = {}
     n = len(runs)
-    for r, (label, kwargs) in enumerate(runs.items()):
+    for r, (label, (problem, settings)) in enumerate(runs.items()):
         if stop is not None and stop.is_set() and results:
             break
 
@@ -109,7 +109,7 @@ def run_bias_variance_study(runs, *, progress=None, stop=None):
             if progress is not None:
                 progress((r + fraction) / n, f"{label}: {message}" if message else label)
 
-        results[label] = run_bias_variance(progress=sub, stop=stop, **kwargs)
+        results[label] = run_bias_variance(problem, settings, seed=seed, progress=sub, stop=stop)
         if results[label].partial:
             break
     return results

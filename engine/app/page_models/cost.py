@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from engine.experiments.bias_variance import check_run
 from engine.experiments.model_selection import (
     NO_GRID,
     check_request,
@@ -124,10 +125,13 @@ def _forest_seconds(estimator, params, n_train, n_test, n_outputs, n_features):
                                    max_features=config.get("max_features", 1.0), n_test=n_test + 101)
 
 
-def estimate_bias_variance_seconds(estimator, *, param_name, param_values, n_learning_sets, n_train,
-                                   n_test, n_seeds, n_outputs, estimator_params, n_features=5):
-    """Rough seconds for :func:`run_bias_variance` with these arguments (single core)."""
-    values = list(param_values) if param_name else [None]
+def estimate_bias_variance_seconds(problem, settings):
+    """Rough seconds for :func:`run_bias_variance` on ``problem`` with ``settings`` (single core)."""
+    estimator, param_name, estimator_params = settings.estimator, settings.param_name, settings.estimator_params
+    values, n_learning_sets = settings.sweep(), settings.n_learning_sets
+    size = problem.size()
+    n_train, n_test, n_outputs, n_features = problem.n_train, problem.n_test, size["n_outputs"], size["n_features"]
+    n_seeds = check_run(problem, settings).n_seeds       # the run's own (5 for a randomized model by default)
     if estimator in FOREST_NAMES:  # refitted at every value
         total = sum(_forest_seconds(estimator, {**estimator_params, **({param_name: v} if param_name else {})},
                                     n_train, n_test, n_outputs, n_features) for v in values)

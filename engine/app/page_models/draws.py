@@ -38,25 +38,26 @@ class RunningBiasVariance:
     """Learning sets drawn one at a time; ``result()`` is the decomposition over the sets so far.
 
     Arguments as :func:`~engine.experiments.bias_variance.run_bias_variance` with a single
-    configuration (no swept parameter). ``history[term]`` holds the value of ``term`` (mean over
+    configuration (no swept parameter; the settings' n_learning_sets and workers are not used). ``history[term]`` holds the value of ``term`` (mean over
     test points and outputs) after each draw.
     """
 
-    def __init__(self, estimator, *, structure="group", n_train=300, n_test=500, n_seeds=None, n_outputs=16,
-                 noise=1.0, estimator_params=None, seed=0):
-        (param_values, _, n_train, n_test, n_seeds, n_outputs, noise, estimator_params, _) = bv._check_arguments(
-            estimator, None, None, structure, MAX_DRAWS, n_train, n_test, n_seeds, n_outputs, noise,
-            estimator_params, 1, "loky", None, None, None)
+    def __init__(self, problem, settings, *, seed=0):
+        if isinstance(settings, bv.BiasVarianceSettings) and settings.param_name is not None:
+            raise ValueError("settings: the draws show one configuration (param_name None)")
+        self.run = bv.check_run(problem, settings)
         self.seed = bv._check_int(seed, "seed", 0)
-        self.estimator, self.structure = estimator, structure
-        self.param_values, self.n_train, self.n_test, self.n_seeds = param_values, n_train, n_test, n_seeds
-        self.n_outputs, self.noise, self.estimator_params = n_outputs, noise, estimator_params
+        run = self.run
+        self.estimator, self.structure, self.n_seeds = run.estimator, run.structure, run.n_seeds
+        self.n_train, self.n_test, self.n_outputs, self.noise = run.n_train, run.n_test, run.n_outputs, run.noise
+        self.param_values, self.estimator_params = run.param_values, run.estimator_params
         # run_bias_variance spawns 1 + L children of SeedSequence(seed): the test set's, then one per
         # learning set. Spawning them one by one from the same root gives the same children.
         self._root = np.random.SeedSequence(self.seed)
         self._test_seq = self._root.spawn(1)[0]
-        _, _, self._bayes = bv._test_set(structure, n_test, n_outputs, noise, self._test_seq)
-        self._acc = bv._Accumulator(len(param_values), n_test, n_outputs, bv.N_SLICE_POINTS)
+        _, _, self._bayes = bv._test_set(self.structure, self.run.n_test, self.run.n_outputs, self.run.noise,
+                                         self._test_seq)
+        self._acc = bv._Accumulator(1, self.run.n_test, self.run.n_outputs, bv.N_SLICE_POINTS)
         self.history = {term: [] for term in HISTORY_TERMS}
 
     @property
@@ -67,9 +68,7 @@ class RunningBiasVariance:
         """Draw ``n`` more learning sets (fitting ``n_seeds`` models on each)."""
         _check_draws(n, self.n_draws)
         for _ in range(n):
-            res = bv._run_set(self._root.spawn(1)[0], self._test_seq, self.estimator, None, self.param_values,
-                              self.structure, self.n_train, self.n_test, self.n_seeds, self.n_outputs,
-                              self.noise, self.estimator_params)
+            res = bv._run_set(self._root.spawn(1)[0], self._test_seq, self.run)
             self._acc.add(res, keep_curve=True)
             result = self.result()
             for term in HISTORY_TERMS:
@@ -80,11 +79,8 @@ class RunningBiasVariance:
         """The decomposition over the draws so far (None before the first draw)."""
         if self.n_draws == 0:
             return None
-        return bv.decomposition(
-            self._acc, self._bayes, estimator=self.estimator, param_name=None, param_values=self.param_values,
-            structure=self.structure, n_learning_sets=max(self.n_draws, 1), n_seeds=self.n_seeds,
-            n_train=self.n_train, n_test=self.n_test, n_outputs=self.n_outputs, noise=self.noise, seed=self.seed,
-            estimator_params=self.estimator_params, partial=False, elapsed=0.0)
+        return bv.decomposition(self._acc, self._bayes, self.run, max(self.n_draws, 1), self.seed, partial=False,
+                                elapsed=0.0)
 
 
 def _check_draws(n, n_draws):
@@ -185,8 +181,7 @@ class RunningForestBiasVariance:
 FOREST_DRAW_PARAMS = {"n_estimators", "n_components", "max_features"}
 
 
-def running_for(estimator, *, structure="group", n_train=300, n_test=500, n_seeds=None, n_outputs=16, noise=1.0,
-                estimator_params=None, seed=0):
+def running_for(problem, settings, *, seed=0):
     """The running decomposition to draw for the Bias–variance page's settings.
 
     A projected forest (``rf-<scheme>-shared``: Algorithm 1, ``rf-<scheme>-per-tree``: Algorithm 2)
@@ -196,16 +191,13 @@ def running_for(estimator, *, structure="group", n_train=300, n_test=500, n_seed
     used); anything else (boosting, the other forests, a projected forest with a tree size) a
     :class:`RunningBiasVariance` with these arguments.
     """
-    params = dict(estimator_params or {})
+    estimator, params = settings.estimator, settings.estimator_params
     if isinstance(estimator, str) and estimator.startswith("rf-") and set(params) <= FOREST_DRAW_PARAMS:
         _, _, rest = estimator.partition("-")
         suffix, _, kind = rest.partition("-")
         if suffix in SCHEME_OF_SUFFIX and kind in ("shared", "per-tree"):
-            problem = Problem(f"friedman1-{structure}", n_train=n_train, n_test=n_test, n_outputs=n_outputs,
-                              noise=noise)
             forest = ForestSettings(n_estimators=params.get("n_estimators", 100),
                                     max_features=params.get("max_features", 1.0), projection=SCHEME_OF_SUFFIX[suffix],
                                     q_values=(params.get("n_components", "log"),))
             return RunningForestBiasVariance(problem, forest, seed=seed, shown="alg2" if kind == "per-tree" else "alg1")
-    return RunningBiasVariance(estimator, structure=structure, n_train=n_train, n_test=n_test, n_seeds=n_seeds,
-                               n_outputs=n_outputs, noise=noise, estimator_params=params, seed=seed)
+    return RunningBiasVariance(problem, settings, seed=seed)
