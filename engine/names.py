@@ -55,6 +55,9 @@ REFERENCE_FOREST_NAMES = ("sklearn-rf", "sklearn-st-rf")
 # The boosting estimators as a practitioner gets them: MultiOutputBoostingRegressor() /
 # MultiLabelBoostingClassifier() with only random_state set (their defaults, issue 34).
 DEFAULTS = "defaults"
+# XGBoost with its own defaults (engine.experiments.peers.ReferenceXGBoost): the peer a practitioner
+# would fit first, beside "defaults" on any data set (issue 42).
+XGBOOST = "xgboost"
 # The eight methods of paper 002's real-data study (section 4.4), in our names
 # (br-gbrt / br-rf in multi-label are st-gbrt / st-rf), and BOOMER (paper 004,
 # the real mlrl-boomer package) as reference rows: its documented defaults, and

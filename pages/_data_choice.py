@@ -94,3 +94,17 @@ def link_note() -> str:
     return (f"This page's address names the upload by its content hash (data=upload_…): a reload or a link opens "
             f"it only on this server, while it keeps the file (as long as a session uses it, and "
             f"{GRACE_SECONDS / 60:.0f} min after the last one ends).")
+
+
+def chosen_dataset():
+    """``(Dataset or None, words)``: the chosen data set and its description, or None and why it
+    cannot be loaded (an upload this server no longer holds)."""
+    spec = st.session_state.get(SPEC_KEY, dataspec.DEFAULT_SPEC)
+    try:
+        return _load(spec, st.session_state.get(UPLOAD_KEY)), dataspec.describe_spec(spec)
+    except ValueError as exc:
+        return None, str(exc)
+
+
+_load = st.cache_data(dataspec.dataset_from_spec, show_spinner="Loading the data set…", max_entries=2,
+                      hash_funcs=dataspec.CACHE_HASH_FUNCS)

@@ -1,5 +1,6 @@
-"""The Projections page's race: the engine against XGBoost on bibtex or corel5k, test LRAP against
-fit seconds (engine.experiments.time_to_accuracy), in its own background run with a Stop button.
+"""The Projections page's race: the engine against XGBoost on bibtex, corel5k or the data chosen on
+the Data page (an upload too), test score against fit seconds (engine.experiments.time_to_accuracy),
+with the engine's defaults as a third racer, in its own background run with a Stop button.
 
 It offers the papers' leaves and the second-order ones. XGBoost comes with the app's own
 dependencies; where it is missing all the same, the section says so with the package to install, and
@@ -9,12 +10,15 @@ as the race with XGBoost, and the page says when the race shown lacks a peer it 
 napkinXC's probabilistic label trees (PLT, what a practitioner fits first on hundreds of labels) race
 too where napkinXC is installed (the bench extra, not the app's), by the same rule: one point, its fit.
 """
+import dataclasses
+
 import streamlit as st
 
 from engine import plotting
 from engine.names import LEAF_ESTIMATIONS
 from engine.experiments.time_to_accuracy import (RACE_DATASETS, plt_installed, run_time_to_accuracy,
                                                  xgboost_installed, xgboost_missing_note)
+from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._jobs import PageRun
 from pages._status import failure, run_status
 from pages._url import url_widget
@@ -28,12 +32,25 @@ CHART_CONFIG = {"displaylogo": False}
 BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link restores the race
 
 
+DATA_PAGE = "data"      # the race's data option: the Data page's choice
+
+
 def _settings(with_xgboost, with_plt):
-    c1, c2, c3, c4 = st.columns(4)
-    dataset = url_widget(c1.radio, "Data set", RACE_DATASETS, key="proj_race_dataset", horizontal=True, **BOUND,
-                                   help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), "
-                            "their standard split.")
+    c0, c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1, 1])
+    options = [*RACE_DATASETS, DATA_PAGE]
+    upload = st.session_state.get(SPEC_KEY, {}).get("source") == "upload"
+    dataset = url_widget(c0.radio, "Data set", options, index=options.index(DATA_PAGE if upload else RACE_DATASETS[0]),
+                         key="proj_race_dataset", horizontal=True, **BOUND,
+                         help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), their "
+                         "standard split; or data: the data set chosen on the Data page (your upload), its standard "
+                         "split or a seeded 50/50 one. Score: LRAP for labels, macro-r2 for regression.")
     settings = dict(dataset=dataset, with_xgboost=with_xgboost, with_plt=with_plt)
+    if dataset == DATA_PAGE:
+        data, words = chosen_dataset()
+        settings["data"] = words
+        st.caption(f"Data: **{words}**." if data is not None else f"The Data page's choice cannot race: {words}.")
+    settings["with_defaults"] = url_widget(c1.checkbox, "Engine defaults too", True, key="proj_race_defaults", **BOUND,
+        help="A third racer: the engine's estimator as a practitioner gets it (its defaults, only the seed set).")
     settings["leaf_estimation"] = url_widget(c2.selectbox,
         "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
         help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
@@ -59,13 +76,20 @@ def leaf_widget(loss_key):
 
 
 def _start(settings):
-    run.start(run_time_to_accuracy, settings["dataset"], settings=settings,
-              **{k: v for k, v in settings.items() if k != "dataset"})
+    dataset = settings["dataset"]
+    if dataset == DATA_PAGE:
+        dataset, _ = chosen_dataset()
+        if dataset is None:
+            return
+        dataset = dataclasses.replace(dataset, name=f"{dataset.name} (Data page)")
+    run.start(run_time_to_accuracy, dataset, settings=settings,
+              **{k: v for k, v in settings.items() if k not in ("dataset", "data")})
 
 
 def race_section():
     """An expander with the race's controls, its run and its chart."""
-    with st.expander("Against XGBoost: test LRAP against fit seconds on bibtex or corel5k"):
+    with st.expander("Against XGBoost: test score against fit seconds on bibtex, corel5k or your data",
+                     expanded=st.session_state.get(SPEC_KEY, {}).get("source") == "upload"):
         with_xgboost, with_plt = xgboost_installed(), plt_installed()
         if not with_xgboost:
             st.info(xgboost_missing_note(), icon="ℹ️")
@@ -74,7 +98,8 @@ def race_section():
                       " where napkinXC is installed (the bench extra: `pip install napkinxc`); it is not here."))
         settings = _settings(with_xgboost, with_plt)
         c1, c2, _ = st.columns([2, 1, 3])
-        c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running, on_click=_start,
+        blocked = settings["dataset"] == DATA_PAGE and chosen_dataset()[0] is None
+        c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running or blocked, on_click=_start,
                   args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
         c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop,
                   help="Stop the race: the engine's curve ends where it stopped, XGBoost is then not fitted.")
@@ -97,6 +122,7 @@ def race_section():
         elif done.settings != settings:
             st.caption("Showing the last race; its settings differ from the controls above.")
         show_chart(st, plotting.time_to_accuracy_figure(res), key="proj_race_chart", config=CHART_CONFIG)
-        best = "; ".join(f"{label}: best LRAP {score:.3f} at {seconds:.1f} s"
+        metric = res.params.get("metric", "LRAP")
+        best = "; ".join(f"{label}: best {metric} {score:.3f} at {seconds:.1f} s"
                          for label, (score, seconds) in res.best().items())
         st.caption(f"{best}. " + " ".join(res.notes))

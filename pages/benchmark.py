@@ -26,12 +26,14 @@ from engine.experiments import selection_tables as tables
 from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
 from engine import plotting
 from engine.datasets import list_datasets
-from engine.names import ARTIFICIAL, FRIEDMAN_PROBLEMS
+from engine.experiments.time_to_accuracy import XGBOOST_PACKAGE, xgboost_installed
+from engine.names import ARTIFICIAL, DEFAULTS, FRIEDMAN_PROBLEMS, XGBOOST
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, estimate_text
 from pages._status import failure, progress_bar
 from pages._real_data import real_data_mode
 from pages._compare import reset_button
+from pages._data_choice import SPEC_KEY, UPLOAD_KEY, link_note
 from pages._url import url_widget
 from pages._render import show_chart, show_table
 
@@ -46,6 +48,7 @@ DEFAULT_ESTIMATORS = list(TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.
 # scikit-learn reference rows, added by a checkbox that is on by default: per-output gradient boosting
 # (the costly one: ~20 s of a quick friedman1 run, 16 outputs x grid x steps) and one multi-output forest.
 REFERENCES = ["sklearn-gb", "sklearn-rf"]
+PEERS = [DEFAULTS, XGBOOST]    # the engine as a practitioner gets it, and XGBoost with its defaults
 CONFIRM_SECONDS = 10 * 60     # above: an explicit confirmation before Start
 REFUSE_SECONDS = 4 * 3600     # above: refused in the page (the command line can still run it)
 ALL_ESTIMATORS = list(ms.KNOWN_NAMES)  # artificial-gbrt, boosting, our forests, scikit-learn
@@ -79,9 +82,9 @@ def resolve_dataset(choice):
     """(argument for run_model_selection, display name, problem text or None)."""
     if choice != DATA_PAGE:
         return choice, choice, None
-    spec = st.session_state.get("dataset_spec", dataspec.DEFAULT_SPEC)
+    spec = st.session_state.get(SPEC_KEY, dataspec.DEFAULT_SPEC)
     try:
-        ds = dataspec.dataset_from_spec(spec, st.session_state.get("dataset_upload"))
+        ds = dataspec.dataset_from_spec(spec, st.session_state.get(UPLOAD_KEY))
     except ValueError as exc:
         return None, dataspec.describe_spec(spec), str(exc)
     ds = dataclasses.replace(ds, name=f"{ds.name} (Data page)")  # not the paper's protocol: say so
@@ -98,13 +101,15 @@ def cached_estimate(choice, spec_json, estimators, budget, n_repeats, seed, nois
 
 def widget_values():
     ss = st.session_state
-    return (ss["bench_dataset"], list(ss["bench_estimators"]), bool(ss["bench_refs"]), ss["bench_budget"],
+    return (ss["bench_dataset"], list(ss["bench_estimators"]), bool(ss["bench_refs"]), bool(ss["bench_peers"]), ss["bench_budget"],
             int(ss["bench_repeats"]), int(ss["bench_seed"]), int(ss["bench_noisy"]))
 
 
-def with_references(chosen, refs):
-    """The estimators a run fits: the chosen ones, then the reference rows not already chosen."""
-    return list(chosen) + ([r for r in REFERENCES if r not in chosen] if refs else [])
+def with_references(chosen, refs, peers):
+    """The estimators a run fits: the chosen ones, then the reference rows and the peers not already
+    chosen (XGBoost only where it is installed)."""
+    extra = (REFERENCES if refs else []) + ([p for p in PEERS if p != XGBOOST or xgboost_installed()] if peers else [])
+    return list(chosen) + [r for r in extra if r not in chosen]
 
 
 def start_run(dataset, settings, drawn):
@@ -120,10 +125,6 @@ def start_run(dataset, settings, drawn):
         ms.SelectionSettings(settings["budget"], settings["repeats"], n_jobs=1), list(settings["estimators"]),
         seed=settings["seed"], report_partial=True, settings=settings,
     )  # fmt: skip
-
-
-def drop_artificial():
-    st.session_state["bench_estimators"] = [e for e in st.session_state.get("bench_estimators", []) if e != ARTIFICIAL]
 
 
 # --- page ------------------------------------------------------------------------------------
@@ -154,14 +155,15 @@ with st.sidebar:
 
     def dataset_label(name):
         if name == DATA_PAGE:
-            return "The data set chosen on the Data page"
+            return f"The Data page's choice: {dataspec.describe_spec(st.session_state[SPEC_KEY])}"
         if name in catalogue:
             c = catalogue[name]
             return f"{name} · {c['task']} · {c['n_samples']}×{c['n_outputs']}"
         return f"{name} (synthetic, 300 train / 4000 test)"
 
     choice = url_widget(st.selectbox,
-        "Data set", dataset_options, index=dataset_options.index(DEFAULT_DATASET), key="bench_dataset",
+        "Data set", dataset_options, key="bench_dataset",
+        index=dataset_options.index(DATA_PAGE if st.session_state[SPEC_KEY].get("source") != "friedman" else DEFAULT_DATASET),
         **BOUND,  # no format_func: the URL holds the formatted option, keep it the plain name
         help="friedman1 chain / group / ind are the paper's synthetic problems (Table 4): each repeat "
         "is a random 300/4000 split of one 4300-sample draw. Shipped data sets are split at random "
@@ -188,6 +190,14 @@ with st.sidebar:
         "validation) and its multi-output random forest (sklearn-rf) as reference rows. sklearn-gb makes a "
         "quick friedman1 run take about half a minute instead of a few seconds: untick for a faster run.",
     )  # fmt: skip
+    peers = url_widget(st.checkbox,
+        "XGBoost and the engine's defaults", True, key="bench_peers", **BOUND,
+        help="Add the two fits a practitioner makes first, nothing selected: defaults (our boosting estimator "
+        "with its defaults, only the seed set) and XGBoost with its defaults (one tree per output, depth 6, "
+        "100 rounds, one thread).",
+    )  # fmt: skip
+    if peers and not xgboost_installed():
+        st.caption(f"XGBoost is not installed here (`pip install {XGBOOST_PACKAGE}`): its row is left out.")
     noisy = url_widget(st.slider,
         "Extra noisy outputs (Table 6)", 0, 32, 0, step=4, key="bench_noisy", **BOUND,
         disabled=choice not in FRIEDMAN,
@@ -201,18 +211,24 @@ with st.sidebar:
     )  # fmt: skip
     repeats = url_widget(st.slider,
         "Repeats (random splits)", 2, 10, 2, key="bench_repeats", **BOUND,
-        help="Independent train/test splits; the paper uses 5. More repeats give a steadier mean and "
-        "a more powerful t-test, at a proportional cost.",
+        help=f"Independent train/test splits; the paper uses 5. More repeats give a steadier mean and "
+        f"a more powerful t-test, at a proportional cost. No difference is called significant before "
+        f"{ms.MIN_TEST_REPEATS} repeats (with 2, the t-test has one degree of freedom).",
     )  # fmt: skip
     seed = url_widget(st.number_input,
         "Seed", 0, 2**31 - 1, 0, step=1, key="bench_seed", **BOUND,
         help="Seeds the data draw (friedman1), the splits and the models: the same seed gives the same table.",
     )  # fmt: skip
-    st.caption(f"Seed **{seed}** · every setting is in the page URL: copy it to share this benchmark.")
+    st.caption(f"Seed **{seed}** · every setting is in the page URL: copy it to share this benchmark."
+               + (" " + link_note() if choice == DATA_PAGE and st.session_state[SPEC_KEY].get("source") == "upload" else ""))
 
 dataset, dataset_name, problem = resolve_dataset(choice)
+st.caption(f"Data: **{dataspec.describe_spec(st.session_state[SPEC_KEY]) if choice == DATA_PAGE else choice}**"
+           + (", the Data page's choice." if choice == DATA_PAGE else " (the sidebar's Data set)."))
 is_friedman = choice in FRIEDMAN
-run_estimators = with_references(estimators, refs)
+# The oracle exists for friedman1 only: elsewhere it is left out (and said), so the default list runs on any data.
+oracle_left_out = ARTIFICIAL in estimators and not is_friedman
+run_estimators = with_references([e for e in estimators if e != ARTIFICIAL or is_friedman], refs, peers)
 settings = {"dataset": dataset_name, "estimators": run_estimators, "budget": budget, "repeats": int(repeats),
             "seed": int(seed), "noisy": int(noisy) if is_friedman else 0}
 task = "regression" if is_friedman else (catalogue[choice]["task"] if choice in catalogue else getattr(dataset, "task", "regression"))
@@ -223,25 +239,20 @@ running = run.running
 blocked = None
 if problem:
     blocked = f"The Data page's data set cannot be used here: {problem}"
-elif not estimators:
-    blocked = "Choose at least one estimator in the sidebar."
-elif ARTIFICIAL in estimators and not is_friedman:
-    blocked = (
-        f"**artificial-gbrt** is the oracle that knows how the friedman1 outputs were generated; "
-        f"it does not exist for **{dataset_name}**. Remove it, or pick a friedman1 problem."
-    )
+elif not run_estimators:
+    blocked = "Choose at least one estimator in the sidebar" + (" (artificial-gbrt alone cannot run here)." if oracle_left_out else ".")
 if blocked:
     st.warning(blocked, icon="⚠️")
-    if ARTIFICIAL in estimators and not is_friedman:
-        st.button("Remove artificial-gbrt", key="bench_drop_artificial", on_click=drop_artificial,
-                  help="Take the oracle out of the estimator list.")
+elif oracle_left_out:
+    st.caption(f"artificial-gbrt is left out of this run: it is the oracle that knows how the friedman1 outputs were "
+               f"generated, and does not exist for **{dataset_name}**.")
 
 # --- cost estimate and start / stop --------------------------------------------------------------
 estimate = None
 if not blocked:
     try:
         estimate = cached_estimate(
-            choice, json.dumps(st.session_state.get("dataset_spec"), sort_keys=True, default=str) if choice == DATA_PAGE else "",
+            choice, json.dumps(st.session_state.get(SPEC_KEY), sort_keys=True, default=str) if choice == DATA_PAGE else "",
             tuple(run_estimators), budget, int(repeats), int(seed), settings["noisy"],
         )  # fmt: skip
     except (ValueError, TypeError) as exc:   # TypeError: an input the estimators do not take (a sparse X)
@@ -350,7 +361,8 @@ def show_result(result, settings):
             "Each dot is one split. When the dots of two methods overlap, the split matters more "
             "than the method." + (" Red diamonds: the paper's means." if paper else "")
         )
-    pv_fig = plotting.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs)
+    enough = result.n_repeats_done >= ms.MIN_TEST_REPEATS     # else no difference is called significant
+    pv_fig = plotting.benchmark_pvalue_figure(result.estimators, result.pvalues, result.signs, alpha=0.05 if enough else None)
     left, right = st.columns([3, 1])
     if result.n_repeats_done >= 2:
         show_chart(left, pv_fig, key="bench_pvalues", config=CHART_CONFIG)
@@ -360,8 +372,9 @@ def show_result(result, settings):
         st.markdown("**What to look for**")
         st.markdown(
             "Read a row: '>' means that row's method has the better mean than the column's, '<' the "
-            "worse. Dark blue cells, each marked * (p < 0.05), are differences unlikely to be chance; pale ones "
-            "are not. "
+            "worse. "
+            + ("Dark blue cells, each marked * (p < 0.05), are differences unlikely to be chance; pale ones are not. "
+               if enough else "")
             + takeaways.benchmark_significance_sentence(result)
         )
     with st.expander("Chosen hyper-parameters per repeat"):

@@ -28,6 +28,8 @@ from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
 from engine.experiments.runner import jsonable
 from pages._challenges import challenge_intro
 from pages._deeplink import registered_pages, route_through_app
+from pages._bv_data import bias_variance_on_data
+from pages._data_choice import SPEC_KEY
 from pages._draws import draws_section
 from pages._jobs import PageRun, gate
 from pages._status import failure, run_status
@@ -79,7 +81,16 @@ def resample():
 
 
 st.title("Bias–variance")
+if st.session_state.get(SPEC_KEY, {}).get("source", "friedman") != "friedman":   # an upload or a shipped set
+    on_data = url_widget(st.radio, "Data", ["data", "friedman1"], horizontal=True, key="bv_data", **BOUND,
+                         help="data: the Data page's choice, learning sets drawn from its rows. friedman1: this "
+                         "page's own problem, whose generator and Bayes model separate bias² from noise.")
+    if on_data == "data":
+        bias_variance_on_data()
+        st.stop()
 challenge_intro("pages/bias_variance.py")   # the question at the top, as on the other pages (checked by the draws)
+st.caption("Data: **friedman1**, drawn afresh for every learning set (its generator; the problem is chosen below). "
+           "Choose an upload or a shipped set on the Data page to decompose on its rows instead.")
 st.markdown(
     "Train the same algorithm on many **independent learning sets** drawn from Friedman1, and "
     "watch how its expected test error splits into **noise** (nobody can remove it), **bias²** "

@@ -73,20 +73,17 @@ def new_seed():
 
 # --- controls ----------------------------------------------------------------------------------
 st.title("Convergence")
-st.markdown(
-    "How fast does each multi-output boosting method learn, and how good does it get? Each curve is the "
-    "**test macro-r2** after every boosting step (paper Figure 1: stumps, learning rate 0.1, square loss). "
-    "Pick methods and settings in the sidebar, press **Start** and watch the curves grow; **Pin** a run, "
-    "change one knob and run again to overlay the two."
-)
+intro = st.empty()    # the intro names the score and loss of the data's task: written once the data is known
 st.caption("The methods train **one after another**, in the order of the Methods list: a curve starts growing "
            "when the one before it has finished, so each is fitted and timed alone.")
 
 with st.sidebar:
     st.header("Convergence run")
     reset_button("conv")
+    own_data = st.session_state.get("dataset_spec", {}).get("source", "friedman") != "friedman"   # an upload, a shipped set
     problem = url_widget(st.radio,
         "Problem", list(PROBLEMS), key="conv_problem", horizontal=True, **BOUND,
+        index=list(PROBLEMS).index("data") if own_data else 0,
         help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "
         "inputs), or data: the data set chosen on the Data page.",
     )  # fmt: skip
@@ -124,10 +121,13 @@ with st.sidebar:
         help="Steps per method. One st-gbrt step fits one tree per output, so curves are drawn per output. "
         "The range stops where a laptop still finishes in about a minute.",
     )  # fmt: skip
+    own_split = problem == "data" and st.session_state.get("dataset_spec", {}).get("source", "friedman") != "friedman"
     n_test = url_widget(st.select_slider,
-        "Test samples", TEST_OPTIONS, value=1000, key="conv_n_test", **BOUND,
-        help="Size of the friedman1 test sample (paper: 4000). Smaller is faster, the curves a bit noisier.",
+        "Test samples", TEST_OPTIONS, value=1000, key="conv_n_test", **BOUND, disabled=own_split,
+        help="Size of the friedman1 test sample (paper: 4000). Smaller is faster, the curves a bit noisier. "
+        "A shipped or uploaded data set has its own split: then the slider is off and the split is said below it.",
     )  # fmt: skip
+    split_note = st.empty()     # the split of a data set that has its own, said where the slider is
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     seed = url_widget(c1.number_input,
         "Seed", 0, 2**31 - 1, 0, step=1, key="conv_seed", **BOUND,
@@ -322,6 +322,19 @@ def sample_text(data):
 
 problem_error, costs, warm_step, drawn = check(settings, spec, upload)
 total_cost = sum(costs.values())
+task = drawn.task if drawn is not None else "regression"
+intro.markdown(
+    "How fast does each multi-output boosting method learn, and how good does it get? Each curve is the "
+    + ("**test macro-r2** after every boosting step (paper Figure 1: stumps, learning rate 0.1, square loss). "
+       if task == "regression" else
+       "**test LRAP** (label ranking average precision, 1 is best) after every boosting step: these are 0/1 labels, "
+       "so the default loss is the logistic loss (paper section 3.1), with stumps and learning rate 0.1. ")
+    + "Pick methods and settings in the sidebar, press **Start** and watch the curves grow; **Pin** a run, "
+    "change one knob and run again to overlay the two."
+)
+if own_split and drawn is not None:
+    split_note.caption(f"Test samples here: **{drawn.X_test.shape[0]:,}** of {drawn.X_train.shape[0] + drawn.X_test.shape[0]:,} "
+                       f"rows ({drawn.split}); the slider sizes friedman1's test sample only.")
 too_costly = total_cost > MAX_SECONDS
 
 run.harvest()

@@ -45,6 +45,8 @@ from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
 from pages._status import failure, progress_bar
+from engine.app.page_models import dataspec
+from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
 from pages._render import show_chart, show_table
@@ -94,7 +96,8 @@ def parse_ints(text, name):
 
 
 def data_problem(choice):
-    """(the Problem for the experiment functions, its description); (None, why) for an upload."""
+    """(the Problem for the experiment functions, its description); an upload the server no longer
+    holds is a ValueError saying so."""
     if choice != FROM_DATA_PAGE:
         return Problem(choice), f"shipped data set **{choice}** (standard train/test split when it has one)"
     spec = st.session_state.get("dataset_spec") or {"source": "friedman", "structure": "chain"}
@@ -107,7 +110,11 @@ def data_problem(choice):
                           input_distribution=spec.get("input_distribution", "uniform"),
                           n_noisy_outputs=int(spec.get("n_noisy_outputs", 0)))
         return problem, f"**{name}** from the Data page ({problem.n_train} train, 1000 test samples)"
-    return None, "an uploaded CSV (not supported here)"
+    ds, words = chosen_dataset()
+    if ds is None:
+        raise ValueError(words)
+    # Problem.of: its data count in the run's key (engine.app.serving.run_key), so two uploads of one name differ.
+    return Problem.of(ds), f"**{words}**, the Data page's choice (a seeded 50/50 split)"
 
 
 # --- controls ----------------------------------------------------------------------------------
@@ -121,6 +128,7 @@ st.markdown(
 
 catalogue = multilabel_sets()
 data_options = [FROM_DATA_PAGE, *catalogue]
+own_data = st.session_state.get(SPEC_KEY, {}).get("source", "friedman") != "friedman"   # an upload, a shipped set
 with st.sidebar:
     st.header("Forest experiment")
     reset_button("fx")
@@ -164,7 +172,8 @@ with st.sidebar:
         )  # fmt: skip
     else:
         data_choice = url_widget(st.selectbox,
-            "Data set", data_options, index=data_options.index(FORESTS_DATASET) if FORESTS_DATASET in data_options else 0,
+            "Data set", data_options, index=0 if own_data else
+            data_options.index(FORESTS_DATASET) if FORESTS_DATASET in data_options else 0,
             key="fx_data", **BOUND,
             help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
             "Data page (Friedman1 problems are scored by macro-r2).",
@@ -229,12 +238,16 @@ def control_names(message: str) -> str:
 refused, data_text = None, ""
 try:
     if variance:
-        data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)"
+        data_text = f"Friedman1-**{structure}** learning sets (300 train, 16 outputs, 500 test points)" + (
+            ", not the Data page's choice: splitting the variance needs Friedman1's generator (a fresh learning "
+            "set per draw) and its Bayes model" if own_data else "")
         data = Problem(f"friedman1-{structure}", n_train=300, n_test=500)
     elif compression:
         data_text = (f"**{compression_data}** (thesis Appendix A: 300 train, 2000 test samples per run)"
                      if compression_data in THESIS_PROBLEMS else
-                     f"shipped data set **{compression_data}** (standard train/test split when it has one)")
+                     f"shipped data set **{compression_data}** (standard train/test split when it has one)") + (
+            ", not the Data page's choice: the compression takes the thesis' problems and the shipped sets "
+            "listed (an upload is not wired here yet)" if own_data else "")
         data = Problem(compression_data, n_train=300, n_test=2000)
     else:
         data, data_text = data_problem(data_choice)
@@ -286,7 +299,8 @@ def run_experiment():
     run.start(call[0], *call[1], settings=settings, estimate=cost, **call[2])
 
 
-st.caption(f"Data: {data_text}. Seed **{int(seed)}**. Share the URL to share this view.")
+st.caption(f"Data: {data_text or dataspec.describe_spec(st.session_state[SPEC_KEY])}. Seed **{int(seed)}**. "
+           "Share the URL to share this view.")
 if refused:
     st.error(refused, icon="⚠️")
     st.stop()

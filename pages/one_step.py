@@ -23,6 +23,7 @@ from engine.plotting.trees import tree_figure
 from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
+from pages._data_choice import chosen_dataset
 from pages._url import url_widget
 from pages._render import show_chart
 
@@ -65,6 +66,12 @@ if st.session_state.pop("os_tick_pending", False) and st.session_state[PLAY_KEY]
     if st.session_state.get("os_step", 0) >= os_.MAX_STEPS:
         st.session_state[PLAY_KEY] = False
 
+def data_page_choice():
+    """``(Dataset or None, words)`` of the Data page's choice when it is an upload or a shipped set; the
+    words say why when it cannot load; ``(None, "")`` for Friedman1 (this page's own problems)."""
+    return chosen_dataset() if st.session_state.get("dataset_spec", {}).get("source", "friedman") != "friedman" else (None, "")
+
+
 st.title("One step")
 st.markdown(
     "What happens inside **one boosting step**, in the order the algorithm runs it: the residuals G, the "
@@ -75,10 +82,13 @@ st.markdown(
 with st.sidebar:
     st.header("Step settings")
     reset_button("os", label="Default settings")
+    chosen, chosen_words = data_page_choice()
+    problems = list(os_.PROBLEMS) + ([os_.DATA] if chosen_words else [])
     problem = url_widget(st.selectbox,
-        "Problem", os_.PROBLEMS, key="os_problem", **BOUND,
+        "Problem", problems, key="os_problem", index=problems.index(os_.DATA) if os_.DATA in problems else 0, **BOUND,
         help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "
-        "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled.",
+        "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled. data: the data "
+        "set chosen on the Data page (your upload), split 50/50 and subsampled the same way.",
     )  # fmt: skip
     n_train = url_widget(st.select_slider, "Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
                                            help="Few samples, so every row of the residual matrix is visible.")
@@ -110,7 +120,8 @@ with st.sidebar:
         help="Off: a fresh Φ is drawn at every step (the papers' algorithms). On: the Φ of step 1 is reused, "
         "so with output sub-sampling only the drawn outputs are ever fitted directly.",
     )  # fmt: skip
-    task = "regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel"
+    task = ("regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel" if problem != os_.DATA
+            else chosen.task if chosen is not None else "regression")
     loss = url_widget(st.selectbox, "Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
                                     help="Square or absolute loss for regression; logistic or square for multi-label.")
     leaf_estimation = url_widget(st.radio, "Leaf values", list(LEAF_ESTIMATIONS), key="os_leaves", horizontal=True, **BOUND,
@@ -143,11 +154,17 @@ c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True,
 step = int(url_widget(c[5].number_input, "Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND,
                                          help="The boosting step on display (in the URL: a shared link opens this step)."))
 
+if problem == os_.DATA:
+    st.caption(f"Data: **{chosen_words}**, the Data page's choice.")
 try:
     run = st.session_state.get(RUN_KEY)
-    if run is None or run.settings != settings:
-        run = os_.OneStepRun(settings, data=load_problem(problem, int(n_train), int(seed)))
-        st.session_state[RUN_KEY] = run
+    data_key = chosen_words if problem == os_.DATA else None     # another upload: another run
+    if run is None or run.settings != settings or st.session_state.get(f"{RUN_KEY}_data") != data_key:
+        if problem == os_.DATA and chosen is None:
+            raise ValueError(chosen_words)
+        run = os_.OneStepRun(settings, data=load_problem(problem, int(n_train), int(seed),
+                                                         dataset=chosen if problem == os_.DATA else None))
+        st.session_state[RUN_KEY], st.session_state[f"{RUN_KEY}_data"] = run, data_key
     view = run.view(step)
 except ValueError as exc:
     st.error(f"These settings cannot run: {exc}")

@@ -42,6 +42,7 @@ from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, gate
 from pages._status import failure, run_status
+from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._race import leaf_widget, race_section
 from pages._compare import pin_controls, reset_button, with_pinned
 from pages._url import url_widget
@@ -84,6 +85,9 @@ def new_seed():
     st.session_state["proj_seed"] = secrets.randbelow(100_000)
 
 
+DATA_CHOICE = "data"     # the Data page's upload, among the data sets
+
+
 def use_data_page(name):
     st.session_state["proj_dataset"] = name
 
@@ -94,10 +98,12 @@ st.markdown(
     "a tree need, and does the kind of projection matter? With **q** projections per tree "
     "(gbrt-relabel-rpo), accuracy approaches gbmort (all outputs, q → ∞) while each tree gets cheaper to grow."
 )
+data_line = st.empty()   # which data the q sweep and the schemes run on, said once the sidebar has chosen
 race_section()
 
 shipped = catalogue()
-datasets = list(FRIEDMAN_PROBLEMS) + list(shipped)
+upload_chosen = st.session_state.get(SPEC_KEY, {}).get("source") == "upload"
+datasets = list(FRIEDMAN_PROBLEMS) + list(shipped) + ([DATA_CHOICE] if upload_chosen else [])
 with st.sidebar:
     st.header("Projections")
     reset_button("proj")
@@ -107,7 +113,8 @@ with st.sidebar:
         "projections of section 2.3 compared on one problem.",
     )  # fmt: skip
     dataset = url_widget(st.selectbox,
-        "Data set", datasets, index=datasets.index(PROJECTIONS_DATASET), key="proj_dataset", **BOUND,
+        "Data set", datasets, index=datasets.index(DATA_CHOICE if upload_chosen else PROJECTIONS_DATASET),
+        key="proj_dataset", **BOUND,
         help="A synthetic Friedman1 problem (300 training samples, paper section 4.2.1), a shipped "
         "benchmark (its standard split, or a seeded 50/50 split). delicious is the papers' own set for "
         "Figures 3, 5 and 6 (12 920 + 3 185 bookmarks, 500 sparse word features, 983 tags). Wide outputs, where fewer projections save the most time: "
@@ -126,12 +133,13 @@ with st.sidebar:
         st.button(f"Use the Data page's {data_page}", key="proj_use_data", on_click=use_data_page,
                   args=(data_page,), help="Switch to the data set chosen on the Data page.")  # fmt: skip
     friedman = dataset in FRIEDMAN_PROBLEMS
+    uploaded, data_words = chosen_dataset() if dataset == DATA_CHOICE else (None, "")
     n_outputs = url_widget(st.slider, "Outputs d (Friedman1)", 2, 64, 16, key="proj_n_outputs", **BOUND, disabled=not friedman,
                                       help="Number of outputs of the synthetic problem (paper: 16).")  # fmt: skip
     n_test = url_widget(st.slider, "Test samples (Friedman1)", 500, 4000, 1000, step=500, key="proj_n_test", **BOUND,
                                    disabled=not friedman, help="Test set size (paper: 4000); larger is smoother but slower.")  # fmt: skip
-    d = n_outputs if friedman else shipped[dataset]["n_outputs"]
-    task = "regression" if friedman else shipped[dataset]["task"]
+    d = n_outputs if friedman else uploaded.n_outputs if uploaded is not None else shipped.get(dataset, {}).get("n_outputs", 1)
+    task = "regression" if friedman else uploaded.task if uploaded is not None else shipped.get(dataset, {}).get("task", "regression")
 
     if experiment == "size":
         projection = url_widget(st.selectbox,
@@ -184,6 +192,15 @@ common = dict(n_steps=int(n_steps), learning_rate=float(learning_rate), max_leaf
               loss=None if loss == LOSSES[task][0] else loss, train_curve=False)
 if friedman:
     common.update(n_outputs=int(n_outputs), n_test=int(n_test))
+data_line.caption(f"Data of the q sweep and the schemes (sidebar): **{data_words if dataset == DATA_CHOICE else dataset}**"
+                  + (", the Data page's choice." if dataset == DATA_CHOICE else "."))
+if dataset == DATA_CHOICE:
+    if uploaded is None:
+        st.error(f"{data_words[0].upper()}{data_words[1:]}.", icon="📤")
+        st.stop()
+    problem = Problem.of(uploaded)     # its data count in the run's key (engine.app.serving.run_key), not its name
+else:
+    problem = Problem(dataset, **{k: common[k] for k in ("n_outputs", "n_test") if k in common})
 if experiment == "size":
     try:
         q_values = parse_values(q_text or default_q(d), kind=int, low=1, high=q_high,
@@ -205,8 +222,7 @@ else:
     target = run_projection_schemes
     call_kwargs = dict(schemes=list(schemes), strategy=STRATEGIES[algorithm], seed=common["seed"], train_curve=False)
     models = [(STRATEGIES[algorithm], 1)] * len(schemes)
-# the call: the problem and the boosting settings as objects (checked when built), the sweep as keywords
-problem = Problem(dataset, **({"n_outputs": int(n_outputs), "n_test": int(n_test)} if friedman else {}))
+# the call: the problem (built above) and the boosting settings as objects (checked when built), the sweep as keywords
 call_args = (problem, BoostingSettings(common["n_steps"], learning_rate=common["learning_rate"],
                                        max_leaf_nodes=common["max_leaf_nodes"], loss=common["loss"],
                                        leaf_estimation=leaf_estimation if experiment == "size" else None))

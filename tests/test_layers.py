@@ -179,7 +179,7 @@ def test_no_engine_module_imports_playwright():
 
 # The app's packages, and where in the engine each may be imported (README, "Dependencies").
 APP_PACKAGES = {"streamlit": (), "plotly": ("engine.plotting", "engine.reports", "engine.bench"),
-                "xgboost": ("engine.experiments.time_to_accuracy", "engine.bench")}
+                "xgboost": ("engine.experiments.time_to_accuracy", "engine.experiments.peers", "engine.bench")}
 
 
 def app_package_imports(root):

@@ -224,3 +224,4 @@ class ReferenceForest:
         return np.column_stack(cols)
 
     decision_function = predict
+

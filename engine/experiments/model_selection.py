@@ -27,7 +27,10 @@ classification; with noisy outputs (Table 6) also half-macro-r2 on the
 original outputs. The result gives the mean ± standard deviation (ddof=1)
 over repeats, the ranks of the means (1 = best) and the matrix of p-values of
 Student's paired t-test (``scipy.stats.ttest_rel``) with the sign of Table 5
-('>' when the row estimator has the better mean score).
+('>' when the row estimator has the better mean score). The p-values exist from 2
+repeats, but a difference is called significant only from ``MIN_TEST_REPEATS`` (5, the
+paper's number): with 2 repeats the test has one degree of freedom and its p-value rests
+wholly on the two differences being normal, which nothing can check.
 
 Data and splits:
 
@@ -74,7 +77,9 @@ forests: the same default settings, no grid, fitted on the whole training set.
 So does ``"defaults"`` (``engine.names.DEFAULTS``): the boosting estimator as a
 practitioner gets it, ``MultiOutputBoostingRegressor`` / ``MultiLabelBoostingClassifier``
 with only ``random_state`` set (its defaults, early stopping "auto" included), the
-quick what-if row beside the papers' methods with their selected settings.
+quick what-if row beside the papers' methods with their selected settings. And so does
+``"xgboost"`` (``engine.names.XGBOOST``, :class:`engine.experiments.peers.ReferenceXGBoost`):
+XGBoost with its defaults, the peer beside that row.
 
 The app's cost estimate (``estimate_model_selection_cost`` in ``engine/app/page_models/cost.py``, a
 layer above) predicts the number of fits and the running time of a call before it starts
@@ -99,6 +104,7 @@ from engine.estimators.boosting import MultiLabelBoostingClassifier, MultiOutput
 from engine.estimators.references import ReferenceForest, ReferenceGB, forest_params
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES, make_estimator
 from engine.experiments.convergence import check_estimators
+from engine.experiments.peers import ReferenceXGBoost
 from engine.experiments.problems import Problem
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, ordered_map
 from engine.experiments.settings import check_flag
@@ -111,6 +117,7 @@ from engine.names import (
     REFERENCE_FOREST_NAMES,
     REFERENCE_NAMES,
     STRUCTURES,
+    XGBOOST,
 )
 from engine.validation import check_int as _check_int
 from engine.validation import check_n_jobs
@@ -125,8 +132,8 @@ __all__ = [
 ]
 
 # Names with nothing to select (fixed default settings): fitted once per repeat.
-NO_GRID = REFERENCE_FOREST_NAMES + FOREST_NAMES + (DEFAULTS,)
-KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + (DEFAULTS,) + FOREST_NAMES + REFERENCE_NAMES
+NO_GRID = REFERENCE_FOREST_NAMES + FOREST_NAMES + (DEFAULTS, XGBOOST)
+KNOWN_NAMES = (ARTIFICIAL,) + ESTIMATOR_NAMES + (DEFAULTS,) + FOREST_NAMES + REFERENCE_NAMES + (XGBOOST,)
 # Paper 002, section 4.1.2: "20% of the training samples as a validation set".
 VALIDATION_FRACTION = 0.2
 # Paper 002, section 4.1.3: without a standard test set, "40% of the samples as
@@ -369,6 +376,8 @@ def make_method(name, task, structure, n_real, params):
         return est.set_params(n_estimators=params["n_estimators"]) if params.get("n_estimators") else est
     if name == "sklearn-gb":
         return ReferenceGB(task, **params)
+    if name == XGBOOST:         # its defaults: 100 rounds (fewer only for a probe)
+        return ReferenceXGBoost(task, random_state=params["random_state"], n_estimators=params.get("n_estimators"))
     n_trees = params.get("n_estimators") or 100      # forests: the paper's 100 unless probing
     if name in REFERENCE_FOREST_NAMES:
         return ReferenceForest(task, per_output=name == "sklearn-st-rf", random_state=params["random_state"],
@@ -384,7 +393,8 @@ def _defaults_class(task):
 
 
 def no_grid_steps(name, task):
-    """Steps (trees) a fixed-setting estimator fits at most: the defaults' n_estimators, a forest's 100."""
+    """Steps (trees) a fixed-setting estimator fits at most: the defaults' n_estimators, a forest's or
+    XGBoost's 100."""
     return _defaults_class(task)().n_estimators if name == DEFAULTS else 100
 
 
@@ -636,7 +646,8 @@ class _Protocol:
             if self.grid_of[e]:
                 self.chosen[e].append(dict(self.configs[best[e][2]], n_steps=best[e][1], validation_score=best[e][0]))
             else:
-                self.chosen[e].append(_defaults_choice(self.task) if e == DEFAULTS else _forest_choice(self.task, self.p))
+                self.chosen[e].append(_defaults_choice(self.task) if e == DEFAULTS else dict(ReferenceXGBoost.DEFAULTS)
+                                      if e == XGBOOST else _forest_choice(self.task, self.p))
             self.done_units += 1
         return True
 
@@ -673,6 +684,9 @@ def _summary(scores):
     ranks = (stats.rankdata(-mean, method="min").astype(int) if n
              else np.zeros(scores.shape[0], dtype=int))
     return mean, std, ranks
+
+
+MIN_TEST_REPEATS = 5
 
 
 def _paired_tests(scores, mean):

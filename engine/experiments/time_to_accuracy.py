@@ -1,13 +1,17 @@
-"""Time to accuracy on a wide multi-label set: the engine against XGBoost, test LRAP against fit seconds.
+"""Time to accuracy: the engine against XGBoost, test score against fit seconds, on any data set.
 
-:func:`run_time_to_accuracy` fits, on the standard split of bibtex or corel5k (CSR inputs,
-one thread), gbrt-relabel-rpo-gaussian (q Gaussian projections of the gradient per tree;
-with ``leaf_estimation="newton"`` second-order leaves) and, where it
-is installed, XGBoost with its defaults (one tree per label, depth 6, learning rate 0.3, hist,
-Newton leaves). Each curve is the test LRAP at a few log-spaced steps against the fit seconds
-spent up to that step: the engine's own clock per step (``fit_times_``), XGBoost's from a
-per-round callback; XGBoost's scores are its predictions cut at round r (``iteration_range``).
-Scoring is not counted as fit time.
+:func:`run_time_to_accuracy` fits, on one thread, gbrt-relabel-rpo-gaussian (q Gaussian projections
+of the gradient per tree; with ``leaf_estimation="newton"`` second-order leaves), the engine's
+estimator with its defaults (``with_defaults``: only the seed and one thread set, early stopping
+"auto" included: what a practitioner fits first) and, where it is installed, XGBoost with its
+defaults (one tree per output, depth 6, learning rate 0.3, hist, Newton leaves). The data: bibtex or
+corel5k (their standard split; CSR inputs), or any :class:`engine.datasets.Dataset` (the Data page's
+choice, an upload): its standard split, else a random 50/50 split seeded by ``seed``. The score is
+the test LRAP in multi-label classification (the logistic loss, XGBoost's classifier), the test
+macro-r2 in regression (the square loss, XGBoost's regressor). Each curve is the test score at a
+few log-spaced steps against the fit seconds spent up to that step: the engine's own clock per step
+(``fit_times_``), XGBoost's from a per-round callback; XGBoost's scores are its predictions cut at
+round r (``iteration_range``). Scoring is not counted as fit time.
 
 XGBoost is one of the app's own dependencies (pyproject.toml: its CPU-only build, ``xgboost-cpu``, on
 Linux), so the race has both curves from the README's install. A run says which peers it ran with
@@ -29,11 +33,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.datasets import load_dataset
-from engine.estimators import MultiLabelBoostingClassifier
+from engine.datasets import Dataset, load_dataset
+from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.experiments.label_trees import l2_rows, plt_fit, plt_installed
 from engine.experiments.runner import JsonResult
-from engine.metrics import lrap
+from engine.metrics import lrap, macro_r2
 from engine.names import LEAF_ESTIMATIONS, PROJECTED_RELABEL
 from engine.validation import check_choice, check_int
 
@@ -57,7 +61,7 @@ def xgboost_installed():
 
 def xgboost_missing_note():
     return (f"XGBoost is not installed here (it is one of the app's dependencies: `pip install {XGBOOST_PACKAGE}`): "
-            "only the engine's curve is drawn.")
+            "only the engine's curves are drawn.")
 
 
 @dataclass
@@ -75,11 +79,12 @@ class TimeToAccuracyResult(JsonResult):
         return cls(**d)
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([dict(method=label, step=s, seconds=t, lrap=v) for label, c in self.curves.items()
+        metric = self.params.get("metric", "LRAP").lower()
+        return pd.DataFrame([dict(method=label, step=s, seconds=t, **{metric: v}) for label, c in self.curves.items()
                              for s, t, v in zip(c["steps"], c["seconds"], c["score"])])
 
     def best(self):
-        """{label: (best test LRAP, fit seconds to reach it)}."""
+        """{label: (best test score, fit seconds to reach it)}."""
         out = {}
         for label, c in self.curves.items():
             k = int(np.argmax(c["score"]))
@@ -91,27 +96,53 @@ def _checkpoints(n):
     return np.unique(np.round(np.logspace(0, np.log10(n), N_CHECKPOINTS)).astype(int)).tolist()
 
 
-def _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q, leaf_estimation,
-                  seed, stop):
-    # Every hyper-parameter the curve relies on, explicitly (the estimators' defaults serve a first fit).
-    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=q,
-                  loss="logistic", learning_rate=learning_rate, n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
-                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                  leaf_estimation=leaf_estimation, l2_regularization=1.0, early_stopping=False,
-                  split_search="auto", max_bins=255, n_jobs=1, random_state=seed)
-    est = MultiLabelBoostingClassifier(**params)
-    est.fit(X, Y, callback=None if stop is None else (lambda n, model: stop.is_set()))
+def _score(task, Y_test, F):
+    """The race's score of the (n, d) predictions / label scores ``F``."""
+    return float(lrap(Y_test, F) if task == "multilabel" else macro_r2(Y_test, F))
+
+
+def _staged_curve(est, task, X_test, Y_test):
+    """A fitted engine estimator's curve: the score at log-spaced steps against its fit seconds."""
     wanted = set(_checkpoints(est.n_steps_))
+    staged = est.staged_decision_function(X_test) if task == "multilabel" else est.staged_predict(X_test)
     steps, seconds, scores = [], [], []
-    for m, F in enumerate(est.staged_decision_function(X_test), start=1):
+    for m, F in enumerate(staged, start=1):
         if m in wanted:
             steps.append(m)
             seconds.append(float(est.fit_times_[m - 1]))
-            scores.append(float(lrap(Y_test, F)))
+            scores.append(_score(task, Y_test, F))
     return dict(steps=steps, seconds=seconds, score=scores)
 
 
-def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed, stop=None):
+def _stop_callback(stop):
+    return None if stop is None else (lambda n, model: stop.is_set())
+
+
+def _estimator(task):
+    return MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
+
+
+def _engine_curve(task, X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q, leaf_estimation, seed, stop):
+    # Every hyper-parameter the curve relies on, explicitly (the estimators' defaults serve a first fit).
+    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=q,
+                  loss="logistic" if task == "multilabel" else "squared_error", learning_rate=learning_rate,
+                  n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
+                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
+                  leaf_estimation=leaf_estimation, l2_regularization=1.0, early_stopping=False,
+                  split_search="auto", max_bins=255, n_jobs=1, random_state=seed)
+    est = _estimator(task)(**params)
+    est.fit(X, Y, callback=_stop_callback(stop))
+    return _staged_curve(est, task, X_test, Y_test)
+
+
+def _defaults_curve(task, X, Y, X_test, Y_test, seed, stop):
+    """The engine's estimator with its defaults: only the seed, and one thread as every racer."""
+    est = _estimator(task)(random_state=seed, n_jobs=1)
+    est.fit(X, Y, callback=_stop_callback(stop))
+    return _staged_curve(est, task, X_test, Y_test)
+
+
+def _xgboost_curve(task, X, Y, X_test, Y_test, rounds, seed, stop=None):
     import xgboost
 
     stamps = []
@@ -121,13 +152,35 @@ def _xgboost_curve(X, Y, X_test, Y_test, rounds, seed, stop=None):
             stamps.append(time.perf_counter())
             return stop is not None and stop.is_set()      # a stop ends the fit after this round
 
-    model = xgboost.XGBClassifier(n_estimators=rounds, tree_method="hist", multi_strategy="one_output_per_tree",
-                                  n_jobs=1, random_state=seed, callbacks=[Clock()])
+    kind = xgboost.XGBClassifier if task == "multilabel" else xgboost.XGBRegressor
+    model = kind(n_estimators=rounds, tree_method="hist", multi_strategy="one_output_per_tree",
+                 n_jobs=1, random_state=seed, callbacks=[Clock()])
     started = time.perf_counter()
     model.fit(X, Y)
     steps = [r for r in _checkpoints(len(stamps))]
-    scores = [float(lrap(Y_test, model.predict_proba(X_test, iteration_range=(0, r)))) for r in steps]
+    cut = model.predict_proba if task == "multilabel" else model.predict
+    scores = [_score(task, Y_test, np.asarray(cut(X_test, iteration_range=(0, r))).reshape(len(Y_test), -1))
+              for r in steps]
     return dict(steps=steps, seconds=[stamps[r - 1] - started for r in steps], score=scores)
+
+
+def _race_data(dataset, seed):
+    """``(name, X, Y, X_test, Y_test, task, split sentence)`` of a race data set or a Dataset."""
+    if isinstance(dataset, Dataset):
+        data = dataset
+    else:
+        check_choice(dataset, "dataset", RACE_DATASETS)
+        data = load_dataset(dataset)
+    if data.test_indices is not None:
+        test = np.zeros(data.X.shape[0], dtype=bool)
+        test[data.test_indices] = True
+        tr, te, split = ~test, test, "standard split"
+    else:
+        perm = np.random.default_rng(seed).permutation(data.n_samples)
+        half = data.n_samples // 2
+        tr, te, split = np.sort(perm[:half]), np.sort(perm[half:]), f"random 50/50 split (seed {seed})"
+    task = "multilabel" if data.task == "multilabel" else "regression"
+    return data.name, data.X[tr], data.Y[tr], data.X[te], data.Y[te], task, split
 
 
 def _plt_curve(X, Y, X_test, Y_test, seed):
@@ -147,17 +200,19 @@ def _check_peer(value, name, installed, peer, package):
 
 
 def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
-                         q=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, seed=0,
+                         q=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, with_defaults=False, seed=0,
                          progress=None, stop=None) -> TimeToAccuracyResult:
-    """Test LRAP against fit seconds: the engine (gbrt-relabel-rpo-gaussian) and XGBoost's defaults.
+    """Test score against fit seconds: the engine (gbrt-relabel-rpo-gaussian), its defaults and the peers.
 
+    ``dataset``: "bibtex" or "corel5k" (``RACE_DATASETS``), or a :class:`engine.datasets.Dataset`.
     ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves).
+    ``with_defaults``: also the engine's estimator with its defaults (only the seed, one thread).
     ``with_xgboost``: whether XGBoost races too (None: when it is installed). False, or None without
-    XGBoost: only the engine's curve, and a note that says why; True without XGBoost is refused. The
-    value used is ``params["with_xgboost"]``. ``with_plt``: the same for napkinXC's PLT.
-    ``stop`` (a threading.Event) ends the engine's fit early and skips the peers (a note says so).
+    XGBoost: no XGBoost curve, and a note that says why; True without XGBoost is refused. The
+    value used is ``params["with_xgboost"]``. ``with_plt``: the same for napkinXC's PLT (labels only).
+    ``stop`` (a threading.Event) ends the fit in progress early and skips the racers after it (a note
+    says so).
     """
-    check_choice(dataset, "dataset", RACE_DATASETS)
     n_steps = check_int(n_steps, "n_steps", 1)
     xgboost_rounds = check_int(xgboost_rounds, "xgboost_rounds", 1)
     max_leaf_nodes = check_int(max_leaf_nodes, "max_leaf_nodes", 2)
@@ -168,35 +223,38 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
     check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
     with_xgboost = _check_peer(with_xgboost, "with_xgboost", xgboost_installed(), "XGBoost", XGBOOST_PACKAGE)
     with_plt = _check_peer(with_plt, "with_plt", plt_installed(), "napkinXC", "napkinxc")
-    data = load_dataset(dataset)
-    test = np.zeros(data.X.shape[0], dtype=bool)
-    test[data.test_indices] = True
-    X, Y, X_test, Y_test = data.X[~test], data.Y[~test], data.X[test], data.Y[test]
+    if not isinstance(with_defaults, (bool, np.bool_)):
+        raise ValueError(f"with_defaults must be True or False, got {with_defaults!r}")
+    name, X, Y, X_test, Y_test, task, split = _race_data(dataset, seed)
+    with_plt = with_plt and task == "multilabel"          # label trees rank labels: no regression peer
+    metric = "LRAP" if task == "multilabel" else "macro-r2"
     label = f"engine: gbrt-relabel-rpo-gaussian, q = {q}, {max_leaf_nodes} leaves, {leaf_estimation} leaves"
-    if progress is not None:
-        progress(0.0, f"{dataset}: fitting the engine")
-    curves = {label: _engine_curve(X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q,
-                                   leaf_estimation, seed, stop)}
-    notes = [f"{dataset}: standard split, {X.shape[0]} training / {X_test.shape[0]} test rows, "
-             f"{Y.shape[1]} labels; one thread; fit seconds exclude scoring."]
-    if stop is not None and stop.is_set():
-        notes.append("Stopped: the engine's curve ends where it was stopped, XGBoost was not fitted.")
-    elif with_xgboost:
-        if progress is not None:
-            progress(0.5, f"{dataset}: fitting XGBoost")
-        curves["XGBoost: defaults (one tree per label, depth 6, learning rate 0.3)"] = _xgboost_curve(
-            X, Y, X_test, Y_test, xgboost_rounds, seed, stop)
+    racers = [(label, lambda: _engine_curve(task, X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes,
+                                            q, leaf_estimation, seed, stop))]
+    if with_defaults:
+        racers.append(("engine: its defaults (only the seed set)",
+                       lambda: _defaults_curve(task, X, Y, X_test, Y_test, seed, stop)))
+    if with_xgboost:
+        racers.append(("XGBoost: defaults (one tree per output, depth 6, learning rate 0.3)",
+                       lambda: _xgboost_curve(task, X, Y, X_test, Y_test, xgboost_rounds, seed, stop)))
+    if with_plt:
+        racers.append((PLT_LABEL, lambda: _plt_curve(X, Y, X_test, Y_test, seed)))
+    curves = {}
+    notes = [f"{name}: {split}, {X.shape[0]} training / {X_test.shape[0]} test rows, {Y.shape[1]} "
+             f"{'labels' if task == 'multilabel' else 'outputs'}; test {metric}; one thread; fit seconds exclude scoring."]
+    for k, (who, fit) in enumerate(racers):
         if stop is not None and stop.is_set():
-            notes.append("Stopped: XGBoost's curve ends where it was stopped.")
-    elif xgboost_installed():
-        notes.append("XGBoost was left out of this race (with_xgboost=False): only the engine's curve is drawn.")
-    else:
-        notes.append(xgboost_missing_note())
-    if with_plt and not (stop is not None and stop.is_set()):
+            notes.append(f"Stopped: {', '.join(w for w, _ in racers[k:])} not fitted.")
+            break
         if progress is not None:
-            progress(0.8, f"{dataset}: fitting napkinXC's PLT")
-        curves[PLT_LABEL] = _plt_curve(X, Y, X_test, Y_test, seed)
+            progress(k / len(racers), f"{name}: fitting {who.split(':')[0] if k == 0 else who}")
+        curves[who] = fit()
+    if stop is not None and stop.is_set() and len(curves) == len(racers):
+        notes.append("Stopped: the last curve ends where it was stopped.")
+    if not with_xgboost:
+        notes.append("XGBoost was left out of this race (with_xgboost=False): no XGBoost curve."
+                     if xgboost_installed() else xgboost_missing_note())
     params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
-                  max_leaf_nodes=max_leaf_nodes, q=q, leaf_estimation=leaf_estimation,
-                  with_xgboost=with_xgboost, with_plt=with_plt, seed=seed)
-    return TimeToAccuracyResult(dataset=dataset, params=params, curves=curves, notes=notes)
+                  max_leaf_nodes=max_leaf_nodes, q=q, leaf_estimation=leaf_estimation, with_xgboost=with_xgboost,
+                  with_plt=with_plt, with_defaults=bool(with_defaults), seed=seed, metric=metric, task=task)
+    return TimeToAccuracyResult(dataset=name, params=params, curves=curves, notes=notes)

@@ -46,6 +46,7 @@ from engine.plotting.bias_variance import (
     bias_variance_figure,
     bias_variance_lines_figure,
     bias_variance_stacked_figure,
+    data_bias_variance_figure,
     slice_curves_figure,
     slice_curves_panels_figure,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "bias_variance_comparison_figure",
     "slice_curves_figure",
     "bias_variance_stacked_figure",
+    "data_bias_variance_figure",
     "bias_variance_lines_figure",
     "slice_curves_panels_figure",
     "COMPONENTS",

@@ -144,20 +144,25 @@ def benchmark_pvalue_figure(names, pvalues, signs, alpha=0.05, title=None):
     """Table 5 style: cell (row, column) = paired t-test p-value and the sign of the
     difference of means ('>' row better, '<' row worse); '*' marks p < alpha.
     Colour: dark blue exactly where p < alpha (:func:`pvalue_colorscale`), pale otherwise; the
-    diagonal is empty."""
+    diagonal is empty. ``alpha=None``: too few repeats to call anything significant, so no
+    cell is marked or dark."""
     P = np.asarray(pvalues, dtype=float)
     n = len(names)
+    marks = alpha is not None
+    alpha = 0.05 if alpha is None else alpha
     text = [["" if i == j else (_fmt_p(P[i, j]) + (f" {signs[i][j]}" if signs[i][j] else "")
-                                + (" *" if np.isfinite(P[i, j]) and P[i, j] < alpha else ""))
+                                + (" *" if marks and np.isfinite(P[i, j]) and P[i, j] < alpha else ""))
              for j in range(n)] for i in range(n)]
     z = np.where(np.isfinite(P), np.log10(np.clip(P, P_FLOOR, 1)), np.nan)
     fig = go.Figure(go.Heatmap(
         z=z, x=list(names), y=list(names), text=text, texttemplate="%{text}", customdata=P,
-        textfont={"size": 12}, colorscale=pvalue_colorscale(alpha), zmin=np.log10(P_FLOOR), zmax=0,
+        textfont={"size": 12}, zmin=np.log10(P_FLOOR), zmax=0,
+        colorscale=pvalue_colorscale(alpha) if marks else [[0.0, NOT_SIGNIFICANT_COLORS[0]], [1.0, NOT_SIGNIFICANT_COLORS[1]]],
         colorbar=dict(title="p", tickvals=[-4, -3, -2, np.log10(alpha), 0],
                       ticktext=["0.0001", "0.001", "0.01", f"{alpha:g}", "1"]),
         hovertemplate="%{y} vs %{x}: p = %{customdata:.3g}<extra></extra>", xgap=2, ygap=2))
-    fig.update_layout(title=title or f"Paired t-test p-values ('>': row better; * p < {alpha:g})",
+    fig.update_layout(title=title or (f"Paired t-test p-values ('>': row better; * p < {alpha:g})" if marks else
+                                      "Paired t-test p-values ('>': row better; too few repeats to mark any)"),
                       yaxis=dict(autorange="reversed", type="category"), xaxis=dict(type="category", side="bottom"),
                       template="plotly_white", height=160 + 70 * n, margin=dict(l=10, r=10, t=50, b=10))
     return fig

@@ -217,3 +217,25 @@ def slice_curves_panels_figure(results, index=-1, title=None):
                       template="plotly_white", legend=dict(orientation="h", y=-0.22), height=400,
                       margin=dict(l=60, r=20, t=80, b=60))
     return fig
+
+
+def data_bias_variance_figure(result):
+    """Bias–variance on a data set's own rows (:mod:`engine.experiments.bias_variance_data`): one stacked
+    bar per estimator, bias² + noise (one term: no Bayes model), learning-set and algorithm variance."""
+    colors = {key: color for key, _, color, _ in COMPONENTS}
+    parts = (("bias2_noise", "bias² + noise (not separable without a generator)", colors["bias2"]),
+             ("learning_set_variance", "learning-set variance", colors["var_learning_set"]),
+             ("algorithm_variance", "algorithm variance", "#9ecae1"))
+    fig = go.Figure()
+    for key, label, color in parts:
+        fig.add_trace(go.Bar(x=list(result.estimators), y=getattr(result, key), name=label, marker_color=color,
+                             meta=dict(component=key),
+                             hovertemplate="%{x}: " + label + " %{y:.4g}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=list(result.estimators), y=result.error, mode="markers", name="expected test error",
+                             marker=dict(symbol="diamond", size=11, color="black"), meta=dict(component="error"),
+                             hovertemplate="%{x}: error %{y:.4g}<extra></extra>"))
+    loss = "squared error" if result.task == "regression" else "squared error of the label probabilities (Brier)"
+    fig.update_layout(barmode="stack", template="plotly_white", legend=dict(orientation="h", y=-0.2),
+                      title=f"{result.dataset}: {loss}, {result.n_sets_done} {result.scheme} learning sets of "
+                            f"{result.n_train} rows", yaxis_title=loss, margin=dict(t=50))
+    return fig

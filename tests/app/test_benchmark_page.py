@@ -22,7 +22,7 @@ PAGE = "pages/benchmark.py"
 def open_page(query=None, refs=False):
     """The page as a deep link opens it; ``refs=False`` unticks the scikit-learn reference rows
     (on by default; sklearn-gb alone takes ~20 s of a quick friedman1 run), unless ``query`` sets them."""
-    query = {**({} if refs else {"bench_refs": "false"}), **(query or {})}
+    query = {**({} if refs else {"bench_refs": "false", "bench_peers": "false"}), **(query or {})}
     return open_app(PAGE, query, route="home-first", timeout=30)   # the URL of the deep link /benchmark?...
 
 
@@ -148,15 +148,15 @@ def test_table4_preset_matches_the_page():
     assert at.multiselect(key="bench_estimators").value == list(TABLE4_ESTIMATORS)
 
 
-def test_artificial_on_a_real_dataset_is_a_message():
+def test_the_default_estimators_run_on_real_data_without_the_oracle_and_say_so():
     at = open_page({"bench_dataset": "enb"})
-    assert not at.exception
-    assert any("artificial-gbrt" in w.value for w in at.warning)
-    assert at.button(key="bench_start").disabled
-    at.button(key="bench_drop_artificial").click().run()
-    assert not at.exception
-    assert "artificial-gbrt" not in at.multiselect(key="bench_estimators").value
+    assert not at.exception and not at.warning
+    assert "artificial-gbrt" in at.multiselect(key="bench_estimators").value      # the default list, untouched
+    assert any("artificial-gbrt is left out of this run" in c.value for c in at.caption)
     assert not at.button(key="bench_start").disabled
+    alone = open_page({"bench_dataset": "enb", "bench_estimators": "artificial-gbrt", "bench_refs": "false"})
+    assert any("artificial-gbrt alone cannot run here" in w.value for w in alone.warning)
+    assert alone.button(key="bench_start").disabled
 
 
 def test_no_estimator_is_a_message():
@@ -243,7 +243,7 @@ def test_reference_rows_are_on_by_default_and_join_a_run():
     fits = lambda a: int(next(c.value for c in a.caption if " fits · estimated" in c.value).split()[0].replace(",", ""))
     assert fits(at) > fits(without)
     # a small run on a shipped data set: the reference rows are rows of the table
-    at = open_page({"bench_dataset": "enb", "bench_estimators": ["gbmort"]}, refs=True)
+    at = open_page({"bench_dataset": "enb", "bench_estimators": ["gbmort"], "bench_peers": "false"}, refs=True)
     at.button(key="bench_start").click().run()
     poll(at, lambda a: job(a).done, timeout=120)
     at.run()
@@ -286,7 +286,7 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     csv = io.StringIO()
     np.savetxt(csv, np.column_stack([X, Y]), delimiter=",", header="a,b,c,d,t1,t2", comments="")
     ds, spec, payload = dataspec.parse_upload(csv.getvalue().encode(), ["t1", "t2"], name="mine.csv")
-    at = open_app(PAGE, {"bench_refs": "false", "bench_dataset": "data-page", "bench_estimators": ["gbmort", "defaults"]},
+    at = open_app(PAGE, {"bench_refs": "false", "bench_dataset": "data-page", "bench_estimators": ["gbmort"]},
                   route="home-first", state={"dataset_spec": spec, "dataset_upload": payload},   # the Data page's upload
                   timeout=30)
     assert not at.warning
@@ -297,8 +297,8 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     at.run()
     assert job(at).status == "done", job(at).error
     frame = at.dataframe[0].value
-    assert sorted(frame["estimator"]) == ["defaults", "gbmort"]
-    direct = select(dataclasses.replace(ds, name="mine (Data page)"), ["gbmort", "defaults"],
+    assert sorted(frame["estimator"]) == ["defaults", "gbmort", "xgboost"]     # the peers, on by default
+    direct = select(dataclasses.replace(ds, name="mine (Data page)"), ["gbmort", "defaults", "xgboost"],
                                  budget="quick", n_repeats=2, seed=0)
     for i, name in enumerate(direct.estimators):
         row = frame[frame["estimator"] == name].iloc[0]
@@ -308,3 +308,5 @@ def test_defaults_run_beside_the_papers_methods_on_an_uploaded_csv():
     assert len(defaults) == 2 and (defaults["n_estimators"] == 300).all()
     assert (defaults["strategy"] == "projected_relabel").all() and (defaults["early_stopping"] == "auto").all()
     assert "defaults has the estimator's own" in " ".join(c.value for c in at.caption)
+    xgb = chosen[chosen["estimator"] == "xgboost"]
+    assert len(xgb) == 2 and (xgb["max_depth"] == 6).all() and (xgb["learning_rate"] == 0.3).all()

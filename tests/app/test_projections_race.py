@@ -32,7 +32,8 @@ def test_the_race_draws_lrap_against_seconds():
     assert finished(at, "proj_race").status == "done"
     fig = json.loads(at.get_by_key("proj_race_chart").proto.spec)
     curves = [t["meta"]["curve"] for t in fig["data"] if "curve" in t.get("meta", {})]
-    assert curves[0].startswith("engine") and len(curves) == 1 + xgboost_installed() + plt_installed()
+    assert curves[0].startswith("engine") and len(curves) == 2 + xgboost_installed() + plt_installed()   # + defaults
+    assert curves[1] == "engine: its defaults (only the seed set)"
     assert any(c.startswith("napkinXC PLT") for c in curves) == plt_installed()     # issue 46
     assert "test LRAP" in fig["layout"]["yaxis"]["title"]["text"]
     assert any("best LRAP" in c.value for c in at.caption)
@@ -55,6 +56,7 @@ def test_without_xgboost_the_page_says_so(monkeypatch):
 
 def small_race(at):
     at.radio(key="proj_race_dataset").set_value("bibtex")
+    at.checkbox(key="proj_race_defaults").uncheck()
     at.slider(key="proj_race_steps").set_value(10)
     at.run()
     at.button(key="proj_race_run").click().run()

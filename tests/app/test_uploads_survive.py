@@ -3,6 +3,7 @@ hash and names the choice in the URL (``data=``); a new session (a reload, a lin
 trains on the same file, and where the server no longer holds it, says so and runs nothing."""
 
 import numpy as np
+import pytest
 
 from apptest_runs import job_of, open_app, poll
 
@@ -29,6 +30,7 @@ def upload_by_prefix(raw):
     return at
 
 
+@pytest.mark.slow
 def test_targets_by_prefix_show_the_split_before_anything_runs():
     at = upload_by_prefix(many_targets_csv())
     spec = at.session_state["dataset_spec"]
@@ -39,6 +41,7 @@ def test_targets_by_prefix_show_the_split_before_anything_runs():
     assert any("content hash" in c.value for c in at.caption)     # the link says where it opens
 
 
+@pytest.mark.slow
 def test_a_new_session_on_the_url_trains_on_the_same_upload_and_a_gone_file_runs_nothing():
     first = upload_by_prefix(many_targets_csv())
     token = dataspec.spec_to_token(first.session_state["dataset_spec"])

@@ -4,6 +4,8 @@ Each test feeds two results with opposite outcomes and checks that the sentence 
 sentence written as fixed prose could not pass both."""
 
 import numpy as np
+
+from engine import plotting
 import pandas as pd
 import pytest
 
@@ -178,10 +180,23 @@ def test_benchmark_order_sentence_compares_with_the_paper():
 
 def test_benchmark_significance_sentence_counts_the_significant_pairs():
     nan = float("nan")
-    some = FakeBench({"a": 1, "b": 2, "c": 3}, [[nan, 0.01, 0.5], [0.01, nan, 0.02], [0.5, 0.02, nan]])
-    none = FakeBench({"a": 1, "b": 2}, [[nan, 0.4], [0.4, nan]], repeats=2)
-    assert "**2 of 3 pairs** differ" in takeaways.benchmark_significance_sentence(some)
-    assert "After 2 repeats **no pair** differs" in takeaways.benchmark_significance_sentence(none)
+    some = FakeBench({"a": 1, "b": 2, "c": 3}, [[nan, 0.01, 0.5], [0.01, nan, 0.02], [0.5, 0.02, nan]], repeats=5)
+    none = FakeBench({"a": 1, "b": 2}, [[nan, 0.4], [0.4, nan]], repeats=5)
+    assert "After 5 repeats **2 of 3 pairs** differ" in takeaways.benchmark_significance_sentence(some)
+    assert "After 5 repeats **no pair** differs" in takeaways.benchmark_significance_sentence(none)
+
+
+def test_no_significance_is_claimed_from_too_few_repeats():
+    """Issue 42: with 2 repeats the page claimed "7 of 14 pairs differ at p < 0.05" from a t-test with one
+    degree of freedom; below the paper's 5 repeats it calls no difference significant."""
+    nan = float("nan")
+    two = FakeBench({"a": 1, "b": 2}, [[nan, 0.001], [0.001, nan]], repeats=2)
+    sentence = takeaways.benchmark_significance_sentence(two)
+    assert "1 degree of freedom" in sentence and "differ at" not in sentence and "none is marked" in sentence
+    fig = plotting.benchmark_pvalue_figure(["a", "b"], two.pvalues, [["", ">"], ["<", ""]], alpha=None)
+    assert "*" not in str(fig.data[0].text) and "too few repeats" in fig.layout.title.text
+    marked = plotting.benchmark_pvalue_figure(["a", "b"], two.pvalues, [["", ">"], ["<", ""]])
+    assert "*" in str(marked.data[0].text)
 
 
 def test_the_fit_time_sentence_says_how_each_curve_was_timed():

@@ -110,3 +110,22 @@ def test_estimate_cost_checks_noisy_outputs():
     with pytest.raises(ValueError, match="n_noisy_outputs is only available for the Friedman1"):
         estimate_cost("enb", ["st-gbrt"], budget=TINY, n_noisy_outputs=4)
     assert estimate_cost("friedman1-group", ["st-gbrt"], budget=TINY, n_noisy_outputs=16)["seconds"] > 0
+
+
+def test_xgboost_reference_is_xgboost_with_its_defaults_on_both_tasks():
+    """Issue 42: the benchmark's "xgboost" row is XGBoost as a practitioner fits it first; its
+    predictions are those of xgboost's own estimator with only the seed and one thread set."""
+    xgboost = pytest.importorskip("xgboost")
+    from engine.experiments.peers import ReferenceXGBoost
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    Y = np.column_stack([X[:, 0] + X[:, 1], X[:, 2] ** 2])
+    ref = ReferenceXGBoost("regression", random_state=3).fit(X, Y)
+    direct = xgboost.XGBRegressor(tree_method="hist", multi_strategy="one_output_per_tree", n_jobs=1,
+                                  random_state=3).fit(X, Y)
+    np.testing.assert_array_equal(ref.predict(X), direct.predict(X))
+    assert ref.predict(X[:7]).shape == (7, 2) and ref.model_.n_estimators is None    # its own 100 rounds
+    labels = (X[:, :3] > 0).astype(int)
+    proba = ReferenceXGBoost("multilabel", random_state=3, n_estimators=5).fit(X, labels).decision_function(X)
+    assert proba.shape == (120, 3) and ((proba > 0.5) == labels).mean() > 0.9

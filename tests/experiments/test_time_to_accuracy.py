@@ -133,3 +133,33 @@ def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypat
         tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt=True)
     with pytest.raises(ValueError, match="with_plt must be True, False or None"):
         tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt="yes")
+
+
+def test_the_race_on_any_data_set_regression_with_the_engines_defaults_row():
+    """Issue 42: the race on the chosen data (here a Dataset as the Data page makes of an upload, with no
+    standard split): macro-r2 for regression, three curves, each the score of the model it names."""
+    import xgboost
+
+    from engine import MultiOutputBoostingRegressor
+    from engine.datasets import Dataset
+    from engine.metrics import macro_r2
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    Y = np.column_stack([X[:, 0] + X[:, 1], X[:, 0] - X[:, 2], X[:, 3] ** 2]) + 0.1 * rng.normal(size=(200, 3))
+    ds = Dataset(name="mine", X=X, Y=Y, feature_names=list("abcd"), target_names=["t1", "t2", "t3"], task="regression")
+    res = tta.run_time_to_accuracy(ds, n_steps=5, xgboost_rounds=3, max_leaf_nodes=4, q=2,
+                                   with_defaults=True, seed=2)
+    assert res.dataset == "mine" and res.params["metric"] == "macro-r2" and len(res.curves) == 3
+    assert "random 50/50 split (seed 2)" in res.notes[0] and "100 training / 100 test rows" in res.notes[0]
+    perm = np.random.default_rng(2).permutation(200)
+    tr, te = np.sort(perm[:100]), np.sort(perm[100:])
+    defaults = MultiOutputBoostingRegressor(random_state=2, n_jobs=1).fit(X[tr], Y[tr])
+    curve = res.curves["engine: its defaults (only the seed set)"]
+    assert curve["steps"][-1] == defaults.n_steps_
+    assert curve["score"][-1] == pytest.approx(macro_r2(Y[te], defaults.predict(X[te])), abs=1e-12)
+    short = xgboost.XGBRegressor(n_estimators=2, tree_method="hist", multi_strategy="one_output_per_tree",
+                                 n_jobs=1, random_state=2).fit(X[tr], Y[tr])
+    xgb = next(c for k, c in res.curves.items() if k.startswith("XGBoost"))
+    assert xgb["steps"] == [1, 2, 3] and xgb["score"][1] == pytest.approx(macro_r2(Y[te], short.predict(X[te])), abs=1e-12)
+    assert "test macro-r2" in time_to_accuracy_figure(res).layout.yaxis.title.text

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from engine.experiments.model_selection import MIN_TEST_REPEATS
+
 from engine.formatting import fmt_number
 
 __all__ = ["NOISE_RATIO", "benchmark_order_sentence", "fit_time_sentence", "benchmark_significance_sentence", "time_gap_is_noise", "convergence_takeaway", "convergence_time_takeaway",
@@ -382,6 +384,10 @@ def benchmark_significance_sentence(result, alpha: float = 0.05) -> str:
         return "No p-value yet: the paired t-test needs at least 2 finished repeats."
     k = sum(P[i, j] < alpha for i, j in cells)
     r = result.n_repeats_done
+    if r < MIN_TEST_REPEATS:
+        return (f"After {r} repeats the paired t-test has {r - 1} degree{'s' if r > 2 else ''} of freedom: too few "
+                f"to call any difference significant, so none is marked (from {MIN_TEST_REPEATS} repeats, the "
+                "paper's number, they are).")
     if k == 0:
         return f"After {r} repeats **no pair** differs at p < {alpha:g}: none of these differences is beyond chance yet."
     return f"After {r} repeats **{k} of {len(cells)} pairs** differ at p < {alpha:g} (the cells with *)."

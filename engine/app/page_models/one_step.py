@@ -39,7 +39,7 @@ from engine.methods import BOOSTING
 from engine.names import CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, PROJECTIONS, REGRESSION_LOSSES
 from engine.validation import check_choice, check_int
 
-__all__ = ["METHODS", "PROBLEMS", "OneStepSettings", "OneStepRun", "StepView", "TreeDrawing",
+__all__ = ["DATA", "METHODS", "PROBLEMS", "OneStepSettings", "OneStepRun", "StepView", "TreeDrawing",
            "best_splits", "load_problem"]
 
 # Page name -> estimator strategy: every boosting row of the method table (engine/methods.py).
@@ -52,6 +52,7 @@ def method_row(method):
 # Small problems: the three Friedman1 structures and shipped multi-label sets with few labels.
 SHIPPED = ("emotions", "scene", "yeast")
 PROBLEMS = FRIEDMAN_PROBLEMS + SHIPPED
+DATA = "data"       # the Data page's choice (an upload): load_problem's ``dataset``
 N_TRAIN_RANGE = (20, 300)
 N_TEST = 500
 MAX_STEPS = 500
@@ -59,20 +60,30 @@ MAX_STEPS = 500
 FEATURE_THRESHOLD = 1e-7
 
 
-def load_problem(problem: str, n_train: int, seed: int):
+def load_problem(problem: str, n_train: int, seed: int, dataset=None):
     """``(X_train, Y_train, X_test, Y_test, task, info)`` at the teaching size, X dense.
 
     Friedman1: ``n_train`` training and N_TEST test samples, 16 outputs (the paper's d). Shipped
     multi-label sets: their split, ``n_train`` training and at most N_TEST test rows drawn
-    without replacement with ``seed``.
+    without replacement with ``seed``. ``DATA`` (the Data page's choice, an upload): ``dataset``
+    (an :class:`engine.datasets.Dataset`) split 50/50 with ``seed``, then subsampled the same way.
     """
-    check_choice(problem, "problem", PROBLEMS)
+    check_choice(problem, "problem", PROBLEMS + (DATA,))
     check_int(n_train, "n_train", N_TRAIN_RANGE[0])
     if n_train > N_TRAIN_RANGE[1]:
         raise ValueError(f"n_train must be at most {N_TRAIN_RANGE[1]}, got {n_train}")
     if problem in FRIEDMAN_PROBLEMS:
         return get_problem(problem, n_train=n_train, n_test=N_TEST, seed=seed)
-    X, Y, Xt, Yt, task, info = get_problem(problem, seed=seed)
+    if problem == DATA:
+        if dataset is None:
+            raise ValueError("problem 'data' needs the data set (the Data page's choice)")
+        perm = np.random.default_rng(seed).permutation(dataset.n_samples)
+        tr, te = np.sort(perm[: dataset.n_samples // 2]), np.sort(perm[dataset.n_samples // 2:])
+        X, Y, Xt, Yt = dataset.X[tr], dataset.Y[tr], dataset.X[te], dataset.Y[te]
+        task = "multilabel" if dataset.task == "multilabel" else "regression"
+        info = {"name": dataset.name, "description": dataset.description, "split": f"random 50/50 split (seed {seed})"}
+    else:
+        X, Y, Xt, Yt, task, info = get_problem(problem, seed=seed)
     rng = np.random.default_rng(seed)
     tr = np.sort(rng.choice(X.shape[0], size=min(n_train, X.shape[0]), replace=False))
     te = np.sort(rng.choice(Xt.shape[0], size=min(N_TEST, Xt.shape[0]), replace=False))

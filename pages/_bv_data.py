@@ -1,0 +1,115 @@
+"""The Bias–variance page on the Data page's choice when it is not Friedman1 (an upload, a shipped set).
+
+There is no generator to draw fresh learning sets from and no Bayes model: the learning sets come
+from the data's own rows, disjoint subsamples or bootstrap samples, and the test rows' observed
+outputs stand in for E[y | x], so bias² and noise are one term
+(:mod:`engine.experiments.bias_variance_data` says how, exactly). Its own widgets (``bv_data_*``, in the
+URL), its own background run and Stop, a stacked bar per method.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine import plotting
+from engine.app.page_models import dataspec
+from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
+from engine.experiments.bias_variance_data import SCHEMES, learning_sets, run_bias_variance_on_data
+from pages._data_choice import SPEC_KEY, chosen_dataset
+from pages._jobs import PageRun
+from pages._render import show_chart, show_table
+from pages._url import url_widget
+
+run = PageRun("bv_data")
+BOUND = {"bind": "query-params", "persist_state": "page"}
+METHODS = ESTIMATOR_NAMES + FOREST_NAMES
+SCHEME_HELP = {"disjoint": "disjoint subsamples: independent sets, each a part of the rows",
+               "bootstrap": "bootstrap samples: full-size sets drawn with replacement, overlapping"}
+
+
+def _controls():
+    with st.sidebar:
+        st.header("Bias–variance on your data")
+        methods = url_widget(st.multiselect, "Methods", METHODS, default=["gbmort", "gbrt-relabel-rpo-gaussian"],
+                             key="bv_data_methods", **BOUND,
+                             help="Boosting variants and forests (paper names), each decomposed on the same sets.")
+        scheme = url_widget(st.radio, "Learning sets", SCHEMES, captions=[SCHEME_HELP[s] for s in SCHEMES],
+                            key="bv_data_scheme", **BOUND,
+                            help="How the learning sets are drawn from the rows that are not test rows.")
+        n_sets = url_widget(st.slider, "Learning sets", 2, 20, 4, key="bv_data_sets", **BOUND,
+                            help="More sets: a steadier estimate of the variance, at a proportional cost.")
+        steps = url_widget(st.slider, "Boosting steps / trees", 5, 500, 50, key="bv_data_steps", **BOUND)
+        leaves = url_widget(st.select_slider, "Leaves per tree", [2, 4, 8, 16, 32, 64], 8, key="bv_data_leaves", **BOUND,
+                            help="max_leaf_nodes of every tree (boosting and forests alike).")
+        seeds = url_widget(st.slider, "Seeds per learning set", 1, 4, 1, key="bv_data_seeds", **BOUND,
+                           help="Models per set with different random states: above 1, the algorithm variance "
+                           "(projections, feature sampling, a forest's bootstrap) is measured.")
+        seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, key="bv_data_seed", **BOUND,
+                          help="Draws the test rows, the learning sets and the models' random states.")
+    return dict(methods=list(methods), scheme=scheme, n_sets=int(n_sets), steps=int(steps), leaves=int(leaves),
+                seeds=int(seeds), seed=int(seed))
+
+
+def bias_variance_on_data() -> None:
+    """The whole page on the chosen data set (the caller stops after it)."""
+    ds, words = chosen_dataset()
+    if ds is None:
+        st.caption(f"Data: **{dataspec.describe_spec(st.session_state[SPEC_KEY])}**, the Data page's choice.")
+        st.error(f"{words[0].upper()}{words[1:]}.", icon="📤")
+        return
+    st.caption(f"Data: **{words}**, the Data page's choice. Learning sets are drawn from its own rows.")
+    st.markdown(
+        "Train each method on several **learning sets drawn from your rows** and test them on rows none of "
+        "them saw. Without a generator, E[y | x] is unknown, so **bias² and noise are one term** here; the "
+        "**variance** splits, as on Friedman1, into the part due to the learning set and the part due to the "
+        "algorithm's own randomness. **disjoint** sets are independent but each is a part of the data; "
+        "**bootstrap** sets are full-size but overlap, which makes the learning-set variance smaller.")
+    s = _controls()
+    try:
+        if not s["methods"]:
+            raise ValueError("choose at least one method")
+        _, _, n_train, n_test = learning_sets(ds.n_samples, s["scheme"], s["n_sets"], seed=s["seed"])
+    except ValueError as exc:
+        st.warning(f"These settings cannot run: {exc}.", icon="⚠️")
+        return
+    st.caption(f"{s['n_sets']} {s['scheme']} learning sets of **{n_train:,}** rows; **{n_test:,}** test rows "
+               f"(of {ds.n_samples:,}); {s['seeds']} model(s) per set: {s['n_sets'] * s['seeds'] * len(s['methods'])} fits.")
+    c1, c2, _ = st.columns([1, 1, 4])
+    c1.button("Run", key="bv_data_run", type="primary", disabled=run.running, on_click=_start, args=(ds, words, s),
+              help="Fit every method on every learning set in the background; Stop keeps the sets done.")
+    c2.button("Stop", key="bv_data_stop", disabled=not run.running, on_click=run.stop)
+    _results(dict(s, data=words))
+
+
+def _start(ds, words, s):
+    run.start(run_bias_variance_on_data, ds, s["methods"], settings=dict(s, data=words), scheme=s["scheme"],
+              n_learning_sets=s["n_sets"], n_seeds=s["seeds"], seed=s["seed"],
+              estimator_params=dict(n_estimators=s["steps"], max_leaf_nodes=s["leaves"]))
+
+
+@st.fragment(run_every=run.poll_every(0.5))
+def _results(settings):
+    view = run.view()
+    if view.running:
+        st.progress(view.fraction, text=f"{view.message or 'starting'} · {view.elapsed:.0f} s")
+        return
+    run.rerun_when_finished()
+    done = run.finished
+    if done is None:
+        st.info("Press **Run** to decompose the chosen methods' test error on this data.", icon="▶️")
+        return
+    if done.result is None:
+        st.error(f"The run did not finish: {(done.error or 'stopped').strip().splitlines()[-1]}", icon="⚠️")
+        return
+    res = done.result
+    if done.settings != settings:
+        st.caption(f"Showing the last run, on **{done.settings.get('data')}**; its settings differ from the sidebar's.")
+    show_chart(st, plotting.data_bias_variance_figure(res), key="bv_data_chart", config={"displaylogo": False})
+    rows = [dict(method=m, error=e, bias2_noise=b, learning_set_variance=l, algorithm_variance=a)
+            for m, e, b, l, a in zip(res.estimators, res.error, res.bias2_noise, res.learning_set_variance,
+                                     res.algorithm_variance)]
+    show_table(st, rows, key="bv_data_table", hide_index=True)
+    low = min(range(len(rows)), key=lambda i: rows[i]["error"])
+    share = [r["learning_set_variance"] + r["algorithm_variance"] for r in rows]
+    st.caption(f"{'Partial: ' if res.partial else ''}{res.n_sets_done} of {res.n_learning_sets} learning sets. "
+               f"Lowest expected error: **{rows[low]['method']}** ({rows[low]['error']:.4g}); variance is "
+               + ", ".join(f"{r['method']} {v / r['error']:.0%}" for r, v in zip(rows, share)) + " of the error.")
