@@ -5,7 +5,7 @@ A compute page makes one ``PageRun`` and keeps only its widgets, its call and it
     run = PageRun("proj")                       # state in st.session_state["proj_page_run"]
     run.harvest()                               # a finished job's result moves into the run
     if wanted:
-        run.start(run_projection_size, dataset, settings=config, **kwargs)
+        run.start(run_projection_size, problem, boosting, settings=config, q_values=q_values)
 
     @st.fragment(run_every=run.poll_every(0.5))
     def live():
