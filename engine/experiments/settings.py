@@ -38,9 +38,9 @@ ALL_LOSSES = tuple(dict.fromkeys(LOSSES["regression"] + LOSSES["multilabel"]))
 # --------------------------------------------------------------------------
 
 
-def check_names(values, name, known, what="name"):
-    """A list of distinct names from ``known`` (one name alone is a list of one)."""
-    if isinstance(values, str):
+def _as_list(values, name, what):
+    """``values`` as a non-empty list (one value alone is a list of one); ValueError naming ``name``."""
+    if isinstance(values, (str, bytes)) or np.isscalar(values):
         values = [values]
     try:
         values = list(values)
@@ -48,6 +48,12 @@ def check_names(values, name, known, what="name"):
         raise ValueError(f"{name} must be a list of {what}s") from None
     if not values:
         raise ValueError(f"{name} is empty: give at least one {what}")
+    return values
+
+
+def check_names(values, name, known, what="name"):
+    """A list of distinct names from ``known`` (one name alone is a list of one)."""
+    values = _as_list(values, name, what)
     for v in values:
         if not isinstance(v, str) or v not in known:
             raise ValueError(f"{name}: unknown {what} {v!r}; valid ones are {tuple(known)}")
@@ -71,14 +77,7 @@ def check_seed(seed, name="seed"):
 def check_q_values(q_values, name="q_values", words=("log",)):
     """A sweep of q: distinct integers >= 1 or the words ``"log"`` (round(ln d), paper 003's Table 1)
     and ``"d"`` (where allowed), as a tuple in the given order. Checked against d by :func:`resolve_q`."""
-    if isinstance(q_values, (str, bytes)) or np.isscalar(q_values):
-        q_values = [q_values]
-    try:
-        raw = list(q_values)
-    except TypeError:
-        raise ValueError(f"{name} must be a list of integers q") from None
-    if not raw:
-        raise ValueError(f"{name} is empty: give at least one projected dimension q")
+    raw = _as_list(q_values, name, "projected dimension q")
     out = []
     for q in raw:
         if isinstance(q, str):
