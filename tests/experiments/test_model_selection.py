@@ -175,7 +175,7 @@ def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args, kwargs, word", [
     (("nope", ["gbmort"]), {}, "dataset"),
     (("chain", []), {}, "estimators"),
-    (("chain", ["xgboost"]), {}, "estimators"),
+    (("chain", ["catboost"]), {}, "estimators"),
     (("chain", ["gbmort", "gbmort"]), {}, "twice"),
     (("emotions", ["artificial-gbrt"]), {}, "artificial"),
     (("chain", ["gbmort"]), dict(budget="huge"), "budget"),
