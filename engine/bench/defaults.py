@@ -150,6 +150,24 @@ def xgboost_default(problem, budget=PEER_BUDGET_SECONDS):
     return problem.score(np.asarray(raw).reshape(problem.Y_test.shape)), seconds, rounds, clock["stopped"]
 
 
+def catboost_plan(problem, catboost, **options):
+    """CatBoost's default model for ``problem`` (``MultiLogloss`` / ``MultiRMSE``, one thread,
+    seed 0, ``options`` added), the targets it fits, the test scores of the labels it leaves out
+    (one class in the training rows: clipped log-odds) and the mask of those it fits."""
+    multilabel = problem.task == "multilabel"
+    raw = np.zeros(problem.Y_test.shape)
+    fitted = np.ones(problem.Y.shape[1], dtype=bool)
+    if multilabel:
+        share = problem.Y.mean(axis=0)
+        fitted = (share > 0) & (share < 1)
+        raw[:, ~fitted] = np.where(share[~fitted] > 0.5, 15.0, -15.0)
+    cls = catboost.CatBoostClassifier if multilabel else catboost.CatBoostRegressor
+    model = cls(loss_function="MultiLogloss" if multilabel else "MultiRMSE", thread_count=1,
+                random_seed=0, verbose=False, **options)
+    Y = problem.Y[:, fitted]
+    return model, (Y.astype(np.int32) if multilabel else Y), raw, fitted
+
+
 def catboost_default(problem, budget=PEER_BUDGET_SECONDS):
     """CatBoost's default fit (``MultiLogloss`` / ``MultiRMSE``, CPU): as :func:`xgboost_default`.
 
@@ -166,21 +184,9 @@ def catboost_default(problem, budget=PEER_BUDGET_SECONDS):
         def after_iteration(self, info):
             return not over()
 
-    multilabel = problem.task == "multilabel"
-    raw = np.zeros(problem.Y_test.shape)
-    fitted = np.ones(problem.Y.shape[1], dtype=bool)
-    if multilabel:
-        share = problem.Y.mean(axis=0)
-        fitted = (share > 0) & (share < 1)
-        raw[:, ~fitted] = np.where(share[~fitted] > 0.5, 15.0, -15.0)
-        model = catboost.CatBoostClassifier(loss_function="MultiLogloss", thread_count=1,
-                                            random_seed=0, verbose=False, allow_writing_files=False)
-    else:
-        model = catboost.CatBoostRegressor(loss_function="MultiRMSE", thread_count=1,
-                                           random_seed=0, verbose=False, allow_writing_files=False)
-    Y = problem.Y[:, fitted]
+    model, Y, raw, fitted = catboost_plan(problem, catboost, allow_writing_files=False)
     clock["start"] = time.perf_counter()
-    model.fit(problem.X, Y.astype(np.int32) if multilabel else Y, callbacks=[Budget()])
+    model.fit(problem.X, Y, callbacks=[Budget()])
     seconds = time.perf_counter() - clock["start"]
     raw[:, fitted] = np.asarray(model.predict(problem.X_test, prediction_type="RawFormulaVal")
                                 ).reshape(len(raw), -1)

@@ -148,24 +148,14 @@ def catboost_full_fit(problem, work_dir, progress=None):
         return None
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
-    multilabel = problem.task == "multilabel"
-    raw = np.zeros(problem.Y_test.shape)
-    fitted = np.ones(problem.Y.shape[1], dtype=bool)
-    if multilabel:
-        share = problem.Y.mean(axis=0)
-        fitted = (share > 0) & (share < 1)
-        raw[:, ~fitted] = np.where(share[~fitted] > 0.5, 15.0, -15.0)
-    cls = catboost.CatBoostClassifier if multilabel else catboost.CatBoostRegressor
-    model = cls(loss_function="MultiLogloss" if multilabel else "MultiRMSE", thread_count=1,
-                random_seed=0, verbose=False, save_snapshot=True,
-                snapshot_file=str(work_dir / "fit.cbsnapshot"), snapshot_interval=SNAPSHOT_SECONDS,
-                train_dir=str(work_dir / "train"))
-    Y = problem.Y[:, fitted]
+    from engine.bench.defaults import catboost_plan
+    model, Y, raw, fitted = catboost_plan(
+        problem, catboost, save_snapshot=True, snapshot_file=str(work_dir / "fit.cbsnapshot"),
+        snapshot_interval=SNAPSHOT_SECONDS, train_dir=str(work_dir / "train"))
     log_path = work_dir / "iterations.jsonl"
     wall = time.perf_counter()
     load = _load()
-    model.fit(problem.X, Y.astype(np.int32) if multilabel else Y,
-              callbacks=[_IterationClock(log_path, progress)])
+    model.fit(problem.X, Y, callbacks=[_IterationClock(log_path, progress)])
     cpu, runs = resumed_cpu_seconds(log_path)
     raw[:, fitted] = np.asarray(model.predict(problem.X_test, prediction_type="RawFormulaVal")
                                 ).reshape(len(raw), -1)
