@@ -106,6 +106,8 @@ def test_one_upload_on_every_page_and_after_a_reload(streamlit_server, browser_p
     # Bias–variance: two disjoint learning sets from the file's rows
     open_page(page, base, "bias_variance", token, bv_data_methods="gbmort", bv_data_sets="2", bv_data_steps="5")
     page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_timeout(3000)
+    page.screenshot(path=str(screenshot_dir / "upload_bias_variance_started.png"), full_page=True)
     expect(page.get_by_text("Lowest expected error")).to_be_visible()
     no_exception(page)
     charts_drawn(page)
