@@ -13,6 +13,14 @@ time by compiling and linking a tiny program with ``-fopenmp``; without it
 ``prange`` becomes a plain loop, and ``engine._core.OPENMP`` is False (the
 estimators then warn that ``n_jobs`` has no effect). The result is recorded in
 ``engine/_core/openmp_config.h``, which the compiled modules include.
+
+One compile per checkout. pip builds in a fresh temporary folder every time, so a second
+``pip install -e .`` (the test command after the app's, with other extras) would compile the
+unchanged core again (about four minutes on two cores). The editable install leaves every module
+in the source tree (``engine/_core/<name>.*.so``); the build_ext below takes that file instead
+of compiling when it is newer than the module's C source and headers and was built with the same
+settings (Cython directives, C flags, OpenMP, Cython version: ``engine/_core/build_stamp.txt``,
+written after a successful build). A change of settings regenerates the C sources and compiles all.
 """
 import os
 import shutil
@@ -39,6 +47,7 @@ HEADERS = {"grower": ["engine/_core/scan_kernels.h"],
            "held_out": ["engine/_core/logistic_kernels.h"],
            "split_targets": ["engine/_core/projection_kernels.h"]}
 OPENMP_CONFIG = "engine/_core/openmp_config.h"
+BUILD_STAMP = "engine/_core/build_stamp.txt"
 # Extra flags per module. The histogram kernels and the histogram grower's
 # loops over a node's samples copy or sum short rows of targets per sample;
 # without this gcc turns those loops into memcpy/memset calls.
@@ -101,6 +110,26 @@ def write_openmp_config(enabled):
             fh.write(text)
 
 
+def build_settings(flags, omp_flags):
+    """The text of the build stamp: what a compiled module depends on besides its sources."""
+    import Cython
+
+    return (f"cython {Cython.__version__}\ndirectives {sorted(compiler_directives().items())}\n"
+            f"flags {flags} {MODULE_FLAGS}\nopenmp {omp_flags}\n")
+
+
+def read_stamp():
+    return open(BUILD_STAMP).read() if os.path.exists(BUILD_STAMP) else None
+
+
+def up_to_date(target, inputs):
+    """True when ``target`` exists and is at least as new as every file of ``inputs``."""
+    if not os.path.exists(target):
+        return False
+    newest = max((os.path.getmtime(f) for f in inputs if os.path.exists(f)), default=0.0)
+    return os.path.getmtime(target) >= newest
+
+
 def extensions():
     from Cython.Build import cythonize
     from setuptools import Extension
@@ -116,6 +145,8 @@ def extensions():
     if omp is None:
         print("engine build: no OpenMP found; the engine runs on one thread", file=sys.stderr)
     omp_flags = [omp] if omp else []
+    _SETTINGS["stamp"] = build_settings(flags, omp_flags)
+    same_settings = read_stamp() == _SETTINGS["stamp"]
     modules = [
         Extension(f"{CORE_PACKAGE}.{name}", [f"engine/_core/{name}.pyx"],
                   extra_compile_args=flags + MODULE_FLAGS.get(name, []) + omp_flags,
@@ -123,14 +154,43 @@ def extensions():
                   depends=HEADERS.get(name, []))
         for name in COMPILED_MODULES
     ]
-    return cythonize(modules, compiler_directives=compiler_directives(), quiet=True)
+    # other settings: regenerate the C sources too (cythonize alone would keep them, being newer)
+    return cythonize(modules, compiler_directives=compiler_directives(), quiet=True, force=not same_settings)
+
+
+_SETTINGS = {"stamp": None}      # this build's stamp text, set by extensions()
+
+
+def _reusing_build_ext():
+    """setuptools' build_ext, keeping a module of the source tree that is up to date (module doc)."""
+    from setuptools.command.build_ext import build_ext
+
+    class ReusingBuildExt(build_ext):
+        def build_extension(self, ext):
+            filename = os.path.basename(self.get_ext_filename(self.get_ext_fullname(ext.name)))
+            in_tree = os.path.join(*ext.name.split(".")[:-1], filename)
+            target = self.get_ext_fullpath(ext.name)
+            if (read_stamp() == _SETTINGS["stamp"] and not self.force
+                    and up_to_date(in_tree, list(ext.sources) + list(ext.depends))):
+                if os.path.abspath(in_tree) != os.path.abspath(target):
+                    self.mkpath(os.path.dirname(target))
+                    shutil.copy2(in_tree, target)
+                return
+            super().build_extension(ext)
+
+        def run(self):
+            super().run()
+            if read_stamp() != _SETTINGS["stamp"]:
+                with open(BUILD_STAMP, "w") as fh:
+                    fh.write(_SETTINGS["stamp"])
+    return ReusingBuildExt
 
 
 class _Backend(_setuptools_backend._BuildMetaBackend):
     def run_setup(self, setup_script="setup.py"):
         from setuptools import setup
 
-        setup(ext_modules=extensions())
+        setup(ext_modules=extensions(), cmdclass={"build_ext": _reusing_build_ext()})
 
 
 _BACKEND = _Backend()
