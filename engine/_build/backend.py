@@ -146,7 +146,11 @@ def extensions():
         print("engine build: no OpenMP found; the engine runs on one thread", file=sys.stderr)
     omp_flags = [omp] if omp else []
     _SETTINGS["stamp"] = build_settings(flags, omp_flags)
-    same_settings = read_stamp() == _SETTINGS["stamp"]
+    stamp = read_stamp()
+    # other settings than the last build's: regenerate the C sources too (cythonize alone would keep
+    # them, being newer than the .pyx); no stamp yet (a fresh checkout): cythonize as usual, once
+    # (pip calls this for its requirements and again for the build)
+    changed = stamp is not None and stamp != _SETTINGS["stamp"]
     modules = [
         Extension(f"{CORE_PACKAGE}.{name}", [f"engine/_core/{name}.pyx"],
                   extra_compile_args=flags + MODULE_FLAGS.get(name, []) + omp_flags,
@@ -154,8 +158,7 @@ def extensions():
                   depends=HEADERS.get(name, []))
         for name in COMPILED_MODULES
     ]
-    # other settings: regenerate the C sources too (cythonize alone would keep them, being newer)
-    return cythonize(modules, compiler_directives=compiler_directives(), quiet=True, force=not same_settings)
+    return cythonize(modules, compiler_directives=compiler_directives(), quiet=True, force=changed)
 
 
 _SETTINGS = {"stamp": None}      # this build's stamp text, set by extensions()
