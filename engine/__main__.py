@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.reports.expected import expected_text
+from engine.reports.expected import duration_text, expected_text
 from engine.reports.reproduce import BUDGET_TARGETS, PROTOCOL_BUDGETS, REPRODUCTIONS, SIZED_TARGETS, SIZES
 
 REAL_DATA_OPTIONS = ("datasets", "data_dir", "methods", "second_order", "backend", "scheduler", "n_jobs")
@@ -56,7 +56,7 @@ class TextProgress:
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "." * (self.width - filled)
         # what is left at the pace so far, once there is a pace to go by
-        left = f"~{_duration(elapsed * (1 - fraction) / fraction)} left" if 0.02 <= fraction < 1 else ""
+        left = f"~{duration_text(elapsed * (1 - fraction) / fraction)} left" if 0.02 <= fraction < 1 else ""
         line = f"\r[{bar}] {100 * fraction:5.1f}% {elapsed:6.1f}s {left:>11}  {message[:56]:<56}"
         self.stream.write(line)
         self.stream.flush()
@@ -66,10 +66,6 @@ class TextProgress:
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
-
-
-def _duration(seconds):
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
 
 
 # --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ upper bounds there; an idle machine is faster. Where a size was not measured the
 """
 from __future__ import annotations
 
-__all__ = ["QUICK_CUTS", "QUICK_LEFT_OUT", "EXPECTED_SECONDS", "expected_text"]
+__all__ = ["QUICK_CUTS", "QUICK_LEFT_OUT", "EXPECTED_SECONDS", "expected_text", "duration_text"]
 
 # The real-data study's wide (or long) sets: most of a quick run's time, so --quick leaves them
 # out unless --datasets names them. Quick estimates (one core, engine.app.page_models.cost):
@@ -49,7 +49,8 @@ EXPECTED_SECONDS = {
 }
 
 
-def _duration(seconds):
+def duration_text(seconds):
+    """Seconds as a person reads them: '45 s', '16 min', '2.5 h'."""
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
         f"{seconds / 3600:.1f} h"
 
@@ -60,7 +61,7 @@ def expected_text(target, size, datasets=None):
     size = "full" if size == "paper" else size
     seconds = EXPECTED_SECONDS.get((target, size))
     if seconds is not None and not (target == "real-data" and datasets):
-        when = f"about {_duration(seconds)} on a shared 2-core machine (less when idle)"
+        when = f"about {duration_text(seconds)} on a shared 2-core machine (less when idle)"
     elif size == "full":
         when = "hours: the papers' settings (not measured here; the progress line says the time left)"
     else:
