@@ -272,3 +272,26 @@ def test_ctrl_c_in_a_terminal_leaves_a_valid_partial_table_no_leaked_workers_and
     assert resumed.returncode == 0 and "read back" in resumed.stderr
     assert json.loads((out / "table4.json").read_text())["settings"]["partial"] is False
     assert _scores(out) == _scores(whole)
+
+
+def test_every_target_says_its_expected_time_and_what_quick_leaves_out():
+    from engine.reports import expected
+    assert set(expected.QUICK_CUTS) == set(reproduce.REPRODUCTIONS)
+    for target in reproduce.REPRODUCTIONS:
+        quick = expected.expected_text(target, "quick")
+        assert quick.startswith("expected: ") and f"--quick: {expected.QUICK_CUTS[target]}" in quick
+        assert "--quick" not in expected.expected_text(target, "full")
+    assert "16 min" in expected.expected_text("table4", "moderate")
+    assert [expected.duration_text(s) for s in (45, 960, 9000)] == ["45 s", "16 min", "2.5 h"]
+
+
+def test_real_data_quick_leaves_the_wide_sets_out_unless_named(tmp_path, monkeypatch):
+    from engine.experiments.real_data import available_study_datasets
+    asked = []
+    monkeypatch.setattr(reproduce, "run_real_data", lambda datasets, *a, **k: asked.append(datasets) or "result")
+    monkeypatch.setattr(reproduce, "write_real_data_report", lambda result, out: [])
+    reproduce.reproduce_real_data(tmp_path, quick=True)
+    reproduce.reproduce_real_data(tmp_path, quick=True, datasets=["bibtex"])
+    reproduce.reproduce_real_data(tmp_path, budget="moderate")
+    assert asked[0] == [d for d in available_study_datasets() if d not in ("delicious", "bibtex", "corel5k", "scm20d")]
+    assert asked[1:] == [["bibtex"], None]
