@@ -46,6 +46,7 @@ def run_timed(args, cwd):
 @pytest.mark.parametrize("target", list(REPRODUCTIONS))
 def test_every_reproduce_quick_ends_within_three_minutes_and_says_what_it_cut(target, tmp_path):
     proc, cpu, wall = run_timed(["engine", "reproduce", target, "--quick", "--out", str(tmp_path)], ROOT)
+    print(f"reproduce {target} --quick: {cpu:.0f} CPU s, {wall:.0f} s wall")      # shown by -rP
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "--quick: " in proc.stderr and "expected: " in proc.stderr
     assert cpu / CORES <= LIMIT_SECONDS, f"{cpu:.0f} CPU s ({wall:.0f} s wall)"
@@ -57,6 +58,7 @@ def test_every_reproduce_quick_ends_within_three_minutes_and_says_what_it_cut(ta
 def test_every_bench_quick_ends_within_three_minutes_and_says_what_it_cut(mode, tmp_path):
     pytest.importorskip("lightgbm", reason="the bench extra (pip install -e '.[bench]') is not installed")
     proc, cpu, wall = run_timed(["engine.bench", *mode], tmp_path)
+    print(f"bench {' '.join(mode)}: {cpu:.0f} CPU s, {wall:.0f} s wall")          # shown by -rP
     assert proc.returncode in (0, 1), proc.stderr[-3000:]      # 1: a speed target missed, not a failure here
     assert "--quick: " in proc.stdout + proc.stderr
     assert cpu / CORES <= LIMIT_SECONDS, f"{cpu:.0f} CPU s ({wall:.0f} s wall)"
