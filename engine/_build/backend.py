@@ -17,10 +17,11 @@ estimators then warn that ``n_jobs`` has no effect). The result is recorded in
 One compile per checkout. pip builds in a fresh temporary folder every time, so a second
 ``pip install -e .`` (the test command after the app's, with other extras) would compile the
 unchanged core again (about four minutes on two cores). The editable install leaves every module
-in the source tree (``engine/_core/<name>.*.so``); the build_ext below takes that file instead
-of compiling when it is newer than the module's C source and headers and was built with the same
-settings (Cython directives, C flags, OpenMP, Cython version: ``engine/_core/build_stamp.txt``,
-written after a successful build). A change of settings regenerates the C sources and compiles all.
+in the source tree (``engine/_core/<name>.*.so``); when every module there is newer than every core
+source (.pyx, .pxd, .h) and was built with the same settings (Cython directives, C flags, OpenMP,
+Cython version: ``engine/_core/build_stamp.txt``, written after a successful build), the build
+neither cythonizes nor compiles: the build_ext below takes those files. Otherwise it builds as
+before, and a change of settings regenerates the C sources too.
 """
 import os
 import shutil
@@ -130,6 +131,19 @@ def up_to_date(target, inputs):
     return os.path.getmtime(target) >= newest
 
 
+def core_sources():
+    """Every source of the compiled core (.pyx, .pxd, .h): what an up-to-date module is newer than. Not
+    the generated C files: pip cythonizes in a fresh build environment, whose Cython includes are newer
+    than any C file, so cythonize would write them all again and make every module look out of date."""
+    core = CORE_PACKAGE.replace(".", "/")
+    return [os.path.join(core, f) for f in sorted(os.listdir(core)) if f.endswith((".pyx", ".pxd", ".h"))]
+
+
+def in_tree_module(name):
+    """The compiled file of engine._core.<name> in the source tree (where an editable install puts it)."""
+    return os.path.join(CORE_PACKAGE.replace(".", "/"), name + sysconfig.get_config_var("EXT_SUFFIX"))
+
+
 def extensions():
     from Cython.Build import cythonize
     from setuptools import Extension
@@ -151,17 +165,23 @@ def extensions():
     # them, being newer than the .pyx); no stamp yet (a fresh checkout): cythonize as usual, once
     # (pip calls this for its requirements and again for the build)
     changed = stamp is not None and stamp != _SETTINGS["stamp"]
+    sources = core_sources()
+    _SETTINGS["reuse"] = stamp == _SETTINGS["stamp"] and all(
+        up_to_date(in_tree_module(name), sources) and os.path.exists(f"engine/_core/{name}.c")
+        for name in COMPILED_MODULES)
     modules = [
-        Extension(f"{CORE_PACKAGE}.{name}", [f"engine/_core/{name}.pyx"],
+        Extension(f"{CORE_PACKAGE}.{name}", [f"engine/_core/{name}.{'c' if _SETTINGS['reuse'] else 'pyx'}"],
                   extra_compile_args=flags + MODULE_FLAGS.get(name, []) + omp_flags,
                   extra_link_args=omp_flags,
                   depends=HEADERS.get(name, []))
         for name in COMPILED_MODULES
     ]
+    if _SETTINGS["reuse"]:      # every module up to date: neither cythonize nor compile
+        return modules
     return cythonize(modules, compiler_directives=compiler_directives(), quiet=True, force=changed)
 
 
-_SETTINGS = {"stamp": None}      # this build's stamp text, set by extensions()
+_SETTINGS = {"stamp": None, "reuse": False}    # this build's stamp text and verdict, set by extensions()
 
 
 def _reusing_build_ext():
@@ -173,8 +193,7 @@ def _reusing_build_ext():
             filename = os.path.basename(self.get_ext_filename(self.get_ext_fullname(ext.name)))
             in_tree = os.path.join(*ext.name.split(".")[:-1], filename)
             target = self.get_ext_fullpath(ext.name)
-            if (read_stamp() == _SETTINGS["stamp"] and not self.force
-                    and up_to_date(in_tree, list(ext.sources) + list(ext.depends))):
+            if _SETTINGS["reuse"] and not self.force and up_to_date(in_tree, core_sources()):
                 if os.path.abspath(in_tree) != os.path.abspath(target):
                     self.mkpath(os.path.dirname(target))
                     shutil.copy2(in_tree, target)

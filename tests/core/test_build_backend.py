@@ -18,6 +18,7 @@ def checkout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     core = tmp_path / "engine" / "_core"
     core.mkdir(parents=True)
+    (core / "m.pyx").write_text("# Cython")
     (core / "m.c").write_text("/* C */")
     (core / "m.h").write_text("/* header */")
     ext = Extension("engine._core.m", ["engine/_core/m.c"], depends=["engine/_core/m.h"])
@@ -31,6 +32,7 @@ def checkout(tmp_path, monkeypatch):
     later = time.time() + 10
     os.utime(in_tree, (later, later))
     monkeypatch.setitem(backend._SETTINGS, "stamp", "the settings\n")
+    monkeypatch.setitem(backend._SETTINGS, "reuse", True)     # extensions()' verdict: same settings, all up to date
     (core / "build_stamp.txt").write_text("the settings\n")
     return command, ext, in_tree, compiled
 
@@ -46,17 +48,24 @@ def test_an_up_to_date_module_built_with_the_same_settings_is_taken_not_compiled
 def test_a_newer_source_or_header_other_settings_or_no_module_compiles(checkout, change):
     command, ext, in_tree, compiled = checkout
     if change in ("source", "header"):
-        path = "engine/_core/m.c" if change == "source" else "engine/_core/m.h"
+        path = "engine/_core/m.pyx" if change == "source" else "engine/_core/m.h"
         later = os.path.getmtime(in_tree) + 10
         os.utime(path, (later, later))
     elif change == "settings":
-        backend._SETTINGS["stamp"] = "other settings\n"
+        backend._SETTINGS["reuse"] = False
     elif change == "no module":
         in_tree.unlink()
     else:
         command.force = True
     command.build_extension(ext)
     assert compiled == ["engine._core.m"]
+
+
+def test_the_generated_c_files_do_not_count():
+    """pip cythonizes in a fresh build environment: the C files it writes are newer than any module,
+    and must not make a module out of date (they are generated from the sources that do count)."""
+    assert all(path.endswith((".pyx", ".pxd", ".h")) for path in backend.core_sources())
+    assert "engine/_core/algorithms.pyx" in backend.core_sources()
 
 
 def test_up_to_date_compares_with_every_input():
