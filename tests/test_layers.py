@@ -1,6 +1,7 @@
 """The layout's rules, read from the source: imports only go down the layers, no engine or
 page module imports itself back through others (no import cycle), and the compiled core keeps
-one concept per module, at most 700 lines a module and 80 a function (the section at the end).
+one concept per module, at most 700 lines a module and 80 a function (the sections at the end;
+the same size rules hold for every Python module of engine/ and pages/).
 
 The layers, bottom to top (a module may import from its own layer or any below it):
 
@@ -436,6 +437,48 @@ def test_the_c_function_parser_measures_header_functions():
             "static inline double\nsmall(double x, double y)\n{\n    return x + y;\n}\n\n"
             "static int huge(int x)\n{\n" + body + "\n    return x;\n}\n")
     assert c_function_lengths(text) == [("small", 8, 5), ("huge", 14, 89)]
+
+
+# ---------------------------------------------------------------- the size rules everywhere (issue 41)
+#
+# The floors above the core keep the core's rules: no Python module of engine/ or pages/ over
+# MAX_MODULE_LINES lines, no function or method over MAX_FUNCTION_LINES (measured as in the core:
+# from the def line to the last line of its body, decorators not counted).
+
+def python_sources(root):
+    """Every Python module of engine/ (the core's .py files included) and pages/."""
+    return sorted((root / "engine").rglob("*.py")) + sorted((root / "pages").rglob("*.py"))
+
+
+def long_modules(root):
+    """{path relative to root: lines} of the Python modules over MAX_MODULE_LINES."""
+    return {str(p.relative_to(root)): n for p in python_sources(root)
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+
+
+def long_functions(root):
+    """['path:line name (n lines)'] of the Python functions over MAX_FUNCTION_LINES."""
+    return [f"{p.relative_to(root)}:{line} {name} ({n} lines)" for p in python_sources(root)
+            for name, line, n in function_lengths(p.read_text(encoding="utf-8")) if n > MAX_FUNCTION_LINES]
+
+
+def test_no_engine_or_page_module_is_over_the_line_limit():
+    assert long_modules(ROOT) == {}, f"modules over {MAX_MODULE_LINES} lines"
+
+
+def test_no_engine_or_page_function_is_over_the_line_limit():
+    assert long_functions(ROOT) == [], f"functions over {MAX_FUNCTION_LINES} lines"
+
+
+def test_a_long_module_and_a_long_function_are_found(small_tree):
+    body = "\n".join(f"    x{k} = {k}" for k in range(MAX_FUNCTION_LINES))
+    _plant(small_tree, {"engine/experiments/runner.py": "@decorated\ndef run():\n" + body + "\n",
+                        "pages/home.py": "x = 1\n" * (MAX_MODULE_LINES + 1)})
+    assert long_modules(small_tree) == {"pages/home.py": MAX_MODULE_LINES + 1}
+    assert long_functions(small_tree) == [f"engine/experiments/runner.py:2 run ({MAX_FUNCTION_LINES + 1} lines)"]
+    _plant(small_tree, {"engine/experiments/runner.py": "def run():\n" + body[:body.rfind("\n")] + "\n",
+                        "pages/home.py": "x = 1\n" * MAX_MODULE_LINES})
+    assert long_modules(small_tree) == {} and long_functions(small_tree) == []
 
 
 # ---------------------------------------------------------------- one best-first loop (issue 30)
