@@ -1,18 +1,12 @@
 """The compute pages on the Data page's upload (AppTest): each says it uses the file, and runs on it."""
 import json
 
-import pytest
-from pathlib import Path
-
 import numpy as np
-from streamlit.testing.v1 import AppTest
+import pytest
 
-from apptest_runs import job_of, poll
-
+from apptest_runs import job_of, open_app, poll
 from engine.app.page_models import dataspec
 from engine.experiments.bias_variance_data import run_bias_variance_on_data
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def upload(n=80):
@@ -25,13 +19,7 @@ def upload(n=80):
 
 def open_on_upload(page, query=None):
     ds, spec, payload = upload()
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.session_state["dataset_spec"], at.session_state["dataset_upload"] = spec, payload
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
+    at = open_app(page, query, route="home-link", state={"dataset_spec": spec, "dataset_upload": payload}, timeout=30)
     return at, ds
 
 
@@ -50,14 +38,10 @@ def test_one_step_steps_on_the_upload():
 @pytest.mark.slow
 def test_an_upload_is_decomposed_on_its_own_rows_and_the_page_says_so():
     ds, spec, payload = upload()
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in {"bv_data_methods": ["gbmort", "gbrt-rpo-gaussian"], "bv_data_sets": "2", "bv_data_steps": "5",
-                       "bv_data_seeds": "2"}.items():
-        at.query_params[key] = value
-    at.run()
-    at.session_state["dataset_spec"], at.session_state["dataset_upload"] = spec, payload
-    at.switch_page("pages/bias_variance.py").run()
-    assert not at.exception and at.radio(key="bv_data").value == "data"
+    at = open_app("pages/bias_variance.py", {"bv_data_methods": ["gbmort", "gbrt-rpo-gaussian"], "bv_data_sets": "2",
+                                             "bv_data_steps": "5", "bv_data_seeds": "2"},
+                  route="home-link", state={"dataset_spec": spec, "dataset_upload": payload}, timeout=30)
+    assert at.radio(key="bv_data").value == "data"
     assert at.caption[0].value.startswith("Data: **mine (uploaded CSV, targets: y1, y2)**")
     assert job_of(at, "bv_data") is None                    # nothing runs before Run
     at.button(key="bv_data_run").click().run()
