@@ -13,6 +13,7 @@ from engine.names import REAL_DATA_METHODS
 from engine.app.page_models.cost import estimate_real_data_seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("datasets, methods", [
     (["edm", "emotions"], list(REAL_DATA_METHODS)),
     (["yeast"], ["gbmort", "gbrt-rpo-subsampled", "mo-rf", "st-rf"]),

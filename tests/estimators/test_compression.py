@@ -205,6 +205,7 @@ def test_prune_forest_on_arbitrary_weights(seed):
 
 # ---------------------------------------------------------------- the thesis's setting
 
+@pytest.mark.slow
 def test_friedman1_extra_trees_compress_tenfold_without_losing_accuracy():
     """Table 7.1's setting, one run (the CLI averages 50): M = 100, K = p, n_min = 1, 300 samples."""
     X, y, _ = make_friedman1(300, random_state=0)
@@ -251,6 +252,7 @@ def test_same_seed_same_model_and_threads_do_not_matter():
     assert not np.array_equal(a.predict(X), c.predict(X))
 
 
+@pytest.mark.slow
 def test_classifier_on_two_norm_and_multilabel():
     X, y, _ = make_two_norm(150, random_state=0)
     model = CompressedForestClassifier(ProjectedForestClassifier(n_estimators=10, splitter="random", bootstrap=False,

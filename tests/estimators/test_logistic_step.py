@@ -223,6 +223,7 @@ def test_vectorised_exp_fits_the_libm_model(strategy, extra, leaf_estimation, we
                 learning_rate=0.3, n_estimators=15, max_leaf_nodes=6, random_state=0, **params, **extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bibtex", "corel5k"])
 @pytest.mark.parametrize("strategy,extra", EXP_STRATEGIES[:3])
 def test_vectorised_exp_fits_the_libm_model_on_real_data(name, strategy, extra):
@@ -234,6 +235,7 @@ def test_vectorised_exp_fits_the_libm_model_on_real_data(name, strategy, extra):
                 random_state=0, n_jobs=1, **extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy,extra", EXP_STRATEGIES[:3])
 def test_logistic_fits_agree_across_threads_and_sparse_input(strategy, extra):
     """Over several row blocks (n > 4096: the update pass runs blocks in parallel), 1 and 2 threads

@@ -103,6 +103,7 @@ def test_square_loss_newton_leaves_without_penalty_are_the_mean_leaves_of_gbmort
     assert np.abs(shrunk.trees_.value).sum() < np.abs(mean.trees_.value).sum()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["multi_output", "projected_relabel", "single_target"])
 def test_newton_leaves_sparse_equals_dense_and_threads_agree(strategy):
     X, Y, _ = _data(5, n=300)

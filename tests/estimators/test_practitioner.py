@@ -86,6 +86,7 @@ def test_a_dataframe_fit_checks_the_columns_at_predict(make):
             model.predict(bad)
 
 
+@pytest.mark.slow
 def test_the_refusals_are_scikit_learns_own():
     """Same message as HistGradientBoostingRegressor on the same reordered columns."""
     X, Y = _frames()

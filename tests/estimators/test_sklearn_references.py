@@ -11,6 +11,7 @@ from engine.estimators.references import ReferenceForest, ReferenceGB, forest_pa
 TINY = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), n_steps=10)
 
 
+@pytest.mark.slow
 def test_reference_rows_run_under_the_protocol_regression():
     res = select("friedman1-group", ["gbmort", *REFERENCE_NAMES], budget=TINY, n_repeats=2, seed=0)
     assert res.estimators == ["gbmort", "sklearn-gb", "sklearn-rf", "sklearn-st-rf"]
@@ -33,6 +34,7 @@ def test_sklearn_gb_matches_st_gbrt_square_loss():
     np.testing.assert_allclose(res.scores[0], res.scores[1], atol=1e-3)
 
 
+@pytest.mark.slow
 def test_reference_rows_multilabel_lrap():
     res = select("flags", list(REFERENCE_NAMES), budget=TINY, n_repeats=2, seed=0)
     assert res.metric == "lrap"
@@ -58,6 +60,7 @@ def test_forest_params_are_the_papers():
     assert forest_params("multilabel")["max_features"] == "sqrt"
 
 
+@pytest.mark.slow
 def test_partial_results_are_reported_per_repeat():
     seen = []
 
@@ -85,6 +88,7 @@ def test_unknown_reference_name_is_rejected():
         select("enb", ["sklearn-xgb"], budget=TINY, n_repeats=2)
 
 
+@pytest.mark.slow
 def test_our_forests_run_under_the_protocol_like_the_reference_forest():
     # mo-rf and sklearn-rf are the same algorithm with the same defaults (different random
     # streams): on the same splits their test scores must be close; the projected forest with

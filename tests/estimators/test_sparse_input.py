@@ -103,6 +103,7 @@ def test_forests_on_sparse_x_are_bit_identical_to_dense(split_search, make):
     np.testing.assert_array_equal(clf_d.fit(X, L).predict_proba(X), clf_s.fit(S, L).predict_proba(S))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian"])
 @pytest.mark.parametrize("sparse_input", [False, True])
 def test_thread_counts_give_identical_models(name, sparse_input):
@@ -145,6 +146,7 @@ def test_row_block_loops_give_the_same_model_for_any_thread_count(name):
     assert np.isclose(models[0].train_score_[-1], 0.5 * ((Y - F) ** 2).sum(axis=1).mean(), rtol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split_search", ["exact", "hist"])
 def test_a_sparse_fit_does_not_densify_x(split_search):
     # 20000 x 5000: dense float32 would take 400 MB; the matrix holds 40000 values.
@@ -242,6 +244,7 @@ def test_bad_split_parameters_are_named(make, name, value):
         make(**{name: value}).fit(X, Y)
 
 
+@pytest.mark.slow
 def test_compressed_forest_on_sparse_x_equals_dense():
     from engine.estimators.compression import CompressedForestRegressor
     X, S, Y = _sparse_problem(8, n=120, p=12)

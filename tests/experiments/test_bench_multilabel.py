@@ -217,6 +217,7 @@ def test_delicious_slice_runs_every_system_on_the_papers_wide_set():
 DEFAULT_SYSTEMS = ["engine, the estimator's defaults", "XGBoost", "CatBoost", "LightGBM, a model per label"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bibtex", "scm20d"])
 def test_defaults_against_defaults_row_fits_every_system_as_a_practitioner_gets_it(name):
     """The "defaults against defaults" row of --multilabel (issue 34) with the real peers on a tiny

@@ -2,11 +2,14 @@
 
 import io
 
+import pytest
+
 from engine.bench import one_step
 from engine.bench.__main__ import main
 from engine.app.page_models.one_step import METHODS
 
 
+@pytest.mark.slow
 def test_interactions_table_covers_every_method_and_interaction():
     out = io.StringIO()
     rows, ok = one_step.run(repeats=1, out=out)
@@ -21,6 +24,7 @@ def test_interactions_table_covers_every_method_and_interaction():
     assert "slowest:" in out.getvalue() and ok == (max(s for *_, s in rows) <= one_step.TARGET_SECONDS)
 
 
+@pytest.mark.slow
 def test_command_line_flag_runs_it(capsys):
     assert main(["--interactions", "--repeats", "1"]) in (0, 1)
     assert "Teaching interactions" in capsys.readouterr().out

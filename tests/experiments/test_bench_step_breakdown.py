@@ -71,6 +71,7 @@ def test_breakdown_rows_and_figure6_ratio(labels):
     assert ratio == pytest.approx(t_mort / t_rpo) and 0 < lrap_mort <= 1 and 0 < lrap_rpo <= 1
 
 
+@pytest.mark.slow
 def test_command_line_quick_run_writes_what_the_page_reads(tmp_path, capsys):
     assert main(["--step-breakdown", "--quick", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
