@@ -88,6 +88,7 @@ def test_deterministic_and_n_jobs_invariant():
     assert not np.array_equal(a.error, d.error)
 
 
+@pytest.mark.slow
 def test_dask_equals_joblib():
     """Worker processes (so the work is pickled and engine imported there), by client= and
     by backend="dask" with the current client: the same numbers as joblib's in-process run."""
@@ -136,6 +137,7 @@ def test_stop_after_two_learning_sets_keeps_them():
     np.testing.assert_array_equal(res.error_per_output, two.error_per_output)
 
 
+@pytest.mark.slow
 def test_stop_with_worker_processes_keeps_the_sets_done():
     """On workers the flag is read as each learning set comes back; later sets are cancelled."""
     stop = threading.Event()

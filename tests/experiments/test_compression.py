@@ -82,6 +82,7 @@ def test_two_norm_scores_the_error_rate():
     assert row["lasso_features"] <= 20
 
 
+@pytest.mark.slow
 def test_a_stop_keeps_the_finished_runs():
     stop = threading.Event()
     stop.set()
@@ -98,6 +99,7 @@ def test_a_stop_keeps_the_finished_runs():
     assert not result.complete and len(result.rows) == 1
 
 
+@pytest.mark.slow
 def test_sweep_over_n_min_and_m():
     result = compress_sweep("friedman1", parameter="n_min", values=[20, 1, 5], n_runs=2, seed=2, **TINY)
     s = result.summary_frame()
@@ -142,6 +144,7 @@ def test_bad_sweeps(kwargs, match):
         compress_sweep("friedman1", **kwargs)
 
 
+@pytest.mark.slow
 def test_reproduce_compression_end_to_end(tmp_path, monkeypatch):
     tiny = dict(n_estimators=4, cv=3, n_runs=2, sweep_runs=1, sweep_cv=2, n_min_values=(1, 10), m_values=(2, 4))
     monkeypatch.setitem(reproduce.COMPRESSION_SETTINGS, "quick", tiny)

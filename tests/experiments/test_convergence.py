@@ -43,6 +43,7 @@ def test_group_shared_trees_converge_far_faster_than_single_target(group):
         assert 0.8 < c.best_score < 0.9
 
 
+@pytest.mark.slow
 def test_ind_single_target_ends_best_and_gbmort_worst(ind):
     # Figure 1c: with independent outputs st-gbrt converges to the best optimum, gbmort to the worst.
     # Converged first: the last half of every curve gains (almost) nothing over the first half.

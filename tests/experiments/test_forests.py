@@ -55,6 +55,7 @@ def test_macro_r2_score():
 # --- projection size (Figure 1) -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_projection_size_series_and_determinism():
     forest = Forest(q_values=(1, 2, "log"), n_estimators=4)
     a = run_forest_projection_size("emotions", forest, seed=3)
@@ -159,6 +160,7 @@ def test_other_experiments_reject_bad_arguments():
 # --- progress and stop -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_progress_is_monotone_and_ends_at_one():
     seen = []
     run_forest_projection_size("emotions", Forest(q_values=[1, 2], n_estimators=2),
@@ -166,6 +168,7 @@ def test_progress_is_monotone_and_ends_at_one():
     assert seen[-1] == 1.0 and all(b >= a for a, b in zip(seen, seen[1:]))
 
 
+@pytest.mark.slow
 def test_stop_returns_partial_result():
     stop = threading.Event()
 
@@ -247,6 +250,7 @@ def test_algorithm2_variance_never_above_algorithm1(seed):
 # --- Table 1 ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_table1_quick(tmp_path):
     res = run_forest_table1(["emotions"], Forest(q_values=[1, "log", "d"], n_estimators=3, max_features="sqrt"))
     df = res.to_frame()

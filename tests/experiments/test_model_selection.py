@@ -22,6 +22,7 @@ def chain_result():
     return select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
 
 
+@pytest.mark.slow
 def test_quick_budget_runs_and_summaries(chain_result):
     res = chain_result
     assert res.scores.shape == (4, 3) and np.isfinite(res.scores).all()
@@ -59,6 +60,7 @@ def test_quick_budget_runs_and_summaries(chain_result):
     assert data["pvalues"][0][0] is None and data["n_repeats_done"] == 3
 
 
+@pytest.mark.slow
 def test_deterministic(chain_result):
     again = select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1)
     np.testing.assert_array_equal(again.scores, chain_result.scores)
@@ -121,6 +123,7 @@ def test_artificial_gbrt_oracle():
     assert chain.inner_.n_outputs_ == 1
 
 
+@pytest.mark.slow
 def test_noisy_outputs_half_macro_r2():
     res = select("friedman1-ind", ["st-gbrt", "gbmort"], budget=TINY, n_repeats=2,
                               n_noisy_outputs=16, seed=0)
@@ -160,6 +163,7 @@ def test_paper_numbers_hard_coded():
     assert len(frame) == 15 and set(frame["paper_rank"]) == {1, 2, 3, 4, 5}
 
 
+@pytest.mark.slow
 def test_reproduce_table4_writes_files(tmp_path, monkeypatch):
     monkeypatch.setitem(ms.BUDGETS, "quick", dict(TINY, loss="primary"))
     monkeypatch.setattr(reproduce, "N_JOBS", 1)   # no worker start-up in a test
@@ -265,6 +269,7 @@ def test_split_without_a_standard_one_is_40_10_50():
         assert len(rep["fit"]) == n_train - n_val and not set(rep["fit"]) & set(rep["val"])
 
 
+@pytest.mark.slow
 def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
     """refit=False: same choices (selection never sees the test set), but the test score is that of
     the chosen setting fitted on the 80% it was validated on, computed here by hand."""
@@ -285,6 +290,7 @@ def test_refit_false_scores_the_model_fitted_on_the_80_percent(chain_result):
         select("friedman1-chain", NAMES, budget=TINY, refit="no")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset, task", [("friedman1-group", "regression"), ("emotions", "multilabel")])
 def test_defaults_row_is_the_estimator_as_a_practitioner_gets_it(dataset, task):
     """"defaults" (issue 34): each repeat fits MultiOutputBoostingRegressor / MultiLabelBoostingClassifier

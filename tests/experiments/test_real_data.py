@@ -33,6 +33,7 @@ def quick_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_quick_end_to_end_writes_readable_files(quick_run):
     out = quick_run
     for name in ("real-data.csv", "real-data_summary.csv", "real-data.json", "real-data.html",
@@ -92,6 +93,7 @@ def test_a_corrupt_cache_line_is_recomputed_not_trusted(quick_run, tmp_path):
     assert any("corrupt cache" in n for n in again.notes)
 
 
+@pytest.mark.slow
 def test_a_stopped_run_is_a_valid_partial_result_and_resumes(tmp_path):
     stop = threading.Event()
     seen = []
@@ -118,6 +120,7 @@ def test_a_stopped_run_is_a_valid_partial_result_and_resumes(tmp_path):
     np.testing.assert_array_equal(a.loc[common].to_numpy(), b.loc[common].to_numpy())
 
 
+@pytest.mark.slow
 def test_dask_gives_the_same_numbers_as_joblib(tmp_path):
     distributed = pytest.importorskip("distributed")
     joblib_out, dask_out = tmp_path / "joblib", tmp_path / "dask"

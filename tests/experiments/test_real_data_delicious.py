@@ -101,6 +101,7 @@ def delicious_slice(tmp_path_factory):
     return out, result
 
 
+@pytest.mark.slow
 def test_the_slice_is_split_with_the_papers_ratio_and_shown_beside_table_10(delicious_slice):
     out, result = delicious_slice
     info = result.datasets[0]
@@ -163,6 +164,7 @@ def test_results_written_before_the_new_columns_still_load(delicious_slice):
 # ---------------------------------------------------------------- BOOMER's memory
 
 
+@pytest.mark.slow
 def test_boomer_non_decomposable_is_left_out_where_it_would_not_fit_in_memory(monkeypatch):
     # On this plan's machine (its memory patched to 2.5 MB; the real delicious needs ~50 GB of
     # label-pair statistics), medical's 333 x 45 non-decomposable fit needs ~2.9 MB, its

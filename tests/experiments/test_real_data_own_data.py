@@ -29,6 +29,7 @@ def write_dataset(root, name, n=60, p=4, d=3, seed=0):
     return folder
 
 
+@pytest.mark.slow
 def test_the_protocol_runs_on_a_folder_of_ones_own(tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     write_dataset(data, "mine")
@@ -111,6 +112,7 @@ def test_the_core_fingerprint_follows_its_sources(tmp_path):
     assert ev.engine_version().startswith("0.") and "+src-" in ev.engine_version()
 
 
+@pytest.mark.slow
 def test_a_changed_engine_version_misses_the_cache_and_the_same_one_hits(tmp_path, monkeypatch):
     write_dataset(tmp_path / "data", "mine", n=40)
     args = dict(budget="quick", out=tmp_path / "out", data_dir=tmp_path / "data")
@@ -137,6 +139,7 @@ def test_second_order_rows_by_default_and_left_out_on_request():
     assert rd.check_real_data_arguments(["edm"], ["gbmort (newton)"])["methods"] == ["gbmort (newton)"]
 
 
+@pytest.mark.slow
 def test_second_order_rows_stay_out_of_the_papers_ranks(tmp_path):
     write_dataset(tmp_path / "data", "mine", n=40)
     write_dataset(tmp_path / "data", "other", n=40, seed=3)
