@@ -35,9 +35,10 @@ def _controls():
         scheme = url_widget(st.radio, "Learning sets", SCHEMES, captions=[SCHEME_HELP[s] for s in SCHEMES],
                             key="bv_data_scheme", **BOUND,
                             help="How the learning sets are drawn from the rows that are not test rows.")
-        n_sets = url_widget(st.slider, "Learning sets", 2, 20, 4, key="bv_data_sets", **BOUND,
+        n_sets = url_widget(st.slider, "Number of learning sets", 2, 20, 4, key="bv_data_sets", **BOUND,
                             help="More sets: a steadier estimate of the variance, at a proportional cost.")
-        steps = url_widget(st.slider, "Boosting steps / trees", 5, 500, 50, key="bv_data_steps", **BOUND)
+        steps = url_widget(st.slider, "Boosting steps / trees", 5, 500, 50, key="bv_data_steps", **BOUND,
+                           help="n_estimators of every model: boosting steps, or a forest's trees.")
         leaves = url_widget(st.select_slider, "Leaves per tree", [2, 4, 8, 16, 32, 64], 8, key="bv_data_leaves", **BOUND,
                             help="max_leaf_nodes of every tree (boosting and forests alike).")
         seeds = url_widget(st.slider, "Seeds per learning set", 1, 4, 1, key="bv_data_seeds", **BOUND,
@@ -76,7 +77,8 @@ def bias_variance_on_data() -> None:
     c1, c2, _ = st.columns([1, 1, 4])
     c1.button("Run", key="bv_data_run", type="primary", disabled=run.running, on_click=_start, args=(ds, words, s),
               help="Fit every method on every learning set in the background; Stop keeps the sets done.")
-    c2.button("Stop", key="bv_data_stop", disabled=not run.running, on_click=run.stop)
+    c2.button("Stop", key="bv_data_stop", disabled=not run.running, on_click=run.stop,
+              help="End the run; the learning sets already done are kept and shown.")
     _results(dict(s, data=words))
 
 

@@ -95,12 +95,14 @@ def _controls(item, same: dict):
             k = url_widget(st.number_input,
                 "k (the last k columns are the targets)", 1, 1999, value_now if kind_now == "last" else 1,
                 key="data_target_k", **BOUND,
+                help="The file's last k columns are the outputs, in the file's order; the others are features.",
             )  # fmt: skip
             return sep, rule_text("last", k)
         if kind == "prefix":
             prefix = url_widget(st.text_input,
                 "Target names start with", value=value_now if kind_now == "prefix" else "", key="data_target_prefix",
                 placeholder="e.g. tag_", **BOUND,
+                help="Every column whose name starts with this text is an output (case-sensitive).",
             )  # fmt: skip
             if not prefix:
                 st.info("Type the start of the target columns' names (e.g. tag_ for tag_00 … tag_59).")

@@ -24,7 +24,7 @@ from engine.datasets import list_datasets
 from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
-from pages._data_choice import SPEC_KEY, name_in_url
+from pages._data_choice import SPEC_KEY, URL_KEY, name_in_url
 from pages._upload import upload_choice
 from pages._url import url_widget
 from pages._render import show_chart
@@ -74,7 +74,9 @@ current = st.session_state[SPEC_KEY]
 now = current if current.get("source") == "friedman" else dataspec.DEFAULT_SPEC
 with st.sidebar:
     st.header("Data set")
-    reset_button("data")
+    # The page's settings are the app's chosen data: Reset chooses the default data again (the
+    # widgets' defaults follow the chosen data, so the choice itself and its `data=` go too).
+    reset_button("data", extra=(SPEC_KEY, URL_KEY))
     source = url_widget(st.radio,
         "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
         index=list(SOURCES).index(current.get("source", "friedman")),

@@ -28,7 +28,7 @@ def test_data_page_shows_bibtex_sparse_and_offers_npz():
     assert "507,746 non-zeros" in captions and "sparse" in captions
     assert at.session_state["dataset_spec"] == {"source": "shipped", "name": "bibtex"}
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Data (NPZ, sparse)" in labels and "Data (CSV)" not in labels
+    assert "Data (NPZ, sparse)" in labels and "Data as used (CSV)" not in labels
     # the label-frequency chart has one bar per label
     bars = json.loads(at.get_by_key("data_targets").proto.spec)["data"][0]
     assert len(bars["x"]) == 159
@@ -48,7 +48,7 @@ def test_data_page_dense_sets_keep_the_csv_download():
     assert not at.exception and not at.error
     assert [m.value for m in at.metric] == ["8,966", "61", "16", "regression"]
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Data (CSV)" in labels
+    assert "Data as used (CSV)" in labels
 
 
 def test_convergence_page_with_a_sparse_data_page_choice_does_not_crash():
@@ -78,7 +78,7 @@ def test_data_page_offers_and_shows_delicious():
     captions = " ".join(c.value for c in at.caption)
     assert "294,614 non-zeros" in captions and "standard split 12920/3185" in captions
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Data (NPZ, sparse)" in labels and "Data (CSV)" not in labels
+    assert "Data (NPZ, sparse)" in labels and "Data as used (CSV)" not in labels
     bars = json.loads(at.get_by_key("data_targets").proto.spec)["data"][0]
     assert len(bars["x"]) == 983
     heat = json.loads(at.get_by_key("data_corr").proto.spec)["data"][0]

@@ -19,14 +19,14 @@ BUTTONS = {"button", "download_button", "form_submit_button", "page_link"}
 # (file, widget kind, how its key starts) -> why it is not in the URL
 NOT_IN_URL = {
     ("data.py", "file_uploader", "data_file"): "an uploaded file cannot travel in a link",
-    ("data.py", "multiselect", "data_targets_"): "its options are the columns of this session's upload",
+    ("_upload.py", "multiselect", "data_targets_"): "its options are the columns of this session's upload",
     ("benchmark.py", "checkbox", "bench_confirm"): "a shared link must never start hours of work by itself",
     ("_predict.py", "radio", ""): "a student's prediction (its key: the page's prefix) must not travel in a shared link",
 }
 
 
 # The prefix of every key in a page file (its widgets are its URL parameters, its session values its own).
-PREFIXES = {"home.py": "home_", "data.py": "data_", "convergence.py": "conv_", "_tree_strip.py": "conv_strip_",
+PREFIXES = {"home.py": "home_", "data.py": "data_", "_upload.py": "data_", "_bv_data.py": "bv_data_", "convergence.py": "conv_", "_tree_strip.py": "conv_strip_",
             "one_step.py": "os_", "forests.py": "fx_", "bias_variance.py": "bv_", "_draws.py": "bv_",
             "projections.py": "proj_", "_race.py": "proj_", "benchmark.py": "bench_", "_real_data.py": "bench_rd_"}
 
