@@ -27,6 +27,7 @@ def run(*args):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_reproduce_figure1_quick_writes_csv_json_and_offline_html(tmp_path):
     out = tmp_path / "figure1"
     proc = run("reproduce", "figure1", "--quick", "--out", str(out), "--seed", "1")
@@ -48,6 +49,7 @@ def test_reproduce_figure1_quick_writes_csv_json_and_offline_html(tmp_path):
     assert listed == convention("figure1", out)
 
 
+@pytest.mark.slow
 def test_unknown_subcommand_fails_with_a_message(tmp_path):
     proc = run("reproduce", "figure99", "--out", str(tmp_path))
     assert proc.returncode != 0 and "figure99" in proc.stderr
@@ -74,6 +76,7 @@ def test_registry_and_provider_signature(tmp_path, monkeypatch, capsys):
     assert str(tmp_path / "x.csv") in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["projection-size", "schemes"])
 def test_other_reproductions_quick(tmp_path, what):
     written = cli.REPRODUCTIONS[what](tmp_path, quick=True, seed=0, progress=lambda f, m: None)
@@ -113,6 +116,7 @@ def _assert_offline_html(path):
     assert 'class="plotly-graph-div"' in page
 
 
+@pytest.mark.slow
 def test_reproduce_table6_quick_writes_csv_json_and_offline_html(tmp_path, monkeypatch, capsys):
     from engine.experiments import model_selection as ms
     tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)
@@ -152,6 +156,7 @@ def test_reproduce_bias_variance_quick_writes_csv_json_and_offline_html(tmp_path
     assert page.count('class="plotly-graph-div"') == 4
 
 
+@pytest.mark.slow
 def test_table4_defaults_to_the_papers_full_grid(tmp_path, monkeypatch, capsys):
     # Without --budget or --quick, reproduce runs the paper's settings (the rule);
     # the grid itself is shrunk here so the test takes seconds.
@@ -164,6 +169,7 @@ def test_table4_defaults_to_the_papers_full_grid(tmp_path, monkeypatch, capsys):
     assert json.loads((tmp_path / "table4.json").read_text())["settings"]["budget"] == "full"
 
 
+@pytest.mark.slow
 def test_no_refit_reaches_the_protocol_and_is_checked(tmp_path, monkeypatch, capsys):
     from engine.experiments import model_selection as ms
     tiny = dict(learning_rate=(0.5,), max_leaf_nodes=(2,), max_features=(1.0,), loss="primary", n_steps=10)

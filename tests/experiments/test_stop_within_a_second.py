@@ -78,6 +78,7 @@ def test_an_st_rf_fit_stops_and_the_outputs_not_reached_predict_their_mean(corel
     assert np.allclose(last, Y[:, -1].mean())        # the last label was not reached: its training mean
 
 
+@pytest.mark.slow
 def test_a_forest_experiment_stops_in_the_middle_of_a_tree():
     # q = 2000 on corel5k: about 2 s a tree (and 20 trees a forest), beyond any check between trees
     stop = Timed(3.0)
@@ -87,6 +88,7 @@ def test_a_forest_experiment_stops_in_the_middle_of_a_tree():
     assert not result.complete
 
 
+@pytest.mark.slow
 def test_a_stopped_forest_experiment_keeps_the_fits_it_finished():
     started = time.perf_counter()
     done = []
@@ -103,6 +105,7 @@ def test_a_stopped_forest_experiment_keeps_the_fits_it_finished():
     assert time.perf_counter() - started < 60
 
 
+@pytest.mark.slow
 def test_compression_stops_in_the_middle_of_a_run():
     stop = Timed(2.0)
     result = run_compression("yeast", CompressionSettings(n_estimators=100, cv=10, n_runs=2, lasso=False), stop=stop)
@@ -110,6 +113,7 @@ def test_compression_stops_in_the_middle_of_a_run():
     assert not result.complete
 
 
+@pytest.mark.slow
 def test_the_real_data_study_stops_in_the_middle_of_a_cell(tmp_path):
     stop = Timed(4.0)
     result = run_real_data(["corel5k"], ["mo-rf", "st-rf"], budget="quick", out=tmp_path, stop=stop)
@@ -126,6 +130,7 @@ def test_bias_variance_repeats_stop_within_a_forest_fit():
     assert result.partial
 
 
+@pytest.mark.slow
 def test_a_job_and_a_run_nobody_watches_end_within_a_second():
     """Through the server's machinery: Job.stop, and the run store stopping a run whose last watcher left."""
     job = Job(run_forest_projection_size, "corel5k", ForestSettings(q_values=[2000], n_estimators=20),
@@ -145,6 +150,7 @@ def test_a_job_and_a_run_nobody_watches_end_within_a_second():
     assert store.status()["running"] == 0
 
 
+@pytest.mark.slow
 def test_a_worker_call_raises_stopped_and_its_process_ends():
     stop = threading.Event()
     with FitWorker(stop) as worker:

@@ -21,6 +21,7 @@ def race():
     return tta.run_time_to_accuracy("bibtex", n_steps=6, xgboost_rounds=4, max_leaf_nodes=4, q=2)
 
 
+@pytest.mark.slow
 def test_the_engine_curve_is_the_models_own_staged_score(race):
     label = next(k for k in race.curves if k.startswith("engine"))
     curve = race.curves[label]
@@ -34,6 +35,7 @@ def test_the_engine_curve_is_the_models_own_staged_score(race):
     assert [t.meta for t in fig.data if t.meta.get("curve")] == [{"curve": k} for k in race.curves]
 
 
+@pytest.mark.slow
 def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
     import xgboost
     curve = next(c for k, c in race.curves.items() if k.startswith("XGBoost"))
@@ -44,6 +46,7 @@ def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
     assert curve["score"][1] == pytest.approx(lrap(Y_test, short.predict_proba(X_test)), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_without_xgboost_the_result_says_so(monkeypatch):
     monkeypatch.setattr(tta, "xgboost_installed", lambda: False)
     res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_plt=False)
@@ -73,6 +76,7 @@ def test_xgboost_is_an_app_dependency_under_the_name_the_page_gives():
     assert tta.xgboost_installed()
 
 
+@pytest.mark.slow
 def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
     """A race without XGBoost and one with it are two runs for the run store (with_xgboost is an argument
     of the call the page makes), and each result records the value used."""
@@ -103,6 +107,7 @@ def test_bad_input_is_named(kwargs, match):
         tta.run_time_to_accuracy(**kwargs)
 
 
+@pytest.mark.slow
 def test_newton_leaves_race():
     res = tta.run_time_to_accuracy("bibtex", n_steps=3, xgboost_rounds=1, max_leaf_nodes=4,
                                    leaf_estimation="newton")
