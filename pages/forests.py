@@ -154,11 +154,13 @@ with st.sidebar:
             "forests per algorithm. More sets: steadier estimates, proportionally longer runs.",
         )  # fmt: skip
     elif compression:
+        compression_options = [FROM_DATA_PAGE, *compression_sets()]
         compression_data = url_widget(st.selectbox,
-            "Data set", compression_sets(), key="fx_cdata", **BOUND,
+            "Data set", compression_options, index=0 if own_data else 1, key="fx_cdata", **BOUND,
             help="friedman1 (10 inputs, one output, 300 train / 2000 test) and two-norm (20 Gaussian inputs, two "
-            "classes) as in the thesis's Table 7.1, or any shipped data set (several outputs share one selection "
-            "of nodes; 0/1 labels are compressed as scores and judged by the 0-1 loss).",
+            "classes) as in the thesis's Table 7.1, any shipped data set, or with 'Data page' the data set chosen "
+            "there (several outputs share one selection of nodes; 0/1 labels are compressed as scores and judged "
+            "by the 0-1 loss).",
         )  # fmt: skip
         n_min = url_widget(st.slider,
             "n_min (samples to split a node)", 1, 50, 1, key="fx_nmin", **BOUND,
@@ -242,12 +244,12 @@ try:
             ", not the Data page's choice: splitting the variance needs Friedman1's generator (a fresh learning "
             "set per draw) and its Bayes model" if own_data else "")
         data = Problem(f"friedman1-{structure}", n_train=300, n_test=500)
+    elif compression and compression_data == FROM_DATA_PAGE:
+        data, data_text = data_problem(FROM_DATA_PAGE)
     elif compression:
         data_text = (f"**{compression_data}** (thesis Appendix A: 300 train, 2000 test samples per run)"
                      if compression_data in THESIS_PROBLEMS else
-                     f"shipped data set **{compression_data}** (standard train/test split when it has one)") + (
-            ", not the Data page's choice: the compression takes the thesis' problems and the shipped sets "
-            "listed (an upload is not wired here yet)" if own_data else "")
+                     f"shipped data set **{compression_data}** (standard train/test split when it has one)")
         data = Problem(compression_data, n_train=300, n_test=2000)
     else:
         data, data_text = data_problem(data_choice)

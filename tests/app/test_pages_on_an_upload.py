@@ -71,3 +71,19 @@ def test_two_uploads_of_one_name_are_two_runs():
     assert a.name == b.name
     assert run_key("fx", run_sweep, Problem.of(a)) != run_key("fx", run_sweep, Problem.of(b))
     assert run_key("fx", run_sweep, Problem.of(a)) == run_key("fx", run_sweep, Problem.of(upload(80)[0]))
+
+
+@pytest.mark.slow
+def test_forests_compresses_a_forest_on_the_upload():
+    """Thesis chapter 7 on the user's own rows: the compression takes the Data page's upload too."""
+    at, ds = open_on_upload("pages/forests.py", {"fx_exp": "compression", "fx_trees": "6", "fx_cv": "2",
+                                                 "fx_repeats": "1"})
+    assert at.selectbox(key="fx_cdata").value == "Data page"       # opens on the upload
+    assert not at.exception and not at.error
+    assert any("mine (uploaded CSV" in m.value for m in [*at.caption, *at.markdown])
+    poll(at, "fx")
+    job = job_of(at, "fx")
+    assert job is not None and job.status == "done", job and job.status
+    row = job.result.rows[0]
+    assert job.result.dataset == ds.name and row["n_estimators"] == 6
+    assert row["ret_nodes"] <= row["et_nodes"]
