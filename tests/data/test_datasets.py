@@ -155,6 +155,7 @@ def test_friedman1_mean_uniform_against_quadrature():
     assert friedman1_mean("uniform") == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_friedman1_mean_gaussian_against_monte_carlo():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((2_000_000, 5))

@@ -49,6 +49,7 @@ def loaded():
 # ---------------------------------------------------------------- loaders
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NEW_SETS))
 def test_shape_sparsity_and_split(loaded, name):
     n, p, d, nnz, split = NEW_SETS[name]
@@ -118,6 +119,7 @@ def test_spot_values_read_off_the_collection(loaded):
     assert deli.target_names[:3] == ["TAG_.imported", "TAG_.net", "TAG_2.0"]
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.parametrize("name", sorted(NEW_SETS))
 def test_every_value_equals_the_collections_dense_copy(loaded, name):
@@ -309,6 +311,7 @@ def delicious():
     return make_delicious_shaped(random_state=0)
 
 
+@pytest.mark.slow
 def test_generator_has_delicious_shape(delicious):
     data = delicious
     assert data.name == SYNTHETIC_DELICIOUS == "synthetic-delicious-shape"
@@ -356,6 +359,7 @@ def test_generator_bad_arguments(kwargs, match):
         make_delicious_shaped(**{"n_samples": 50, **kwargs})
 
 
+@pytest.mark.slow
 def test_get_problem_draws_the_synthetic_set(delicious):
     assert Problem(SYNTHETIC_DELICIOUS).shape() == ("multilabel", 983)
     X_tr, Y_tr, X_te, Y_te, task, info = get_problem(SYNTHETIC_DELICIOUS, seed=0)
@@ -367,6 +371,7 @@ def test_get_problem_draws_the_synthetic_set(delicious):
         get_problem(SYNTHETIC_DELICIOUS, n_noisy_outputs=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["friedman1-ind", "friedman1", "two-norm", "cal500", "scm20d", "bibtex", "corel5k",
                                   "delicious"])
 def test_problem_size_matches_get_problem(name):

@@ -26,6 +26,7 @@ def test_a_quick_study(datasets, methods):
     assert measured / 3 < estimate < measured * 3, f"estimated {estimate:.1f} s, measured {measured:.1f} s"
 
 
+@pytest.mark.slow
 def test_the_work_grows_with_the_budget_and_the_data():
     small = estimate_real_data_seconds(study_work(["edm"], ["gbmort"]))
     assert estimate_real_data_seconds(study_work(["edm"], ["gbmort"], budget="moderate")) > small

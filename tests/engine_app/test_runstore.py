@@ -357,6 +357,7 @@ def keep_first(extra):
     return {"kind": extra["kind"], "first": extra["models"].data[:10].copy()}
 
 
+@pytest.mark.slow
 def test_a_cached_run_drops_its_models_once_no_session_holds_it():
     import gc
     import weakref

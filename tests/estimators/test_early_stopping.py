@@ -317,6 +317,7 @@ def test_n_iter_no_change_none_turns_auto_off_and_is_refused_with_true(monkeypat
                n_iter_no_change=None).fit(X, Y)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_incremental_held_out_score_equals_a_full_recomputation_at_every_step(strategy, weighted):

@@ -102,6 +102,7 @@ def test_our_forests_run_under_the_protocol_like_the_reference_forest():
     assert res.chosen["mo-rf"][0]["n_steps"] is None       # nothing selected: fixed settings
 
 
+@pytest.mark.slow
 def test_our_multilabel_forests_are_scored_by_probabilities():
     res = select("flags", ["mo-rf", "st-rf", "rf-sparse-shared"], budget=TINY, n_repeats=2, seed=0)
     assert res.metric == "lrap"

@@ -125,6 +125,7 @@ def test_thread_counts_give_identical_models(name, sparse_input):
         _same_model(forests[0], f)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["st-gbrt", "gbmort", "gbrt-rpo-subsampled", "gbrt-relabel-rpo-gaussian"])
 def test_row_block_loops_give_the_same_model_for_any_thread_count(name):
     # 20 000 rows are five row blocks (engine/_core/row_blocks.pxd): the boosting update, eq. 23,

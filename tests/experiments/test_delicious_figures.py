@@ -27,6 +27,7 @@ from engine.reports.delicious import BOOSTING_SIZES, FOREST_SIZES, size_of
 # ---------------------------------------------------------------- the slice
 
 
+@pytest.mark.slow
 def test_the_slice_is_the_first_rows_and_most_frequent_labels_of_the_real_delicious():
     full = load_dataset("delicious")
     part = load_slice()
@@ -186,6 +187,7 @@ def test_claims_table_and_markdown():
 # ---------------------------------------------------------------- the targets, on the slice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["schemes", "projection-size", "forest-projection-size", "forest-randomization",
                                     "forest-schemes"])
 def test_every_delicious_target_runs_quick_on_the_slice_with_its_claims(tmp_path, target):

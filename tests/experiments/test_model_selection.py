@@ -69,6 +69,7 @@ def test_deterministic(chain_result):
     assert not np.array_equal(other.scores, chain_result.scores[:2])
 
 
+@pytest.mark.slow
 def test_n_jobs_invariant(chain_result):
     par = select("friedman1-chain", NAMES, budget=TINY, n_repeats=3, seed=1, n_jobs=2)
     np.testing.assert_array_equal(par.scores, chain_result.scores)

@@ -67,6 +67,7 @@ def test_quick_end_to_end_writes_readable_files(quick_run):
     assert "|" in wilcoxon.loc["gbmort", "st-gbrt"]          # ours | the paper's
 
 
+@pytest.mark.slow
 def test_a_resumed_run_recomputes_nothing(quick_run, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(quick_run, out)

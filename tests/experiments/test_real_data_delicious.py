@@ -117,6 +117,7 @@ def test_the_slice_is_split_with_the_papers_ratio_and_shown_beside_table_10(deli
         for loss in ("logistic", "squared_error"))
 
 
+@pytest.mark.slow
 def test_the_csv_says_which_setting_was_selected_and_why(delicious_slice):
     out, result = delicious_slice
     cells = pd.read_csv(out / "real-data.csv")

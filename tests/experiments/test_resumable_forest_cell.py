@@ -114,6 +114,7 @@ def test_a_scratch_file_that_does_not_fit_is_ignored(tmp_path):
     assert _st_rf_cell(tmp_path)[0]["score"] == uninterrupted["score"]
 
 
+@pytest.mark.slow
 def test_the_study_passes_st_rf_a_scratch_file_and_drops_it_once_cached(tmp_path, monkeypatch):
     seen = []
     original = study_cells.per_output_forest_scores

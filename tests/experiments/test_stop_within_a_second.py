@@ -55,6 +55,7 @@ def corel5k():
     return get_problem("corel5k", seed=0)
 
 
+@pytest.mark.slow
 def test_a_forest_fit_stops_between_trees(corel5k):
     X, Y = corel5k[0], corel5k[1]
     stop = Timed(0.5)
@@ -121,6 +122,7 @@ def test_the_real_data_study_stops_in_the_middle_of_a_cell(tmp_path):
     assert result.partial
 
 
+@pytest.mark.slow
 def test_bias_variance_repeats_stop_within_a_forest_fit():
     stop = Timed(1.0)
     # 2000 trees a fit on friedman1-ind (80 inputs): seconds a fit, minutes in all

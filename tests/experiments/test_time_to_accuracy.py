@@ -114,6 +114,7 @@ def test_newton_leaves_race():
     assert any("newton leaves" in k for k in res.curves)
 
 
+@pytest.mark.slow
 def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypatch):
     """Issue 46: PLT with its defaults on L2-normalised rows, one point (its fit seconds, its test LRAP);
     with_plt follows with_xgboost's rule (None: whether napkinXC is installed; True without it: refused)."""

@@ -263,6 +263,7 @@ def test_line_search_hits_the_minimum(loss, seed):
         assert abs(deriv) < 1e-10
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     loss=st.sampled_from(LOSSES),
