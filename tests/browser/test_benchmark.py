@@ -28,8 +28,10 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
     page.wait_for_timeout(500)  # let the data grid paint (a skeleton otherwise)
     page.screenshot(path=str(screenshot_dir / "benchmark_before.png"), full_page=True)
 
-    # the default run: Table 4's five methods plus the two scikit-learn reference rows (~30 s here)
+    # the default run: Table 4's five methods, the two scikit-learn reference rows, then XGBoost's and the
+    # engine's defaults (the peers, on by default since issue 42)
     expect(page.get_by_role("checkbox", name="scikit-learn reference rows")).to_be_checked()
+    expect(page.get_by_role("checkbox", name="XGBoost and the engine's defaults")).to_be_checked()
     page.get_by_role("button", name="Run quick benchmark").click()
     charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
     expect(charts).to_have_count(2, timeout=180_000)
@@ -37,16 +39,16 @@ def test_deep_link_quick_run(streamlit_server, browser_page, screenshot_dir):
     wait_until_idle(page)
 
     summary = "(el, data) => data.map(t => [t.type, t.name, (t.x || t.z || []).length])"
-    scores = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 7", index=0)
-    pvalues = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 7", index=1)
-    assert scores[0][0] == "scatter" and scores[0][2] == 7  # five Table 4 methods + 2 references
+    scores = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 9", index=0)
+    pvalues = wait_for_chart(page, summary, "v => v.length > 0 && v[0][2] === 9", index=1)
+    assert scores[0][0] == "scatter" and scores[0][2] == 9  # five Table 4 methods + 2 references + 2 peers
     assert any(name and name.startswith("paper") for _, name, _ in scores)
-    assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 7
-    ticks = wait_for_chart(page, "(el, data) => Array.from(data[0].x || [])", "v => v.length === 7", index=1)
-    assert {"sklearn-gb", "sklearn-rf"} <= set(ticks)
+    assert pvalues[0][0] == "heatmap" and pvalues[0][2] == 9
+    ticks = wait_for_chart(page, "(el, data) => Array.from(data[0].x || [])", "v => v.length === 9", index=1)
+    assert {"sklearn-gb", "sklearn-rf", "xgboost", "defaults"} <= set(ticks)
     finite = wait_for_chart(page, "(el, data) => Array.from(data[0].z, r => Array.from(r, Number.isFinite))",
-                            "v => v.length === 7", index=1)
-    assert finite == [[i != j for j in range(7)] for i in range(7)]  # every off-diagonal p-value, no diagonal
+                            "v => v.length === 9", index=1)
+    assert finite == [[i != j for j in range(9)] for i in range(9)]  # every off-diagonal p-value, no diagonal
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     expect(page.get_by_text("friedman1-chain: test macro-r2")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -93,7 +95,8 @@ def test_table6_preset_run(streamlit_server, browser_page, screenshot_dir):
     page.keyboard.press("Home")            # 2 repeats: a few seconds
     expect(page.get_by_test_id("stSidebar").get_by_text("Seed 0 ·")).to_be_visible()
     wait_until_idle(page)
-    expect(page.get_by_text(" fits · estimated", exact=False)).to_contain_text("50 fits")
+    # 2 repeats x (5 methods x 5 settings on validation + 2 peers fitted once each) = 54
+    expect(page.get_by_text(" fits · estimated", exact=False)).to_contain_text("54 fits")
     page.get_by_role("button", name="Run quick benchmark").click()
     expect(page.get_by_text("friedman1-group: test macro-r2")).to_be_visible(timeout=90_000)
     expect(page.get_by_test_id("stMain").get_by_role("button", name="Stop", exact=True)).to_be_disabled(timeout=90_000)
@@ -110,7 +113,7 @@ def test_defaults_beside_the_papers_method_on_a_shipped_set(streamlit_server, br
     # on a shipped data set, beside gbmort with its settings selected on validation.
     page = browser_page
     page.goto(f"{streamlit_server}/benchmark?bench_dataset=enb&bench_estimators=gbmort&bench_estimators=defaults"
-              "&bench_refs=false", wait_until="domcontentloaded")
+              "&bench_refs=false&bench_peers=false", wait_until="domcontentloaded")
     expect(page.get_by_role("heading", name="Benchmark", exact=True)).to_be_visible(timeout=90_000)
     wait_until_idle(page)
     sidebar = page.get_by_test_id("stSidebar")
