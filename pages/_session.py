@@ -163,6 +163,7 @@ def shared_store() -> RunStore:
     threading.Thread(target=_sweep, args=(store,), name="idle-sessions", daemon=True).start()
     if real and fill_enabled():
         _start_fill(root)
+        store.fill_running = lambda: any(fill.running for fill in _fills)
     return store
 
 

@@ -236,6 +236,22 @@ def test_a_server_run_nobody_waits_for_is_not_written_to_disk(tmp_path):
     assert WarmCache(tmp_path, version="v").keys() == [] and CALLS == [5]
 
 
+def test_a_server_run_that_ends_before_the_fill_reaches_it_is_not_computed_again(tmp_path):
+    """The race the fresh-server browser test caught: a student's run ended before the fill asked for
+    it, so nobody wanted it, no file was written, and the fill found no marker and computed it again.
+    While the fill runs, the server writes every run it computes."""
+    server = RunStore(warm=WarmCache(tmp_path, version="v"))
+    server.fill_running = lambda: True
+    first = request_done(server)
+    deadline = time.monotonic() + 10          # the file is written, then the marker goes
+    while list((tmp_path / "v").glob("*.pending")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert WarmCache(tmp_path, version="v").keys() == [first.key]
+    filler = RunStore(warm=WarmCache(tmp_path, version="v"), persist=True)
+    later = request_done(filler, owner="fill")
+    assert later.how == "cached" and CALLS == [5]      # served from the server's file, computed once
+
+
 def test_of_two_processes_claiming_a_run_one_computes_it(tmp_path):
     warm = WarmCache(tmp_path, version="v")
     key = "ab" * 32

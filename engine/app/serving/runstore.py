@@ -246,6 +246,9 @@ class RunStore:
         self.limits = limits or Limits()
         self.warm = warm            # finished first views on disk (engine.app.serving.warm_cache), or None
         self.persist = bool(persist) and warm is not None   # the start-up fill's store: write them there
+        # True while this server's start-up fill runs (set by its starter): the fill may still come
+        # to any run this server computes, so each finished one is written for it (see _write_claimed)
+        self.fill_running: Callable[[], bool] = lambda: False
         if int(self.limits.max_jobs) < 1:
             raise ValueError(f"max_jobs must be a positive integer, got {self.limits.max_jobs!r}")
         self.cache = ResultCache(self.limits.max_entries, self.limits.max_bytes, clock=clock)
@@ -439,10 +442,12 @@ class RunStore:
 
     def _write_claimed(self, run: _Run, kept: dict | None) -> None:
         """A run this process marked as its own has ended: the fill's store writes it to disk, and so
-        does the server's when the fill waits for it; then the marker goes (a waiting process then
-        reads the file, or computes the run itself when this one stopped or failed)."""
+        does the server's while its fill runs (the fill may not have reached that run yet: without the
+        file it would find no marker and compute it again) or when the fill waits for it; then the
+        marker goes (a waiting process then reads the file, or computes the run itself when this one
+        stopped or failed)."""
         try:
-            if kept is not None and (self.persist or self.warm.wanted(run.key)):
+            if kept is not None and (self.persist or self.fill_running() or self.warm.wanted(run.key)):
                 self.warm.put(run.key, (kept, run.extra))      # in full: Convergence's models too
                 if self.persist and run.estimate:
                     self.warm.record(run.page, run.estimate, kept["elapsed"], self._run_cpu(run, kept))
