@@ -16,7 +16,7 @@ def test_the_race_on_bibtex(streamlit_server, browser_page, screenshot_dir):
     page = browser_page
     page.goto(f"{streamlit_server}/projections", wait_until="domcontentloaded")
     expect(page.locator("h1", has_text="Projections")).to_be_visible(timeout=30_000)
-    page.get_by_text("Against XGBoost: test LRAP against fit seconds", exact=False).click()
+    page.get_by_text("Against XGBoost: test score against fit seconds", exact=False).click()
     page.get_by_role("button", name="Run the race").click()
     # The race's chart: the engine's curve first, XGBoost's and napkinXC's PLT where installed.
     chart = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
