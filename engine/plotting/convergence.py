@@ -167,6 +167,7 @@ def projection_size_figure(result, *, title=None) -> go.Figure:
         if g_range is not None and g_range[1] > g_range[0]:
             fig.add_trace(go.Scatter(x=[q.min(), q.max(), q.max(), q.min()], y=[g_range[0], g_range[0], g_range[1], g_range[1]],
                                      fill="toself", mode="none", fillcolor=METHOD_COLORS["gbmort"], opacity=0.15, showlegend=False,
+                                     name="gbmort fit time range",
                                      hoverinfo="skip"), row=1, col=2)
         for col, value, text in ((1, result.gbmort_score, f"gbmort {result.gbmort_score:.3f}"),
                                  (2, result.gbmort_fit_time, f"gbmort {fmt_number(result.gbmort_fit_time)} s")):
