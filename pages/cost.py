@@ -6,6 +6,8 @@ sidebar's button measures again on this server (a smaller grid, a few seconds, i
 background run with Stop). The chart, its sentence and its legend caption are computed from the
 measurement shown (engine.experiments.cost_vs_outputs, engine.plotting, engine.app.page_content).
 """
+from dataclasses import replace
+
 import streamlit as st
 
 from engine import plotting
@@ -45,24 +47,24 @@ st.markdown(
 with st.sidebar:
     st.header("Cost against d")
     reset_button("cost")
-    n_samples = url_widget(st.select_slider, "Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS["n_samples"],
+    n_samples = url_widget(st.select_slider, "Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS.n_samples,
                                  key="cost_n", **BOUND,
                                  help="Training rows of the measurement on this server (the shipped one: 2000).")
-    largest = url_widget(st.select_slider, "Largest d (measure here)", [64, 256, 1000], max(LIVE_SETTINGS["d_values"]),
+    largest = url_widget(st.select_slider, "Largest d (measure here)", [64, 256, 1000], max(LIVE_SETTINGS.d_values),
                                key="cost_max_d", **BOUND, help="Measure d = 4, 16, 64, ... up to this.")
-    settings = dict(LIVE_SETTINGS, n_samples=int(n_samples),
-                    d_values=tuple(d for d in LIVE_SETTINGS["d_values"] if d <= largest))
+    settings = replace(LIVE_SETTINGS, n_samples=int(n_samples),
+                       d_values=tuple(d for d in LIVE_SETTINGS.d_values if d <= largest))
     reference = shipped()
-    cost = estimate_seconds(reference, **settings)
+    cost = estimate_seconds(reference, settings)
     st.button(f"Measure on this server ({estimate_text(cost, run.name)})", key="cost_measure", type="primary",
               disabled=run.running, on_click=st.session_state.__setitem__, args=(GO, True),
               help="Time every method at every d on this server, one thread, in the background.")
 
 if st.session_state.pop(GO, False) or preset_go():
-    gate(run, settings, cost, lambda: run.start(run_cost_vs_outputs, settings=settings, estimate=cost, **settings),
+    gate(run, settings, cost, lambda: run.start(run_cost_vs_outputs, settings, settings=settings, estimate=cost),
          auto_seconds=MAX_SECONDS, max_seconds=MAX_SECONDS, button_key="cost_run_big", force_key="cost_force",
          force=True, too_costly="use fewer samples or a smaller largest d.",
-         detail=f"5 methods × {len(settings['d_values'])} values of d")
+         detail=f"{len(settings.methods)} methods × {len(settings.d_values)} values of d")
 running = run.running
 
 

@@ -158,7 +158,7 @@ RESET_PAGES = [
     ("one_step", "os_seed=5", ("spinbutton", "Seed"), "5", "0", "Default settings"),
     ("data", "data_seed=5", ("spinbutton", "Seed"), "5", "0", "Reset"),
     ("benchmark", "bench_seed=5", ("spinbutton", "Seed"), "5", "0", "Reset"),
-    ("cost", "cost_n=500", ("slider", "Samples n (measure here)"), "500", str(LIVE_SETTINGS["n_samples"]), "Reset"),
+    ("cost", "cost_n=500", ("slider", "Samples n (measure here)"), "500", str(LIVE_SETTINGS.n_samples), "Reset"),
 ]
 
 

@@ -3,6 +3,7 @@ shipped file and its command, the figure and the page's sentence computed from t
 import json
 import re
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,7 +12,10 @@ from engine import plotting
 from engine.experiments.cost_vs_outputs import (
     METHODS,
     SHIPPED_PATH,
+    LIVE_SETTINGS,
+    SHIPPED_SETTINGS,
     CostMethod,
+    CostSettings,
     CostVsOutputsResult,
     estimate_seconds,
     load_shipped,
@@ -21,8 +25,8 @@ from engine.experiments.cost_vs_outputs import (
 )
 from engine.app.page_content.cost_vs_outputs import cost_takeaway, legend_text, measurement_text
 
-SMALL = dict(d_values=(2, 8, 32), n_samples=120, n_features=6, max_leaf_nodes=4, repeats=2, target_seconds=0.002,
-             min_steps=2)
+SMALL = CostSettings(d_values=(2, 8, 32), n_samples=120, n_features=6, max_leaf_nodes=4, repeats=2,
+                     target_seconds=0.002, min_steps=2)
 
 
 def synthetic(curves, d_values=(4, 16, 64, 256, 1000), constant=1e-4):
@@ -87,13 +91,13 @@ def test_the_sentence_takes_the_largest_d_both_methods_have():
 
 def test_a_small_measurement_covers_every_method_at_every_d():
     seen = []
-    res = run_cost_vs_outputs(**SMALL, progress=lambda f, m: seen.append(f))
+    res = run_cost_vs_outputs(SMALL, progress=lambda f, m: seen.append(f))
     assert res.complete and res.labels == [m.label for m in METHODS]
     for label in res.labels:
         s = np.asarray(res.seconds[label])
         assert np.isfinite(s).sum() == 3 and (s > 0).all()
         assert (np.asarray(res.low[label]) <= s).all() and (s <= np.asarray(res.high[label])).all()
-        assert min(res.steps[label]) >= SMALL["min_steps"]
+        assert min(res.steps[label]) >= SMALL.min_steps
     assert seen[-1] == 1.0 and seen == sorted(seen)
     assert res.settings["repeats"] == 2 and res.machine["cores"] >= 1 and res.machine["engine"]
     back = CostVsOutputsResult.from_json(res.to_json())
@@ -103,7 +107,7 @@ def test_a_small_measurement_covers_every_method_at_every_d():
 
 def test_a_stop_keeps_whole_columns_of_small_d():
     stop = threading.Event()
-    res = run_cost_vs_outputs(**SMALL, progress=lambda f, m: stop.set() if f >= 0.4 else None, stop=stop)
+    res = run_cost_vs_outputs(SMALL, progress=lambda f, m: stop.set() if f >= 0.4 else None, stop=stop)
     assert not res.complete
     measured = {label: list(res.measured(label)) for label in res.labels}
     assert measured["st-gbrt"][:1] == [2] and 32 not in measured["st-gbrt"]
@@ -112,10 +116,20 @@ def test_a_stop_keeps_whole_columns_of_small_d():
 @pytest.mark.parametrize("bad, match", [
     (dict(d_values=(4,)), "d_values"), (dict(d_values=("a", 2)), "d_values"), (dict(n_samples=5), "n_samples"),
     (dict(repeats=0), "repeats"), (dict(target_seconds=0), "target_seconds"), (dict(max_leaf_nodes=1), "max_leaf_nodes"),
-    (dict(methods=[CostMethod("x", "no-such-method")]), "name"), (dict(seed=-1), "seed")])
-def test_bad_arguments_are_refused_before_any_work(bad, match):
+    (dict(n_features=2000), "n_features"), (dict(min_steps=0), "min_steps"), (dict(methods=()), "methods"),
+    (dict(methods=["gbmort"]), "methods"), (dict(methods=[CostMethod("x", "no-such-method")]), "name")])
+def test_bad_settings_are_refused_when_built(bad, match):
     with pytest.raises(ValueError, match=match):
-        run_cost_vs_outputs(**{**SMALL, **bad})
+        CostSettings(**bad)
+
+
+def test_settings_are_kept_sorted_and_a_run_refuses_what_is_not_settings():
+    assert CostSettings(d_values=[32, 2, 8, 8]).d_values == (2, 8, 32)
+    assert LIVE_SETTINGS == CostSettings() and SHIPPED_SETTINGS.n_samples == 2000
+    with pytest.raises(ValueError, match="seed"):
+        run_cost_vs_outputs(SMALL, seed=-1)
+    with pytest.raises(ValueError, match="settings"):
+        run_cost_vs_outputs(dict(d_values=(2, 8)))
 
 
 def test_the_command_writes_a_file_the_page_can_load(tmp_path, capsys):
@@ -159,11 +173,11 @@ def test_the_shipped_measurement_is_complete_and_names_its_machine():
 
 def test_estimate_scales_with_the_work():
     res = synthetic([("gbmort", "gbmort", 1, 1.0), ("gbrt-rpo, q = 1", "gbrt-rpo-gaussian", 1, 0.2)])
-    base = dict(d_values=(4, 16, 64), n_samples=1000, repeats=3, target_seconds=0.03, min_steps=2)
-    small = estimate_seconds(res, **base)
+    base = CostSettings(d_values=(4, 16, 64), n_samples=1000, repeats=3, target_seconds=0.03, min_steps=2)
+    small = estimate_seconds(res, base)
     assert small > 0
-    assert estimate_seconds(res, **{**base, "repeats": 6}) > small
-    assert estimate_seconds(res, **{**base, "d_values": (4, 16, 64, 256, 1000)}) > small
+    assert estimate_seconds(res, replace(base, repeats=6)) > small
+    assert estimate_seconds(res, replace(base, d_values=(4, 16, 64, 256, 1000))) > small
 
 
 def test_the_figure_draws_the_measurement_and_explains_its_legend():
