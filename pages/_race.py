@@ -16,8 +16,9 @@ import streamlit as st
 
 from engine import plotting
 from engine.names import LEAF_ESTIMATIONS
-from engine.experiments.time_to_accuracy import (RACE_DATASETS, plt_installed, run_time_to_accuracy,
-                                                 xgboost_installed, xgboost_missing_note)
+from engine.experiments.problems import Problem
+from engine.experiments.time_to_accuracy import (RACE_BOOSTING, RACE_DATASETS, RaceSettings, plt_installed,
+                                                 run_time_to_accuracy, xgboost_installed, xgboost_missing_note)
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._jobs import PageRun
 from pages._status import failure, run_status
@@ -55,8 +56,10 @@ def _settings(with_xgboost, with_plt):
         "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
         help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
              "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
+    b = RACE_BOOSTING
     settings["n_steps"] = url_widget(c3.slider, "Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
-                                                help="gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3.")
+                                     help=f"gbrt-relabel-rpo-gaussian, q = {b.q}, {b.max_leaf_nodes} leaves, "
+                                          f"learning rate {b.learning_rate}.")
     settings["xgboost_rounds"] = url_widget(c4.slider, "XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
                                                        disabled=not with_xgboost,
                                                        help="XGBoost with its defaults: one tree per label, depth 6.")
@@ -76,14 +79,17 @@ def leaf_widget(loss_key):
 
 
 def _start(settings):
-    dataset = settings["dataset"]
-    if dataset == DATA_PAGE:
-        dataset, _ = chosen_dataset()
-        if dataset is None:
+    """The race of the controls' ``settings``: its problem, the engine's boosting settings and its peers."""
+    problem = settings["dataset"]
+    if problem == DATA_PAGE:
+        data, _ = chosen_dataset()
+        if data is None:
             return
-        dataset = dataclasses.replace(dataset, name=f"{dataset.name} (Data page)")
-    run.start(run_time_to_accuracy, dataset, settings=settings,
-              **{k: v for k, v in settings.items() if k not in ("dataset", "data")})
+        problem = dataclasses.replace(data, name=f"{data.name} (Data page)")
+    boosting = dataclasses.replace(RACE_BOOSTING, n_steps=settings["n_steps"], leaf_estimation=settings["leaf_estimation"])
+    race = RaceSettings(xgboost_rounds=settings["xgboost_rounds"], with_xgboost=settings["with_xgboost"],
+                        with_plt=settings["with_plt"], with_defaults=settings["with_defaults"])
+    run.start(run_time_to_accuracy, Problem.of(problem), boosting, race, settings=settings)
 
 
 def race_section():

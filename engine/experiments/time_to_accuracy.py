@@ -1,12 +1,13 @@
 """Time to accuracy: the engine against XGBoost, test score against fit seconds, on any data set.
 
 :func:`run_time_to_accuracy` fits, on one thread, gbrt-relabel-rpo-gaussian (q Gaussian projections
-of the gradient per tree; with ``leaf_estimation="newton"`` second-order leaves), the engine's
-estimator with its defaults (``with_defaults``: only the seed and one thread set, early stopping
-"auto" included: what a practitioner fits first) and, where it is installed, XGBoost with its
-defaults (one tree per output, depth 6, learning rate 0.3, hist, Newton leaves). The data: bibtex or
-corel5k (their standard split; CSR inputs), or any :class:`engine.datasets.Dataset` (the Data page's
-choice, an upload): its standard split, else a random 50/50 split seeded by ``seed``. The score is
+of the gradient per tree, as a :class:`BoostingSettings` says; with ``leaf_estimation="newton"``
+second-order leaves), the engine's estimator with its defaults (``RaceSettings.with_defaults``: only
+the seed and one thread set, early stopping "auto" included: what a practitioner fits first) and,
+where it is installed, XGBoost with its defaults (one tree per output, depth 6, learning rate 0.3,
+hist, Newton leaves). The data: a data set's :class:`~engine.experiments.problems.Problem` (the
+page's bibtex or corel5k, their standard split and CSR inputs, or the Data page's choice, an
+upload): its standard split, else a random 50/50 split seeded by ``seed``. The score is
 the test LRAP in multi-label classification (the logistic loss, XGBoost's classifier), the test
 macro-r2 in regression (the square loss, XGBoost's regressor). Each curve is the test score at a
 few log-spaced steps against the fit seconds spent up to that step: the engine's own clock per step
@@ -15,8 +16,8 @@ round r (``iteration_range``). Scoring is not counted as fit time.
 
 XGBoost is one of the app's own dependencies (pyproject.toml: its CPU-only build, ``xgboost-cpu``, on
 Linux), so the race has both curves from the README's install. A run says which peers it ran with
-(``with_xgboost``, an argument, hence part of the run store's key and of ``params``): a race run before
-XGBoost was installed is never served as the race with it.
+(``RaceSettings.with_xgboost``, resolved when the settings are built, hence part of the run store's
+key and of ``params``): a race run before XGBoost was installed is never served as the race with it.
 
 Where napkinXC is installed (the bench extra; issue 46), napkinXC's probabilistic label trees race
 too (``with_plt``, the same rule): what a practitioner fits first on hundreds of labels, with its
@@ -33,18 +34,21 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from engine.datasets import Dataset, load_dataset
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.experiments.label_trees import l2_rows, plt_fit, plt_installed
-from engine.experiments.runner import JsonResult
+from engine.experiments.problems import Problem
+from engine.experiments.runner import JsonResult, check_callbacks
+from engine.experiments.settings import BoostingSettings, check_flag, check_seed
 from engine.metrics import lrap, macro_r2
-from engine.names import LEAF_ESTIMATIONS, PROJECTED_RELABEL
-from engine.validation import check_choice, check_int
+from engine.names import PROJECTED_RELABEL
+from engine.validation import check_int
 
-__all__ = ["PLT_LABEL", "RACE_DATASETS", "TimeToAccuracyResult", "XGBOOST_PACKAGE", "plt_installed",
-           "run_time_to_accuracy", "xgboost_installed", "xgboost_missing_note"]
+__all__ = ["PLT_LABEL", "RACE_BOOSTING", "RACE_DATASETS", "RaceSettings", "TimeToAccuracyResult", "XGBOOST_PACKAGE",
+           "plt_installed", "run_time_to_accuracy", "xgboost_installed", "xgboost_missing_note"]
 
-RACE_DATASETS = ("bibtex", "corel5k")
+RACE_DATASETS = ("bibtex", "corel5k")       # the page's two wide multi-label sets (any data set races)
+# The engine's racer unless told: gbrt-relabel-rpo-gaussian, q = 5, 32 leaves, learning rate 0.3, the papers' leaves.
+RACE_BOOSTING = BoostingSettings(n_steps=100, learning_rate=0.3, max_leaf_nodes=32, leaf_estimation="mean", q=5)
 N_CHECKPOINTS = 12
 # The distribution that provides the ``xgboost`` module as pyproject.toml installs it: the CPU-only wheel
 # on Linux (the default ``xgboost`` wheel there pulls in NVIDIA's NCCL, 350 MB the race never uses).
@@ -122,13 +126,19 @@ def _estimator(task):
     return MultiLabelBoostingClassifier if task == "multilabel" else MultiOutputBoostingRegressor
 
 
-def _engine_curve(task, X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes, q, leaf_estimation, seed, stop):
+def _leaves(boosting):
+    """The racer's leaf estimation: the papers' "mean" unless the settings say "newton"."""
+    return boosting.leaf_estimation or "mean"
+
+
+def _engine_curve(task, X, Y, X_test, Y_test, boosting, seed, stop):
     # Every hyper-parameter the curve relies on, explicitly (the estimators' defaults serve a first fit).
-    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=q,
-                  loss="logistic" if task == "multilabel" else "squared_error", learning_rate=learning_rate,
-                  n_estimators=n_steps, max_leaf_nodes=max_leaf_nodes,
-                  max_depth=None, min_samples_leaf=1, max_features=None, subsample=1.0,
-                  leaf_estimation=leaf_estimation, l2_regularization=1.0, early_stopping=False,
+    default_loss = "logistic" if task == "multilabel" else "squared_error"
+    params = dict(strategy=PROJECTED_RELABEL, projection="gaussian", n_projections=boosting.q,
+                  loss=boosting.loss or default_loss, learning_rate=boosting.learning_rate,
+                  n_estimators=boosting.n_steps, max_leaf_nodes=boosting.max_leaf_nodes,
+                  max_depth=None, min_samples_leaf=1, max_features=boosting.max_features, subsample=1.0,
+                  leaf_estimation=_leaves(boosting), l2_regularization=1.0, early_stopping=False,
                   split_search="auto", max_bins=255, n_jobs=1, random_state=seed)
     est = _estimator(task)(**params)
     est.fit(X, Y, callback=_stop_callback(stop))
@@ -164,13 +174,10 @@ def _xgboost_curve(task, X, Y, X_test, Y_test, rounds, seed, stop=None):
     return dict(steps=steps, seconds=[stamps[r - 1] - started for r in steps], score=scores)
 
 
-def _race_data(dataset, seed):
-    """``(name, X, Y, X_test, Y_test, task, split sentence)`` of a race data set or a Dataset."""
-    if isinstance(dataset, Dataset):
-        data = dataset
-    else:
-        check_choice(dataset, "dataset", RACE_DATASETS)
-        data = load_dataset(dataset)
+def _race_data(problem, seed):
+    """``(X, Y, X_test, Y_test, task, split sentence)`` of a data set: its standard split, else a
+    random 50/50 one seeded by ``seed``."""
+    data = problem.load(seed)
     if data.test_indices is not None:
         test = np.zeros(data.X.shape[0], dtype=bool)
         test[data.test_indices] = True
@@ -180,7 +187,7 @@ def _race_data(dataset, seed):
         half = data.n_samples // 2
         tr, te, split = np.sort(perm[:half]), np.sort(perm[half:]), f"random 50/50 split (seed {seed})"
     task = "multilabel" if data.task == "multilabel" else "regression"
-    return data.name, data.X[tr], data.Y[tr], data.X[te], data.Y[te], task, split
+    return data.X[tr], data.Y[tr], data.X[te], data.Y[te], task, split
 
 
 def _plt_curve(X, Y, X_test, Y_test, seed):
@@ -199,44 +206,78 @@ def _check_peer(value, name, installed, peer, package):
     return bool(value)
 
 
-def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, learning_rate=0.3, max_leaf_nodes=32,
-                         q=5, leaf_estimation="mean", with_xgboost=None, with_plt=None, with_defaults=False, seed=0,
-                         progress=None, stop=None) -> TimeToAccuracyResult:
+@dataclass(frozen=True)
+class RaceSettings:
+    """Who races beside the engine, checked when built (a ValueError naming the argument).
+
+    xgboost_rounds : rounds of XGBoost's curve (its defaults otherwise: one tree per output, depth 6,
+        learning rate 0.3, hist, Newton leaves)
+    with_xgboost : whether XGBoost races; None: whether it is installed, resolved when the settings
+        are built (so a run says which peers it ran with, and its run key too); True without
+        XGBoost is refused
+    with_plt : the same for napkinXC's probabilistic label trees (multi-label only)
+    with_defaults : also the engine's estimator with its defaults (only the seed set, one thread)
+    """
+
+    xgboost_rounds: int = 50
+    with_xgboost: bool | None = None
+    with_plt: bool | None = None
+    with_defaults: bool = False
+
+    def __post_init__(self):
+        check_int(self.xgboost_rounds, "xgboost_rounds", 1)
+        object.__setattr__(self, "with_xgboost", _check_peer(self.with_xgboost, "with_xgboost", xgboost_installed(),
+                                                             "XGBoost", XGBOOST_PACKAGE))
+        object.__setattr__(self, "with_plt", _check_peer(self.with_plt, "with_plt", plt_installed(), "napkinXC",
+                                                         "napkinxc"))
+        object.__setattr__(self, "with_defaults", check_flag(self.with_defaults, "with_defaults"))
+
+
+def _checked(problem, boosting, race, seed):
+    """The race's arguments checked before any data are loaded: (Problem, task, RaceSettings)."""
+    problem = Problem.of(problem)
+    if problem.synthetic:
+        raise ValueError(f"problem: the race runs on a data set, not on the generated {problem.dataset!r}")
+    if not isinstance(boosting, BoostingSettings):
+        raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
+    race = RaceSettings() if race is None else race
+    if not isinstance(race, RaceSettings):
+        raise ValueError(f"race must be a RaceSettings or None, got {type(race).__name__}")
+    check_seed(seed)
+    size = problem.size()
+    task = "multilabel" if size["task"] == "multilabel" else "regression"
+    boosting.check(task, size["n_outputs"], size["n_features"])
+    return problem, task, race
+
+
+def run_time_to_accuracy(problem="bibtex", boosting=RACE_BOOSTING, race=None, *, seed=0, progress=None,
+                         stop=None) -> TimeToAccuracyResult:
     """Test score against fit seconds: the engine (gbrt-relabel-rpo-gaussian), its defaults and the peers.
 
-    ``dataset``: "bibtex" or "corel5k" (``RACE_DATASETS``), or a :class:`engine.datasets.Dataset`.
-    ``leaf_estimation``: "mean" (the papers) or "newton" (second-order leaves).
-    ``with_defaults``: also the engine's estimator with its defaults (only the seed, one thread).
-    ``with_xgboost``: whether XGBoost races too (None: when it is installed). False, or None without
-    XGBoost: no XGBoost curve, and a note that says why; True without XGBoost is refused. The
-    value used is ``params["with_xgboost"]``. ``with_plt``: the same for napkinXC's PLT (labels only).
+    ``problem``: a data set, as a :class:`~engine.experiments.problems.Problem`, a name (the page's
+    ``RACE_DATASETS``, bibtex and corel5k, or any shipped set) or a :class:`engine.datasets.Dataset`.
+    ``boosting``: the engine's racer (:class:`BoostingSettings`: n_steps, learning_rate,
+    max_leaf_nodes, q, leaf_estimation "mean" (the papers) or "newton" (second-order leaves); loss
+    None: the task's). ``race``: who races beside it (:class:`RaceSettings`; None: its defaults);
+    the peers used are ``params["with_xgboost"]`` and ``params["with_plt"]``, and when XGBoost did not
+    race a note says why. ``seed`` splits a data set without a standard split and seeds every model.
     ``stop`` (a threading.Event) ends the fit in progress early and skips the racers after it (a note
     says so).
     """
-    n_steps = check_int(n_steps, "n_steps", 1)
-    xgboost_rounds = check_int(xgboost_rounds, "xgboost_rounds", 1)
-    max_leaf_nodes = check_int(max_leaf_nodes, "max_leaf_nodes", 2)
-    q = check_int(q, "q", 1)
-    seed = check_int(seed, "seed", 0)
-    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
-        raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}")
-    check_choice(leaf_estimation, "leaf_estimation", LEAF_ESTIMATIONS)
-    with_xgboost = _check_peer(with_xgboost, "with_xgboost", xgboost_installed(), "XGBoost", XGBOOST_PACKAGE)
-    with_plt = _check_peer(with_plt, "with_plt", plt_installed(), "napkinXC", "napkinxc")
-    if not isinstance(with_defaults, (bool, np.bool_)):
-        raise ValueError(f"with_defaults must be True or False, got {with_defaults!r}")
-    name, X, Y, X_test, Y_test, task, split = _race_data(dataset, seed)
-    with_plt = with_plt and task == "multilabel"          # label trees rank labels: no regression peer
+    problem, task, race = _checked(problem, boosting, race, seed)
+    check_callbacks(progress, stop)
+    X, Y, X_test, Y_test, _, split = _race_data(problem, seed)
+    name, leaves = problem.dataset, _leaves(boosting)
+    with_plt = race.with_plt and task == "multilabel"          # label trees rank labels: no regression peer
     metric = "LRAP" if task == "multilabel" else "macro-r2"
-    label = f"engine: gbrt-relabel-rpo-gaussian, q = {q}, {max_leaf_nodes} leaves, {leaf_estimation} leaves"
-    racers = [(label, lambda: _engine_curve(task, X, Y, X_test, Y_test, n_steps, learning_rate, max_leaf_nodes,
-                                            q, leaf_estimation, seed, stop))]
-    if with_defaults:
+    label = f"engine: gbrt-relabel-rpo-gaussian, q = {boosting.q}, {boosting.max_leaf_nodes} leaves, {leaves} leaves"
+    racers = [(label, lambda: _engine_curve(task, X, Y, X_test, Y_test, boosting, seed, stop))]
+    if race.with_defaults:
         racers.append(("engine: its defaults (only the seed set)",
                        lambda: _defaults_curve(task, X, Y, X_test, Y_test, seed, stop)))
-    if with_xgboost:
+    if race.with_xgboost:
         racers.append(("XGBoost: defaults (one tree per output, depth 6, learning rate 0.3)",
-                       lambda: _xgboost_curve(task, X, Y, X_test, Y_test, xgboost_rounds, seed, stop)))
+                       lambda: _xgboost_curve(task, X, Y, X_test, Y_test, race.xgboost_rounds, seed, stop)))
     if with_plt:
         racers.append((PLT_LABEL, lambda: _plt_curve(X, Y, X_test, Y_test, seed)))
     curves = {}
@@ -251,10 +292,12 @@ def run_time_to_accuracy(dataset="bibtex", *, n_steps=100, xgboost_rounds=50, le
         curves[who] = fit()
     if stop is not None and stop.is_set() and len(curves) == len(racers):
         notes.append("Stopped: the last curve ends where it was stopped.")
-    if not with_xgboost:
+    if not race.with_xgboost:
         notes.append("XGBoost was left out of this race (with_xgboost=False): no XGBoost curve."
                      if xgboost_installed() else xgboost_missing_note())
-    params = dict(n_steps=n_steps, xgboost_rounds=xgboost_rounds, learning_rate=learning_rate,
-                  max_leaf_nodes=max_leaf_nodes, q=q, leaf_estimation=leaf_estimation, with_xgboost=with_xgboost,
-                  with_plt=with_plt, with_defaults=bool(with_defaults), seed=seed, metric=metric, task=task)
+    params = dict(n_steps=boosting.n_steps, xgboost_rounds=race.xgboost_rounds, learning_rate=boosting.learning_rate,
+                  max_leaf_nodes=boosting.max_leaf_nodes, q=boosting.q, leaf_estimation=leaves,
+                  with_xgboost=race.with_xgboost, with_plt=with_plt, with_defaults=race.with_defaults, seed=seed,
+                  metric=metric, task=task)
+    params.update({k: v for k, v in (("loss", boosting.loss), ("max_features", boosting.max_features)) if v is not None})
     return TimeToAccuracyResult(dataset=name, params=params, curves=curves, notes=notes)

@@ -1,4 +1,6 @@
 """The engine-against-XGBoost race (engine.experiments.time_to_accuracy): curves against oracles."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,11 @@ from paper_settings import PaperClassifier
 from engine.experiments import time_to_accuracy as tta
 from engine.metrics import lrap
 from engine.plotting import time_to_accuracy_figure
+
+
+def boosting(**kw):
+    """The race's engine settings with ``kw`` changed."""
+    return replace(tta.RACE_BOOSTING, **kw)
 
 
 def _split(name):
@@ -18,7 +25,8 @@ def _split(name):
 
 @pytest.fixture(scope="module")
 def race():
-    return tta.run_time_to_accuracy("bibtex", n_steps=6, xgboost_rounds=4, max_leaf_nodes=4, q=2)
+    return tta.run_time_to_accuracy("bibtex", boosting(n_steps=6, max_leaf_nodes=4, q=2),
+                                    tta.RaceSettings(xgboost_rounds=4))
 
 
 @pytest.mark.slow
@@ -49,12 +57,13 @@ def test_xgboosts_curve_cut_at_round_r_is_a_model_of_r_rounds(race):
 @pytest.mark.slow
 def test_without_xgboost_the_result_says_so(monkeypatch):
     monkeypatch.setattr(tta, "xgboost_installed", lambda: False)
-    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_plt=False)
+    res = tta.run_time_to_accuracy("corel5k", boosting(n_steps=2, max_leaf_nodes=2, q=1),
+                                   tta.RaceSettings(with_plt=False))
     assert len(res.curves) == 1 and res.params["with_xgboost"] is False
     assert any(f"XGBoost is not installed here (it is one of the app's dependencies: `pip install "
                f"{tta.XGBOOST_PACKAGE}`)" in n for n in res.notes)
     with pytest.raises(ValueError, match="with_xgboost=True but XGBoost is not installed"):
-        tta.run_time_to_accuracy("corel5k", n_steps=2, with_xgboost=True)
+        tta.RaceSettings(with_xgboost=True)
 
 
 def test_xgboost_is_an_app_dependency_under_the_name_the_page_gives():
@@ -82,35 +91,50 @@ def test_a_run_says_which_peers_it_ran_with_and_its_run_key_differs():
     of the call the page makes), and each result records the value used."""
     from engine.app.serving.run_key import run_key
 
-    kw = dict(n_steps=2, xgboost_rounds=1, max_leaf_nodes=2, q=1, with_plt=False)
-    assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=False, **kw)
-            != run_key("projrace", tta.run_time_to_accuracy, "bibtex", with_xgboost=True, **kw))
-    without = tta.run_time_to_accuracy("bibtex", with_xgboost=False, **kw)
+    small = boosting(n_steps=2, max_leaf_nodes=2, q=1)
+    no_xgboost = tta.RaceSettings(xgboost_rounds=1, with_xgboost=False, with_plt=False)
+    installed = tta.RaceSettings(xgboost_rounds=1, with_plt=False)      # None: installed here, so it races
+    assert installed.with_xgboost is True and installed == replace(no_xgboost, with_xgboost=True)
+    assert (run_key("projrace", tta.run_time_to_accuracy, "bibtex", small, no_xgboost)
+            != run_key("projrace", tta.run_time_to_accuracy, "bibtex", small, installed))
+    without = tta.run_time_to_accuracy("bibtex", small, no_xgboost)
     assert without.params["with_xgboost"] is False and list(without.curves)[0].startswith("engine")
     assert len(without.curves) == 1 and any("left out of this race" in n for n in without.notes)
-    both = tta.run_time_to_accuracy("bibtex", **kw)          # None: installed here, so it races
+    both = tta.run_time_to_accuracy("bibtex", small, installed)
     assert both.params["with_xgboost"] is True and any(k.startswith("XGBoost") for k in both.curves)
 
 
 @pytest.mark.parametrize("value", ["yes", 1, 0.0])
 def test_with_xgboost_must_be_a_bool(value):
     with pytest.raises(ValueError, match="with_xgboost"):
-        tta.run_time_to_accuracy("bibtex", n_steps=1, with_xgboost=value)
+        tta.RaceSettings(with_xgboost=value)
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(dataset="emotions"), "dataset"), (dict(n_steps=0), "n_steps"), (dict(learning_rate=0.0), "learning_rate"),
-    (dict(leaf_estimation="exact"), "leaf_estimation"), (dict(max_leaf_nodes=1), "max_leaf_nodes"),
+    (dict(xgboost_rounds=0), "xgboost_rounds"), (dict(with_plt="yes"), "with_plt"),
+    (dict(with_defaults=None), "with_defaults"), (dict(with_defaults=1), "with_defaults"),
 ])
-def test_bad_input_is_named(kwargs, match):
+def test_bad_race_settings_are_named_when_built(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        tta.run_time_to_accuracy(**kwargs)
+        tta.RaceSettings(**kwargs)
+
+
+@pytest.mark.parametrize("args, kwargs, match", [
+    (("friedman1-chain",), {}, "problem"), (("no-such-set",), {}, "dataset"), ((3,), {}, "problem"),
+    (("bibtex", dict(n_steps=1)), {}, "boosting"), (("bibtex", tta.RACE_BOOSTING, dict()), {}, "race"),
+    (("bibtex",), dict(seed=-1), "seed"), (("bibtex", boosting(loss="absolute_error")), {}, "loss"),
+    (("bibtex",), dict(progress=1), "progress"),
+])
+def test_bad_input_is_named_before_any_data_are_loaded(args, kwargs, match, monkeypatch):
+    monkeypatch.setattr(tta.Problem, "load", lambda *a: pytest.fail("loaded data before the checks"))
+    with pytest.raises(ValueError, match=match):
+        tta.run_time_to_accuracy(*args, **kwargs)
 
 
 @pytest.mark.slow
 def test_newton_leaves_race():
-    res = tta.run_time_to_accuracy("bibtex", n_steps=3, xgboost_rounds=1, max_leaf_nodes=4,
-                                   leaf_estimation="newton")
+    res = tta.run_time_to_accuracy("bibtex", boosting(n_steps=3, max_leaf_nodes=4, leaf_estimation="newton"),
+                                   tta.RaceSettings(xgboost_rounds=1))
     assert any("newton leaves" in k for k in res.curves)
 
 
@@ -121,7 +145,8 @@ def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypat
     pytest.importorskip("napkinxc")
     from engine.experiments.label_trees import l2_rows, plt_fit
 
-    res = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_xgboost=False)
+    small = boosting(n_steps=2, max_leaf_nodes=2, q=1)
+    res = tta.run_time_to_accuracy("corel5k", small, tta.RaceSettings(with_xgboost=False))
     assert res.params["with_plt"] is True and list(res.curves)[-1] == tta.PLT_LABEL
     point = res.curves[tta.PLT_LABEL]
     assert point["steps"] == [1] and point["seconds"][0] > 0
@@ -133,12 +158,12 @@ def test_napkinxcs_plt_races_where_installed_as_one_point_its_own_lrap(monkeypat
     fig = time_to_accuracy_figure(res)
     assert [t.meta for t in fig.data if t.meta.get("curve")] == [{"curve": k} for k in res.curves]
     monkeypatch.setattr(tta, "plt_installed", lambda: False)
-    alone = tta.run_time_to_accuracy("corel5k", n_steps=2, max_leaf_nodes=2, q=1, with_xgboost=False)
+    alone = tta.run_time_to_accuracy("corel5k", small, tta.RaceSettings(with_xgboost=False))
     assert alone.params["with_plt"] is False and len(alone.curves) == 1
     with pytest.raises(ValueError, match="with_plt=True but napkinXC is not installed"):
-        tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt=True)
+        tta.RaceSettings(with_plt=True)
     with pytest.raises(ValueError, match="with_plt must be True, False or None"):
-        tta.run_time_to_accuracy("corel5k", n_steps=2, with_plt="yes")
+        tta.RaceSettings(with_plt="yes")
 
 
 def test_the_race_on_any_data_set_regression_with_the_engines_defaults_row():
@@ -154,8 +179,8 @@ def test_the_race_on_any_data_set_regression_with_the_engines_defaults_row():
     X = rng.normal(size=(200, 4))
     Y = np.column_stack([X[:, 0] + X[:, 1], X[:, 0] - X[:, 2], X[:, 3] ** 2]) + 0.1 * rng.normal(size=(200, 3))
     ds = Dataset(name="mine", X=X, Y=Y, feature_names=list("abcd"), target_names=["t1", "t2", "t3"], task="regression")
-    res = tta.run_time_to_accuracy(ds, n_steps=5, xgboost_rounds=3, max_leaf_nodes=4, q=2,
-                                   with_defaults=True, seed=2)
+    res = tta.run_time_to_accuracy(ds, boosting(n_steps=5, max_leaf_nodes=4, q=2),
+                                   tta.RaceSettings(xgboost_rounds=3, with_defaults=True), seed=2)
     assert res.dataset == "mine" and res.params["metric"] == "macro-r2" and len(res.curves) == 3
     assert "random 50/50 split (seed 2)" in res.notes[0] and "100 training / 100 test rows" in res.notes[0]
     perm = np.random.default_rng(2).permutation(200)
