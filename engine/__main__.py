@@ -196,16 +196,16 @@ def _stop_on_first_interrupt():
 def _real_data_options(args, extra):
     """Check every real-data option before any work (ValueError naming the bad one); the keyword
     arguments of the target, and the local dask cluster started for --backend dask (or None)."""
-    from engine.experiments.real_data import check_real_data_arguments
+    from engine.experiments.real_data import RealDataSettings, StudyData, StudyExecution
     budget = extra.get("budget") or ("quick" if args.quick else "paper")
     backend = args.backend or "joblib"
     n_jobs = -1 if args.n_jobs is None else args.n_jobs
     if args.scheduler is not None and backend != "dask":
         raise ValueError("--scheduler needs --backend dask")
     second_order = args.second_order is not False
-    check_real_data_arguments(args.datasets, args.methods, budget=budget, seed=args.seed, out=args.out,
-                              n_jobs=n_jobs, backend=backend if backend != "dask" else "joblib",
-                              data_dir=args.data_dir, second_order=second_order)
+    StudyData(args.datasets, args.data_dir)
+    RealDataSettings(budget=budget, methods=args.methods, seed=args.seed, second_order=second_order)
+    StudyExecution(out=args.out, n_jobs=n_jobs)       # its dask cluster, if any, is started below
     client = cluster = None
     if backend == "dask":
         from distributed import Client, LocalCluster

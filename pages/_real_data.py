@@ -13,7 +13,8 @@ import streamlit as st
 
 from engine.estimators.boomer import boomer_status
 from engine.experiments.published import REPRODUCTION_REFIT
-from engine.experiments.real_data import available_study_datasets, run_real_data, study_work
+from engine.experiments.real_data import (RealDataSettings, StudyData, StudyExecution, available_study_datasets,
+                                          run_real_data, study_work)
 from engine.app.page_models.cost import estimate_real_data_seconds
 from engine.reports.real_data import (
     TASK_TITLE,
@@ -49,7 +50,7 @@ MAX_SECONDS = 4 * 3600      # the cost gate: a study estimated above is refused 
 @st.cache_data(show_spinner=False, max_entries=64)
 def estimated_seconds(datasets, methods, budget):
     """The study's estimated seconds on one core (engine.app.page_models.cost), from what it will fit."""
-    return estimate_real_data_seconds(study_work(list(datasets), list(methods), budget=budget))
+    return estimate_real_data_seconds(study_work(StudyData(datasets), RealDataSettings(budget=budget, methods=methods)))
 
 
 @st.cache_data(show_spinner=False)
@@ -105,9 +106,10 @@ def sidebar():
 
 def start(settings, cost):
     if not run.running and settings["datasets"] and settings["methods"] and cost <= MAX_SECONDS:
-        run.start(run_real_data, settings["datasets"], settings["methods"], budget=settings["budget"],
-                  seed=settings["seed"], refit=settings["refit"], out=cache_folder(), n_jobs=1, report_partial=True,
-                  settings=settings, estimate=cost)
+        study = RealDataSettings(budget=settings["budget"], methods=settings["methods"], seed=settings["seed"],
+                                 refit=settings["refit"])
+        run.start(run_real_data, StudyData(settings["datasets"]), study, StudyExecution(out=cache_folder()),
+                  report_partial=True, settings=settings, estimate=cost)
 
 
 def show_paper():

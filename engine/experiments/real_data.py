@@ -3,7 +3,9 @@
 :func:`run_real_data` runs the protocol of section 4.1 on the shipped data sets
 of the paper's list (:data:`~engine.experiments.study_cells.STUDY_DATASETS`),
 or on any data set folder: another of sample_data/, or one of a researcher's
-own folder (``data_dir``, laid out as sample_data/). The paper's train/test
+own folder (``StudyData.data_dir``, laid out as sample_data/); its three
+arguments, the data, the settings and the execution, are checked when they
+are built (:mod:`engine.experiments.real_data_settings`). The paper's train/test
 sizes where its Tables 2-3 give them (by the data set's name), 50/50
 otherwise; the paper's scores beside ours only where the paper has them.
 
@@ -61,8 +63,8 @@ ran out.
 Every cell (data set x method x split x setting) is an independent,
 deterministic call (:mod:`~engine.experiments.study_cells`) run through
 :func:`~engine.experiments.runner.ordered_map`: in this process, on joblib's
-workers (``n_jobs``) or on a ``dask.distributed`` cluster (``backend="dask"``
-or ``client=``). With ``out``, finished cells (and the timing probes that fix
+workers (``StudyExecution.n_jobs``) or on a ``dask.distributed`` cluster
+(``backend="dask"`` or ``client=``). With ``out``, finished cells (and the timing probes that fix
 the numbers of steps) are kept in ``out/cache`` (:class:`CellCache`), so a
 stopped or crashed run resumes where it stopped with nothing recomputed; a
 corrupt cache line is computed again. A stop returns the cells finished so far
@@ -72,24 +74,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from engine.datasets import SAMPLE_DATA_DIR, list_datasets, load_dataset
-from engine.estimators.boomer import boomer_memory_check, boomer_status, machine_memory_bytes
+from engine.datasets import SAMPLE_DATA_DIR, list_datasets
+from engine.estimators.boomer import boomer_memory_check, machine_memory_bytes
 from engine.experiments import model_selection as ms
 from engine.experiments.cell_cache import CellCache
 from engine.experiments.engine_version import engine_version
 from engine.experiments.real_data_result import RealDataResult
+from engine.experiments.real_data_settings import (
+    BACKENDS,
+    STUDY_BUDGETS,
+    RealDataSettings,
+    StudyData,
+    StudyExecution,
+    available_study_datasets,
+)
 from engine.experiments.runner import Runner, Stopped, check_callbacks, ordered_map
+from engine.experiments.settings import check_flag
 from engine.estimators.second_order import split_leaf_variant
 from engine.experiments.worker import FitWorker
 from engine.experiments.study_cells import (
-    PAPER_NAME,
-    STUDY_DATASETS,
     dataset_id,
     final_cell,
     grid_cell,
@@ -97,11 +105,10 @@ from engine.experiments.study_cells import (
     split_sizes,
     step_seconds,
 )
-from engine.names import ALIASES, BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
-from engine.validation import check_int, check_n_jobs
+from engine.names import BOOMER_NAMES
 
-__all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_arguments", "run_real_data",
-           "available_study_datasets", "study_work"]
+__all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "RealDataSettings", "StudyData", "StudyExecution",
+           "available_study_datasets", "run_real_data", "study_work"]
 
 # Bump when a change of the protocol or of the estimators' Python code makes cached cells of
 # earlier versions wrong (the compiled core and the package version are in every key already:
@@ -110,160 +117,19 @@ __all__ = ["BACKENDS", "STUDY_BUDGETS", "RealDataResult", "check_real_data_argum
 PROTOCOL_VERSION = 2
 # Section 4.1.2: the training time of every boosting setting, in units of T.
 TIME_FACTOR = {"multilabel": 100, "regression": 500}
-STUDY_BUDGETS = {
-    "quick": dict(grid=dict(learning_rate=(0.2,), max_leaf_nodes=(2, 8), max_features=(1.0,), loss="all"),
-                  n_splits=2, forest_trees=10, boomer_max_rules={"boomer": 50, "boomer-non-decomposable": 20},
-                  max_steps=1000),
-    "moderate": dict(grid=dict(learning_rate=(0.5, 0.1), max_leaf_nodes=(2, 8), max_features=("sqrt", 1.0),
-                               loss="all"),
-                     n_splits=5, forest_trees=100, boomer_max_rules={"boomer": None, "boomer-non-decomposable": 100},
-                     max_steps=10_000),
-    "paper": dict(grid=dict(learning_rate=(1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01), max_leaf_nodes=tuple(range(2, 9)),
-                            max_features=("sqrt", 0.1, 0.2, 0.5, 1.0), loss="all"),
-                  n_splits=5, forest_trees=100, boomer_max_rules={"boomer": None, "boomer-non-decomposable": None},
-                  max_steps=10_000),
-}
-BUDGET_ALIASES = {"full": "paper"}
-BACKENDS = ("joblib", "dask")
 FOREST_METHODS = ("mo-rf", "st-rf")
 
 
-def available_study_datasets():
-    """The data sets of the paper's list that sample_data/ ships, in the paper's order."""
-    shipped = {d["name"] for d in list_datasets()}
-    return [name for name in STUDY_DATASETS if name in shipped]
-
-
-# --------------------------------------------------------------------------
-# Arguments (all checked before any work)
-# --------------------------------------------------------------------------
-
-
-def _names(value, what):
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
-        raise ValueError(f"{what} must be a name or a list of names, got {value!r}")
-    if not values:
-        raise ValueError(f"{what} is empty")
-    if len(set(values)) != len(values):
-        raise ValueError(f"{what} has duplicates: {list(values)}")
-    return list(values)
-
-
-def _check_datasets(datasets, data_dir):
-    """The data sets' names: any folder of sample_data/ (default: the paper's 15), or with
-    ``data_dir`` any folder of it laid out as sample_data/ (default: all of them)."""
-    if data_dir is not None:
-        if not isinstance(data_dir, (str, Path)) or not Path(data_dir).is_dir():
-            raise ValueError(f"data_dir: {str(data_dir)!r} is not a folder")
-        try:
-            available = [d["name"] for d in list_datasets(data_dir)]
-        except ValueError as exc:
-            raise ValueError(f"data_dir: {str(exc).removeprefix('root: ')}") from None
-        where = f"data_dir {str(data_dir)!r}"
-    else:
-        available = [d["name"] for d in list_datasets()]
-        where = "sample_data/"
-    if datasets is None:
-        return available if data_dir is not None else available_study_datasets()
-    out = []
-    for name in _names(datasets, "datasets"):
-        ours = {paper: mine for mine, paper in PAPER_NAME.items()}.get(name, name)
-        if ours not in available and name in available:
-            ours = name
-        if ours not in available:
-            raise ValueError(f"datasets: {name!r} is not a data set of {where} (a folder with a meta.json); "
-                             f"valid names are {available}")
-        out.append(ours)
-    if len(set(out)) != len(out):
-        raise ValueError(f"datasets has duplicates: {list(datasets)}")
-    return out
-
-
-def _check_own_data(names, data_dir):
-    """Load each data set of a user's folder once, so that a bad file is named before any work."""
-    for name in names:
-        try:
-            load_dataset(name, root=data_dir)
-        except (ValueError, OSError, KeyError) as exc:
-            raise ValueError(f"datasets: {name!r} in data_dir {str(data_dir)!r} cannot be read: {exc}") from None
-
-
-def _check_methods(methods, notes, second_order):
-    python, _, message = boomer_status()
-    if methods is None:
-        out = list(REAL_DATA_METHODS)
-        if python is None:
-            notes.append(f"BOOMER rows left out: {message}")
-        else:
-            out += list(BOOMER_NAMES)
-        if second_order:
-            out += list(SECOND_ORDER_METHODS)
-        return out
-    out = []
-    known = REAL_DATA_METHODS + BOOMER_NAMES + SECOND_ORDER_METHODS
-    for name in _names(methods, "methods"):
-        ours = ALIASES.get(name, name)
-        if ours not in known:
-            raise ValueError(f"methods: unknown name {name!r}; valid names are {list(known)} (or br-gbrt / br-rf)")
-        if ours in BOOMER_NAMES and python is None:
-            raise ValueError(f"methods: {name!r} asked for, but {message}")
-        out.append(ours)
-    if len(set(out)) != len(out):
-        raise ValueError(f"methods has duplicates: {list(methods)}")
-    return out
-
-
-def _check_out(out):
-    if out is None:
-        return None
-    path = Path(out)
-    try:
-        (path / "cache").mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path / "cache", prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise ValueError(f"out: cannot write to {str(out)!r} ({exc.strerror or exc})") from None
-    return path
-
-
-def _check_backend(backend, client, n_jobs):
-    check_n_jobs(n_jobs, allow_none=False)
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
-    if client is not None or backend != "dask":
-        return client
-    try:
-        from distributed import get_client
-        return get_client()
-    except (ImportError, ValueError) as exc:
-        raise ValueError("backend 'dask' needs a dask.distributed cluster: pass client= or start a Client "
-                         f"first ({exc})") from None
-
-
-def check_real_data_arguments(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None,
-                              n_jobs=1, backend="joblib", client=None, progress=None, stop=None, data_dir=None,
-                              second_order=True):
-    """Every argument of :func:`run_real_data` checked (ValueError naming the bad one); the plan."""
-    if not isinstance(budget, str) or BUDGET_ALIASES.get(budget, budget) not in STUDY_BUDGETS:
-        raise ValueError(f"budget must be one of {list(STUDY_BUDGETS)}, got {budget!r}")
-    budget = BUDGET_ALIASES.get(budget, budget)
-    seed = check_int(seed, "seed", 0)
-    if refit not in (True, False):
-        raise ValueError(f"refit must be True or False, got {refit!r}")
-    check_callbacks(progress, stop)
-    if second_order not in (True, False):
-        raise ValueError(f"second_order must be True or False, got {second_order!r}")
-    notes = []
-    datasets = _check_datasets(datasets, data_dir)
-    if data_dir is not None:
-        _check_own_data(datasets, data_dir)
-    methods = _check_methods(methods, notes, second_order)
-    client = _check_backend(backend, client, n_jobs)
-    out = _check_out(out)
-    return dict(datasets=datasets, methods=methods, budget=budget, seed=seed, refit=refit, out=out,
-                n_jobs=n_jobs, client=client, notes=notes,
-                data_dir=None if data_dir is None else str(Path(data_dir).resolve()))
+def _plan(data, settings, execution):
+    """The study's plan from its three checked arguments (ValueError when one is not of its kind)."""
+    for value, name, kind in ((data, "data", StudyData), (settings, "settings", RealDataSettings),
+                              (execution, "execution", StudyExecution)):
+        if not isinstance(value, kind):
+            raise ValueError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+    methods, notes = settings.method_names()
+    return dict(datasets=list(data.datasets), methods=methods, budget=settings.budget, seed=settings.seed,
+                refit=settings.refit, out=execution.out, n_jobs=execution.n_jobs, client=execution.client,
+                notes=notes, data_dir=data.data_dir)
 
 
 # --------------------------------------------------------------------------
@@ -534,17 +400,16 @@ class _Study:
                               total_time=time.perf_counter() - self.started)
 
 
-def study_work(datasets=None, methods=None, *, budget="quick", data_dir=None):
-    """What :func:`run_real_data` will fit, without fitting anything (for a cost estimate).
+def study_work(data, settings=None):
+    """What :func:`run_real_data` will fit on ``data`` (a :class:`StudyData`) with ``settings`` (a
+    :class:`RealDataSettings`; None: its defaults), without fitting anything (for a cost estimate).
 
     One dict per data set: its ``name``, ``task``, ``n_samples``, ``n_features``, ``n_outputs``,
     ``n_train``, ``n_test``; ``boosting_fits`` (grid and final fits of the boosting methods, each
     trained for ``time_factor`` units T: one gbmort stump step), ``probes`` (timing probes),
-    ``forest_fits`` ({method: fits of ``forest_trees`` trees}) and ``boomer_fits``. Arguments as
-    :func:`run_real_data`'s (same checks; ``second_order`` as there by default).
+    ``forest_fits`` ({method: fits of ``forest_trees`` trees}) and ``boomer_fits``.
     """
-    plan = check_real_data_arguments(datasets, methods, budget=budget, data_dir=data_dir)
-    study = _Study(plan, None, None, False)
+    study = _Study(_plan(data, settings or RealDataSettings(), StudyExecution()), None, None, False)
     work = []
     for info in study.datasets:
         boosting, n = study._boosting(info), study.settings["n_splits"]
@@ -559,41 +424,23 @@ def study_work(datasets=None, methods=None, *, budget="quick", data_dir=None):
     return work
 
 
-def run_real_data(datasets=None, methods=None, *, budget="quick", seed=0, refit=False, out=None, n_jobs=1,
-                  backend="joblib", client=None, progress=None, stop=None, report_partial=False, data_dir=None,
-                  second_order=True) -> RealDataResult:
+def run_real_data(data, settings=None, execution=None, *, progress=None, stop=None,
+                  report_partial=False) -> RealDataResult:
     """Run the real-data study of paper 002 (section 4.4); see the module doc.
 
     Parameters
     ----------
-    datasets : names of data set folders: of sample_data/ (the paper's CAL500 and
-        water-quality are accepted for cal500 and wq; None = the paper's sets
-        it ships, ``available_study_datasets()``), or with ``data_dir`` of that
-        folder (None = all of its data sets). A data set the paper's Tables 2-3
-        list (by name) is split with the paper's train/test ratio and shown
-        beside the paper's scores; any other is split 50/50, with no paper column.
-    data_dir : a folder of the researcher's own data sets, laid out as
-        sample_data/ (one sub-folder per data set: meta.json with task,
-        n_samples, n_features, n_targets, compact_file, and that file).
-    methods : names from ``REAL_DATA_METHODS`` (br-gbrt / br-rf accepted),
-        ``BOOMER_NAMES`` and ``SECOND_ORDER_METHODS``; None = the eight methods,
-        BOOMER's two rows when it is installed (else a note says why not) and,
-        with ``second_order`` and an engine whose boosting estimators take
-        ``leaf_estimation``, the second-order rows: extra rows with Newton
-        leaves, outside the paper's ranks (which stay over its eight methods).
-    budget : "quick", "moderate" or "paper" (``STUDY_BUDGETS``; "full" = "paper").
-    seed : int >= 0 (splits and models). refit : see the module doc.
-    out : folder for the cache of finished cells (None: nothing kept on disk).
-    n_jobs : joblib workers (-1 = all cores); backend : "joblib" or "dask"
-        (``client`` or the current dask.distributed client).
+    data : :class:`StudyData`, the data sets (of sample_data/ or of a researcher's own folder).
+    settings : :class:`RealDataSettings` (budget, methods, seed, refit, second-order rows); None:
+        its defaults.
+    execution : :class:`StudyExecution` (where the cells run, where the finished ones are kept);
+        None: in this process, nothing kept on disk.
     progress, stop, report_partial : as in :func:`~engine.experiments.run_model_selection`
         (``report_partial``: the result so far after every data set).
     """
-    plan = check_real_data_arguments(datasets, methods, budget=budget, seed=seed, refit=refit, out=out,
-                                     n_jobs=n_jobs, backend=backend, client=client, progress=progress, stop=stop,
-                                     data_dir=data_dir, second_order=second_order)
-    if report_partial not in (True, False):
-        raise ValueError(f"report_partial must be True or False, got {report_partial!r}")
+    plan = _plan(data, settings or RealDataSettings(), execution or StudyExecution())
+    check_callbacks(progress, stop)
+    check_flag(report_partial, "report_partial")
     study = _Study(plan, progress, stop, report_partial)
     complete = True
     with study.worker:

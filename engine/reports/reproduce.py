@@ -66,7 +66,8 @@ from engine.experiments.published import (
     table4_paper_frame,
     table6_paper_frame,
 )
-from engine.experiments.real_data import available_study_datasets, run_real_data
+from engine.experiments.real_data import (RealDataSettings, StudyData, StudyExecution, available_study_datasets,
+                                          run_real_data)
 from engine.experiments.runner import jsonable
 from engine.names import FRIEDMAN_PROBLEMS
 from engine.reports.delicious import (
@@ -461,9 +462,10 @@ def reproduce_real_data(out_dir, *, quick=False, seed=0, progress=None, budget=N
     budget = budget or ("quick" if quick else "paper")
     if budget == "quick" and datasets is None and data_dir is None:     # the wide sets only when named
         datasets = [name for name in available_study_datasets() if name not in QUICK_LEFT_OUT]
-    result = run_real_data(datasets, methods, budget="paper" if budget == "full" else budget, seed=seed,
-                           refit=refit, out=out_dir, n_jobs=n_jobs, backend=backend, client=client,
-                           progress=progress, stop=stop, data_dir=data_dir, second_order=second_order)
+    data = StudyData(datasets, data_dir)
+    settings = RealDataSettings(budget=budget, methods=methods, seed=seed, refit=refit, second_order=second_order)
+    execution = StudyExecution(out=out_dir, n_jobs=n_jobs, backend=backend, client=client)
+    result = run_real_data(data, settings, execution, progress=progress, stop=stop)
     return write_real_data_report(result, out_dir)
 
 

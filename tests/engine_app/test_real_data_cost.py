@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.experiments.real_data import run_real_data, study_work
+from engine.experiments.real_data import RealDataSettings, StudyData, run_real_data, study_work
 from engine.names import REAL_DATA_METHODS
 from engine.app.page_models.cost import estimate_real_data_seconds
 
@@ -19,18 +19,22 @@ from engine.app.page_models.cost import estimate_real_data_seconds
     (["yeast"], ["gbmort", "gbrt-rpo-subsampled", "mo-rf", "st-rf"]),
 ])
 def test_a_quick_study(datasets, methods):
-    estimate = estimate_real_data_seconds(study_work(datasets, methods, budget="quick"))
+    data, settings = StudyData(datasets), RealDataSettings(budget="quick", methods=methods)
+    estimate = estimate_real_data_seconds(study_work(data, settings))
     t0 = time.thread_time()
-    run_real_data(datasets, methods, budget="quick")
+    run_real_data(data, settings)
     measured = time.thread_time() - t0
     assert measured / 3 < estimate < measured * 3, f"estimated {estimate:.1f} s, measured {measured:.1f} s"
 
 
 @pytest.mark.slow
 def test_the_work_grows_with_the_budget_and_the_data():
-    small = estimate_real_data_seconds(study_work(["edm"], ["gbmort"]))
-    assert estimate_real_data_seconds(study_work(["edm"], ["gbmort"], budget="moderate")) > small
-    assert estimate_real_data_seconds(study_work(["edm", "yeast"], ["gbmort"])) > small
-    assert estimate_real_data_seconds(study_work(["edm"], ["gbmort", "mo-rf"])) > small
-    work = study_work(["emotions"], ["gbmort", "mo-rf"])[0]
+    def work(datasets, methods, budget="quick"):
+        return study_work(StudyData(datasets), RealDataSettings(budget=budget, methods=methods))
+
+    small = estimate_real_data_seconds(work(["edm"], ["gbmort"]))
+    assert estimate_real_data_seconds(work(["edm"], ["gbmort"], budget="moderate")) > small
+    assert estimate_real_data_seconds(work(["edm", "yeast"], ["gbmort"])) > small
+    assert estimate_real_data_seconds(work(["edm"], ["gbmort", "mo-rf"])) > small
+    work = work(["emotions"], ["gbmort", "mo-rf"])[0]
     assert work["forest_fits"] == {"mo-rf": 2} and work["boosting_fits"] > 0

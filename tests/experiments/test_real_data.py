@@ -9,7 +9,7 @@ import pytest
 
 from engine import __main__ as cli
 from engine.experiments import real_data as rd
-from engine.experiments.real_data import run_real_data
+from engine.experiments.real_data import RealDataSettings, StudyData, StudyExecution, run_real_data
 from engine.experiments.real_data_result import RealDataResult
 from engine.experiments.study_cells import split_sizes, study_split
 from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
@@ -72,7 +72,7 @@ def test_a_resumed_run_recomputes_nothing(quick_run, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(quick_run, out)
     first = RealDataResult.from_dict(json.loads((quick_run / "real-data.json").read_text())["results"]["study"])
-    again = run_real_data(SMALL, budget="quick", out=out)
+    again = run_real_data(StudyData(SMALL), RealDataSettings(), StudyExecution(out=out))
     assert again.n_computed == 0 and again.n_cached == first.n_computed + 0 and again.n_corrupt == 0
     assert _scores(again) == _scores(first)
 
@@ -88,7 +88,7 @@ def test_a_corrupt_cache_line_is_recomputed_not_trusted(quick_run, tmp_path):
     lines[-2] = lines[-2][: len(lines[-2]) // 2]       # and cut another one short (a crash mid-write)
     path.write_text("\n".join(lines) + "\n{not json\n")
     first = RealDataResult.from_dict(json.loads((quick_run / "real-data.json").read_text())["results"]["study"])
-    again = run_real_data(SMALL, budget="quick", out=out)
+    again = run_real_data(StudyData(SMALL), RealDataSettings(), StudyExecution(out=out))
     assert again.n_corrupt == 3 and again.n_computed == 2
     assert _scores(again) == _scores(first)
     assert any("corrupt cache" in n for n in again.notes)
@@ -104,16 +104,17 @@ def test_a_stopped_run_is_a_valid_partial_result_and_resumes(tmp_path):
         if sum("validation" in m for m in seen) >= 5:
             stop.set()
 
-    partial = run_real_data(["edm"], FAST, budget="quick", out=tmp_path, progress=progress, stop=stop)
+    partial = run_real_data(StudyData(["edm"]), RealDataSettings(methods=FAST), StudyExecution(out=tmp_path),
+                            progress=progress, stop=stop)
     assert partial.partial and 0 < partial.n_computed
     assert rd.RealDataResult.from_json(partial.to_json()).cells == partial.cells
     partial.summary_frame()                          # derived tables work on a partial result
     assert partial.statistics("regression")["n_datasets"] == 0
-    full = run_real_data(["edm"], FAST, budget="quick", out=tmp_path)
+    full = run_real_data(StudyData(["edm"]), RealDataSettings(methods=FAST), StudyExecution(out=tmp_path))
     assert not full.partial and full.n_cached >= partial.n_computed
     # A run from scratch computes the same cells to the same numbers, wherever its own timing
     # probes gave the same numbers of steps (they are measured, so they may differ).
-    fresh = run_real_data(["edm"], FAST, budget="quick", out=tmp_path / "fresh")
+    fresh = run_real_data(StudyData(["edm"]), RealDataSettings(methods=FAST), StudyExecution(out=tmp_path / "fresh"))
     a = full.to_frame().set_index(["method", "split", "kind", "setting", "n_steps"])["score"]
     b = fresh.to_frame().set_index(["method", "split", "kind", "setting", "n_steps"])["score"]
     common = a.index.intersection(b.index)
@@ -125,7 +126,7 @@ def test_a_stopped_run_is_a_valid_partial_result_and_resumes(tmp_path):
 def test_dask_gives_the_same_numbers_as_joblib(tmp_path):
     distributed = pytest.importorskip("distributed")
     joblib_out, dask_out = tmp_path / "joblib", tmp_path / "dask"
-    by_joblib = run_real_data(["edm"], FAST, budget="quick", out=joblib_out, n_jobs=2)
+    by_joblib = run_real_data(StudyData(["edm"]), RealDataSettings(methods=FAST), StudyExecution(out=joblib_out, n_jobs=2))
     # The same timing probes (which fix the numbers of steps), none of the cells.
     for path in (joblib_out / "cache").rglob("*.jsonl"):
         keep = [line for line in path.read_text().splitlines() if json.loads(line)["key"]["kind"] == "step-seconds"]
@@ -134,7 +135,8 @@ def test_dask_gives_the_same_numbers_as_joblib(tmp_path):
         target.write_text("".join(line + "\n" for line in keep))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        by_dask = run_real_data(["edm"], FAST, budget="quick", out=dask_out, client=client)
+        by_dask = run_real_data(StudyData(["edm"]), RealDataSettings(methods=FAST),
+                                StudyExecution(out=dask_out, client=client))
     assert by_dask.settings["backend"] == "dask" and by_dask.n_computed == by_joblib.n_computed
     assert _scores(by_dask) == _scores(by_joblib)
 
@@ -153,40 +155,64 @@ def test_splits_follow_the_papers_ratios():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(datasets=["edm", "nope"]), "datasets: 'nope'"),
+    (dict(datasets=["edm", "nope"]), "datasets: unknown data set of sample_data/ .*'nope'"),
     (dict(datasets=[]), "datasets is empty"),
-    (dict(datasets=["edm", "edm"]), "duplicates"),
-    (dict(methods=["gbmort", "xgboost"]), "methods: unknown name 'xgboost'"),
+    (dict(datasets=["edm", "edm"]), "datasets lists a data set of sample_data/ twice"),
+    (dict(datasets=["cal500", "CAL500"]), "datasets lists a data set twice"),      # the paper's name for ours
+    (dict(datasets=3), "datasets"),
+    (dict(methods=["gbmort", "xgboost"]), "methods: unknown method 'xgboost'"),
     (dict(methods=[]), "methods is empty"),
+    (dict(methods=["st-gbrt", "br-gbrt"]), "methods lists a method twice"),        # br-gbrt is st-gbrt
     (dict(budget="huge"), "budget must be one of"),
+    (dict(budget=["quick"]), "budget must be one of"),
+    (dict(seed=-1), "seed"),
+    (dict(refit="yes"), "refit"),
+    (dict(second_order=None), "second_order"),
     (dict(backend="spark"), "backend must be one of"),
     (dict(backend="dask"), "needs a dask.distributed cluster"),      # no client running
     (dict(n_jobs=0), "n_jobs"),
-    (dict(seed=-1), "seed"),
-    (dict(refit="yes"), "refit"),
 ])
-def test_bad_input_is_named_before_any_work(tmp_path, kwargs, match):
+def test_bad_input_is_named_when_the_arguments_are_built(tmp_path, kwargs, match):
+    """Each of the study's three arguments is checked when built, in the order a caller builds them,
+    so a bad one is refused before anything is written."""
     out = tmp_path / "out"
-    args = dict(datasets=["edm"], methods=["gbmort"], budget="quick", out=out)
-    args.update(kwargs)
+    args = {**dict(datasets=["edm"], methods=["gbmort"], out=out), **kwargs}
     with pytest.raises(ValueError, match=match):
-        run_real_data(args.pop("datasets"), args.pop("methods"), **args)
+        data = StudyData(args.pop("datasets"))
+        settings = RealDataSettings(**{k: args.pop(k) for k in ("budget", "methods", "seed", "refit", "second_order")
+                                       if k in args})
+        run_real_data(data, settings, StudyExecution(**args))
     assert not out.exists()          # refused before anything was written
+
+
+def test_the_arguments_are_kept_as_checked_and_a_run_takes_only_them(tmp_path):
+    assert StudyData(["CAL500", "wq"]).datasets == ("cal500", "wq")
+    assert StudyData().datasets == tuple(rd.available_study_datasets())
+    assert RealDataSettings(budget="full", methods=["br-gbrt"]).budget == "paper"
+    assert RealDataSettings(methods="br-rf").methods == ("st-rf",)
+    assert StudyExecution(out=str(tmp_path / "o")).out == tmp_path / "o" and (tmp_path / "o" / "cache").is_dir()
+    for args, match in ((dict(data=["edm"]), "data must be a StudyData"),
+                        (dict(data=StudyData(["edm"]), settings=dict(budget="quick")), "settings must be a"),
+                        (dict(data=StudyData(["edm"]), execution="here"), "execution must be a"),
+                        (dict(data=StudyData(["edm"]), progress=3), "progress"),
+                        (dict(data=StudyData(["edm"]), report_partial="yes"), "report_partial")):
+        with pytest.raises(ValueError, match=match):
+            run_real_data(**args)
 
 
 def test_an_unwritable_out_is_named(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(ValueError, match="out: cannot write"):
-        run_real_data(["edm"], ["gbmort"], out=blocker / "sub")
+        StudyExecution(out=blocker / "sub")
     assert cli.main(["reproduce", "real-data", "--quick", "--datasets", "edm", "--out", str(blocker / "sub")]) == 2
     assert cli.main(["reproduce", "real-data", "--quick", "--scheduler", "tcp://x:1", "--out", str(tmp_path)]) == 2
 
 
 def test_boomer_missing_is_said_clearly(monkeypatch, tmp_path):
     monkeypatch.setenv("RPO_BOOMER_PYTHON", str(tmp_path / "no-python"))
-    with pytest.raises(ValueError, match="install_boomer.sh"):
-        run_real_data(["emotions"], ["gbmort", "boomer"], budget="quick")
-    plan = rd.check_real_data_arguments(["emotions"], None, second_order=False)
-    assert plan["methods"] == list(REAL_DATA_METHODS)
-    assert "BOOMER rows left out" in plan["notes"][0] and "install_boomer.sh" in plan["notes"][0]
+    with pytest.raises(ValueError, match="methods: 'boomer' asked for, but .*install_boomer.sh"):
+        RealDataSettings(methods=["gbmort", "boomer"])
+    methods, notes = RealDataSettings(second_order=False).method_names()
+    assert methods == list(REAL_DATA_METHODS)
+    assert "BOOMER rows left out" in notes[0] and "install_boomer.sh" in notes[0]

@@ -171,9 +171,10 @@ def test_boomer_non_decomposable_is_left_out_where_it_would_not_fit_in_memory(mo
     # label-pair statistics), medical's 333 x 45 non-decomposable fit needs ~2.9 MB, its
     # decomposable fit ~0.2 MB: only the first is left out, with a note, and the run goes on.
     monkeypatch.setattr(rd, "machine_memory_bytes", lambda available=False: 2.5e6)
-    work = rd.study_work(["medical"], ["gbmort", "boomer", "boomer-non-decomposable"], budget="quick")
+    medical, boomers = rd.StudyData(["medical"]), rd.RealDataSettings(methods=["boomer", "boomer-non-decomposable"])
+    work = rd.study_work(medical, rd.RealDataSettings(methods=["gbmort", "boomer", "boomer-non-decomposable"]))
     assert work[0]["boomer_fits"] == 2          # the decomposable rows only: 2 splits
-    result = rd.run_real_data(["medical"], ["boomer", "boomer-non-decomposable"], budget="quick")
+    result = rd.run_real_data(medical, boomers)
     cells = result.to_frame()
     assert set(cells["method"]) == {"boomer"} and len(cells) == 2
     note = next(n for n in result.notes if n.startswith("boomer-non-decomposable left out on medical"))
@@ -182,4 +183,4 @@ def test_boomer_non_decomposable_is_left_out_where_it_would_not_fit_in_memory(mo
                     "has (less a fifth kept for the study's own processes).")
     # With the machine's real memory both run (medical is small).
     monkeypatch.undo()
-    assert rd.study_work(["medical"], ["boomer", "boomer-non-decomposable"], budget="quick")[0]["boomer_fits"] == 4
+    assert rd.study_work(medical, boomers)[0]["boomer_fits"] == 4

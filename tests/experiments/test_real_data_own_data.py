@@ -9,7 +9,7 @@ import pytest
 from engine import __main__ as cli
 from engine.experiments import engine_version as ev
 from engine.experiments import real_data as rd
-from engine.experiments.real_data import run_real_data
+from engine.experiments.real_data import RealDataSettings, StudyData, StudyExecution, run_real_data
 from engine.experiments.real_data_result import RealDataResult
 from engine.names import SECOND_ORDER_METHODS
 
@@ -50,8 +50,9 @@ def test_the_protocol_runs_on_a_folder_of_ones_own(tmp_path):
 
 def test_a_paper_set_in_ones_own_folder_gets_the_papers_ratio(tmp_path):
     write_dataset(tmp_path, "emotions", n=593)
-    plan = rd.check_real_data_arguments(["emotions"], ["gbmort"], data_dir=tmp_path)
-    info = rd._dataset_plan("emotions", "quick", plan["data_dir"])
+    data = StudyData(["emotions"], data_dir=tmp_path)
+    assert data.data_dir == str(tmp_path.resolve())
+    info = rd._dataset_plan("emotions", "quick", data.data_dir)
     assert (info["n_train"], info["n_test"], info["paper_name"]) == (391, 202, "emotions")
 
 
@@ -66,31 +67,30 @@ def test_the_data_sets_files_are_in_the_key(tmp_path):
 @pytest.mark.parametrize("make, kwargs, match", [
     (lambda p: None, dict(data_dir="missing"), "data_dir: .* is not a folder"),
     (lambda p: (p / "empty").mkdir(), dict(data_dir="empty"), "data_dir: no data set"),
-    (lambda p: write_dataset(p / "d", "mine"), dict(data_dir="d", datasets=["yours"]), "datasets: 'yours'"),
-    (lambda p: None, dict(datasets=["mine"]), "datasets: 'mine' is not a data set of sample_data/"),
-    (lambda p: None, dict(second_order="no"), "second_order"),
+    (lambda p: write_dataset(p / "d", "mine"), dict(data_dir="d", datasets=["yours"]),
+     "datasets: unknown data set of data_dir .*'yours'"),
+    (lambda p: None, dict(datasets=["mine"]), "datasets: unknown data set of sample_data/ 'mine'"),
+    (lambda p: None, dict(data_dir=3), "data_dir: '3' is not a folder"),
 ])
 def test_bad_folders_are_named(tmp_path, make, kwargs, match):
     make(tmp_path)
-    if "data_dir" in kwargs:
+    if isinstance(kwargs.get("data_dir"), str):
         kwargs["data_dir"] = tmp_path / kwargs["data_dir"]
-    kwargs.setdefault("datasets", None)
     with pytest.raises(ValueError, match=match):
-        rd.check_real_data_arguments(kwargs.pop("datasets"), ["gbmort"], **kwargs)
+        StudyData(**kwargs)
 
 
 def test_a_bad_meta_json_is_named(tmp_path):
     folder = write_dataset(tmp_path, "mine")
     (folder / "meta.json").write_text(json.dumps(dict(task="multi-label classification")))
     with pytest.raises(ValueError, match="meta.json lacks n_samples"):
-        rd.check_real_data_arguments(["mine"], ["gbmort"], data_dir=tmp_path)
+        StudyData(["mine"], data_dir=tmp_path)
     assert cli.main(["reproduce", "real-data", "--quick", "--data-dir", str(tmp_path / "nope"),
                      "--out", str(tmp_path / "out")]) == 2
 
 
 def test_a_shipped_set_outside_the_papers_list_is_accepted():
-    plan = rd.check_real_data_arguments(["flags"], ["gbmort"])
-    assert plan["datasets"] == ["flags"]
+    assert StudyData(["flags"]).datasets == ("flags",)
     assert rd._dataset_plan("flags", "quick", None)["paper_name"] is None
 
 
@@ -115,16 +115,17 @@ def test_the_core_fingerprint_follows_its_sources(tmp_path):
 @pytest.mark.slow
 def test_a_changed_engine_version_misses_the_cache_and_the_same_one_hits(tmp_path, monkeypatch):
     write_dataset(tmp_path / "data", "mine", n=40)
-    args = dict(budget="quick", out=tmp_path / "out", data_dir=tmp_path / "data")
-    first = run_real_data(["mine"], ["gbmort", "mo-rf"], **args)
+    args = (StudyData(["mine"], data_dir=tmp_path / "data"), RealDataSettings(methods=["gbmort", "mo-rf"]),
+            StudyExecution(out=tmp_path / "out"))
+    first = run_real_data(*args)
     assert first.n_computed > 0 and first.n_cached == 0
     assert first.settings["engine_version"] == ev.engine_version()
-    same = run_real_data(["mine"], ["gbmort", "mo-rf"], **args)
+    same = run_real_data(*args)
     assert same.n_computed == 0 and same.n_cached == first.n_computed
     monkeypatch.setattr(rd, "engine_version", lambda: "9.9.9+src-000000000000")
-    upgraded = run_real_data(["mine"], ["gbmort", "mo-rf"], **args)
+    upgraded = run_real_data(*args)
     assert upgraded.n_cached == 0 and upgraded.n_computed == first.n_computed
-    again = run_real_data(["mine"], ["gbmort", "mo-rf"], **args)
+    again = run_real_data(*args)
     assert again.n_computed == 0 and again.n_cached == first.n_computed
 
 
@@ -132,18 +133,17 @@ def test_a_changed_engine_version_misses_the_cache_and_the_same_one_hits(tmp_pat
 
 
 def test_second_order_rows_by_default_and_left_out_on_request():
-    plan = rd.check_real_data_arguments(["edm"], None)
-    assert set(SECOND_ORDER_METHODS) <= set(plan["methods"])
-    off = rd.check_real_data_arguments(["edm"], None, second_order=False)
-    assert not set(SECOND_ORDER_METHODS) & set(off["methods"])
-    assert rd.check_real_data_arguments(["edm"], ["gbmort (newton)"])["methods"] == ["gbmort (newton)"]
+    assert set(SECOND_ORDER_METHODS) <= set(RealDataSettings().method_names()[0])
+    assert not set(SECOND_ORDER_METHODS) & set(RealDataSettings(second_order=False).method_names()[0])
+    assert RealDataSettings(methods=["gbmort (newton)"]).method_names()[0] == ["gbmort (newton)"]
 
 
 @pytest.mark.slow
 def test_second_order_rows_stay_out_of_the_papers_ranks(tmp_path):
     write_dataset(tmp_path / "data", "mine", n=40)
     write_dataset(tmp_path / "data", "other", n=40, seed=3)
-    result = run_real_data(None, ["gbmort", "mo-rf", "gbmort (newton)"], budget="quick", data_dir=tmp_path / "data")
+    result = run_real_data(StudyData(data_dir=tmp_path / "data"),
+                           RealDataSettings(methods=["gbmort", "mo-rf", "gbmort (newton)"]))
     newton = result.test_frame().query("method == 'gbmort (newton)'")
     assert len(newton) == 2 * 2 and newton["score"].between(0, 1).all()
     assert result.statistics("multilabel")["methods"] == ["gbmort", "mo-rf"]
@@ -157,4 +157,4 @@ def test_a_missing_data_file_is_named_before_any_work(tmp_path):
     folder = write_dataset(tmp_path, "mine")
     (folder / "mine.csv").unlink()
     with pytest.raises(ValueError, match="datasets: 'mine' in data_dir .* cannot be read: .*not in"):
-        rd.check_real_data_arguments(["mine"], ["gbmort"], data_dir=tmp_path)
+        StudyData(["mine"], data_dir=tmp_path)

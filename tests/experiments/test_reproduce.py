@@ -295,10 +295,10 @@ def test_every_target_says_its_expected_time_and_what_quick_leaves_out():
 def test_real_data_quick_leaves_the_wide_sets_out_unless_named(tmp_path, monkeypatch):
     from engine.experiments.real_data import available_study_datasets
     asked = []
-    monkeypatch.setattr(reproduce, "run_real_data", lambda datasets, *a, **k: asked.append(datasets) or "result")
+    monkeypatch.setattr(reproduce, "run_real_data", lambda data, *a, **k: asked.append(data.datasets) or "result")
     monkeypatch.setattr(reproduce, "write_real_data_report", lambda result, out: [])
     reproduce.reproduce_real_data(tmp_path, quick=True)
     reproduce.reproduce_real_data(tmp_path, quick=True, datasets=["bibtex"])
     reproduce.reproduce_real_data(tmp_path, budget="moderate")
-    assert asked[0] == [d for d in available_study_datasets() if d not in ("delicious", "bibtex", "corel5k", "scm20d")]
-    assert asked[1:] == [["bibtex"], None]
+    assert asked[0] == tuple(d for d in available_study_datasets() if d not in ("delicious", "bibtex", "corel5k", "scm20d"))
+    assert asked[1:] == [("bibtex",), tuple(available_study_datasets())]

@@ -125,7 +125,8 @@ def test_the_study_passes_st_rf_a_scratch_file_and_drops_it_once_cached(tmp_path
         return original(est, X, Y, X_test, scratch, callback)
 
     monkeypatch.setattr(study_cells, "per_output_forest_scores", spy)
-    rd.run_real_data(["emotions"], ["mo-rf", "st-rf"], budget="quick", out=tmp_path)
+    rd.run_real_data(rd.StudyData(["emotions"]), rd.RealDataSettings(methods=["mo-rf", "st-rf"]),
+                     rd.StudyExecution(out=tmp_path))
     cache = CellCache(tmp_path / "cache")
     assert len(seen) == 2 and all(p is not None and p.parent.name == "scratch" for p in seen)
     assert not any(p.exists() for p in seen)                       # dropped once the cell was cached

@@ -19,7 +19,7 @@ from engine.experiments.compression import CompressionSettings, run_compression
 from engine.experiments.forests import run_forest_projection_size
 from engine.experiments.settings import ForestSettings
 from engine.experiments.problems import get_problem
-from engine.experiments.real_data import run_real_data
+from engine.experiments.real_data import RealDataSettings, StudyData, StudyExecution, run_real_data
 from engine.experiments.runner import Stopped
 from engine.experiments.worker import FitWorker
 from engine.app.serving.jobs import Job
@@ -117,7 +117,8 @@ def test_compression_stops_in_the_middle_of_a_run():
 @pytest.mark.slow
 def test_the_real_data_study_stops_in_the_middle_of_a_cell(tmp_path):
     stop = Timed(4.0)
-    result = run_real_data(["corel5k"], ["mo-rf", "st-rf"], budget="quick", out=tmp_path, stop=stop)
+    result = run_real_data(StudyData(["corel5k"]), RealDataSettings(methods=["mo-rf", "st-rf"]),
+                           StudyExecution(out=tmp_path), stop=stop)
     assert stop.delay() < BOUND
     assert result.partial
 
