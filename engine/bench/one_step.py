@@ -52,8 +52,9 @@ def measure(repeats=3):
             rows.append((problem, method, "shared link at step 50",
                          best_time(lambda: os_.OneStepRun(s, data).view(50), repeats)))
     from engine.estimators.registry import make_estimator
-    from engine.experiments.problems import get_problem
-    X, Y, *_ = get_problem("friedman1-chain", n_train=300, n_test=10, seed=0)
+    from engine.experiments.problems import Problem
+    drawn = Problem("friedman1-chain", n_train=300, n_test=10).draw(0)
+    X, Y = drawn.X_train, drawn.Y_train
     for name in ("st-gbrt", "gbrt-rpo-gaussian"):
         model = make_estimator(name, n_estimators=100, max_leaf_nodes=4, random_state=0).fit(X, Y)
         rows.append(("friedman1-chain n=300", name, "tree strip (8 trees)",

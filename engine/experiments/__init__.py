@@ -48,13 +48,12 @@ from engine.experiments.forests import (
     run_forest_schemes,
 )
 from engine.experiments.model_selection import ModelSelectionResult, run_model_selection
-from engine.experiments.problems import Problem, ProblemData, get_problem, problem_size
+from engine.experiments.problems import Problem, ProblemData, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult, run_projection_size
 from engine.experiments.settings import ForestSettings
 
 __all__ = [
     "EXPERIMENT_ESTIMATORS",
-    "get_problem",
     "problem_size",
     "Problem",
     "ProblemData",

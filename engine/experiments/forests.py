@@ -25,7 +25,7 @@ Table 1 :mod:`engine.experiments.forest_table1`.
 Scores. Multi-label: LRAP (eq. 6 of paper 003) of the label scores
 ``decision_function`` = 2 P(label) - 1 (the same ranking as the probabilities); as in
 the paper (section 4.1), test samples without any relevant label are
-discarded first. Regression: macro-r2. Data: :func:`engine.experiments.problems.get_problem`
+discarded first. Regression: macro-r2. Data: :meth:`engine.experiments.problems.Problem.draw`
 (Friedman1 problems, or a shipped data set with its standard split when it has
 one, else a seeded 50/50 split).
 

@@ -34,7 +34,7 @@ from engine.names import FRIEDMAN_PROBLEMS
 from engine.validation import check_in_interval
 from engine.validation import check_int as _int
 
-# The keyword arguments that describe a Friedman1 problem (see get_problem).
+# The keyword arguments that describe a Friedman1 problem (see Problem).
 DATA_KEYS = ("n_train", "n_test", "n_outputs", "noise", "input_distribution", "n_noisy_outputs")
 
 
@@ -45,20 +45,11 @@ def _catalogue():
 
 def problem_size(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0, input_distribution="uniform",
                  n_noisy_outputs=0, seed=0):
-    """The size of :func:`get_problem`'s split without drawing or loading anything (for cost estimates):
+    """The size of a problem's split without drawing or loading anything (for cost estimates):
     :meth:`Problem.size` of ``Problem(dataset, ...)``."""
     _int(seed, "seed", 0)
     return Problem(dataset, n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise,
                    input_distribution=input_distribution, n_noisy_outputs=n_noisy_outputs).size()
-
-
-def get_problem(dataset, *, n_train=300, n_test=4000, n_outputs=16, noise=1.0,
-                input_distribution="uniform", n_noisy_outputs=0, seed=0):
-    """A train / test split of a problem: ``(X_train, Y_train, X_test, Y_test, task, info)``, the
-    plain form of :meth:`Problem.draw` (see there) for scripts and tests."""
-    _int(seed, "seed", 0)
-    return Problem(dataset, n_train=n_train, n_test=n_test, n_outputs=n_outputs, noise=noise,
-                   input_distribution=input_distribution, n_noisy_outputs=n_noisy_outputs).draw(seed).as_tuple()
 
 
 def _split_dataset(data, seed):
@@ -261,8 +252,8 @@ class Problem:
 
 @dataclass(frozen=True, eq=False)
 class ProblemData:
-    """A drawn problem: the training and test sets, the task and :func:`get_problem`'s ``info``
-    (name, split, the original outputs, ...)."""
+    """A drawn problem: the training and test sets, the task and ``info`` (name, split, the original
+    outputs, ...: see :meth:`Problem.draw`)."""
 
     X_train: object
     Y_train: np.ndarray
@@ -288,7 +279,3 @@ class ProblemData:
     def split(self) -> str:
         """How the data were split into training and test sets (a sentence)."""
         return self.info["split"]
-
-    def as_tuple(self) -> tuple:
-        """``(X_train, Y_train, X_test, Y_test, task, info)``, as :func:`get_problem` returns it."""
-        return self.X_train, self.Y_train, self.X_test, self.Y_test, self.task, self.info

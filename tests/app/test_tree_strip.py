@@ -82,10 +82,11 @@ def test_first_trees_keep_the_strip_without_the_model():
     from engine.app.page_models import live_convergence as live
     from engine.app.page_models.one_step import FirstTrees
     from engine.estimators.registry import make_estimator
-    from engine.experiments.problems import get_problem
+    from engine.experiments.problems import Problem
     import pickle
 
-    X, Y = get_problem("friedman1-chain", n_train=200, n_test=10, seed=0)[:2]
+    drawn = Problem("friedman1-chain", n_train=200, n_test=10).draw(0)
+    X, Y = drawn.X_train, drawn.Y_train
     models = {name: make_estimator(name, task="regression", random_state=0, n_estimators=300,
                                    max_leaf_nodes=4).fit(X, Y) for name in ("st-gbrt", "gbrt-rpo-gaussian")}
     for name, model in models.items():

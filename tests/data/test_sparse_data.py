@@ -25,7 +25,7 @@ from engine.datasets import (
 )
 from engine.datasets import dataset as dataset_module
 from engine.experiments.model_selection import make_splits, selection_problem
-from engine.experiments.problems import Problem, get_problem
+from engine.experiments.problems import Problem
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_CANDIDATES = [os.environ.get("SHARED_DATA_DIR", ""), "/work/shared/data", str(REPO.parent / "shared" / "data")]
@@ -278,8 +278,9 @@ def test_bibtex_npz_is_much_smaller_in_memory_than_dense(loaded):
 # ---------------------------------------------------------------- experiments' data path
 
 
-def test_get_problem_returns_sparse_x_for_bibtex(loaded):
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem("bibtex", seed=3)
+def test_the_drawn_problem_has_sparse_x_for_bibtex(loaded):
+    drawn = Problem("bibtex").draw(3)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert task == "multilabel"
     assert sparse.isspmatrix_csr(X_tr) and sparse.isspmatrix_csr(X_te)
     assert X_tr.shape == (4880, 1836) and X_te.shape == (2515, 1836)
@@ -289,8 +290,9 @@ def test_get_problem_returns_sparse_x_for_bibtex(loaded):
     assert info["split"] == "standard train/test split" and info["n_features"] == 1836
 
 
-def test_get_problem_random_split_keeps_sparse_and_scm20d_dense():
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem("scm20d", seed=0)
+def test_a_random_split_keeps_sparse_and_scm20d_dense():
+    drawn = Problem("scm20d").draw(0)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert isinstance(X_tr, np.ndarray) and task == "regression"
     assert X_tr.shape[0] + X_te.shape[0] == 8966
 
@@ -360,25 +362,27 @@ def test_generator_bad_arguments(kwargs, match):
 
 
 @pytest.mark.slow
-def test_get_problem_draws_the_synthetic_set(delicious):
+def test_the_problem_draws_the_synthetic_set(delicious):
     assert Problem(SYNTHETIC_DELICIOUS).shape() == ("multilabel", 983)
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem(SYNTHETIC_DELICIOUS, seed=0)
+    drawn = Problem(SYNTHETIC_DELICIOUS).draw(0)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert sparse.isspmatrix_csr(X_tr) and X_tr.shape == (12920, 500) and X_te.shape == (3185, 500)
     assert Y_tr.shape == (12920, 983) and task == "multilabel"
     assert (X_te != delicious.X[12920:]).nnz == 0            # seed = the generator's random_state
     assert info["n_outputs"] == DELICIOUS_SHAPE["n_labels"]
     with pytest.raises(ValueError, match="n_noisy_outputs"):
-        get_problem(SYNTHETIC_DELICIOUS, n_noisy_outputs=2)
+        Problem(SYNTHETIC_DELICIOUS, n_noisy_outputs=2)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["friedman1-ind", "friedman1", "two-norm", "cal500", "scm20d", "bibtex", "corel5k",
                                   "delicious"])
-def test_problem_size_matches_get_problem(name):
+def test_problem_size_matches_the_drawn_problem(name):
     from engine.experiments import problem_size
 
     size = problem_size(name, n_outputs=4, n_test=50, n_train=40)
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem(name, n_outputs=4, n_test=50, n_train=40)
+    drawn = Problem(name, n_outputs=4, n_test=50, n_train=40).draw(0)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert (size["task"], size["n_train"], size["n_test"]) == (task, X_tr.shape[0], X_te.shape[0])
     assert (size["n_features"], size["n_outputs"]) == (X_tr.shape[1], Y_tr.shape[1])
     if sparse.issparse(X_tr):
@@ -412,8 +416,9 @@ def test_delicious_is_the_papers_wide_set(loaded):
     assert stored < 0.1 * 16105 * 500 * 8
 
 
-def test_get_problem_keeps_delicious_sparse_on_its_standard_split():
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem("delicious", seed=0)
+def test_the_drawn_problem_keeps_delicious_sparse_on_its_standard_split():
+    drawn = Problem("delicious").draw(0)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert task == "multilabel" and info["split"] == "standard train/test split"
     assert sparse.isspmatrix_csr(X_tr) and sparse.isspmatrix_csr(X_te)
     assert X_tr.shape == (12920, 500) and X_te.shape == (3185, 500)

@@ -4,7 +4,7 @@ import pytest
 from scipy.stats import norm
 
 from engine.datasets import friedman1, make_friedman1, make_thesis_dataset, make_two_norm
-from engine.experiments.problems import get_problem
+from engine.experiments.problems import Problem
 
 
 def test_friedman1_has_ten_uniform_inputs_five_relevant_and_unit_noise():
@@ -47,11 +47,13 @@ def test_bad_arguments(call, match):
 def test_datasets_and_problems():
     data = make_thesis_dataset("two-norm", 30, random_state=0)
     assert data.task == "multilabel" and data.Y.shape == (30, 1) and data.bayes.shape == (30, 1)
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem("friedman1", n_train=300, n_test=2000, seed=3)
+    drawn = Problem("friedman1", n_train=300, n_test=2000).draw(3)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert (X_tr.shape, Y_tr.shape, X_te.shape, Y_te.shape, task) == ((300, 10), (300, 1), (2000, 10), (2000, 1),
                                                                        "regression")
     assert info["bayes_test"].shape == (2000, 1)
-    X_tr, Y_tr, *_ , task, info = get_problem("two-norm", n_train=50, n_test=60, seed=3)
+    drawn = Problem("two-norm", n_train=50, n_test=60).draw(3)
+    X_tr, Y_tr, task, info = drawn.X_train, drawn.Y_train, drawn.task, drawn.info
     assert task == "multilabel" and set(np.unique(Y_tr)) <= {0.0, 1.0} and info["n_features"] == 20
     with pytest.raises(ValueError, match="n_noisy_outputs"):
-        get_problem("two-norm", n_noisy_outputs=2)
+        Problem("two-norm", n_noisy_outputs=2)

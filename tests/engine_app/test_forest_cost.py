@@ -13,7 +13,7 @@ import pytest
 from engine.experiments import compression as ce
 from engine.experiments import forest_variance as fv
 from engine.experiments import forests as fe
-from engine.experiments.problems import Problem, get_problem, problem_size
+from engine.experiments.problems import Problem, problem_size
 from engine.experiments.settings import ForestSettings as Forest
 from engine.app.page_models.cost import (
     estimate_compression_seconds,
@@ -44,7 +44,8 @@ def measured(call, *args, **kwargs):
     ("yeast", dict(max_features="sqrt", projection="subsample", n_components=4)),
 ])
 def test_one_forest_fit(dataset, params):
-    X_tr, Y_tr, X_te, _, task, _ = get_problem(dataset, seed=0)
+    drawn = Problem(dataset).draw(0)
+    X_tr, Y_tr, X_te, task = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.task
     forest = fe.make_forest(task, n_estimators=3, random_state=0, **params)
     seconds = measured(lambda: (forest.fit(X_tr, Y_tr), fe._predict(forest, task, X_te)))
     size = problem_size(dataset)

@@ -190,9 +190,9 @@ def test_invalid_settings_name_the_argument():
 
 
 def test_shipped_problem_is_subsampled_and_dense():
-    X, Y, Xt, Yt, task, info = os_.load_problem("emotions", 60, 1)
-    assert X.shape[0] == 60 and task == "multilabel" and isinstance(X, np.ndarray)
-    assert Xt.shape[0] <= os_.N_TEST and info["n_train"] == 60
+    d = os_.load_problem("emotions", 60, 1)
+    assert d.X_train.shape[0] == 60 and d.task == "multilabel" and isinstance(d.X_train, np.ndarray)
+    assert d.X_test.shape[0] <= os_.N_TEST and d.info["n_train"] == 60
 
 
 def test_tree_layout_puts_leaves_in_order_and_splits_above_their_children():

@@ -76,7 +76,8 @@ def test_curves_are_complete_and_consistent(group):
 
 
 def test_test_curve_matches_staged_predictions():
-    X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-chain", n_test=500, seed=3)
+    drawn = ex.Problem("friedman1-chain", n_test=500).draw(3)
+    X, Y, Xt, Yt = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test
     r = run_curves("friedman1-chain", ["gbrt-rpo-gaussian"], n_steps=20, n_test=500, seed=3)
     est = make_estimator("gbrt-rpo-gaussian", n_estimators=20, random_state=3).fit(X, Y)
     from engine.metrics import macro_r2
@@ -87,7 +88,8 @@ def test_test_curve_matches_staged_predictions():
 
 
 def test_artificial_gbrt_on_group_is_one_model_of_the_mean_output(group):
-    X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-group", n_test=1000)
+    drawn = ex.Problem("friedman1-group", n_test=1000).draw(0)
+    X, Y, Xt, Yt = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test
     est = make_estimator("st-gbrt", n_estimators=150, learning_rate=0.3, random_state=0).fit(X, Y.mean(axis=1))
     from engine.metrics import macro_r2
     copied = [macro_r2(Yt, np.repeat(f[:, None], 16, axis=1)) for f in est.staged_predict(Xt)]
@@ -97,7 +99,8 @@ def test_artificial_gbrt_on_group_is_one_model_of_the_mean_output(group):
 
 def test_artificial_gbrt_on_chain_models_output_one():
     r = run_curves("friedman1-chain", ["artificial-gbrt"], n_steps=10, n_test=300)
-    X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-chain", n_test=300)
+    drawn = ex.Problem("friedman1-chain", n_test=300).draw(0)
+    X, Y, Xt, Yt = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test
     f = make_estimator("st-gbrt", n_estimators=10, random_state=0).fit(X, Y[:, 0]).predict(Xt)
     from engine.metrics import macro_r2
     assert r.curves["artificial-gbrt"].test_score[-1] == pytest.approx(macro_r2(Yt, np.repeat(f[:, None], 16, 1)))
@@ -206,24 +209,24 @@ def test_multilabel_lrap_at_log_spaced_steps():
     evaluated = np.flatnonzero(np.isfinite(c.test_score)) + 1
     assert evaluated[0] == 1 and evaluated[-1] == 100 and 10 < evaluated.size <= measuring.N_EVAL_POINTS
     assert np.isfinite(c.fit_time).all() and 0.6 < c.best_score <= 1.0
-    X, Y, Xt, Yt, task, info = ex.get_problem("emotions")
+    drawn = ex.Problem("emotions").draw(0)
+    X, Y, Xt, Yt = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test
     est = make_estimator("gbrt-relabel-rpo-gaussian", task="multilabel", n_projections=3, learning_rate=0.3,
                          n_estimators=100, random_state=0).fit(X, Y)
     assert c.test_score[-1] == pytest.approx(label_ranking_average_precision_score(Yt.astype(int),
                                                                                   est.decision_function(Xt)))
 
 
-def test_get_problem_friedman_and_shipped_splits():
-    X, Y, Xt, Yt, task, info = ex.get_problem("friedman1-ind", n_train=50, n_test=70, n_outputs=3,
-                                              n_noisy_outputs=2, seed=1)
-    assert X.shape == (50, 15) and Y.shape == (50, 5) and Xt.shape == (70, 15) and task == "regression"
-    assert info["bayes_test"].shape == (70, 5) and info["n_original_outputs"] == 3
-    X, Y, Xt, Yt, task, info = ex.get_problem("yeast")
-    assert task == "multilabel" and (X.shape[0], Xt.shape[0]) == (1500, 917) and "standard" in info["split"]
-    X, Y, Xt, Yt, task, info = ex.get_problem("atp1d", seed=2)
-    assert X.shape[0] + Xt.shape[0] == 337 and abs(X.shape[0] - Xt.shape[0]) <= 1 and "50/50" in info["split"]
-    X2, *_ = ex.get_problem("atp1d", seed=2)
-    np.testing.assert_array_equal(X, X2)
+def test_problem_draws_friedman_and_shipped_splits():
+    d = ex.Problem("friedman1-ind", n_train=50, n_test=70, n_outputs=3, n_noisy_outputs=2).draw(1)
+    assert d.X_train.shape == (50, 15) and d.Y_train.shape == (50, 5) and d.X_test.shape == (70, 15)
+    assert d.task == "regression" and d.info["bayes_test"].shape == (70, 5) and d.n_original_outputs == 3
+    d = ex.Problem("yeast").draw(0)
+    assert d.task == "multilabel" and (d.X_train.shape[0], d.X_test.shape[0]) == (1500, 917) and "standard" in d.split
+    d = ex.Problem("atp1d").draw(2)
+    n_train, n_test = d.X_train.shape[0], d.X_test.shape[0]
+    assert n_train + n_test == 337 and abs(n_train - n_test) <= 1 and "50/50" in d.split
+    np.testing.assert_array_equal(d.X_train, ex.Problem("atp1d").draw(2).X_train)
 
 
 @pytest.mark.parametrize("call, argument", [

@@ -18,7 +18,7 @@ from engine.datasets.slices import DELICIOUS_SLICE, SLICE_SHAPE, load_slice
 from engine.experiments import claims
 from engine.experiments.convergence import Curve, ConvergenceResult
 from engine.experiments.forests import FOREST_REF, PER_TREE, SHARED, SINGLE_TREE, TREE_REF, ForestSweepResult
-from engine.experiments.problems import Problem, get_problem, problem_size
+from engine.experiments.problems import Problem, problem_size
 from engine.experiments.projection_size import ProjectionSizeResult
 from engine.experiments.published import DELICIOUS_CLAIMS
 from engine.reports.delicious import BOOSTING_SIZES, FOREST_SIZES, size_of
@@ -50,7 +50,8 @@ def test_the_slice_is_a_problem_like_any_shipped_set():
     assert Problem(DELICIOUS_SLICE).shape() == ("multilabel", 100)
     size = problem_size(DELICIOUS_SLICE)
     assert (size["n_train"], size["n_test"], size["n_features"], size["n_outputs"]) == (1000, 500, 500, 100)
-    X_tr, Y_tr, X_te, Y_te, task, info = get_problem(DELICIOUS_SLICE)
+    drawn = Problem(DELICIOUS_SLICE).draw(0)
+    X_tr, Y_tr, X_te, Y_te, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     assert sparse.isspmatrix_csr(X_tr) and X_tr.shape == (1000, 500) and Y_te.shape == (500, 100)
     assert info["split"] == "standard train/test split" and task == "multilabel"
     assert SLICE_SHAPE == {"source": "delicious", "n_train": 1000, "n_test": 500, "n_labels": 100}

@@ -306,9 +306,10 @@ def test_constant_model_score_against_scikit_learn():
 
 def test_projection_size_records_the_baseline_and_draws_it():
     res = run_projection_size("flags", BoostingSettings(20), q_values=[1, 3], timing=False, train_curve=False, seed=0)
-    from engine.experiments.problems import get_problem
+    from engine.experiments.problems import Problem
 
-    _, Y_tr, _, Y_te, _, _ = get_problem("flags", seed=0)
+    drawn = Problem("flags").draw(0)
+    Y_tr, Y_te = drawn.Y_train, drawn.Y_test
     assert res.baseline_score == constant_model_score("multilabel", Y_tr, Y_te)
     assert ProjectionSizeResult.from_json(res.to_json()).baseline_score == res.baseline_score
     fig = plotting.projection_size_figure(res)

@@ -18,7 +18,7 @@ from engine.experiments.bias_variance import run_bias_variance
 from engine.experiments.compression import CompressionSettings, run_compression
 from engine.experiments.forests import run_forest_projection_size
 from engine.experiments.settings import ForestSettings
-from engine.experiments.problems import get_problem
+from engine.experiments.problems import Problem
 from engine.experiments.real_data import RealDataSettings, StudyData, StudyExecution, run_real_data
 from engine.experiments.runner import Stopped
 from engine.experiments.worker import FitWorker
@@ -52,12 +52,12 @@ class Timed:
 
 @pytest.fixture(scope="module")
 def corel5k():
-    return get_problem("corel5k", seed=0)
+    return Problem("corel5k").draw(0)
 
 
 @pytest.mark.slow
 def test_a_forest_fit_stops_between_trees(corel5k):
-    X, Y = corel5k[0], corel5k[1]
+    X, Y = corel5k.X_train, corel5k.Y_train
     stop = Timed(0.5)
     forest = ProjectedForestClassifier(n_estimators=400, projection="gaussian", n_components=16, random_state=0)
     seen = []
@@ -68,7 +68,7 @@ def test_a_forest_fit_stops_between_trees(corel5k):
 
 
 def test_an_st_rf_fit_stops_and_the_outputs_not_reached_predict_their_mean(corel5k):
-    X, Y = corel5k[0], corel5k[1]
+    X, Y = corel5k.X_train, corel5k.Y_train
     stop = Timed(0.5)
     forest = PerOutputForestClassifier(n_estimators=20, random_state=0)      # 374 forests of 20 trees
     forest.fit(X, Y, callback=lambda n, est: stop.is_set())

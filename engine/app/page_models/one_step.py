@@ -34,7 +34,7 @@ from scipy import sparse
 
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.estimators.losses import loss_values, negative_gradient
-from engine.experiments.problems import get_problem
+from engine.experiments.problems import Problem, ProblemData
 from engine.methods import BOOSTING
 from engine.names import CLASSIFICATION_LOSSES, FRIEDMAN_PROBLEMS, LEAF_ESTIMATIONS, PROJECTIONS, REGRESSION_LOSSES
 from engine.validation import check_choice, check_int
@@ -60,8 +60,8 @@ MAX_STEPS = 500
 FEATURE_THRESHOLD = 1e-7
 
 
-def load_problem(problem: str, n_train: int, seed: int, dataset=None):
-    """``(X_train, Y_train, X_test, Y_test, task, info)`` at the teaching size, X dense.
+def load_problem(problem: str, n_train: int, seed: int, dataset=None) -> ProblemData:
+    """The drawn problem (:class:`~engine.experiments.problems.ProblemData`) at the teaching size, X dense.
 
     Friedman1: ``n_train`` training and N_TEST test samples, 16 outputs (the paper's d). Shipped
     multi-label sets: their split, ``n_train`` training and at most N_TEST test rows drawn
@@ -73,7 +73,7 @@ def load_problem(problem: str, n_train: int, seed: int, dataset=None):
     if n_train > N_TRAIN_RANGE[1]:
         raise ValueError(f"n_train must be at most {N_TRAIN_RANGE[1]}, got {n_train}")
     if problem in FRIEDMAN_PROBLEMS:
-        return get_problem(problem, n_train=n_train, n_test=N_TEST, seed=seed)
+        return Problem(problem, n_train=n_train, n_test=N_TEST).draw(seed)
     if problem == DATA:
         if dataset is None:
             raise ValueError("problem 'data' needs the data set (the Data page's choice)")
@@ -83,14 +83,15 @@ def load_problem(problem: str, n_train: int, seed: int, dataset=None):
         task = "multilabel" if dataset.task == "multilabel" else "regression"
         info = {"name": dataset.name, "description": dataset.description, "split": f"random 50/50 split (seed {seed})"}
     else:
-        X, Y, Xt, Yt, task, info = get_problem(problem, seed=seed)
+        drawn = Problem(problem).draw(seed)
+        X, Y, Xt, Yt, task, info = drawn.X_train, drawn.Y_train, drawn.X_test, drawn.Y_test, drawn.task, drawn.info
     rng = np.random.default_rng(seed)
     tr = np.sort(rng.choice(X.shape[0], size=min(n_train, X.shape[0]), replace=False))
     te = np.sort(rng.choice(Xt.shape[0], size=min(N_TEST, Xt.shape[0]), replace=False))
     dense = (lambda A: A.toarray() if sparse.issparse(A) else np.asarray(A))
     info = dict(info, n_train=int(tr.size), n_test=int(te.size),
                 split=f"{info['split']}, subsampled to {tr.size} train / {te.size} test rows (seed {seed})")
-    return dense(X[tr]), Y[tr], dense(Xt[te]), Yt[te], task, info
+    return ProblemData(dense(X[tr]), Y[tr], dense(Xt[te]), Yt[te], task, info)
 
 
 @dataclass(frozen=True)
@@ -229,10 +230,10 @@ class OneStepRun:
 
     def __init__(self, settings: OneStepSettings, data=None):
         self.settings = settings
-        X, Y, Xt, Yt, task, info = data if data is not None else load_problem(
-            settings.problem, settings.n_train, settings.seed)
+        data = data if data is not None else load_problem(settings.problem, settings.n_train, settings.seed)
+        X, Y, task = data.X_train, data.Y_train, data.task
         settings.check(task)
-        self.X, self.Xt, self.task, self.info = X, Xt, task, info
+        self.X, self.Xt, self.task, self.info = X, data.X_test, task, data.info
         self.loss = settings.loss or ("squared_error" if task == "regression" else "logistic")
         # Every setting explicit (the estimators' defaults are a practitioner's, not the papers').
         kw = dict(strategy=METHODS[settings.method], loss=self.loss, learning_rate=settings.learning_rate,
@@ -245,10 +246,10 @@ class OneStepRun:
             kw["leaf_estimation"] = settings.leaf_estimation
         cls = MultiOutputBoostingRegressor if task == "regression" else MultiLabelBoostingClassifier
         self.model = cls(**kw)
-        self.Y, self.Yt = Y, Yt
+        self.Y, self.Yt = Y, data.Y_test
         # The loss sees -1/+1 labels for multi-label data (the classifier's _loss_targets).
-        self.Y_enc = np.asarray(Y, dtype=np.float64) if task == "regression" else 2.0 * np.asarray(Y, dtype=np.float64) - 1.0
-        self.Yt_enc = np.asarray(Yt, dtype=np.float64) if task == "regression" else 2.0 * np.asarray(Yt, dtype=np.float64) - 1.0
+        scale, shift = (1.0, 0.0) if task == "regression" else (2.0, 1.0)
+        self.Y_enc, self.Yt_enc = (scale * np.asarray(A, dtype=np.float64) - shift for A in (Y, self.Yt))
         self._first_projection_state = None
 
     @property
