@@ -20,6 +20,6 @@ def test_payload_round_trip_keeps_sparse_x():
 def test_shipped_sparse_spec_gives_sparse_problem():
     ds = dataspec.dataset_from_spec(dataspec.shipped_spec("corel5k"))
     assert ds.is_sparse and ds.nnz == 41351
-    X_tr, Y_tr, X_te, Y_te, task, info = problem_from_spec(dataspec.shipped_spec("corel5k")).draw(0).as_tuple()
-    assert sparse.isspmatrix_csr(X_tr) and X_tr.shape == (4500, 499) and X_te.shape == (500, 499)
-    assert task == "multilabel" and Y_tr.shape == (4500, 374)
+    d = problem_from_spec(dataspec.shipped_spec("corel5k")).draw(0)
+    assert sparse.isspmatrix_csr(d.X_train) and d.X_train.shape == (4500, 499) and d.X_test.shape == (500, 499)
+    assert d.task == "multilabel" and d.Y_train.shape == (4500, 374)
