@@ -13,7 +13,8 @@ import streamlit as st
 from engine import plotting
 from engine.app.page_models import dataspec
 from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
-from engine.experiments.bias_variance_data import SCHEMES, learning_sets, run_bias_variance_on_data
+from engine.experiments.bias_variance_data import SCHEMES, DataBiasVarianceSettings, run_bias_variance_on_data
+from engine.experiments.problems import Problem
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._jobs import PageRun
 from pages._render import show_chart, show_table
@@ -68,7 +69,7 @@ def bias_variance_on_data() -> None:
     try:
         if not s["methods"]:
             raise ValueError("choose at least one method")
-        _, _, n_train, n_test = learning_sets(ds.n_samples, s["scheme"], s["n_sets"], seed=s["seed"])
+        _, _, n_train, n_test = _settings(s).sets(ds.n_samples, seed=s["seed"])
     except ValueError as exc:
         st.warning(f"These settings cannot run: {exc}.", icon="⚠️")
         return
@@ -82,10 +83,15 @@ def bias_variance_on_data() -> None:
     _results(dict(s, data=words))
 
 
+def _settings(s):
+    """The decomposition's settings from the controls' values (a ValueError names a bad one)."""
+    return DataBiasVarianceSettings(scheme=s["scheme"], n_learning_sets=s["n_sets"], n_seeds=s["seeds"],
+                                    estimator_params=dict(n_estimators=s["steps"], max_leaf_nodes=s["leaves"]))
+
+
 def _start(ds, words, s):
-    run.start(run_bias_variance_on_data, ds, s["methods"], settings=dict(s, data=words), scheme=s["scheme"],
-              n_learning_sets=s["n_sets"], n_seeds=s["seeds"], seed=s["seed"],
-              estimator_params=dict(n_estimators=s["steps"], max_leaf_nodes=s["leaves"]))
+    run.start(run_bias_variance_on_data, Problem.of(ds), _settings(s), s["methods"], seed=s["seed"],
+              settings=dict(s, data=words))
 
 
 @st.fragment(run_every=run.poll_every(0.5))

@@ -247,7 +247,7 @@ def _check_estimator(estimator):
         raise ValueError(f"estimator must be one of {ALL_NAMES} or a callable factory, got {estimator!r}")
 
 
-def _check_estimator_params(estimator_params):
+def check_estimator_params(estimator_params):
     """A dict of fixed parameters (None: none) that leaves random_state to ``seed``."""
     if estimator_params is None:
         return {}
@@ -356,7 +356,7 @@ class BiasVarianceSettings:
 
     def __post_init__(self):
         _check_estimator(self.estimator)
-        object.__setattr__(self, "estimator_params", dict(_check_estimator_params(self.estimator_params)))
+        object.__setattr__(self, "estimator_params", dict(check_estimator_params(self.estimator_params)))
         values = _check_sweep(self.param_name, self.param_values, self.estimator_params)
         object.__setattr__(self, "param_values", None if self.param_name is None else tuple(values))
         _check_int(self.n_learning_sets, "n_learning_sets", 2)

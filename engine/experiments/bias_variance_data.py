@@ -5,6 +5,9 @@ from its own rows.
 knows E[y | x]. A user's CSV has neither, so here (our choice, in the spirit of the thesis' section
 4.1 protocol; the papers only decompose on Friedman1):
 
+The settings (:class:`DataBiasVarianceSettings`) are checked when built; what the rows cannot give
+(too few for the sets asked) when the data set's size is known, before any fit.
+
 * The rows are shuffled once (``seed``); ``n_test`` of them (default: half, at most 2 000) are the
   test rows, never in any learning set; the others are the pool the learning sets come from.
 * ``scheme="disjoint"`` (default): the pool is cut into ``n_learning_sets`` disjoint subsamples of
@@ -27,12 +30,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine.datasets import Dataset
 from engine.estimators.registry import ALL_NAMES, make_estimator
-from engine.experiments.runner import JsonResult, Runner
+from engine.experiments.bias_variance import check_estimator_params
+from engine.experiments.problems import data_set_problem
+from engine.experiments.runner import JsonResult, Runner, check_callbacks
+from engine.experiments.settings import check_kind, check_names, check_seed
 from engine.validation import check_choice, check_int
 
-__all__ = ["SCHEMES", "DataBiasVarianceResult", "learning_sets", "run_bias_variance_on_data"]
+__all__ = ["SCHEMES", "DataBiasVarianceResult", "DataBiasVarianceSettings", "run_bias_variance_on_data"]
 
 SCHEMES = ("disjoint", "bootstrap")
 MAX_TEST_ROWS = 2000
@@ -69,32 +74,62 @@ class DataBiasVarianceResult(JsonResult):
         return [a + b for a, b in zip(self.learning_set_variance, self.algorithm_variance)]
 
 
-def learning_sets(n_rows, scheme, n_learning_sets, n_train=None, n_test=None, seed=0):
-    """``(test rows, [learning set rows, ...], n_train, n_test)``: the row indices each part takes
-    (see the module's docstring). ValueError when the data cannot give what is asked."""
-    check_choice(scheme, "scheme", SCHEMES)
-    n_learning_sets = check_int(n_learning_sets, "n_learning_sets", 2)
-    rng = np.random.default_rng(check_int(seed, "seed", 0))
-    n_test = min(n_rows // 2, MAX_TEST_ROWS) if n_test is None else check_int(n_test, "n_test", 1)
-    pool_size = n_rows - n_test
-    if pool_size < 2:
-        raise ValueError(f"n_test = {n_test} leaves {pool_size} of the {n_rows} rows for learning: too few")
-    default = pool_size // n_learning_sets if scheme == "disjoint" else pool_size
-    n_train = default if n_train is None else check_int(n_train, "n_train", 2)
-    if n_train < 2:
-        raise ValueError(f"{n_learning_sets} disjoint learning sets from {pool_size} rows would have {n_train} "
-                         "row(s) each: use fewer learning sets, or the bootstrap")
-    if scheme == "disjoint" and n_train * n_learning_sets > pool_size:
-        raise ValueError(f"{n_learning_sets} disjoint learning sets of n_train = {n_train} rows need "
-                         f"{n_train * n_learning_sets} rows; the pool has {pool_size} (the other {n_test} are the "
-                         "test rows): use fewer or smaller sets, or the bootstrap")
-    order = rng.permutation(n_rows)
-    test, pool = np.sort(order[:n_test]), order[n_test:]
-    if scheme == "disjoint":
-        sets = [np.sort(pool[k * n_train:(k + 1) * n_train]) for k in range(n_learning_sets)]
-    else:
-        sets = [np.sort(rng.choice(pool, size=n_train, replace=True)) for _ in range(n_learning_sets)]
-    return test, sets, n_train, n_test
+@dataclass(frozen=True)
+class DataBiasVarianceSettings:
+    """How the learning sets are drawn from the rows and how many models each gets, checked when built.
+
+    scheme : "disjoint" or "bootstrap" (see the module's docstring)
+    n_learning_sets : learning sets, at least 2
+    n_train : rows per learning set (None: as many as the scheme allows)
+    n_test : test rows (None: half the rows, at most 2 000)
+    n_seeds : models per learning set, with different random states (above 1: the algorithm variance)
+    estimator_params : parameters every estimator gets (e.g. ``n_estimators``, ``max_leaf_nodes``; not
+        ``random_state``: the seeds come from the run's ``seed``)
+    """
+
+    scheme: str = "disjoint"
+    n_learning_sets: int = 8
+    n_train: int | None = None
+    n_test: int | None = None
+    n_seeds: int = 1
+    estimator_params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        check_choice(self.scheme, "scheme", SCHEMES)
+        check_int(self.n_learning_sets, "n_learning_sets", 2)
+        if self.n_train is not None:
+            check_int(self.n_train, "n_train", 2)
+        if self.n_test is not None:
+            check_int(self.n_test, "n_test", 1)
+        check_int(self.n_seeds, "n_seeds", 1)
+        object.__setattr__(self, "estimator_params", dict(check_estimator_params(self.estimator_params)))
+
+    def sets(self, n_rows, seed=0):
+        """``(test rows, [learning set rows, ...], n_train, n_test)`` of a data set of ``n_rows`` rows:
+        the row indices each part takes (see the module's docstring); ValueError when the rows cannot
+        give them."""
+        n_learning_sets, scheme = self.n_learning_sets, self.scheme
+        rng = np.random.default_rng(check_seed(seed))
+        n_test = min(n_rows // 2, MAX_TEST_ROWS) if self.n_test is None else self.n_test
+        pool_size = n_rows - n_test
+        if pool_size < 2:
+            raise ValueError(f"n_test = {n_test} leaves {pool_size} of the {n_rows} rows for learning: too few")
+        default = pool_size // n_learning_sets if scheme == "disjoint" else pool_size
+        n_train = default if self.n_train is None else self.n_train
+        if n_train < 2:
+            raise ValueError(f"{n_learning_sets} disjoint learning sets from {pool_size} rows would have {n_train} "
+                             "row(s) each: use fewer learning sets, or the bootstrap")
+        if scheme == "disjoint" and n_train * n_learning_sets > pool_size:
+            raise ValueError(f"{n_learning_sets} disjoint learning sets of n_train = {n_train} rows need "
+                             f"{n_train * n_learning_sets} rows; the pool has {pool_size} (the other {n_test} are "
+                             "the test rows): use fewer or smaller sets, or the bootstrap")
+        order = rng.permutation(n_rows)
+        test, pool = np.sort(order[:n_test]), order[n_test:]
+        if scheme == "disjoint":
+            sets = [np.sort(pool[k * n_train:(k + 1) * n_train]) for k in range(n_learning_sets)]
+        else:
+            sets = [np.sort(rng.choice(pool, size=n_train, replace=True)) for _ in range(n_learning_sets)]
+        return test, sets, n_train, n_test
 
 
 def _scores(est, X, task):
@@ -117,28 +152,33 @@ def _decompose(F, Y_test):
                 algorithm_variance=float(F.var(axis=1).mean()))
 
 
-def run_bias_variance_on_data(dataset, estimators, *, scheme="disjoint", n_learning_sets=8, n_train=None,
-                              n_test=None, n_seeds=1, estimator_params=None, seed=0, progress=None,
-                              stop=None) -> DataBiasVarianceResult:
-    """The decomposition of each estimator's test error over learning sets drawn from ``dataset``'s rows.
-
-    dataset : an :class:`engine.datasets.Dataset` (an upload, a shipped set)
-    estimators : names of :data:`engine.estimators.registry.ALL_NAMES`
-    estimator_params : parameters every estimator gets (e.g. ``n_estimators``, ``max_leaf_nodes``)
-    A stop keeps the learning sets finished (``partial=True``; at least 2 are needed for a result).
-    """
-    if not isinstance(dataset, Dataset):
-        raise ValueError(f"dataset must be an engine.datasets.Dataset, got {type(dataset).__name__}")
-    if isinstance(estimators, str) or not list(estimators):
-        raise ValueError("estimators must be a non-empty list of estimator names")
-    for name in estimators:
-        check_choice(name, "estimators", ALL_NAMES)
-    n_seeds = check_int(n_seeds, "n_seeds", 1)
-    params = dict(estimator_params or {})
+def _checked(problem, settings, estimators, seed):
+    """The arguments checked before any fit: (Problem, the loaded data set, task, estimators, learning sets)."""
+    problem = data_set_problem(problem, "run_bias_variance_on_data")   # a generator's: run_bias_variance
+    check_kind(settings, "settings", DataBiasVarianceSettings)
+    estimators = check_names(estimators, "estimators", ALL_NAMES, "estimator")
+    check_seed(seed)
+    dataset = problem.load(seed)
     task = "multilabel" if dataset.task == "multilabel" else "regression"
     for name in estimators:       # bad parameters fail here, before any work
-        make_estimator(name, task=task, **params)
-    test, sets, n_train, n_test = learning_sets(dataset.n_samples, scheme, n_learning_sets, n_train, n_test, seed)
+        make_estimator(name, task=task, **settings.estimator_params)
+    return problem, dataset, task, estimators, settings.sets(dataset.n_samples, seed)
+
+
+def run_bias_variance_on_data(problem, settings, estimators, *, seed=0, progress=None,
+                              stop=None) -> DataBiasVarianceResult:
+    """The decomposition of each estimator's test error over learning sets drawn from a data set's rows.
+
+    problem : a data set's :class:`~engine.experiments.problems.Problem` (an upload, a shipped set), or
+        what :meth:`Problem.of` takes (a :class:`engine.datasets.Dataset`, a shipped set's name)
+    settings : :class:`DataBiasVarianceSettings` (the learning sets, the models per set, their parameters)
+    estimators : names of :data:`engine.estimators.registry.ALL_NAMES`
+    seed : draws the test rows, the learning sets and the models' random states
+    A stop keeps the learning sets finished (``partial=True``; at least 2 are needed for a result).
+    """
+    problem, dataset, task, estimators, (test, sets, n_train, n_test) = _checked(problem, settings, estimators, seed)
+    check_callbacks(progress, stop)
+    n_seeds, params = settings.n_seeds, settings.estimator_params
     X_test, Y_test = dataset.X[test], np.asarray(dataset.Y[test], dtype=np.float64)
     seeds = np.random.SeedSequence(seed).generate_state(len(sets) * n_seeds).reshape(len(sets), n_seeds)
     runner = Runner(progress, stop, len(estimators) * len(sets))
@@ -161,6 +201,6 @@ def run_bias_variance_on_data(dataset, estimators, *, scheme="disjoint", n_learn
         raise ValueError("stopped before 2 learning sets were done: no variance to measure yet")
     terms = [_decompose(F[e, :done], Y_test) for e in range(len(estimators))]
     return DataBiasVarianceResult(
-        dataset=dataset.name, task=task, estimators=list(estimators), scheme=scheme, n_learning_sets=len(sets),
-        n_train=n_train, n_test=n_test, n_seeds=n_seeds, seed=int(seed), params=params,
+        dataset=problem.dataset, task=task, estimators=list(estimators), scheme=settings.scheme,
+        n_learning_sets=len(sets), n_train=n_train, n_test=n_test, n_seeds=n_seeds, seed=int(seed), params=dict(params),
         **{key: [t[key] for t in terms] for key in terms[0]}, n_sets_done=done, partial=done < len(sets))

@@ -55,7 +55,7 @@ from engine.datasets.friedman import friedman1
 from engine.estimators.registry import make_estimator
 from engine.experiments.engine_version import engine_version
 from engine.experiments.runner import JsonResult, Runner, check_callbacks, from_list, to_list
-from engine.experiments.settings import check_seed
+from engine.experiments.settings import check_kind, check_seed
 from engine.validation import check_in_interval, check_int
 
 __all__ = ["METHODS", "CostMethod", "CostSettings", "CostVsOutputsResult", "loglog_slope", "run_cost_vs_outputs",
@@ -291,8 +291,7 @@ def run_cost_vs_outputs(settings=LIVE_SETTINGS, *, seed=0, progress=None, stop=N
     d runs from small to large, every method at one d before the next d, so a stop keeps whole
     columns of small d (the result then has ``complete=False`` and NaN where nothing was measured).
     """
-    if not isinstance(settings, CostSettings):
-        raise ValueError(f"settings must be a CostSettings, got {type(settings).__name__}")
+    check_kind(settings, "settings", CostSettings)
     check_seed(seed)
     check_callbacks(progress, stop)
     from threadpoolctl import threadpool_limits

@@ -250,6 +250,15 @@ class Problem:
         return ProblemData(X_tr, Y_tr, X_te, Y_te, task, info)
 
 
+def data_set_problem(problem, what):
+    """``problem`` (what :meth:`Problem.of` takes) as the Problem of a data set: ``what`` (e.g. "the
+    race") runs on a data set's own rows, so a generated problem (Friedman1, the thesis' ones) is refused."""
+    problem = Problem.of(problem)
+    if problem.synthetic:
+        raise ValueError(f"problem: {what} runs on a data set, not on the generated {problem.dataset!r}")
+    return problem
+
+
 @dataclass(frozen=True, eq=False)
 class ProblemData:
     """A drawn problem: the training and test sets, the task and ``info`` (name, split, the original

@@ -94,7 +94,7 @@ from engine.experiments.real_data_settings import (
     available_study_datasets,
 )
 from engine.experiments.runner import Runner, Stopped, check_callbacks, ordered_map
-from engine.experiments.settings import check_flag
+from engine.experiments.settings import check_flag, check_kind
 from engine.estimators.second_order import split_leaf_variant
 from engine.experiments.worker import FitWorker
 from engine.experiments.study_cells import (
@@ -124,8 +124,7 @@ def _plan(data, settings, execution):
     """The study's plan from its three checked arguments (ValueError when one is not of its kind)."""
     for value, name, kind in ((data, "data", StudyData), (settings, "settings", RealDataSettings),
                               (execution, "execution", StudyExecution)):
-        if not isinstance(value, kind):
-            raise ValueError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+        check_kind(value, name, kind)
     methods, notes = settings.method_names()
     return dict(datasets=list(data.datasets), methods=methods, budget=settings.budget, seed=settings.seed,
                 refit=settings.refit, out=execution.out, n_jobs=execution.n_jobs, client=execution.client,

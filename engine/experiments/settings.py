@@ -28,7 +28,8 @@ from engine.names import ALIASES, LEAF_ESTIMATIONS, LOSSES, PROJECTIONS
 from engine.projections import check_projection
 from engine.validation import check_choice, check_in_interval, check_int, check_n_jobs
 
-__all__ = ["BoostingSettings", "ForestSettings", "check_names", "check_q_values", "check_flag", "check_seed"]
+__all__ = ["BoostingSettings", "ForestSettings", "check_kind", "check_names", "check_q_values", "check_flag",
+           "check_seed"]
 
 ALL_LOSSES = tuple(dict.fromkeys(LOSSES["regression"] + LOSSES["multilabel"]))
 
@@ -67,6 +68,13 @@ def check_flag(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_kind(value, name, kind):
+    """``value`` when it is a ``kind`` (a settings object built, hence checked, by the caller)."""
+    if not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
 
 
 def check_seed(seed, name="seed"):

@@ -36,9 +36,9 @@ import pandas as pd
 
 from engine.estimators import MultiLabelBoostingClassifier, MultiOutputBoostingRegressor
 from engine.experiments.label_trees import l2_rows, plt_fit, plt_installed
-from engine.experiments.problems import Problem
+from engine.experiments.problems import data_set_problem
 from engine.experiments.runner import JsonResult, check_callbacks
-from engine.experiments.settings import BoostingSettings, check_flag, check_seed
+from engine.experiments.settings import BoostingSettings, check_flag, check_kind, check_seed
 from engine.metrics import lrap, macro_r2
 from engine.names import PROJECTED_RELABEL
 from engine.validation import check_int
@@ -235,14 +235,9 @@ class RaceSettings:
 
 def _checked(problem, boosting, race, seed):
     """The race's arguments checked before any data are loaded: (Problem, task, RaceSettings)."""
-    problem = Problem.of(problem)
-    if problem.synthetic:
-        raise ValueError(f"problem: the race runs on a data set, not on the generated {problem.dataset!r}")
-    if not isinstance(boosting, BoostingSettings):
-        raise ValueError(f"boosting must be a BoostingSettings, got {type(boosting).__name__}")
-    race = RaceSettings() if race is None else race
-    if not isinstance(race, RaceSettings):
-        raise ValueError(f"race must be a RaceSettings or None, got {type(race).__name__}")
+    problem = data_set_problem(problem, "the race")
+    check_kind(boosting, "boosting", BoostingSettings)
+    race = check_kind(RaceSettings() if race is None else race, "race", RaceSettings)
     check_seed(seed)
     size = problem.size()
     task = "multilabel" if size["task"] == "multilabel" else "regression"

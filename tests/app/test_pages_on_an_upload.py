@@ -6,7 +6,7 @@ import pytest
 
 from apptest_runs import job_of, open_app, poll
 from engine.app.page_models import dataspec
-from engine.experiments.bias_variance_data import run_bias_variance_on_data
+from engine.experiments.bias_variance_data import DataBiasVarianceSettings, run_bias_variance_on_data
 
 
 def upload(n=80):
@@ -48,8 +48,8 @@ def test_an_upload_is_decomposed_on_its_own_rows_and_the_page_says_so():
     poll(at, "bv_data")
     assert not at.exception, at.exception
     table = at.dataframe[0].value
-    direct = run_bias_variance_on_data(ds, ["gbmort", "gbrt-rpo-gaussian"], n_learning_sets=2, n_seeds=2,
-                                       estimator_params=dict(n_estimators=5, max_leaf_nodes=8))
+    settings = DataBiasVarianceSettings(n_learning_sets=2, n_seeds=2, estimator_params=dict(n_estimators=5, max_leaf_nodes=8))
+    direct = run_bias_variance_on_data(ds, settings, ["gbmort", "gbrt-rpo-gaussian"])
     np.testing.assert_allclose(table["error"], direct.error, rtol=1e-12)
     np.testing.assert_allclose(table["algorithm_variance"], direct.algorithm_variance, rtol=1e-12)
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)

@@ -126,7 +126,8 @@ def test_bad_race_settings_are_named_when_built(kwargs, match):
     (("bibtex",), dict(progress=1), "progress"),
 ])
 def test_bad_input_is_named_before_any_data_are_loaded(args, kwargs, match, monkeypatch):
-    monkeypatch.setattr(tta.Problem, "load", lambda *a: pytest.fail("loaded data before the checks"))
+    from engine.experiments.problems import Problem
+    monkeypatch.setattr(Problem, "load", lambda *a: pytest.fail("loaded data before the checks"))
     with pytest.raises(ValueError, match=match):
         tta.run_time_to_accuracy(*args, **kwargs)
 
