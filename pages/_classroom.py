@@ -6,7 +6,7 @@
   page text, captions and tables larger.
 * **Teacher's link** (``?hide=...``): a comma-separated list of what to hide, ``sidebar`` for the
   whole sidebar (navigation included) or widget keys, the names a page's settings already have in
-  its URL (``?hide=seed,learning_rate`` on Convergence). Hidden widgets keep their values (the
+  its URL (``?hide=conv_seed,conv_learning_rate`` on Convergence). Hidden widgets keep their values (the
   link's or the defaults), so a class sees only the knob of the exercise. Hiding is CSS on
   Streamlit's ``st-key-<key>`` class of a keyed widget, so it works on every page without the
   page's help. The session keeps the list while it moves to other pages; ``?hide=`` (empty)
@@ -18,7 +18,8 @@ import re
 
 import streamlit as st
 
-from pages._params import all_controls, control_guess, page_controls, page_parameters
+from engine.app.page_content.parameters import link, page_path
+from pages._params import all_controls, control_guess, page_controls
 from pages._url import url_widget
 
 from pages._render import projector_on
@@ -111,17 +112,13 @@ def apply_classroom(page: str | None = None):
 
 def link_url(link: dict) -> str:
     """The link as a path to paste after the server's address: ``/convergence?conv_problem=chain&hide=...``."""
-    from pathlib import PurePosixPath
-    from urllib.parse import urlencode
-    query = urlencode(link["query_params"], safe=",")
-    return f"/{PurePosixPath(link['page']).stem}" + (f"?{query}" if query else "")
+    return page_path(link["page"], link["query_params"])
 
 
-def hide_example(page: str = "pages/convergence.py", suffixes=("_seed", "_learning_rate")) -> str:
-    """Home's example of a ``hide`` link, made from the page's parameters (pages/_params.py), never typed:
-    a renamed parameter changes the example with it."""
-    names = [k for k in page_parameters(page) if k.endswith(suffixes)]
-    return link_url({"page": page, "query_params": {HIDE_PARAM: ",".join(names)}})
+def hide_example(page: str = "pages/convergence.py", names=("seed", "learning_rate")) -> str:
+    """Home's example of a ``hide`` link, built from the parameter table (never typed): a renamed
+    parameter changes the example with it, a removed one is an error."""
+    return link(page, hide=names)
 
 
 def teacher_section(links, registered):

@@ -4,11 +4,8 @@ Before the page prefixes (conv_, os_, fx_, bv_, proj_, bench_, data_, cost_) a l
 other names; a link written then, or a typo, or a parameter of another mode of the page (a Forests
 experiment's, a Data source's) was ignored without a word, and the address bar kept it. Now:
 
-* :func:`page_parameters` lists a page's parameters: the key of every URL-bound widget
-  (:func:`pages._url.url_widget`) in the page's file and in the helper modules of its prefix,
-  read from their source (so a widget added to a page is listed with nothing else to change; a key
-  written as an f-string, e.g. ``os_loss_{task}``, counts with each value of its placeholder that
-  :data:`PLACEHOLDERS` names), plus the flags every page reads (:data:`FLAGS`).
+* :func:`page_parameters` lists a page's parameters: its rows of the parameter table
+  (engine/app/page_content/parameters), the widgets it draws from them and the flags every page reads.
 * :func:`note_unused` (app.py, after the page) names every parameter of the URL that this run of
   the page did not read, with a did-you-mean (``n_steps`` -> ``conv_n_steps``): a parameter of the
   page whose control is not shown with the current settings, one of another page, an unknown
@@ -25,64 +22,26 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.app.page_content import parameters as table
 from engine.app.page_content.challenges import challenges_for
-from engine.names import LOSSES
 
 PAGES_DIR = Path(__file__).resolve().parent
 # A page's prefix (the start of every parameter of its own): pages/<file>.py -> prefix.
-PREFIXES = {"convergence": "conv", "one_step": "os", "forests": "fx", "bias_variance": "bv", "projections": "proj",
-            "benchmark": "bench", "data": "data", "cost": "cost", "home": "home"}
-# The flags every page reads (app.py's sidebar, pages/_classroom.py, pages/_challenges.py, a preset's go, the
-# data choice of pages/_data_choice.py).
-FLAGS = ("predict", "projector", "hide", "challenge", "go", "data")
-# The values an f-string key's placeholder takes (one_step's and projections' loss, one per task).
-PLACEHOLDERS = {"task": tuple(LOSSES)}
+PREFIXES = {Path(page).stem: prefix for page, prefix in table.PREFIXES.items()}
+FLAGS = table.FLAGS     # the flags every page reads (the sidebar's switches, hide, challenge, go, data)
 READ_KEY = "app_params_read"       # the parameters url_widget read in this script run
 NOTES_KEY = "app_param_notes"      # (visit, notes) of this visit's unused parameters
 
-_CALL = re.compile(r"url_widget\(")
-_KEY = re.compile(r'\bkey=(f?)"([^"]+)"')
-
-
-def _call_text(source: str, start: int) -> str:
-    depth = 0
-    for i in range(start, min(len(source), start + 4000)):
-        depth += {"(": 1, ")": -1}.get(source[i], 0)
-        if depth == 0 and source[i] == ")":
-            return source[start:i]
-    return source[start:start + 4000]
-
-
-def _expand(key: str, is_f: bool) -> list[str]:
-    if not is_f:
-        return [key]
-    names = [key]
-    for slot, values in PLACEHOLDERS.items():
-        names = [n.replace("{" + slot + "}", v) for n in names for v in values]
-    return [n for n in names if "{" not in n]
-
-
-@lru_cache(maxsize=None)
-def _all_widget_keys() -> tuple[str, ...]:
-    """The key of every URL-bound widget in pages/ (read from the source)."""
-    keys = []
-    for path in sorted(PAGES_DIR.glob("*.py")):
-        source = path.read_text(encoding="utf-8")
-        for m in _CALL.finditer(source):
-            found = _KEY.search(_call_text(source, m.end() - 1))
-            if found:
-                keys += _expand(found.group(2), bool(found.group(1)))
-    return tuple(dict.fromkeys(keys))
+_KEY = re.compile(r'\bkey="([^"]+)"')
 
 
 @lru_cache(maxsize=None)
 def all_controls() -> tuple[str, ...]:
-    """Every widget key written in pages/ (a teacher's link may hide any control, URL-bound or not:
-    Convergence's New seed button too); an f-string key with each value of its placeholder."""
-    keys = []
+    """Every control a teacher's link may hide: the table's widgets and buttons, and every other widget
+    key written in pages/ (a page's Pin, its data buttons...)."""
+    keys = [k for k, row in table.PARAMETERS.items() if row.kind != "flag"]
     for path in sorted(PAGES_DIR.glob("*.py")):
-        for m in _KEY.finditer(path.read_text(encoding="utf-8")):
-            keys += _expand(m.group(2), bool(m.group(1)))
+        keys += _KEY.findall(path.read_text(encoding="utf-8"))
     return tuple(dict.fromkeys(keys))
 
 
@@ -103,17 +62,17 @@ def prefix_of(page: str) -> str:
 
 def page_parameters(page: str) -> tuple[str, ...]:
     """Every URL parameter of ``page`` (a page file, "pages/convergence.py"), its flags last."""
-    prefix = prefix_of(page)
-    own = [k for k in _all_widget_keys() if k.startswith(prefix + "_")]
-    return tuple(own) + FLAGS
+    return table.page_parameters(_file(page)) if _file(page) in table.PREFIXES else FLAGS
 
 
 def owner_page(name: str) -> str | None:
     """The page whose parameter ``name`` is (its file stem), or None."""
-    for stem, prefix in PREFIXES.items():
-        if name.startswith(prefix + "_") and name in _all_widget_keys():
-            return stem
-    return None
+    row = table.PARAMETERS.get(name)
+    return Path(row.page).stem if row is not None and row.page is not None and row.kind != "button" else None
+
+
+def _file(page: str) -> str:
+    return f"pages/{Path(page).stem}.py"
 
 
 def did_you_mean(name: str, page: str) -> str | None:

@@ -1,7 +1,8 @@
 """Challenges: questions a student answers by playing, each checked by the app (no streamlit).
 
 Every :class:`Challenge` names the page that answers it and a starting point (the page's URL
-parameters, plus ``challenge=<key>`` so the page knows which check to run), and a ``check``: a
+parameters, built from the parameter table by :func:`engine.app.page_content.parameters.query`, plus
+``challenge=<key>`` so the page knows which check to run), and a ``check``: a
 pure function of that page's result object returning ``(met, message)``. The pages call
 :func:`evaluate` on what they show; Home lists the challenges as cards.
 
@@ -19,7 +20,11 @@ from typing import Callable
 
 import numpy as np
 
+from engine.app.page_content.parameters import query
+
 __all__ = ["Challenge", "CHALLENGES", "challenges_for", "evaluate", "start_params"]
+
+CONV, OS, BV = "pages/convergence.py", "pages/one_step.py", "pages/bias_variance.py"
 
 
 @dataclass(frozen=True)
@@ -116,25 +121,25 @@ def _draws_settle(running):
 CHALLENGES = (
     Challenge("ind-overfit", "Overfit before 200 steps",
               "On **ind**, find a learning rate at which st-gbrt's test score peaks before step 200 and then falls.",
-              "pages/convergence.py",
-              {"conv_problem": "ind", "conv_variants": ["st-gbrt"], "conv_n_steps": "500", "conv_learning_rate": "0.1"},
+              CONV,
+              query(CONV, problem="ind", variants=["st-gbrt"], n_steps="500", learning_rate="0.1"),
               _ind_overfits_early),
     Challenge("chain-gbmort", "gbmort against st-gbrt",
               "Make **gbmort** beat **st-gbrt** on **chain** (best test score): which settings give the shared tree its edge?",
-              "pages/convergence.py",
-              {"conv_problem": "chain", "conv_variants": ["st-gbrt", "gbmort"], "conv_n_steps": "100"},
+              CONV,
+              query(CONV, problem="chain", variants=["st-gbrt", "gbmort"], n_steps="100"),
               _gbmort_beats_st_on_chain),
     Challenge("near-tie", "A near tie at the root",
               "Step through a run until the **best rejected** root split is worth at least 95% of the chosen one.",
-              "pages/one_step.py", {"os_problem": "friedman1-group", "os_method": "gbrt-rpo", "os_step": "1"},
+              OS, query(OS, problem="friedman1-group", method="gbrt-rpo", step="1"),
               _close_rejected_split),
     Challenge("train-up-test-down", "Better on train, worse on test",
               "With **gbrt-rpo** on chain, find a step that raises the mean training score but lowers the mean test score.",
-              "pages/one_step.py", {"os_problem": "friedman1-chain", "os_method": "gbrt-rpo", "os_step": "1"},
+              OS, query(OS, problem="friedman1-chain", method="gbrt-rpo", step="1"),
               _train_up_test_down),
     Challenge("draws-settle", "When does the estimate settle?",
               "Draw learning sets until **bias²** moves by less than 1% over the last 5 draws.",
-              "pages/bias_variance.py", {"bv_n_sets": "3", "bv_n_train": "100", "bv_n_test": "100", "bv_compare_leaves": "none"},
+              BV, query(BV, n_sets="3", n_train="100", n_test="100", compare_leaves="none"),
               _draws_settle),
 )
 _BY_KEY = {c.key: c for c in CHALLENGES}
@@ -147,7 +152,7 @@ def challenges_for(page: str) -> list:
 
 def start_params(challenge: Challenge) -> dict:
     """The starting point's URL parameters, with the challenge's key."""
-    return {**challenge.query_params, "challenge": challenge.key}
+    return query(challenge.page, **challenge.query_params, challenge=challenge.key)
 
 
 def evaluate(key: str, result) -> tuple:

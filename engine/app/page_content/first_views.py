@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.app.page_content.parameters import query
 from engine.app.page_content.presets import PRESETS, presets_for
 
 __all__ = ["MORE_VIEWS", "first_views"]
@@ -19,9 +20,9 @@ __all__ = ["MORE_VIEWS", "first_views"]
 # and the Benchmark's real-data mode with its default data sets (30 s).
 MORE_VIEWS: list[dict] = [
     {"label": "Forests: input vs output randomization", "page": "pages/forests.py",
-     "query_params": {"fx_exp": "randomization"}},
+     "query_params": query("pages/forests.py", exp="randomization")},
     {"label": "Benchmark: real-data study", "page": "pages/benchmark.py",
-     "query_params": {"bench_mode": "real-data study"}},
+     "query_params": query("pages/benchmark.py", mode="real-data study")},
 ]
 
 

@@ -7,9 +7,9 @@ Each preset is a dict with
     page          the target page file, relative to the repository root ("pages/convergence.py"),
                   exactly as it is registered in ``app.py``
     query_params  dict of str -> str that the target page reads from ``st.query_params``
-                  (widgets bound with ``bind="query-params"`` pick them up); every name carries
-                  the target page's prefix (conv_, proj_, bv_, bench_, fx_, ...), as its widget
-                  keys do, so no setting reaches another page (tests/app/test_page_state.py)
+                  (widgets bound with ``bind="query-params"`` pick them up), built by
+                  :func:`engine.app.page_content.parameters.query` from the parameter table: a
+                  name the target page does not have is an error when this module loads
     description   one sentence saying what the user will see
 
 A preset whose page waits for a click on bigger runs carries ``go=1``
@@ -17,22 +17,22 @@ A preset whose page waits for a click on bigger runs carries ``go=1``
 runs what it promises (issue 21).
 
 The Home page renders a preset as a link only when its target page is registered in
-``app.py``; presets of pages that are not written yet are listed without a link. The
-query-parameter names are provisional until their target page exists: whoever writes a
-page must keep its widget keys and the names here in step (``tests/app/test_home.py`` checks
-that a registered page's presets render as links).
+``app.py``; presets of pages that are not written yet are listed without a link.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.app.page_content.parameters import query
+
+CONV, PROJ, BENCH, FX, BV = ("pages/convergence.py", "pages/projections.py", "pages/benchmark.py",
+                             "pages/forests.py", "pages/bias_variance.py")
+
 # Stumps (2 leaves), learning rate 0.1, square loss, st-gbrt / gbmort / gbrt-rpo-subsampled: the
 # setting of Figure 1 (section 4.2.2); those three methods are the page's default. Names are
-# pages/convergence.py's widget keys (= URL parameters), each with the page's prefix conv_:
-# problem (group / chain / ind / data), variants (repeated: conv_variants=a&conv_variants=b), q,
-# learning_rate, max_leaf_nodes, max_features, loss, n_steps, n_test, seed, x_axis (trees / steps).
-_FIGURE1 = {"conv_learning_rate": "0.1", "conv_max_leaf_nodes": "2", "conv_n_steps": "2000", "conv_seed": "0"}
+# pages/convergence.py's parameters (engine/app/page_content/parameters/convergence.py).
+_FIGURE1 = {"learning_rate": "0.1", "max_leaf_nodes": "2", "n_steps": "2000", "seed": "0"}
 # Which panel of paper 002's Figure 1 shows which problem (section 4.2.2: "On the friedman1-chain (see
 # Figure 1a) and friedman1-group (see Figure 1b) ... friedman1-ind (see Figure 1c)"). The presets' labels
 # and the Convergence page's text both read it, so they cannot disagree.
@@ -42,13 +42,13 @@ PRESETS: list[dict] = [
     {
         "label": f"{FIGURE1_PANELS['chain']}: convergence on chain",
         "page": "pages/convergence.py",
-        "query_params": {"conv_problem": "chain", **_FIGURE1},
+        "query_params": query(CONV, problem="chain", **_FIGURE1),
         "description": "st-gbrt, gbmort and gbrt-rpo on friedman1-chain: sharing trees converges far faster.",
     },
     {
         "label": f"{FIGURE1_PANELS['group']}: convergence on group",
         "page": "pages/convergence.py",
-        "query_params": {"conv_problem": "group", **_FIGURE1},
+        "query_params": query(CONV, problem="group", **_FIGURE1),
         "description": "The same three methods on friedman1-group, where averaging outputs filters noise.",
     },
     {
@@ -57,7 +57,7 @@ PRESETS: list[dict] = [
         # 10000 steps (the paper's range): at 2000 gbmort and gbrt-rpo were still rising (best step =
         # last), so "st-gbrt ends best" came from the budget. Measured: best steps 313 (st-gbrt), 7317
         # (gbmort), 5166 (gbrt-rpo-subsampled); 26 s at load ~8 on 2 cores, hence go=1.
-        "query_params": {"conv_problem": "ind", **_FIGURE1, "conv_n_steps": "10000", "go": "1"},
+        "query_params": query(CONV, problem="ind", **{**_FIGURE1, "n_steps": "10000"}, go="1"),
         "description": "Independent outputs: each method trained to its plateau (10 000 steps, about 30 s).",
     },
     {
@@ -68,9 +68,9 @@ PRESETS: list[dict] = [
         # loss. 50 steps (the paper draws the curves against fit time; its step count is not printed).
         # Sub-sampled rather than Gaussian (5a): Gaussian q = 491 costs seconds per step until the
         # projection is a BLAS product. go=1: the server's start-up fill computes it (pages/_warm.py); a cold click runs it with its estimate shown (about 2 minutes).
-        "query_params": {"proj_experiment": "size", "proj_dataset": "delicious", "proj_projection": "subsample",
-                         "proj_q_values": "1,98,196,491", "proj_n_steps": "50", "proj_learning_rate": "0.1", "proj_max_leaf_nodes": "2",
-                         "proj_loss_multilabel": "logistic", "proj_seed": "0", "go": "1"},
+        "query_params": query(PROJ, experiment="size", dataset="delicious", projection="subsample",
+                              q_values="1,98,196,491", n_steps="50", learning_rate="0.1", max_leaf_nodes="2",
+                              loss_multilabel="logistic", seed="0", go="1"),
         "description": "gbmort against gbrt-relabel-rpo with q sub-sampled outputs on delicious (983 labels): "
         "test LRAP against fit time, the paper's Figure 5b on the real data.",
     },
@@ -81,9 +81,9 @@ PRESETS: list[dict] = [
         # projections, q = 1, 20 (the paper: gbmort's LRAP from q >= 20, in 7 times less time) and 50.
         # go=1: the start-up fill computes it; cold, about 3 minutes with its estimate shown. The synthetic delicious-shaped
         # set this preset used to run learns nothing; it stays in the engine for the bench only.
-        "query_params": {"proj_experiment": "size", "proj_dataset": "delicious", "proj_projection": "gaussian",
-                         "proj_q_values": "1,20,50", "proj_n_steps": "100", "proj_learning_rate": "0.1", "proj_max_leaf_nodes": "2",
-                         "proj_loss_multilabel": "logistic", "proj_seed": "0", "go": "1"},
+        "query_params": query(PROJ, experiment="size", dataset="delicious", projection="gaussian",
+                              q_values="1,20,50", n_steps="100", learning_rate="0.1", max_leaf_nodes="2",
+                              loss_multilabel="logistic", seed="0", go="1"),
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on delicious (12 920 "
         "bookmarks, 500 sparse word features, 983 tags): does q = 20 reach gbmort's LRAP, and in how much time?",
     },
@@ -95,9 +95,9 @@ PRESETS: list[dict] = [
         # paper, q = 1 and about 10 / 20 / 50 % of d; the square loss, because the logistic loss's
         # line searches make the run about five times longer. Measured: 8.7 s in all at load 1.5;
         # q = 1 reaches gbmort's LRAP (0.409 against 0.405) in 17 % of its fit time.
-        "query_params": {"proj_experiment": "size", "proj_dataset": "bibtex", "proj_projection": "gaussian",
-                         "proj_q_values": "1,16,32,80", "proj_n_steps": "100", "proj_learning_rate": "0.1", "proj_max_leaf_nodes": "2",
-                         "proj_loss_multilabel": "squared_error", "proj_seed": "0", "go": "1"},
+        "query_params": query(PROJ, experiment="size", dataset="bibtex", projection="gaussian",
+                              q_values="1,16,32,80", n_steps="100", learning_rate="0.1", max_leaf_nodes="2",
+                              loss_multilabel="squared_error", seed="0", go="1"),
         "description": "gbrt-relabel-rpo with q Gaussian projections against gbmort on bibtex (4880 training "
         "documents, 1836 sparse word features, 159 labels): the score gbmort reaches, and what each q costs.",
     },
@@ -106,8 +106,7 @@ PRESETS: list[dict] = [
         # selectbox offers group / ind next to chain.
         "label": "Table 4: all methods on chain (then group / ind)",
         "page": "pages/benchmark.py",
-        "query_params": {"bench_dataset": "friedman1-chain", "bench_budget": "quick", "bench_repeats": "5", "bench_seed": "0",
-                         "go": "1"},
+        "query_params": query(BENCH, dataset="friedman1-chain", budget="quick", repeats="5", seed="0", go="1"),
         "description": "artificial-gbrt, st-gbrt, gbmort and both rpo variants, hyper-parameters chosen on "
         "validation, macro-r2 on the test set next to the paper's Table 4, with Table 5's t-tests.",
     },
@@ -115,7 +114,7 @@ PRESETS: list[dict] = [
         # Paper 003 Fig. 1 runs on the multi-label sets; emotions (6 labels) runs in seconds.
         "label": "Forests, paper 003 Figure 1: projection size",
         "page": "pages/forests.py",
-        "query_params": {"fx_exp": "size", "fx_data": "emotions", "fx_q": "1, 2, 3, 6", "fx_seed": "0"},
+        "query_params": query(FX, exp="size", data="emotions", q="1, 2, 3, 6", seed="0"),
         "description": "A single tree, Algorithm 1 (one projection) and Algorithm 2 (a projection per tree) "
         "against q, with the forest on the original outputs as the reference.",
     },
@@ -125,8 +124,8 @@ PRESETS: list[dict] = [
         # 2 minutes cold; go=1: the start-up fill computes it, a cold click runs it with its estimate shown.
         "label": "Forests on delicious: thesis Figure 5.1",
         "page": "pages/forests.py",
-        "query_params": {"fx_exp": "size", "fx_data": "delicious", "fx_q": "1, 25, 200", "fx_single": "True",
-                         "fx_trees": "10", "fx_seed": "0", "go": "1"},
+        "query_params": query(FX, exp="size", data="delicious", q="1, 25, 200", single="True", trees="10",
+                              seed="0", go="1"),
         "description": "Single unpruned trees and forests (Algorithms 1 and 2) on q Gaussian projections of "
         "delicious' 983 tags, against the tree and forest on the original tags.",
     },
@@ -134,8 +133,8 @@ PRESETS: list[dict] = [
         "label": "Forests on delicious: k against q (thesis Figure 5.3)",
         "page": "pages/forests.py",
         # q in {1, ln d = 7}, k = 2, 22 (sqrt(p)), 100; 10 trees. About 2 minutes cold.
-        "query_params": {"fx_exp": "randomization", "fx_data": "delicious", "fx_q": "1, 7", "fx_k": "2, 22, 100",
-                         "fx_trees": "10", "fx_seed": "0", "go": "1"},
+        "query_params": query(FX, exp="randomization", data="delicious", q="1, 7", k="2, 22, 100", trees="10",
+                              seed="0", go="1"),
         "description": "Input randomization (k features per node) against output randomization (q Gaussian "
         "projections) on delicious, the forest on the original tags at each k.",
     },
@@ -144,8 +143,7 @@ PRESETS: list[dict] = [
         "page": "pages/forests.py",
         # Gaussian, Rademacher (s = 3), sparse Rademacher (s = sqrt(d)) and output sub-sampling at
         # q = 1, 25, 100; 10 trees. About 2 minutes cold.
-        "query_params": {"fx_exp": "schemes", "fx_data": "delicious", "fx_q": "1, 25, 100", "fx_trees": "10",
-                         "fx_seed": "0", "go": "1"},
+        "query_params": query(FX, exp="schemes", data="delicious", q="1, 25, 100", trees="10", seed="0", go="1"),
         "description": "Dense against sparse output projections for forests on delicious: the thesis finds the "
         "sparse ones ahead of the forest on the original tags at small q.",
     },
@@ -154,37 +152,36 @@ PRESETS: list[dict] = [
         # t by 10-fold cross-validation. A few seconds.
         "label": "Thesis Table 7.1: compress a forest",
         "page": "pages/forests.py",
-        "query_params": {"fx_exp": "compression", "fx_cdata": "friedman1", "fx_trees": "100", "fx_nmin": "1",
-                         "fx_cv": "10", "fx_seed": "0"},
+        "query_params": query(FX, exp="compression", cdata="friedman1", trees="100", nmin="1", cv="10",
+                              seed="0"),
         "description": "An extra-trees forest rewritten as a linear model on its node indicators and pruned by "
         "the monotone Lasso: about 30 times fewer test nodes, the same accuracy.",
     },
     {
         "label": "Table 6: 16 noisy outputs on group",
         "page": "pages/benchmark.py",
-        "query_params": {"bench_dataset": "friedman1-group", "bench_noisy": "16", "bench_budget": "quick",
-                         "bench_repeats": "5", "bench_seed": "0", "go": "1"},
+        "query_params": query(BENCH, dataset="friedman1-group", noisy="16", budget="quick", repeats="5",
+                              seed="0", go="1"),
         "description": "Table 6: 16 purely noisy outputs appended; half-macro-r2 scores the 16 real ones.",
     },
     {
         "label": "Bias–variance of stumps vs depth",
         "page": "pages/bias_variance.py",
-        "query_params": {"bv_problem": "group", "bv_sweep": "n_estimators", "bv_max_leaf_nodes": "2",
-                         "bv_compare_leaves": "8", "bv_seed": "0"},
+        "query_params": query(BV, problem="group", sweep="n_estimators", max_leaf_nodes="2", compare_leaves="8",
+                              seed="0"),
         "description": "How bias² and variance move with the number of boosting steps, for stumps and 8-leaf trees.",
     },
 ]
 
 
-def teacher_link(act: int, minutes: int, label: str, page: str, query_params: dict, *, hide=(), description: str) -> dict:
-    """A preset for one act of a class: ``query_params`` plus ``hide`` (what the class should not see:
-    ``"sidebar"`` or widget keys of ``page``, joined into the ``hide`` parameter that
-    pages/_classroom.py reads)."""
-    hide = tuple(hide)
+def teacher_link(act: int, minutes: int, label: str, page: str, params: dict, *, hide=(), description: str) -> dict:
+    """A preset for one act of a class: ``params`` (the page's parameters, bare or whole names) plus
+    ``hide`` (what the class should not see: ``"sidebar"`` or controls of ``page``, joined into the
+    ``hide`` parameter that pages/_classroom.py reads), built by :func:`query`."""
     # predict=true: the class is asked what it expects before each chart (pages/_predict.py)
-    params = {**query_params, "predict": "true", **({"hide": ",".join(hide)} if hide else {})}
-    return {"act": act, "minutes": minutes, "label": label, "page": page, "query_params": params, "hide": hide,
-            "description": description}
+    built = query(page, **params, predict="true", **({"hide": tuple(hide)} if hide else {}))
+    return {"act": act, "minutes": minutes, "label": label, "page": page, "query_params": built,
+            "hide": tuple(built["hide"].split(",")) if hide else (), "description": description}
 
 
 def _figure1(problem):
@@ -192,21 +189,19 @@ def _figure1(problem):
 
 
 # A 45-minute class on "why project the outputs?", one link per act (Home's "For teachers" section).
-# Each hides what would distract from the act's one knob; the keys are the pages' widget keys, which
-# are also their URL parameters (tests/app/test_home.py checks that each page still has them).
+# Each hides what would distract from the act's one knob: controls of the page's parameter table.
 TEACHER_LINKS: list[dict] = [
     teacher_link(
-        1, 15, "Act 1 · the problem: Figure 1 on chain, group and ind", "pages/convergence.py", _figure1("chain"),
-        hide=("conv_variants", "conv_q", "conv_learning_rate", "conv_max_leaf_nodes", "conv_max_features",
-              "conv_loss", "conv_n_steps", "conv_n_test", "conv_seed", "conv_new_seed", "conv_patience",
-              "conv_x_axis"),
+        1, 15, "Act 1 · the problem: Figure 1 on chain, group and ind", CONV, _figure1("chain"),
+        hide=("variants", "q", "learning_rate", "max_leaf_nodes", "max_features", "loss", "n_steps", "n_test", "seed",
+              "new_seed", "patience", "x_axis"),
         description="Only the Problem switch is left: press Start on chain, then group and ind. One model per "
         "output (st-gbrt) against one tree for all (gbmort) and one tree on a random projection (gbrt-rpo)."),
     teacher_link(
         2, 15, "Act 2 · one step: how a projected tree is grown", "pages/one_step.py",
-        {"os_problem": "friedman1-chain", "os_method": "gbrt-rpo", "os_seed": "0"},
-        hide=("os_problem", "os_n_train", "os_relabel", "os_q", "os_scheme", "os_fixed", "os_loss_regression",
-              "os_leaves", "os_learning_rate", "os_leaves_per_tree", "os_seed"),
+        {"problem": "friedman1-chain", "method": "gbrt-rpo", "seed": "0"},
+        hide=("problem", "n_train", "relabel", "q", "scheme", "fixed", "loss_regression", "leaves", "learning_rate",
+              "leaves_per_tree", "seed"),
         description="Only the Method switch and the Step buttons: the residuals, the random projection, the tree "
         "grown on it, the weight ρ of every output and the update, one step at a time."),
     teacher_link(
