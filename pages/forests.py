@@ -272,10 +272,10 @@ try:
     elif variance:
         forest = fe.ForestSettings(n_estimators=int(n_trees), max_features=1.0, projection=projection,
                                    q_values=tuple(q_values))
-        call = (forest_variance.run_forest_bias_variance, (data, forest),
-                dict(n_learning_sets=int(n_sets), seed=int(seed)))
+        split = forest_variance.VarianceSplitSettings(n_learning_sets=int(n_sets))
+        call = (forest_variance.run_forest_bias_variance, (data, forest, split), dict(seed=int(seed)))
         shown = {**forest.params(), "n_learning_sets": int(n_sets)}
-        cost = estimate_forest_variance_seconds(forest_variance.check_settings(data, forest, seed=int(seed)),
+        cost = estimate_forest_variance_seconds(forest_variance.check_settings(data, forest, split, seed=int(seed)),
                                                 int(n_sets))
     else:
         forest = fe.ForestSettings(n_estimators=int(n_trees), n_repeats=int(n_repeats), q_values=tuple(q_values),

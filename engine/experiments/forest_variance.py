@@ -19,15 +19,15 @@ from engine.datasets import make_friedman1_multioutput
 from engine.estimators.forest import ProjectedForestRegressor, grow_trees, project_outputs, tree_leaves
 from engine.estimators.growers import bin_for
 from engine.experiments.problems import Problem
-from engine.experiments.settings import ForestSettings, check_flag, check_seed
+from engine.experiments.settings import ForestSettings, check_flag, check_kind, check_seed
 from engine.experiments.runner import JsonResult, Runner, Stopped, check_callbacks, to_list
 from engine.experiments.worker import FitWorker
 from engine.names import FRIEDMAN_PROBLEMS, PROJECTIONS, STRUCTURES
 from engine.projections import draw_projections
 from engine.validation import check_int as _int
 
-__all__ = ["ForestBiasVarianceResult", "ForestSums", "TestProblem", "algorithm_variance_split", "check_settings",
-           "learning_set_statistics", "run_forest_bias_variance"]
+__all__ = ["ForestBiasVarianceResult", "ForestSums", "TestProblem", "VarianceSplitSettings", "algorithm_variance_split",
+           "check_settings", "learning_set_statistics", "run_forest_bias_variance"]
 
 BV_TERMS = ("noise", "bias2", "var_learning_set", "var_algorithm", "var_projection", "var_tree",
             "var_projection_corrected", "var_tree_corrected", "error",
@@ -142,32 +142,58 @@ def _trees_on_projection(X_tr, Y_tr, X_te32, phi, kind, tree_seeds, template, bo
     return np.stack([store.value[leaf] for store, leaf in zip(stores, tree_leaves(stores, X_te32))])
 
 
-def run_forest_bias_variance(problem, forest, *, n_learning_sets=6, n_projections=4, n_tree_seeds=4,
-                             n_forest_seeds=4, include_forests=True, bootstrap=True, seed=0, progress=None,
+@dataclass(frozen=True)
+class VarianceSplitSettings:
+    """How many draws split the algorithm variance, checked when built (a ValueError naming the argument).
+
+    n_learning_sets : learning sets, at least 2 (the live draws, :class:`engine.app.page_models.draws.
+        RunningForestBiasVariance`, draw them one at a time and do not use it)
+    n_projections : draws of Phi per learning set and q, at least 2
+    n_tree_seeds : bootstrap trees per projection (nested seeds), at least 2
+    n_forest_seeds : forests of Algorithm 1 and of Algorithm 2 per learning set and q, at least 2
+    include_forests : False: the single projected tree's terms only
+    bootstrap : trees on a bootstrap sample (False with every feature: a tree is deterministic given its
+        projection, var_tree = 0)
+    """
+
+    n_learning_sets: int = 6
+    n_projections: int = 4
+    n_tree_seeds: int = 4
+    n_forest_seeds: int = 4
+    include_forests: bool = True
+    bootstrap: bool = True
+
+    def __post_init__(self):
+        for name in ("n_learning_sets", "n_projections", "n_tree_seeds", "n_forest_seeds"):
+            _int(getattr(self, name), name, 2)
+        check_flag(self.include_forests, "include_forests")
+        check_flag(self.bootstrap, "bootstrap")
+
+
+def run_forest_bias_variance(problem, forest, split=None, *, seed=0, progress=None,
                              stop=None) -> ForestBiasVarianceResult:
     """Split the algorithm variance of projected trees / forests (paper 003, section 3.3, Appendix C).
 
     ``problem``: a Friedman1 :class:`~engine.experiments.problems.Problem` (chain, group, ind; the
     Bayes model is known; its ``n_train`` per learning set, ``n_test`` test points, ``n_outputs``
     and ``noise``). ``forest``: :class:`~engine.experiments.settings.ForestSettings` (trees,
-    max_features, default 1.0 here: every feature; the projection and the q swept). For each of
-    ``n_learning_sets`` learning sets and each q: ``n_projections`` projections (draws of Phi) x
-    ``n_tree_seeds`` bootstrap trees per projection (nested seeds) give the single tree's terms;
-    ``n_forest_seeds`` forests with Algorithm 1 and with Algorithm 2 give their measured algorithm
-    variances (``include_forests=False`` skips them). Trees: on a bootstrap sample if
-    ``bootstrap`` (with ``bootstrap=False`` and every feature a tree is deterministic given its
-    projection: var_tree = 0). See :class:`ForestBiasVarianceResult`.
+    max_features, default 1.0 here: every feature; the projection and the q swept). ``split``:
+    :class:`VarianceSplitSettings` (None: its defaults). For each of ``n_learning_sets`` learning
+    sets and each q: ``n_projections`` projections (draws of Phi) x ``n_tree_seeds`` bootstrap trees
+    per projection (nested seeds) give the single tree's terms; ``n_forest_seeds`` forests with
+    Algorithm 1 and with Algorithm 2 give their measured algorithm variances (``include_forests=False``
+    skips them). Trees: on a bootstrap sample if ``bootstrap`` (with ``bootstrap=False`` and every
+    feature a tree is deterministic given its projection: var_tree = 0). See
+    :class:`ForestBiasVarianceResult`.
 
     The work of one learning set is :func:`learning_set_statistics` and the terms are
     :meth:`ForestSums.terms`: :class:`engine.app.page_models.draws.RunningForestBiasVariance`
     draws the same learning sets one at a time with the same two.
     """
-    _int(n_learning_sets, "n_learning_sets", 2)
-    settings = check_settings(problem, forest, n_projections=n_projections, n_tree_seeds=n_tree_seeds,
-                              n_forest_seeds=n_forest_seeds, include_forests=include_forests, bootstrap=bootstrap,
-                              seed=seed)
+    split = split or VarianceSplitSettings()
+    settings = check_settings(problem, forest, split, seed=seed)
     check_callbacks(progress, stop)
-    qs = settings["q_values"]
+    n_learning_sets, qs = split.n_learning_sets, settings["q_values"]
     test_seq, *set_seqs = np.random.SeedSequence(seed).spawn(n_learning_sets + 1)
     test = TestProblem(settings["structure"], settings["n_test"], settings["n_outputs"], settings["noise"], test_seq)
     sums = ForestSums(len(qs), settings["include_forests"])
@@ -191,27 +217,23 @@ def run_forest_bias_variance(problem, forest, *, n_learning_sets=6, n_projection
     return sums.result(test, {**settings, "n_learning_sets": n_learning_sets}, complete)
 
 
-def check_settings(problem, forest, *, n_projections=4, n_tree_seeds=4, n_forest_seeds=4, include_forests=True,
-                   bootstrap=True, seed=0):
-    """Every setting of :func:`run_forest_bias_variance` but the number of learning sets, checked
-    (``ValueError`` naming it); returns them as one plain dict (what a worker process gets) with
-    the q swept resolved to integers."""
+def check_settings(problem, forest, split=None, *, seed=0):
+    """The arguments of :func:`run_forest_bias_variance` checked (``ValueError`` naming a bad one)
+    and returned as one plain dict (what a worker process gets; the number of learning sets left
+    out) with the q swept resolved to integers."""
     problem = Problem.of(problem)
     if problem.dataset not in FRIEDMAN_PROBLEMS or problem.data is not None or problem.n_noisy_outputs:
         raise ValueError("problem must be a Friedman1 problem (friedman1-chain, -group or -ind) without noisy "
                          f"outputs: the split needs its Bayes model, got {problem.dataset!r}")
-    if not isinstance(forest, ForestSettings):
-        raise ValueError(f"forest must be a ForestSettings, got {type(forest).__name__}")
-    _int(n_projections, "n_projections", 2)
-    _int(n_tree_seeds, "n_tree_seeds", 2)
-    _int(n_forest_seeds, "n_forest_seeds", 2)
+    check_kind(forest, "forest", ForestSettings)
+    split = check_kind(split or VarianceSplitSettings(), "split", VarianceSplitSettings)
     _int(problem.n_test, "n_test", 1)
     check_seed(seed)
     return dict(structure=problem.dataset.split("-", 1)[1], q_values=forest.qs(problem.n_outputs),
-                projection=forest.projection, n_estimators=forest.n_estimators, n_projections=n_projections,
-                n_tree_seeds=n_tree_seeds, n_forest_seeds=n_forest_seeds,
-                include_forests=check_flag(include_forests, "include_forests"),
-                max_features=forest.features("regression"), bootstrap=check_flag(bootstrap, "bootstrap"),
+                projection=forest.projection, n_estimators=forest.n_estimators, n_projections=split.n_projections,
+                n_tree_seeds=split.n_tree_seeds, n_forest_seeds=split.n_forest_seeds,
+                include_forests=bool(split.include_forests),
+                max_features=forest.features("regression"), bootstrap=bool(split.bootstrap),
                 n_train=problem.n_train, n_test=problem.n_test, n_outputs=problem.n_outputs, noise=problem.noise,
                 seed=seed, n_jobs=forest.n_jobs)
 

@@ -5,7 +5,7 @@ import pytest
 
 from engine.app.page_models.draws import MAX_DRAWS, RunningBiasVariance, RunningForestBiasVariance, running_for
 from engine.experiments.bias_variance import run_bias_variance
-from engine.experiments.forest_variance import BV_TERMS, run_forest_bias_variance
+from engine.experiments.forest_variance import BV_TERMS, VarianceSplitSettings, run_forest_bias_variance
 from engine.experiments.problems import Problem
 from engine.experiments.settings import ForestSettings
 from engine.plotting.draws import forest_draws_figure
@@ -52,7 +52,12 @@ def test_draws_validate_their_input():
 
 # --- projected trees and forests (paper 003, Appendix C) ----------------------------------------------
 
-FOREST_KW = dict(n_projections=3, n_tree_seeds=2, n_forest_seeds=2, seed=7)
+SPLIT = dict(n_projections=3, n_tree_seeds=2, n_forest_seeds=2)
+
+
+def split(**kw):
+    """The draws' grid: small, with ``kw`` changed."""
+    return VarianceSplitSettings(**{**SPLIT, **kw})
 
 
 def problem(structure="group", n_train=60, n_test=30, n_outputs=5, noise=1.0):
@@ -64,21 +69,22 @@ def forest(q=1, projection="gaussian", n_estimators=4, max_features=1.0):
 
 
 def small_draws(structure="group", *, n_train=30, n_test=10, n_outputs=3, noise=1.0, q=1, projection="gaussian",
-                n_estimators=2, **grid):
+                n_estimators=2, seed=0, shown="alg2", **grid):
     return RunningForestBiasVariance(problem(structure, n_train, n_test, n_outputs, noise),
-                                     forest(q, projection, n_estimators), **grid)
+                                     forest(q, projection, n_estimators), VarianceSplitSettings(**grid), seed=seed,
+                                     shown=shown)
 
 
 @pytest.mark.parametrize("structure,q,include_forests", [("chain", 2, True), ("ind", 1, False)])
 def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(structure, q, include_forests):
-    running = RunningForestBiasVariance(problem(structure), forest(q), include_forests=include_forests, **FOREST_KW)
+    running = RunningForestBiasVariance(problem(structure), forest(q), split(include_forests=include_forests), seed=7)
     assert running.result() is None and running.n_draws == 0
     running.draw(1)
     after_one = running.terms()
     running.draw(2)                                   # 1 + 2 draws, in two clicks
     for k, n_drawn in ((3, 3),):
-        batch = run_forest_bias_variance(problem(structure), forest(q), n_learning_sets=k,
-                                         include_forests=include_forests, **FOREST_KW)
+        batch = run_forest_bias_variance(problem(structure), forest(q),
+                                         split(n_learning_sets=k, include_forests=include_forests), seed=7)
         mine = running.result()
         assert mine.n_learning_sets_done == batch.n_learning_sets_done == n_drawn
         assert set(mine.terms) == set(batch.terms) == set(BV_TERMS)
@@ -93,8 +99,8 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
     # The history: one entry per draw, the last is now, the second equals the batch over 2 sets.
     assert all(len(v) == 3 for v in running.history.values())
     assert running.history["var_tree"][-1] == t["var_tree"] and running.history["bias2"][0] == after_one["bias2"]
-    two = run_forest_bias_variance(problem(structure), forest(q), n_learning_sets=2, include_forests=include_forests,
-                                   **FOREST_KW)
+    two = run_forest_bias_variance(problem(structure), forest(q), split(n_learning_sets=2, include_forests=include_forests),
+                                   seed=7)
     for term in ("bias2", "var_learning_set", "var_projection", "var_tree", "error"):
         assert running.history[term][1] == pytest.approx(float(two.terms[term][0]), rel=1e-12)
     # One draw: no spread over learning sets yet (0), and the error is still the sum of its terms.
@@ -127,6 +133,7 @@ def test_running_forest_after_k_draws_equals_the_batch_run_over_k_learning_sets(
     (dict(n_forest_seeds=1), "n_forest_seeds"),
     (dict(bootstrap="yes"), "bootstrap"),
     (dict(include_forests="no"), "include_forests"),
+    (dict(n_learning_sets=1), "n_learning_sets"),
     (dict(n_train=1), "n_train"),
     (dict(noise=-1.0), "noise"),
     (dict(seed=-1), "seed"),

@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import label_ranking_average_precision_score
 
 from engine.experiments.forest_table1 import Table1Result, run_forest_table1
-from engine.experiments.forest_variance import ForestBiasVarianceResult, run_forest_bias_variance
+from engine.experiments.forest_variance import ForestBiasVarianceResult, VarianceSplitSettings, run_forest_bias_variance
 from engine.experiments.forests import (
     FOREST_REF,
     PER_TREE,
@@ -150,9 +150,11 @@ def test_other_experiments_reject_bad_arguments():
     with pytest.raises(ValueError, match="problem"):
         run_forest_bias_variance("emotions", Forest())
     with pytest.raises(ValueError, match="n_tree_seeds"):
-        run_forest_bias_variance(friedman("ind"), Forest(), n_tree_seeds=1)
+        VarianceSplitSettings(n_tree_seeds=1)
     with pytest.raises(ValueError, match="bootstrap"):
-        run_forest_bias_variance(friedman("ind"), Forest(), bootstrap="yes")
+        VarianceSplitSettings(bootstrap="yes")
+    with pytest.raises(ValueError, match="split"):
+        run_forest_bias_variance(friedman("ind"), Forest(), dict(n_tree_seeds=2))
     with pytest.raises(ValueError, match="problems"):
         run_forest_table1(["enb"], Forest())
 
@@ -216,8 +218,9 @@ def test_schemes_leave_out_subsampling_beyond_d():
 
 def test_bias_variance_total_variance_identity():
     res = run_forest_bias_variance(friedman("group", n_train=100, n_test=100, n_outputs=6),
-                                   Forest(q_values=[1, 3], n_estimators=2, max_features=1.0), n_learning_sets=3,
-                                   n_projections=3, n_tree_seeds=3, include_forests=False)
+                                   Forest(q_values=[1, 3], n_estimators=2, max_features=1.0),
+                                   VarianceSplitSettings(n_learning_sets=3, n_projections=3, n_tree_seeds=3,
+                                                         include_forests=False))
     # Var_{Phi,theta} f = E_Phi Var_theta f + Var_Phi E_theta f, exactly on the nested grid
     assert res.identity_gap < 1e-10
     t = res.terms
@@ -235,8 +238,9 @@ def test_algorithm2_variance_never_above_algorithm1(seed):
     # uses: a large projection term, which Algorithm 1 keeps and Algorithm 2 divides by M.
     M = 8
     res = run_forest_bias_variance(friedman("ind", n_train=100, n_test=100, n_outputs=4),
-                                   Forest(q_values=[1], n_estimators=M, max_features=0.5), n_learning_sets=3,
-                                   n_projections=3, n_tree_seeds=3, n_forest_seeds=3, seed=seed)
+                                   Forest(q_values=[1], n_estimators=M, max_features=0.5),
+                                   VarianceSplitSettings(n_learning_sets=3, n_projections=3, n_tree_seeds=3,
+                                                         n_forest_seeds=3), seed=seed)
     t = res.terms
     a1, a2 = t["alg1_var_algorithm"][0], t["alg2_var_algorithm"][0]
     assert a2 < a1
@@ -272,8 +276,9 @@ def test_learning_set_variance_corrected_for_the_finite_number_of_models(seed):
     # var_algorithm / 9 (3 forests: far less), so the plain single-tree term is much the
     # largest; the corrected terms remove that and agree up to Monte-Carlo noise.
     res = run_forest_bias_variance(friedman("ind", n_train=100, n_test=100, n_outputs=4),
-                                   Forest(q_values=[1], n_estimators=8, max_features=0.5), n_learning_sets=12,
-                                   n_projections=3, n_tree_seeds=3, n_forest_seeds=3, seed=seed)
+                                   Forest(q_values=[1], n_estimators=8, max_features=0.5),
+                                   VarianceSplitSettings(n_learning_sets=12, n_projections=3, n_tree_seeds=3,
+                                                         n_forest_seeds=3), seed=seed)
     t = {k: v[0] for k, v in res.terms.items()}
     plain_gap = t["var_learning_set"] - t["alg2_var_learning_set"]
     assert plain_gap > 0.5 * t["alg2_var_learning_set"]
@@ -292,7 +297,8 @@ def test_variance_figure_marks_a_projection_term_estimated_at_or_below_zero():
 
     res = run_forest_bias_variance(friedman("group", n_train=60, n_test=40, n_outputs=4),
                                    Forest(q_values=[1, 4], projection="subsample", n_estimators=2, max_features=1.0),
-                                   n_learning_sets=2, n_projections=3, n_tree_seeds=2, n_forest_seeds=2, seed=0)
+                                   VarianceSplitSettings(n_learning_sets=2, n_projections=3, n_tree_seeds=2,
+                                                         n_forest_seeds=2), seed=0)
     t = res.terms
     assert t["var_projection"][1] > 0            # the plain term holds var_tree / n_tree_seeds
     assert abs(t["var_projection_corrected"][1]) < 0.2 * t["var_tree_corrected"][1]

@@ -93,7 +93,8 @@ class RunningForestBiasVariance:
     """Projected trees and forests, learning sets drawn one at a time (paper 003, Appendix C).
 
     Arguments as :func:`~engine.experiments.forest_variance.run_forest_bias_variance`, ``forest``
-    with one projected dimension q (``q_values=(q,)``). ``result()`` after k draws is that run's
+    with one projected dimension q (``q_values=(q,)``; ``split.n_learning_sets`` is not used: the
+    learning sets are drawn one at a time). ``result()`` after k draws is that run's
     result with ``n_learning_sets=k``: the single projected tree's terms (``var_algorithm =
     var_projection + var_tree``) and, with ``include_forests``, the forests of Algorithm 1
     (``alg1_*``, one shared projection) and Algorithm 2 (``alg2_*``, a projection per tree).
@@ -108,16 +109,13 @@ class RunningForestBiasVariance:
     ("alg1" or "alg2") names the forest a view of the draws shows; both are drawn.
     """
 
-    def __init__(self, problem, forest, *, n_projections=4, n_tree_seeds=4, n_forest_seeds=4, include_forests=True,
-                 bootstrap=True, seed=0, shown="alg2"):
+    def __init__(self, problem, forest, split=None, *, seed=0, shown="alg2"):
         if shown not in ("alg1", "alg2"):
             raise ValueError(f"shown must be 'alg1' or 'alg2' (the forest a view shows), got {shown!r}")
         self.shown = shown
         if isinstance(forest, ForestSettings) and len(forest.q_values) != 1:
             raise ValueError(f"forest: the draws show one projected dimension q, got q_values = {forest.q_values}")
-        self.settings = fv.check_settings(problem, forest, n_projections=n_projections, n_tree_seeds=n_tree_seeds,
-                                          n_forest_seeds=n_forest_seeds, include_forests=include_forests,
-                                          bootstrap=bootstrap, seed=seed)
+        self.settings = fv.check_settings(problem, forest, split, seed=seed)
         (q,) = self.settings["q_values"]
         structure, n_test, n_outputs, noise = (self.settings[k] for k in ("structure", "n_test", "n_outputs", "noise"))
         self.q = q
