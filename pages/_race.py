@@ -78,18 +78,23 @@ def leaf_widget(loss_key):
                              "paper 002, after BOOMER and SketchBoost.")
 
 
-def _start(settings):
-    """The race of the controls' ``settings``: its problem, the engine's boosting settings and its peers."""
+def _arguments(settings):
+    """The race of the controls' ``settings``: (its problem, the engine's boosting settings, its peers),
+    or None when the Data page has no choice to race; a ValueError names what cannot race."""
     problem = settings["dataset"]
     if problem == DATA_PAGE:
         data, _ = chosen_dataset()
         if data is None:
-            return
+            return None
         problem = dataclasses.replace(data, name=f"{data.name} (Data page)")
     boosting = dataclasses.replace(RACE_BOOSTING, n_steps=settings["n_steps"], leaf_estimation=settings["leaf_estimation"])
     race = RaceSettings(xgboost_rounds=settings["xgboost_rounds"], with_xgboost=settings["with_xgboost"],
                         with_plt=settings["with_plt"], with_defaults=settings["with_defaults"])
-    run.start(run_time_to_accuracy, Problem.of(problem), boosting, race, settings=settings)
+    return Problem.of(problem), boosting, race
+
+
+def _start(arguments, settings):
+    run.start(run_time_to_accuracy, *arguments, settings=settings)
 
 
 def race_section():
@@ -103,10 +108,15 @@ def race_section():
                    + (": napkinXC is installed." if with_plt else
                       " where napkinXC is installed (the bench extra: `pip install napkinxc`); it is not here."))
         settings = _settings(with_xgboost, with_plt)
+        try:        # every argument checked here, by building the race's settings
+            arguments = _arguments(settings)
+        except ValueError as exc:
+            arguments = None
+            st.error(f"This race cannot run: {exc}.", icon="⚠️")
         c1, c2, _ = st.columns([2, 1, 3])
-        blocked = settings["dataset"] == DATA_PAGE and chosen_dataset()[0] is None
-        c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running or blocked, on_click=_start,
-                  args=(settings,), help="Fits both on one thread in the background (tens of seconds).")
+        c1.button("Run the race", key="proj_race_run", type="primary", disabled=run.running or arguments is None,
+                  on_click=_start, args=(arguments, settings),
+                  help="Fits both on one thread in the background (tens of seconds).")
         c2.button("Stop", key="proj_race_stop", disabled=not run.running, on_click=run.stop,
                   help="Stop the race: the engine's curve ends where it stopped, XGBoost is then not fitted.")
         run_status(run, run.poll_every(0.5))

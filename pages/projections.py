@@ -198,7 +198,11 @@ if dataset == DATA_CHOICE:
     if uploaded is None:
         st.error(f"{data_words[0].upper()}{data_words[1:]}.", icon="📤")
         st.stop()
-    problem = Problem.of(uploaded)     # its data count in the run's key (engine.app.serving.run_key), not its name
+    try:
+        problem = Problem.of(uploaded)     # its data count in the run's key (engine.app.serving.run_key), not its name
+    except ValueError as exc:             # e.g. too few rows to split
+        st.error(f"The Data page's choice cannot be swept: {exc}.", icon="⚠️")
+        st.stop()
 else:
     problem = Problem(dataset, **{k: common[k] for k in ("n_outputs", "n_test") if k in common})
 if experiment == "size":

@@ -97,3 +97,18 @@ def test_the_benchmark_real_data_mode_offers_second_order_rows(monkeypatch, tmp_
     assert not at.checkbox(key="bench_rd_newton").value       # the paper's eight methods by default
     at.checkbox(key="bench_rd_newton").check().run()
     assert not at.exception and at.checkbox(key="bench_rd_newton").value
+
+def test_an_upload_too_small_to_split_is_a_message_not_a_run():
+    """The race's arguments are built (hence checked) on the page: a 3-row upload cannot be split into
+    training and test rows, so the page says why and Run is off; nothing is started. The q sweep below
+    says so too (it raised before)."""
+    from apptest_runs import job_of
+    from engine.app.page_models import dataspec
+
+    rows = "a,b,y1,y2\n0.1,0.2,0.3,0.4\n0.5,0.6,0.7,0.8\n0.9,1.0,1.1,1.2\n"
+    ds, spec, payload = dataspec.parse_upload(rows.encode(), None, name="tiny.csv", targets="last-2")
+    at = open_app(PROJ, route="home-link", state={"dataset_spec": spec, "dataset_upload": payload}, timeout=30)
+    assert not at.exception and at.radio(key="proj_race_dataset").value == "data"
+    assert any("This race cannot run" in e.value and "at least 4 are needed" in e.value for e in at.error)
+    assert at.button(key="proj_race_run").disabled and job_of(at, "proj_race") is None
+    assert any("cannot be swept" in e.value and "at least 4 are needed" in e.value for e in at.error)
