@@ -11,7 +11,7 @@ from engine.app.page_models.one_step import STRIP_TREES, FirstTrees, first_trees
 from engine.methods import BOOSTING
 from engine.plotting.trees import mark_step, tree_figure
 from pages._jobs import shared_figure
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart
 
 MARK_KEY = "conv_tree_mark"
@@ -46,13 +46,11 @@ def tree_strip(models: dict, feature_names=None):
         st.caption("The first trees appear here when a run of the boosting methods has finished.")
         return
     c = st.columns([2, 1, 3])
-    method = url_widget(c[0].selectbox, "Trees of", list(models), key="conv_strip_method", bind="query-params",
-                                        help="The first trees this method grew in the current run.")
+    method = parameter_widget("conv_strip_method", where=c[0], options=list(models))
     model = models[method]
     output = 0
     if BOOSTING[model.strategy].trees_per_step == "d":      # st-gbrt: one tree per output and step
-        output = url_widget(c[1].selectbox, "output", range(model.n_outputs_), format_func=lambda j: f"y{j + 1}",
-                                            key="conv_strip_output", bind="query-params", help="st-gbrt grows one tree per output and step.")
+        output = parameter_widget("conv_strip_output", where=c[1], options=range(model.n_outputs_), format_func=lambda j: f"y{j + 1}")
     c[2].caption("Split: feature ≤ threshold; leaf: its training samples. Click **step k** to mark that step "
                  "on the curve above (click again to clear).")
     drawings = shared_figure(strip_figures, model, output, feature_names)   # once for every session of the run

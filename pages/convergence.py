@@ -1,7 +1,8 @@
 """Convergence (paper Figure 1): train the boosting variants live and watch their test curves.
 
 Training runs in the page's background run (``pages/_jobs.py``); a fragment polls it about three
-times a second and redraws the curves. Every setting is in the URL (widget key = query parameter),
+times a second and redraws the curves. Every setting is in the URL (widget key = query parameter), its
+widget drawn from its row of the parameter table (engine/app/page_content/parameters/convergence.py),
 e.g. ``/convergence?conv_problem=ind&conv_learning_rate=0.2&conv_n_steps=2000&conv_seed=3``
 (every key starts with ``conv_``: a page's keys are its own, so no setting leaks to another page).
 
@@ -21,6 +22,7 @@ from engine import plotting
 from engine.app.page_models import dataspec
 from engine.app.page_models import live_convergence as live
 from engine.app.page_content import takeaways
+from engine.app.page_content.parameters.convergence import LOSSES, MAX_FEATURES, PATIENCE, PROBLEMS, X_AXES
 from engine.app.page_content.presets import FIGURE1_PANELS
 from engine.app.page_content.predictions import NONE_REACHES
 from engine.experiments import BoostingSettings
@@ -32,7 +34,7 @@ from pages._challenges import challenge_banner
 from pages._predict import ask, wait_hidden
 from pages._tree_strip import MARK_KEY, mark_on_curve, tree_strip
 from pages._compare import reset_button
-from pages._url import url_widget
+from pages._parameters import parameter_button, parameter_widget
 from pages._render import show_chart, show_table
 from pages._status import failure, progress_bar
 
@@ -40,15 +42,6 @@ route_through_app(__file__)
 
 PINS_KEY, FRAME_KEY, NOTICE_KEY = "conv_pins", "conv_frame", "conv_notice"
 run = PageRun("conv")   # this page's background run (st.session_state["conv_page_run"])
-BOUND = {"bind": "query-params"}
-PROBLEMS = {"group": "friedman1-group", "chain": "friedman1-chain", "ind": "friedman1-ind", "data": "Data page choice"}
-X_AXES = {"trees": "trees_per_output", "steps": "step"}   # URL value -> Curve attribute
-DEFAULT_VARIANTS = ["st-gbrt", "gbmort", "gbrt-rpo-subsampled"]
-STEP_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
-TEST_OPTIONS = [200, 500, 1000, 2000, 4000]
-MAX_FEATURES = {"all": None, "sqrt": "sqrt", "log2": "log2", "0.5": 0.5}
-LOSSES = {"default": None, "squared_error": "squared_error", "absolute_error": "absolute_error", "logistic": "logistic"}
-PATIENCE = {"off": None, "5": 5, "10": 10, "20": 20, "50": 50}   # early-stopping marks (n_iter_no_change)
 STEP_SIZE = 10          # boosting steps added by the Step button
 # The fit-time panel: fits under 2 s are repeated in turns (at most 3 fits, 3 s more each) and drawn as
 # their step-wise median, so a stall of the machine during one fit draws no staircase (issue 21).
@@ -81,72 +74,22 @@ with st.sidebar:
     st.header("Convergence run")
     reset_button("conv")
     own_data = st.session_state.get("dataset_spec", {}).get("source", "friedman") != "friedman"   # an upload, a shipped set
-    problem = url_widget(st.radio,
-        "Problem", list(PROBLEMS), key="conv_problem", horizontal=True, **BOUND,
-        index=list(PROBLEMS).index("data") if own_data else 0,
-        help="friedman1-group / -chain / -ind as in the paper (300 training samples, 16 outputs, uniform "
-        "inputs), or data: the data set chosen on the Data page.",
-    )  # fmt: skip
-    variants = url_widget(st.multiselect,
-        "Methods", list(live.VARIANTS), default=DEFAULT_VARIANTS, key="conv_variants", **BOUND,
-        help="st-gbrt: one tree per output and step. gbmort: one multi-output tree per step. gbrt-rpo-*: one "
-        "single-output tree on a random projection of the residuals, weighted per output. gbrt-relabel-rpo-*: "
-        "a tree on q projections, leaves refilled with unprojected means. artificial-gbrt: the oracle that "
-        "knows the friedman1 output structure.",
-    )  # fmt: skip
-    q = url_widget(st.slider,
-        "Projections q (relabel only)", 1, 64, 1, key="conv_q", **BOUND,
-        help="Rows of the random projection used by the gbrt-relabel-rpo methods; the other methods ignore it. "
-        "With output sub-sampling q cannot exceed the number of outputs.",
-    )  # fmt: skip
-    learning_rate = url_widget(st.slider,
-        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="conv_learning_rate", **BOUND,
-        help="Shrinkage of every tree. Smaller: slower but often better optima; larger: fast, then overfits.",
-    )  # fmt: skip
-    max_leaf_nodes = url_widget(st.slider,
-        "Leaves per tree", 2, 64, 2, key="conv_max_leaf_nodes", **BOUND,
-        help="max_leaf_nodes of each best-first tree; 2 = stumps, as in Figure 1. Bigger trees learn faster per step.",
-    )  # fmt: skip
-    max_features = url_widget(st.selectbox,
-        "Features per split", list(MAX_FEATURES), key="conv_max_features", **BOUND,
-        help="max_features: inputs drawn at each split. all = k = p, the paper's setting; fewer adds randomisation.",
-    )  # fmt: skip
-    loss = url_widget(st.selectbox,
-        "Loss", list(LOSSES), key="conv_loss", **BOUND,
-        help="default: square loss for regression, logistic for multi-label. absolute_error is for regression, "
-        "logistic for 0/1 labels only.",
-    )  # fmt: skip
-    n_steps = url_widget(st.select_slider,
-        "Boosting steps", STEP_OPTIONS, value=1000, key="conv_n_steps", **BOUND,
-        help="Steps per method. One st-gbrt step fits one tree per output, so curves are drawn per output. "
-        "The range stops where a laptop still finishes in about a minute.",
-    )  # fmt: skip
+    problem = parameter_widget("conv_problem", index=list(PROBLEMS).index("data") if own_data else 0)
+    variants = parameter_widget("conv_variants")
+    q = parameter_widget("conv_q")
+    learning_rate = parameter_widget("conv_learning_rate")
+    max_leaf_nodes = parameter_widget("conv_max_leaf_nodes")
+    max_features = parameter_widget("conv_max_features")
+    loss = parameter_widget("conv_loss")
+    n_steps = parameter_widget("conv_n_steps")
     own_split = problem == "data" and st.session_state.get("dataset_spec", {}).get("source", "friedman") != "friedman"
-    n_test = url_widget(st.select_slider,
-        "Test samples", TEST_OPTIONS, value=1000, key="conv_n_test", **BOUND, disabled=own_split,
-        help="Size of the friedman1 test sample (paper: 4000). Smaller is faster, the curves a bit noisier. "
-        "A shipped or uploaded data set has its own split: then the slider is off and the split is said below it.",
-    )  # fmt: skip
+    n_test = parameter_widget("conv_n_test", disabled=own_split)
     split_note = st.empty()     # the split of a data set that has its own, said where the slider is
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    seed = url_widget(c1.number_input,
-        "Seed", 0, 2**31 - 1, 0, step=1, key="conv_seed", **BOUND,
-        help="Draws the training and test samples and seeds every model: same seed, same curves.",
-    )  # fmt: skip
-    c2.button("New seed", key="conv_new_seed", on_click=new_seed, help="Draw new samples and projections.")
-    patience = url_widget(st.selectbox,
-        "Mark early stopping (n_iter_no_change)", list(PATIENCE), index=2, key="conv_patience", **BOUND,
-        help="A ◆ marks where early stopping would have stopped each method: the first step whose test "
-        "score does not beat one of the previous n_iter_no_change by more than 1e-4 (scikit-learn's rule, "
-        "the estimators' n_iter_no_change / tol). Fitting with early_stopping=True, n_iter_no_change and "
-        "this test set as eval_set stops exactly there (and keeps its best step); without eval_set the estimators hold out validation_fraction of "
-        "the training rows instead. Only drawn on display: training does not change.",
-    )  # fmt: skip
-    x_axis = url_widget(st.radio,
-        "Left chart x axis", list(X_AXES), horizontal=True, key="conv_x_axis", **BOUND,
-        help="trees: trees per output, which puts the methods on the same footing (a st-gbrt step fits d "
-        "trees); steps: boosting iterations.",
-    )  # fmt: skip
+    seed = parameter_widget("conv_seed", where=c1)
+    parameter_button("conv_new_seed", where=c2, on_click=new_seed)
+    patience = parameter_widget("conv_patience")
+    x_axis = parameter_widget("conv_x_axis")
 
 # --- the run: start, stop, step, pin ---------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 The page computes nothing itself: :class:`engine.app.page_models.one_step.OneStepRun` holds a model stepped
 with warm start and reads any step back from it; engine/plotting/one_step.py and trees.py draw it.
-Every setting and the step number are in the URL (widget key = query parameter), e.g.
+Every setting and the step number are in the URL (widget key = query parameter; the widgets are drawn
+from engine/app/page_content/parameters/one_step.py), e.g.
 ``/one_step?os_problem=friedman1-ind&os_method=gbmort&os_step=7``: a fresh session refits the same
 k steps (same seed, same model) and shows the same picture.
 
@@ -15,30 +16,22 @@ import time
 import streamlit as st
 
 from engine.formatting import fmt_number
-from engine.methods import BOOSTING, scheme_help
-from engine.names import LEAF_ESTIMATIONS
 from engine.app.page_models import one_step as os_
+from engine.app.page_content.parameters.one_step import RELABELLED
 from engine.plotting import one_step as figs
 from engine.plotting.trees import tree_figure
 from pages._challenges import challenge_banner
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
 from pages._data_choice import chosen_dataset
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart
 
 route_through_app(__file__)
 
-BOUND = {"bind": "query-params"}
 RUN_KEY, PLAY_KEY, TICK_KEY = "os_run", "os_playing", "os_last_tick"
-N_TRAIN_OPTIONS = [40, 60, 80, 100, 150, 200]
 PLAY_SECONDS = 1.0
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-LOSSES = {"regression": ("squared_error", "absolute_error"), "multilabel": ("logistic", "squared_error")}
-# The methods of the Method radio: every boosting row of the method table but those that relabel another
-# one's leaves, which are that method's "Relabel leaves" switch ({relabelled method: relabelling method}).
-RELABELLED = {BOOSTING[row.relabels].name: row.name for row in BOOSTING.values() if row.relabels}
-PICKED = [name for name in os_.METHODS if not os_.method_row(name).relabels]
 
 st.session_state.setdefault(PLAY_KEY, False)
 load_problem = st.cache_data(os_.load_problem, show_spinner="Drawing the data…", max_entries=8)
@@ -84,54 +77,23 @@ with st.sidebar:
     reset_button("os", label="Default settings")
     chosen, chosen_words = data_page_choice()
     problems = list(os_.PROBLEMS) + ([os_.DATA] if chosen_words else [])
-    problem = url_widget(st.selectbox,
-        "Problem", problems, key="os_problem", index=problems.index(os_.DATA) if os_.DATA in problems else 0, **BOUND,
-        help="friedman1-chain / -group / -ind: the paper's 16-output problems, here with few samples so "
-        "every one is visible. emotions, scene, yeast: shipped multi-label sets, subsampled. data: the data "
-        "set chosen on the Data page (your upload), split 50/50 and subsampled the same way.",
-    )  # fmt: skip
-    n_train = url_widget(st.select_slider, "Training samples", N_TRAIN_OPTIONS, value=80, key="os_n_train", **BOUND,
-                                           help="Few samples, so every row of the residual matrix is visible.")
-    method = url_widget(st.radio,
-        "Method", PICKED, index=PICKED.index("gbrt-rpo"), key="os_method", horizontal=True, **BOUND,
-        help=" ".join(f"{name}: {os_.method_row(name).description}." for name in PICKED),
-    )  # fmt: skip
+    problem = parameter_widget("os_problem", options=problems, index=problems.index(os_.DATA) if os_.DATA in problems else 0)
+    n_train = parameter_widget("os_n_train")
+    method = parameter_widget("os_method")
     projected = os_.method_row(method).projected
-    relabel = url_widget(st.toggle,
-        f"Relabel leaves ({', '.join(RELABELLED.values())})", key="os_relabel", disabled=method not in RELABELLED,
-        **BOUND,
-        help="Off: each leaf keeps the mean projected residual and ρ rescales it per output (Algorithm 3). "
-        "On: each leaf is refilled with the mean of the unprojected residual rows (Algorithm 4).",
-    )  # fmt: skip
+    relabel = parameter_widget("os_relabel", disabled=method not in RELABELLED)
     method_name = RELABELLED[method] if relabel and method in RELABELLED else method
     takes_q = os_.method_row(method_name).takes_q
-    q = url_widget(st.slider,
-        "Projections q", 1, 16, 1, key="os_q", disabled=not takes_q, **BOUND,
-        help="Rows of Φ the tree is grown on (" + ", ".join(n for n in os_.METHODS if os_.method_row(n).takes_q)
-        + " only; " + ", ".join(n for n in PICKED if os_.method_row(n).projected and not os_.method_row(n).takes_q)
-        + " grows on one).",
-    )  # fmt: skip
-    scheme = url_widget(st.selectbox,
-        "Projection scheme", list(os_.PROJECTIONS), index=1, key="os_scheme", disabled=not projected, **BOUND,
-        help=scheme_help("; ", ": ") + ".",
-    )  # fmt: skip
-    fixed = url_widget(st.toggle,
-        "Same projection at every step", key="os_fixed", disabled=not projected, **BOUND,
-        help="Off: a fresh Φ is drawn at every step (the papers' algorithms). On: the Φ of step 1 is reused, "
-        "so with output sub-sampling only the drawn outputs are ever fitted directly.",
-    )  # fmt: skip
+    q = parameter_widget("os_q", disabled=not takes_q)
+    scheme = parameter_widget("os_scheme", disabled=not projected)
+    fixed = parameter_widget("os_fixed", disabled=not projected)
     task = ("regression" if problem in os_.FRIEDMAN_PROBLEMS else "multilabel" if problem != os_.DATA
             else chosen.task if chosen is not None else "regression")
-    loss = url_widget(st.selectbox, "Loss", LOSSES[task], key=f"os_loss_{task}", **BOUND,
-                                    help="Square or absolute loss for regression; logistic or square for multi-label.")
-    leaf_estimation = url_widget(st.radio, "Leaf values", list(LEAF_ESTIMATIONS), key="os_leaves", horizontal=True, **BOUND,
-                                           help="mean: each leaf holds the mean gradient; newton: a Newton step per leaf.")
-    learning_rate = url_widget(st.slider, "Learning rate μ", 0.05, 1.0, 0.1, step=0.05, key="os_learning_rate", **BOUND,
-                                          help="Shrinkage: the update of F is μ ρ_j times the tree.")
-    max_leaf_nodes = url_widget(st.slider, "Leaves per tree", 2, 8, 4, key="os_leaves_per_tree", **BOUND,
-                                           help="max_leaf_nodes of each best-first tree (2 = a stump).")
-    seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="os_seed", **BOUND,
-                                       help="Draws the data, the projections and every random choice: same seed, same steps.")
+    loss = parameter_widget(f"os_loss_{task}")
+    leaf_estimation = parameter_widget("os_leaves")
+    learning_rate = parameter_widget("os_learning_rate")
+    max_leaf_nodes = parameter_widget("os_leaves_per_tree")
+    seed = parameter_widget("os_seed")
 
 settings = os_.OneStepSettings(
     problem=problem, n_train=int(n_train), method=method_name, loss=loss, projection=scheme,
@@ -151,8 +113,7 @@ c[3].button("Pause" if st.session_state[PLAY_KEY] else "Play", key="os_play", on
             use_container_width=True, help="Advance about one step a second until Pause.")
 c[4].button("Reset", key="os_reset", on_click=_reset, use_container_width=True,
             help="Back to step 0, the constant model.")
-step = int(url_widget(c[5].number_input, "Step shown", min_value=0, max_value=os_.MAX_STEPS, step=1, key="os_step", **BOUND,
-                                         help="The boosting step on display (in the URL: a shared link opens this step)."))
+step = int(parameter_widget("os_step", where=c[5]))
 
 if problem == os_.DATA:
     st.caption(f"Data: **{chosen_words}**, the Data page's choice.")
@@ -184,9 +145,7 @@ else:
     tree_index = 0
     if os_.method_row(method_name).trees_per_step == "d":     # st-gbrt
         d = view.gradient.shape[1]
-        tree_index = url_widget(st.selectbox, "st-gbrt grows one tree per output in every step; show the tree of output",
-                                              range(d), format_func=lambda j: f"y{j + 1}", key="os_tree_output", **BOUND,
-                                              help="Which of this step's d trees to draw.")
+        tree_index = parameter_widget("os_tree_output", options=range(d), format_func=lambda j: f"y{j + 1}")
     tree = view.trees[tree_index]
     root = tree.feature[0]
     feature_names = [f"x{i + 1}" for i in range(run.X.shape[1])]
