@@ -14,7 +14,8 @@ engine.plotting (forests, compression):
   node indicators, its ℓ1 path (error and test nodes against t), t chosen by cross-validation
   and marked, the compression factor beside the chart.
 
-Every control is in the URL (``bind="query-params"``, keys prefixed ``fx_``), e.g.
+Every control is in the URL (keys prefixed ``fx_``), drawn from its row of the parameter table
+(engine/app/page_content/parameters/forests.py), e.g.
 ``/forests?fx_exp=schemes&fx_data=yeast&fx_seed=3``. The first visit runs the linked view
 (default: projection size on corel5k, 374 labels, 10 trees, q = 1, 4, 16:
 engine.app.page_content.page_defaults) at once.
@@ -31,7 +32,7 @@ from engine.experiments import Problem
 from engine.experiments import forests as fe
 from engine import plotting as pf
 from engine.app.page_content import takeaways
-from engine.app.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET, FORESTS_Q
+from engine.app.page_content.page_defaults import FEW_OUTPUTS, FORESTS_DATASET
 from engine.app.page_content.studies import clamp_note
 from engine.app.page_models.cost import (
     estimate_compression_seconds,
@@ -40,38 +41,25 @@ from engine.app.page_models.cost import (
 )
 from engine.datasets import THESIS_PROBLEMS, list_datasets
 from engine.experiments.claims import claims_for, claims_frame
-from engine.methods import scheme_help
-from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, fmt_seconds, gate
 from pages._status import failure, progress_bar
 from engine.app.page_models import dataspec
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._compare import pin_controls, reset_button, with_pinned
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
-BOUND = {"bind": "query-params"}
 run = PageRun("fx")   # this page's background run (st.session_state["fx_page_run"])
 # The cost gate (pages/_jobs.py): runs estimated up to AUTO_SECONDS start by themselves (the default
 # view among them), up to MAX_SECONDS they wait for a button showing the estimate, above are refused.
 AUTO_SECONDS = 20.0
 MAX_SECONDS = 900.0
 FORCE = "fx_force"
-# Bound widgets with a format_func write the formatted label into the URL: the options are
-# themselves short readable names, so links stay short (?fx_exp=schemes&fx_data=yeast).
-EXPERIMENTS = {
-    "size": "Fig. 1: projection size",
-    "randomization": "Fig. 2: input vs output randomization",
-    "schemes": "Fig. 3: projection schemes",
-    "variance": "Appendix C: projection vs tree variance",
-    "compression": "Thesis ch. 7: ℓ1 compression",
-}
 FROM_DATA_PAGE = "Data page"
 SWEEP_OF = {"size": "projection-size", "randomization": "randomization", "schemes": "schemes"}
-SCHEME_NAMES = list(fe.SCHEME_LABELS)   # the method table's schemes, densest first (paper 003's Figure 3)
 
 
 @st.cache_data
@@ -132,98 +120,33 @@ own_data = st.session_state.get(SPEC_KEY, {}).get("source", "friedman") != "frie
 with st.sidebar:
     st.header("Forest experiment")
     reset_button("fx")
-    experiment = url_widget(st.radio,
-        "Experiment", list(EXPERIMENTS), key="fx_exp", captions=list(EXPERIMENTS.values()), **BOUND,
-        help="Which part of paper 003 to run: the effect of q, the interplay of input (k) and output (q) "
-        "randomization, the projection scheme, or the split of the algorithm variance into its projection "
-        "and tree-randomization parts (Friedman1, where the Bayes model is known); or compress an "
-        "extra-trees forest to the few nodes an ℓ1-penalised fit needs (thesis chapter 7).",
-    )  # fmt: skip
+    experiment = parameter_widget("fx_exp")
     variance = experiment == "variance"
     compression = experiment == "compression"
     if variance:
-        structure = url_widget(st.radio,
-            "Friedman1 structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("ind"), horizontal=True,
-            key="fx_structure", **BOUND,
-            help="The variance split needs many learning sets drawn from a known generator: Friedman1 chain / "
-            "group / ind, 300 training samples, 16 outputs, 500 test points.",
-        )  # fmt: skip
-        n_sets = url_widget(st.slider,
-            "Learning sets", 2, 30, 6, key="fx_sets", **BOUND,
-            help="Independent training sets; each gets 4 projections × 4 tree seeds (single trees) and 4 "
-            "forests per algorithm. More sets: steadier estimates, proportionally longer runs.",
-        )  # fmt: skip
+        structure = parameter_widget("fx_structure")
+        n_sets = parameter_widget("fx_sets")
     elif compression:
         compression_options = [FROM_DATA_PAGE, *compression_sets()]
-        compression_data = url_widget(st.selectbox,
-            "Data set", compression_options, index=0 if own_data else 1, key="fx_cdata", **BOUND,
-            help="friedman1 (10 inputs, one output, 300 train / 2000 test) and two-norm (20 Gaussian inputs, two "
-            "classes) as in the thesis's Table 7.1, any shipped data set, or with 'Data page' the data set chosen "
-            "there (several outputs share one selection of nodes; 0/1 labels are compressed as scores and judged "
-            "by the 0-1 loss).",
-        )  # fmt: skip
-        n_min = url_widget(st.slider,
-            "n_min (samples to split a node)", 1, 50, 1, key="fx_nmin", **BOUND,
-            help="The extra trees' pre-pruning: a node with fewer samples is not split. 1 grows every tree until "
-            "each leaf holds one sample (the thesis's Table 7.1); larger values give smaller forests (Figure 7.3).",
-        )  # fmt: skip
-        n_folds = url_widget(st.slider,
-            "Cross-validation folds", 2, 10, 10, key="fx_cv", **BOUND,
-            help="t, the ℓ1 budget of the node weights, is chosen by this many folds (the thesis: 10); each fold "
-            "grows its own forest and path, so fewer folds run faster.",
-        )  # fmt: skip
+        compression_data = parameter_widget("fx_cdata", options=compression_options, index=0 if own_data else 1)
+        n_min = parameter_widget("fx_nmin")
+        n_folds = parameter_widget("fx_cv")
     else:
-        data_choice = url_widget(st.selectbox,
-            "Data set", data_options, index=0 if own_data else
-            data_options.index(FORESTS_DATASET) if FORESTS_DATASET in data_options else 0,
-            key="fx_data", **BOUND,
-            help="A shipped multi-label set (scored by LRAP) or, with 'Data page', the data set chosen on the "
-            "Data page (Friedman1 problems are scored by macro-r2).",
-        )  # fmt: skip
+        data_choice = parameter_widget("fx_data", options=data_options,
+                                       default=FROM_DATA_PAGE if own_data else FORESTS_DATASET)
     if not compression:
-        q_text = url_widget(st.text_input,
-            "Projected dimensions q", FORESTS_Q, key="fx_q", **BOUND,
-            help="Sizes of the random output projections, comma-separated. Small q = strong output "
-            "randomization and cheap splits; q → d approaches the unprojected forest.",
-            parse=lambda text: parse_ints(text, "q"),
-        )  # fmt: skip
+        q_text = parameter_widget("fx_q", parse=lambda text: parse_ints(text, "q"))
     if experiment == "size":
-        single_trees = url_widget(st.checkbox,
-            "Single trees too", False, key="fx_single", **BOUND,
-            help="Add a single unpruned tree (all features, no bootstrap) on q projections and on the original "
-            "outputs, as in the paper's Figure 1. One such tree costs about as much as a forest on wide data.",
-        )  # fmt: skip
+        single_trees = parameter_widget("fx_single")
     if experiment not in ("schemes", "compression"):
-        projection = url_widget(st.selectbox,
-            "Projection", SCHEME_NAMES, key="fx_proj", **BOUND,
-            help=f"How the q × d projection matrix is drawn (paper 003, section 2.2): {scheme_help('; ', ': ')}.",
-        )  # fmt: skip
+        projection = parameter_widget("fx_proj")
     elif experiment == "schemes":
-        schemes = url_widget(st.multiselect,
-            "Schemes", SCHEME_NAMES, default=SCHEME_NAMES, key="fx_schemes", **BOUND,
-            help="Dense (Gaussian, Rademacher) vs sparse (sparse Rademacher, sub-sampling: each component "
-            "reads few outputs) projections, all with a new projection per tree.",
-        )  # fmt: skip
+        schemes = parameter_widget("fx_schemes")
     if experiment == "randomization":
-        k_text = url_widget(st.text_input,
-            "Features per node k", "", key="fx_k", **BOUND,
-            help="max_features values, comma-separated (empty: about six values from 1 to p). Small k = "
-            "strong input randomization.",
-            parse=lambda text: parse_ints(text, "k") if text.strip() else None,
-        )  # fmt: skip
-    n_trees = url_widget(st.slider,
-        "Trees per forest", 1, 100, 10, key="fx_trees", **BOUND,
-        help="More trees average away more of the algorithm variance (and take longer). The paper uses 100.",
-    )  # fmt: skip
-    n_repeats = url_widget(st.slider,
-        "Repeats", 1, 5, 1, key="fx_repeats", **BOUND, disabled=variance,
-        help="Fits per point with different seeds; the chart shows the mean ± one standard deviation "
-        "(compression: independent runs, each with a new training and test set; the chart shows their mean).",
-    )  # fmt: skip
-    seed = url_widget(st.number_input,
-        "Seed", 0, 2**31 - 1, 0, step=1, key="fx_seed", **BOUND,
-        help="Seeds the projections, bootstraps and feature draws: the same seed gives the same scores.",
-    )  # fmt: skip
+        k_text = parameter_widget("fx_k", parse=lambda text: parse_ints(text, "k") if text.strip() else None)
+    n_trees = parameter_widget("fx_trees")
+    n_repeats = parameter_widget("fx_repeats", disabled=variance)
+    seed = parameter_widget("fx_seed")
 
 # The engine's errors name its arguments (max_features_values: ...); the page names its controls instead.
 ENGINE_ARGUMENTS = {"max_features_values": "Features per node k (fx_k)", "q_values": "Projected dimensions q (fx_q)",
