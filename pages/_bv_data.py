@@ -12,41 +12,26 @@ import streamlit as st
 
 from engine import plotting
 from engine.app.page_models import dataspec
-from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
-from engine.experiments.bias_variance_data import SCHEMES, DataBiasVarianceSettings, run_bias_variance_on_data
+from engine.experiments.bias_variance_data import DataBiasVarianceSettings, run_bias_variance_on_data
 from engine.experiments.problems import Problem
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._jobs import PageRun
 from pages._render import show_chart, show_table
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 
 run = PageRun("bv_data")
-BOUND = {"bind": "query-params", "persist_state": "page"}
-METHODS = ESTIMATOR_NAMES + FOREST_NAMES
-SCHEME_HELP = {"disjoint": "disjoint subsamples: independent sets, each a part of the rows",
-               "bootstrap": "bootstrap samples: full-size sets drawn with replacement, overlapping"}
 
 
 def _controls():
     with st.sidebar:
         st.header("Bias–variance on your data")
-        methods = url_widget(st.multiselect, "Methods", METHODS, default=["gbmort", "gbrt-relabel-rpo-gaussian"],
-                             key="bv_data_methods", **BOUND,
-                             help="Boosting variants and forests (paper names), each decomposed on the same sets.")
-        scheme = url_widget(st.radio, "Learning sets", SCHEMES, captions=[SCHEME_HELP[s] for s in SCHEMES],
-                            key="bv_data_scheme", **BOUND,
-                            help="How the learning sets are drawn from the rows that are not test rows.")
-        n_sets = url_widget(st.slider, "Number of learning sets", 2, 20, 4, key="bv_data_sets", **BOUND,
-                            help="More sets: a steadier estimate of the variance, at a proportional cost.")
-        steps = url_widget(st.slider, "Boosting steps / trees", 5, 500, 50, key="bv_data_steps", **BOUND,
-                           help="n_estimators of every model: boosting steps, or a forest's trees.")
-        leaves = url_widget(st.select_slider, "Leaves per tree", [2, 4, 8, 16, 32, 64], 8, key="bv_data_leaves", **BOUND,
-                            help="max_leaf_nodes of every tree (boosting and forests alike).")
-        seeds = url_widget(st.slider, "Seeds per learning set", 1, 4, 1, key="bv_data_seeds", **BOUND,
-                           help="Models per set with different random states: above 1, the algorithm variance "
-                           "(projections, feature sampling, a forest's bootstrap) is measured.")
-        seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, key="bv_data_seed", **BOUND,
-                          help="Draws the test rows, the learning sets and the models' random states.")
+        methods = parameter_widget("bv_data_methods")
+        scheme = parameter_widget("bv_data_scheme")
+        n_sets = parameter_widget("bv_data_sets")
+        steps = parameter_widget("bv_data_steps")
+        leaves = parameter_widget("bv_data_leaves")
+        seeds = parameter_widget("bv_data_seeds")
+        seed = parameter_widget("bv_data_seed")
     return dict(methods=list(methods), scheme=scheme, n_sets=int(n_sets), steps=int(steps), leaves=int(leaves),
                 seeds=int(seeds), seed=int(seed))
 

@@ -1,7 +1,8 @@
 """Bias–variance: decompose the expected test error of a boosting variant or a forest over many
 learning sets.
 
-Every setting is in the URL (widget key = query parameter), e.g.
+Every setting is in the URL (widget key = query parameter; the widgets are drawn from
+engine/app/page_content/parameters/bias_variance.py), e.g.
 ``/bias_variance?bv_problem=group&bv_sweep=n_estimators&bv_max_leaf_nodes=2&bv_compare_leaves=8&bv_seed=0``
 (every key starts with ``bv_``: a page's keys are its own, so no setting leaks to another page).
 Small runs start by themselves (the default view tells the story: stumps against 8-leaf trees
@@ -23,8 +24,7 @@ from engine.experiments import Problem
 from engine.experiments.bias_variance import BiasVarianceSettings, check_run
 from engine.app.page_content.studies import FOREST_SWEEPABLE, SWEEPABLE, clamp_note, parse_values, run_bias_variance_study
 from engine.methods import method_of
-from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
-from engine.estimators.registry import ESTIMATOR_NAMES, FOREST_NAMES
+from engine.estimators.registry import FOREST_NAMES
 from engine.experiments.runner import jsonable
 from pages._challenges import challenge_intro
 from pages._deeplink import registered_pages, route_through_app
@@ -34,12 +34,11 @@ from pages._draws import draws_section
 from pages._jobs import PageRun, gate
 from pages._status import failure, run_status
 from pages._compare import pin_controls, reset_button, with_pinned
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart
 
 route_through_app(__file__)
 
-VARIANTS = ESTIMATOR_NAMES + FOREST_NAMES
 DEFAULT_VALUES = {
     # Default view: 2 runs x 8 learning sets x one staged 300-step fit each, about 0.4 s of fitting on 2 cores
     # (1000 steps took 2 s and only added a flat tail): stumps keep losing bias, 8-leaf trees level off
@@ -63,10 +62,8 @@ SWEEP_HELP = {
     "max_features": "fraction of the input features drawn at every split (input randomization)",
     "n_components": "q, size of the random output projection (projected forests only)",
 }
-COMPARE = ("none", "4", "8", "16", "32")
 AUTO_SECONDS = 10.0 # runs estimated below this start by themselves
 MAX_SECONDS = 600.0  # refused above this (2 cores)
-BOUND = {"bind": "query-params", "persist_state": "page"}
 FORCE = "bv_force"
 run = PageRun("bv")   # this page's background run (st.session_state["bv_page_run"])
 
@@ -82,9 +79,7 @@ def resample():
 
 st.title("Bias–variance")
 if st.session_state.get(SPEC_KEY, {}).get("source", "friedman") != "friedman":   # an upload or a shipped set
-    on_data = url_widget(st.radio, "Data", ["data", "friedman1"], horizontal=True, key="bv_data", **BOUND,
-                         help="data: the Data page's choice, learning sets drawn from its rows. friedman1: this "
-                         "page's own problem, whose generator and Bayes model separate bias² from noise.")
+    on_data = parameter_widget("bv_data")
     if on_data == "data":
         bias_variance_on_data()
         st.stop()
@@ -102,30 +97,20 @@ st.markdown(
 with st.sidebar:
     st.header("Bias–variance")
     reset_button("bv", extra=("bv_slice",))
-    estimator = url_widget(st.selectbox,
-        "Variant", VARIANTS, index=VARIANTS.index("gbmort"), key="bv_estimator", **BOUND,
-        help="The boosting variant or forest (paper names). Randomized variants (rpo, forests) also have "
-        "an algorithm variance: set 'Seeds per learning set' above 1 to measure it.",
-    )  # fmt: skip
+    estimator = parameter_widget("bv_estimator")
     forest = estimator in FOREST_NAMES
     row, _ = method_of(estimator)             # the method table's row of the variant
     projected_forest = forest and row.projected
     sweepable = FOREST_SWEEPABLE if forest else SWEEPABLE
     sweep_options = [k for k in sweepable if projected_forest or k != "n_components"]
     defaults = FOREST_DEFAULT_VALUES if forest else DEFAULT_VALUES
-    sweep = url_widget(st.selectbox,
-        "Parameter to sweep", sweep_options, key="bv_sweep", **BOUND,
-        help="The x axis: the decomposition is computed at each value. For boosting, n_estimators reuses "
-        "one staged fit per learning set, so many values cost nothing extra; forests are refitted per value.",
-    )  # fmt: skip
+    sweep = parameter_widget("bv_sweep", options=sweep_options)
     st.caption(f"{sweep}: {SWEEP_HELP[sweep]}")
     kind, low, high = sweepable[sweep]
-    values_text = url_widget(st.text_input,
-        "Values", "", key="bv_values", placeholder=defaults[sweep], **BOUND,
-        help=f"Comma-separated values of {sweep} (at most 12, clamped to [{low}, {high}]). "
-        f"Empty: {defaults[sweep]}.",
-        parse=lambda text: parse_values(text or defaults[sweep], kind=kind, low=low, high=high),
-    )  # fmt: skip
+    values_text = parameter_widget(
+        "bv_values", placeholder=defaults[sweep],
+        help=f"Comma-separated values of {sweep} (at most 12, clamped to [{low}, {high}]). Empty: {defaults[sweep]}.",
+        parse=lambda text: parse_values(text or defaults[sweep], kind=kind, low=low, high=high))
     clamped = clamp_note(values_text, low, high, sweep) if values_text else None
     if clamped:
         st.warning(clamped, icon="✂️")
@@ -140,67 +125,23 @@ with st.sidebar:
             help="The Forests page's Appendix C experiment splits a projected forest's algorithm variance "
             "into the part due to the projection and the part due to the trees, for Algorithms 1 and 2.",
         )  # fmt: skip
-    leaves = url_widget(st.select_slider,
-        "Leaves per tree", [2, 3, 4, 6, 8, 12, 16, 24, 32], 2, key="bv_max_leaf_nodes", **BOUND,
-        disabled=forest or sweep == "max_leaf_nodes",
-        help="Tree size of the (first) run: 2 leaves = stumps. Bigger trees lower the bias per "
-        "step but raise the variance.",
-    )  # fmt: skip
-    compare = url_widget(st.selectbox,
-        "Compare with trees of (leaves)", COMPARE, index=COMPARE.index("8"), key="bv_compare_leaves", **BOUND,
-        disabled=forest or sweep == "max_leaf_nodes",
-        help="A second run with trees of this many leaves, drawn side by side: the classic bias–variance "
-        "trade-off. none: a single run.",
-    )  # fmt: skip
-    n_estimators = url_widget(st.slider,
-        "Boosting steps M / trees", 1, 1000, 100, key="bv_n_estimators", **BOUND, disabled=sweep == "n_estimators",
-        help="Number of boosting steps, or of trees in a forest (used unless it is the swept parameter). "
-        "Boosting: more steps, less bias, more variance. Forests: more trees, less algorithm variance.",
-    )  # fmt: skip
-    learning_rate = url_widget(st.slider,
-        "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="bv_learning_rate", **BOUND,
-        disabled=forest or sweep == "learning_rate",
-        help="Shrinkage of each step. A small μ needs more steps but each step adds less variance.",
-    )  # fmt: skip
+    leaves = parameter_widget("bv_max_leaf_nodes", disabled=forest or sweep == "max_leaf_nodes")
+    compare = parameter_widget("bv_compare_leaves", disabled=forest or sweep == "max_leaf_nodes")
+    n_estimators = parameter_widget("bv_n_estimators", disabled=sweep == "n_estimators")
+    learning_rate = parameter_widget("bv_learning_rate", disabled=forest or sweep == "learning_rate")
     relabel = not forest and row.takes_q     # gbrt-relabel-rpo
     q_name = "n_components" if projected_forest else "n_projections"
-    n_projections = url_widget(st.slider,
-        "Projections q", 1, 16, 1, key="bv_n_projections", **BOUND,
-        disabled=not (relabel or projected_forest) or sweep == q_name,
-        help="gbrt-relabel-rpo: each tree is grown on q random projections of the residuals. Projected "
-        "forests (rf-…): each tree is grown on q random projections of the outputs.",
-    )  # fmt: skip
+    n_projections = parameter_widget("bv_n_projections", disabled=not (relabel or projected_forest) or sweep == q_name)
 
     st.subheader("Problem and repetitions")
-    structure = url_widget(st.radio,
-        "Output structure", FRIEDMAN_STRUCTURES, index=FRIEDMAN_STRUCTURES.index("group"), horizontal=True,
-        key="bv_problem", **BOUND,
-        help="Friedman1 chain / group / ind (paper section 4.2.1), uniform inputs. The Bayes model is "
-        "known, so bias and noise are exact.",
-    )  # fmt: skip
-    n_outputs = url_widget(st.slider, "Outputs d", 1, 32, 16, key="bv_n_outputs", **BOUND, help="Number of outputs (paper: 16).")
-    noise = url_widget(st.slider,
-        "Noise sd", 0.0, 3.0, 1.0, step=0.1, key="bv_noise", **BOUND,
-        help="Standard deviation of the output noise (paper: 1); the noise term is its square (times j for chain).",
-    )  # fmt: skip
-    n_sets = url_widget(st.slider,
-        "Learning sets", 2, 100, 8, key="bv_n_sets", **BOUND,
-        help="Independent training sets drawn from the problem (the thesis uses 100). More sets: "
-        "smoother estimates, proportionally longer runs.",
-    )  # fmt: skip
-    n_train = url_widget(st.slider, "Training samples per set", 50, 1000, 300, step=50, key="bv_n_train", **BOUND,
-                                    help="Size of each learning set (paper: 300). Smaller sets mean more variance.")  # fmt: skip
-    n_test = url_widget(st.slider, "Test points", 100, 4000, 300, step=100, key="bv_n_test", **BOUND,
-                                   help="One fixed test set where the expectations are averaged.")  # fmt: skip
-    n_seeds = url_widget(st.slider,
-        "Seeds per learning set", 1, 5, 1, key="bv_n_seeds", **BOUND,
-        help="Fits per learning set with different random states: above 1 separates the algorithm "
-        "variance (random projections) from the learning-set variance.",
-    )  # fmt: skip
-    seed = url_widget(st.number_input,
-        "Seed", 0, 2**31 - 1, 0, step=1, key="bv_seed", **BOUND,
-        help="Root of every random draw (learning sets, test set, models): same seed, same numbers.",
-    )  # fmt: skip
+    structure = parameter_widget("bv_problem")
+    n_outputs = parameter_widget("bv_n_outputs")
+    noise = parameter_widget("bv_noise")
+    n_sets = parameter_widget("bv_n_sets")
+    n_train = parameter_widget("bv_n_train")
+    n_test = parameter_widget("bv_n_test")
+    n_seeds = parameter_widget("bv_n_seeds")
+    seed = parameter_widget("bv_seed")
 
 # --- configuration and cost ---------------------------------------------------------------------
 try:
@@ -354,10 +295,7 @@ st.subheader("Resample the training set")
 options = [str(v) for v in first.param_values]
 wanted_slice = st.session_state.get("bv_slice", st.query_params.get("bv_slice"))
 st.session_state["bv_slice"] = wanted_slice if wanted_slice in options else options[-1]
-slice_value = url_widget(st.select_slider,
-    f"Curves at {p} =", options, key="bv_slice", **BOUND,
-    help="Which value of the swept parameter the curves below show.",
-)  # fmt: skip
+slice_value = parameter_widget("bv_slice", label=f"Curves at {p} =", options=options)
 slice_index = options.index(slice_value)
 curves = pbv.slice_curves_panels_figure(results, index=slice_index)
 left, right = st.columns([3, 1])
