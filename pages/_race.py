@@ -15,22 +15,17 @@ import dataclasses
 import streamlit as st
 
 from engine import plotting
-from engine.names import LEAF_ESTIMATIONS
 from engine.experiments.problems import Problem
 from engine.experiments.time_to_accuracy import (RACE_BOOSTING, RACE_DATASETS, RaceSettings, plt_installed,
                                                  run_time_to_accuracy, xgboost_installed, xgboost_missing_note)
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._jobs import PageRun
 from pages._status import failure, run_status
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart
 
 run = PageRun("proj_race")
-# Each leaf estimation (engine.names.LEAF_ESTIMATIONS) as the Leaves box shows it.
-LEAVES = dict(zip(LEAF_ESTIMATIONS, ("mean (the papers: mean gradient and line search)",
-                                     "newton (second-order: −Σg / (Σh + λ), λ = 1)")))
 CHART_CONFIG = {"displaylogo": False}
-BOUND = {"bind": "query-params", "persist_state": "page"}   # a shared link restores the race
 
 
 DATA_PAGE = "data"      # the race's data option: the Data page's choice
@@ -40,29 +35,20 @@ def _settings(with_xgboost, with_plt):
     c0, c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1, 1])
     options = [*RACE_DATASETS, DATA_PAGE]
     upload = st.session_state.get(SPEC_KEY, {}).get("source") == "upload"
-    dataset = url_widget(c0.radio, "Data set", options, index=options.index(DATA_PAGE if upload else RACE_DATASETS[0]),
-                         key="proj_race_dataset", horizontal=True, **BOUND,
-                         help="Wide multi-label sets with sparse inputs (bibtex: 159 labels, corel5k: 374), their "
-                         "standard split; or data: the data set chosen on the Data page (your upload), its standard "
-                         "split or a seeded 50/50 one. Score: LRAP for labels, macro-r2 for regression.")
+    dataset = parameter_widget("proj_race_dataset", where=c0, options=options,
+                               default=DATA_PAGE if upload else RACE_DATASETS[0])
     settings = dict(dataset=dataset, with_xgboost=with_xgboost, with_plt=with_plt)
     if dataset == DATA_PAGE:
         data, words = chosen_dataset()
         settings["data"] = words
         st.caption(f"Data: **{words}**." if data is not None else f"The Data page's choice cannot race: {words}.")
-    settings["with_defaults"] = url_widget(c1.checkbox, "Engine defaults too", True, key="proj_race_defaults", **BOUND,
-        help="A third racer: the engine's estimator as a practitioner gets it (its defaults, only the seed set).")
-    settings["leaf_estimation"] = url_widget(c2.selectbox,
-        "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_race_leaves", **BOUND,
-        help="mean: the papers' leaves. newton: each leaf holds −Σg/(Σh+λ) per label, an extension "
-             "beyond paper 002 (as BOOMER's heads and XGBoost's leaves), without line search.")
+    settings["with_defaults"] = parameter_widget("proj_race_defaults", where=c1)
+    settings["leaf_estimation"] = parameter_widget("proj_race_leaves", where=c2)
     b = RACE_BOOSTING
-    settings["n_steps"] = url_widget(c3.slider, "Engine steps", 10, 300, 60, step=10, key="proj_race_steps", **BOUND,
-                                     help=f"gbrt-relabel-rpo-gaussian, q = {b.q}, {b.max_leaf_nodes} leaves, "
-                                          f"learning rate {b.learning_rate}.")
-    settings["xgboost_rounds"] = url_widget(c4.slider, "XGBoost rounds", 5, 100, 25, step=5, key="proj_race_rounds", **BOUND,
-                                                       disabled=not with_xgboost,
-                                                       help="XGBoost with its defaults: one tree per label, depth 6.")
+    settings["n_steps"] = parameter_widget("proj_race_steps", where=c3,
+                                           help=f"gbrt-relabel-rpo-gaussian, q = {b.q}, {b.max_leaf_nodes} leaves, "
+                                                f"learning rate {b.learning_rate}.")
+    settings["xgboost_rounds"] = parameter_widget("proj_race_rounds", where=c4, disabled=not with_xgboost)
     return settings
 
 
@@ -71,11 +57,7 @@ def leaf_widget(loss_key):
     absolute loss: Newton leaves need a second derivative."""
     if st.session_state.get(loss_key) == "absolute_error":
         return None
-    return url_widget(st.selectbox, "Leaves", list(LEAVES), format_func=LEAVES.get, key="proj_leaf_estimation",
-                                    bind="query-params", persist_state="page",
-                                    help="mean: the papers' leaves and line search. newton: every model (each q and gbmort) "
-                             "gets second-order leaves, −Σg/(Σh+λ) per output with λ = 1 — an extension beyond "
-                             "paper 002, after BOOMER and SketchBoost.")
+    return parameter_widget("proj_leaf_estimation")
 
 
 def _arguments(settings):

@@ -8,7 +8,7 @@ Two experiments, both from ``engine.experiments``:
 * ``proj_experiment=schemes``: gbrt-rpo (or gbrt-relabel-rpo) with output sub-sampling, Gaussian,
   Achlioptas and sparse projections (Figures 2-4).
 
-Every setting is in the URL, e.g. ``/projections?proj_experiment=size&proj_dataset=delicious&proj_q_values=1,20,50``
+Every setting is in the URL (its widget drawn from engine/app/page_content/parameters/projections.py), e.g. ``/projections?proj_experiment=size&proj_dataset=delicious&proj_q_values=1,20,50``
 (every key starts with ``proj_``: a page's keys are its own, so no setting leaks to another page).
 Small runs start by themselves; bigger ones wait for a button that shows the estimated cost.
 
@@ -28,7 +28,9 @@ import streamlit as st
 from engine import plotting
 from engine.app.page_content import takeaways
 from engine.app.page_models.cost import estimate_projection_seconds
-from engine.app.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET, PROJECTIONS_LOSS, PROJECTIONS_STEPS
+from engine.app.page_content.page_defaults import FEW_OUTPUTS, PROJECTIONS_DATASET
+from engine.app.page_content.parameters import parameter
+from engine.app.page_content.parameters.projections import STRATEGIES
 from engine.app.page_content.studies import clamp_note, parse_values
 from engine.datasets import list_datasets
 from engine.experiments import BoostingSettings, Problem, run_projection_schemes, run_projection_size
@@ -36,8 +38,8 @@ from engine.experiments.claims import claims_for, claims_frame
 from engine.experiments.projection_size import MATCH_TOLERANCE
 from engine.experiments.convergence import auto_eval_points
 from engine.experiments.timing import Timing
-from engine.methods import BOOSTING, SCHEMES, scheme_help
-from engine.names import FRIEDMAN_PROBLEMS, LOSSES, MULTI_OUTPUT, PROJECTED_RELABEL, PROJECTIONS
+from engine.methods import SCHEMES
+from engine.names import FRIEDMAN_PROBLEMS, LOSSES, MULTI_OUTPUT, PROJECTED_RELABEL
 from pages._predict import ask
 from pages._deeplink import preset_go, route_through_app
 from pages._jobs import PageRun, gate
@@ -45,20 +47,16 @@ from pages._status import failure, run_status
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._race import leaf_widget, race_section
 from pages._compare import pin_controls, reset_button, with_pinned
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart, show_table
 
 route_through_app(__file__)
 
-EXPERIMENTS = {"size": "Number of projections q (Fig. 5-6)", "schemes": "Projection schemes (Fig. 2-4)"}
-# The projected strategies of the method table (engine/methods.py), by their paper names.
-STRATEGIES = {row.name: strategy for strategy, row in BOOSTING.items() if row.projected}
 # Runs estimated up to this start by themselves: the default view (bibtex, about 13 s on a 2-core
 # machine: python -m engine.bench --pages) among them, so a class opening the page sees the chart
 # (identical runs are computed once for every session: engine.app.serving.runstore).
 AUTO_SECONDS = 20.0
 MAX_SECONDS = 900.0
-BOUND = {"bind": "query-params", "persist_state": "page"}
 FORCE = "proj_force"
 # Where the effect shows: many outputs, so a tree on q << d projections is much cheaper than gbmort's.
 # (scikit-learn's generator at delicious' shape, synthetic-delicious-shape, is not offered: its trees learn
@@ -107,20 +105,12 @@ datasets = list(FRIEDMAN_PROBLEMS) + list(shipped) + ([DATA_CHOICE] if upload_ch
 with st.sidebar:
     st.header("Projections")
     reset_button("proj")
-    experiment = url_widget(st.radio,
-        "Experiment", list(EXPERIMENTS), captions=list(EXPERIMENTS.values()), key="proj_experiment", **BOUND,
-        help="q sweep: gbrt-relabel-rpo with q projections against gbmort. Schemes: the four random "
-        "projections of section 2.3 compared on one problem.",
-    )  # fmt: skip
-    dataset = url_widget(st.selectbox,
-        "Data set", datasets, index=datasets.index(DATA_CHOICE if upload_chosen else PROJECTIONS_DATASET),
-        key="proj_dataset", **BOUND,
-        help="A synthetic Friedman1 problem (300 training samples, paper section 4.2.1), a shipped "
-        "benchmark (its standard split, or a seeded 50/50 split). delicious is the papers' own set for "
-        "Figures 3, 5 and 6 (12 920 + 3 185 bookmarks, 500 sparse word features, 983 tags). Wide outputs, where fewer projections save the most time: "
-        + ", ".join(f"{n} (d = {shipped[n]['n_outputs']})" for n in WIDE_OUTPUTS if n in shipped)
-        + ". Scores: macro-r2 or LRAP (multi-label).",
-    )  # fmt: skip
+    experiment = parameter_widget("proj_experiment")
+    wide = ", ".join(f"{n} (d = {shipped[n]['n_outputs']})" for n in WIDE_OUTPUTS if n in shipped)
+    dataset = parameter_widget(
+        "proj_dataset", options=datasets, default=DATA_CHOICE if upload_chosen else PROJECTIONS_DATASET,
+        help=f"{parameter('proj_dataset').help} Wide outputs, where fewer projections save the most time: {wide}. "
+        "Scores: macro-r2 or LRAP (multi-label).")
     if dataset in shipped:
         meta = shipped[dataset]
         sparse_note = " · sparse inputs" if meta.get("sparse") else ""
@@ -134,24 +124,18 @@ with st.sidebar:
                   args=(data_page,), help="Switch to the data set chosen on the Data page.")  # fmt: skip
     friedman = dataset in FRIEDMAN_PROBLEMS
     uploaded, data_words = chosen_dataset() if dataset == DATA_CHOICE else (None, "")
-    n_outputs = url_widget(st.slider, "Outputs d (Friedman1)", 2, 64, 16, key="proj_n_outputs", **BOUND, disabled=not friedman,
-                                      help="Number of outputs of the synthetic problem (paper: 16).")  # fmt: skip
-    n_test = url_widget(st.slider, "Test samples (Friedman1)", 500, 4000, 1000, step=500, key="proj_n_test", **BOUND,
-                                   disabled=not friedman, help="Test set size (paper: 4000); larger is smoother but slower.")  # fmt: skip
+    n_outputs = parameter_widget("proj_n_outputs", disabled=not friedman)
+    n_test = parameter_widget("proj_n_test", disabled=not friedman)
     d = n_outputs if friedman else uploaded.n_outputs if uploaded is not None else shipped.get(dataset, {}).get("n_outputs", 1)
     task = "regression" if friedman else uploaded.task if uploaded is not None else shipped.get(dataset, {}).get("task", "regression")
 
     if experiment == "size":
-        projection = url_widget(st.selectbox,
-            "Projection scheme", PROJECTIONS, index=PROJECTIONS.index("gaussian"), key="proj_projection", **BOUND,
-            help=f"How the q projections are drawn (paper section 2.3): {scheme_help()}.",
-        )  # fmt: skip
-        q_text = url_widget(st.text_input,
-            "Values of q", "", key="proj_q_values", placeholder=default_q(d), **BOUND,
+        projection = parameter_widget("proj_projection")
+        q_text = parameter_widget(
+            "proj_q_values", placeholder=default_q(d),
             help=f"Comma-separated numbers of projections per tree, at most 8 (sub-sampling needs q ≤ d = {d}). "
             f"Empty: {default_q(d)}.",
-            parse=lambda text: parse_values(text or default_q(d), kind=int, low=1, max_count=8),
-        )  # fmt: skip
+            parse=lambda text: parse_values(text or default_q(d), kind=int, low=1, max_count=8))
         at_most_d = SCHEMES[projection].q_at_most_d     # sub-sampling draws q of the d outputs
         q_high = d if at_most_d else 4 * d
         q_note = clamp_note(q_text, 1, q_high, "q" + (f" ({SCHEMES[projection].description} draws q of the d outputs)"
@@ -160,30 +144,14 @@ with st.sidebar:
             st.warning(q_note, icon="✂️")
         leaf_estimation = leaf_widget(loss_key=f"proj_loss_{task}")   # None when the engine has no such parameter
     else:
-        schemes = url_widget(st.multiselect,
-            "Schemes", PROJECTIONS, default=list(PROJECTIONS), key="proj_schemes", **BOUND,
-            help=f"Random projection schemes to compare: {scheme_help()}.",
-        )  # fmt: skip
-        algorithm = url_widget(st.radio,
-            "Algorithm", list(STRATEGIES), key="proj_algorithm", **BOUND, horizontal=True,
-            help=" ".join(f"{name}: {BOOSTING[s].description} ({BOOSTING[s].paper.split(', ')[-1]})."
-                          for name, s in STRATEGIES.items()),
-        )  # fmt: skip
-    loss = url_widget(st.selectbox,
-        "Loss", LOSSES[task], key=f"proj_loss_{task}", **BOUND,
-        index=LOSSES[task].index(PROJECTIONS_LOSS) if PROJECTIONS_LOSS in LOSSES[task] and task == "multilabel" else 0,
-        help="The loss the boosting minimises (paper Table 1). Multi-label: logistic (the paper's figures) or "
-        "the square loss on the 0/1 labels, whose line search is closed-form and much cheaper with many labels.",
-    )  # fmt: skip
-    n_steps = url_widget(st.slider, "Boosting steps", 10, 2000, PROJECTIONS_STEPS, step=10, key="proj_n_steps", **BOUND,
-                                    help="Steps per model (the paper runs up to 10 000 with stumps).")  # fmt: skip
-    learning_rate = url_widget(st.slider, "Learning rate μ", 0.01, 1.0, 0.1, step=0.01, key="proj_learning_rate", **BOUND,
-                                          help="Shrinkage of each step (paper: 0.1).")  # fmt: skip
-    leaves = url_widget(st.select_slider, "Leaves per tree", [2, 4, 8, 16, 32], 2, key="proj_max_leaf_nodes", **BOUND,
-                                          help="Tree size; 2 = stumps, as in the paper's figures.")  # fmt: skip
+        schemes = parameter_widget("proj_schemes")
+        algorithm = parameter_widget("proj_algorithm")
+    loss = parameter_widget(f"proj_loss_{task}")
+    n_steps = parameter_widget("proj_n_steps")
+    learning_rate = parameter_widget("proj_learning_rate")
+    leaves = parameter_widget("proj_max_leaf_nodes")
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    seed = url_widget(c1.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="proj_seed", **BOUND,
-                                       help="Seeds the data, the split and the projections: same seed, same numbers.")  # fmt: skip
+    seed = parameter_widget("proj_seed", where=c1)
     c2.button("New seed", key="proj_new_seed", on_click=new_seed, help="Draw a random seed and run again.")
 
 # --- configuration and cost ---------------------------------------------------------------------------
