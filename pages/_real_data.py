@@ -12,7 +12,6 @@ from pathlib import Path
 import streamlit as st
 
 from engine.estimators.boomer import boomer_status
-from engine.experiments.published import REPRODUCTION_REFIT
 from engine.experiments.real_data import (RealDataSettings, StudyData, StudyExecution, available_study_datasets,
                                           run_real_data, study_work)
 from engine.app.page_models.cost import estimate_real_data_seconds
@@ -25,10 +24,11 @@ from engine.reports.real_data import (
     real_data_html,
     run_notes,
 )
-from engine.names import BOOMER_NAMES, REAL_DATA_METHODS, SECOND_ORDER_METHODS
+from engine.names import BOOMER_NAMES, SECOND_ORDER_METHODS
 from pages._jobs import PageRun, estimate_text, fmt_seconds
 from pages._status import failure, progress_bar
-from pages._url import url_widget
+from engine.app.page_content.parameters import parameter
+from pages._parameters import parameter_widget
 from pages._render import show_chart, show_table
 
 run = PageRun("bench_rd")      # its own slot: the one-data-set mode keeps its run
@@ -37,11 +37,6 @@ CACHE_VARIABLE = "RPO_REAL_DATA_CACHE"    # where finished cells go (tests give 
 # (it needs two data sets of a kind; edm + emotions, one of each, drew none: issue 31) for the same cost
 # (a quick run of the eight methods: 56 s for either pair at load 20 on 2 cores).
 DEFAULT_DATASETS = ["emotions", "birds"]
-BUDGETS = ("quick", "moderate")             # the paper's grid is for the command line
-BUDGET_HELP = {"quick": "2 splits, 4 settings per method, 10-tree forests: a few minutes for the paper's list.",
-               "moderate": "5 splits, 16 settings per method (learning rate × leaves × k × loss), the paper's "
-                           "forests, BOOMER's defaults: about an hour for the paper's list on two cores."}
-BOUND = {"bind": "query-params"}
 MIN_DATASETS = 2        # a critical-difference diagram over fewer data sets says nothing
 CHART_CONFIG = {"displaylogo": False}
 MAX_SECONDS = 4 * 3600      # the cost gate: a study estimated above is refused here (the command line runs it)
@@ -72,34 +67,18 @@ def sidebar():
     shipped = available_study_datasets()
     installed, message = boomer_available()
     st.session_state.setdefault("bench_rd_datasets", [d for d in DEFAULT_DATASETS if d in shipped])
-    datasets = url_widget(st.multiselect,
-        "Data sets", shipped, key="bench_rd_datasets", **BOUND,
-        help="The data sets of the paper's section 4.4 that this project ships (multi-label: LRAP; "
-        "regression: macro-r2). Splits keep the paper's train/test sizes (Tables 2-3), 50/50 where it gives none.")
+    datasets = parameter_widget("bench_rd_datasets", options=shipped)
     st.button("The paper's list", key="bench_rd_papers_list", on_click=select_papers_list,
               help=f"Select every shipped data set of the paper's list ({len(shipped)} of its 29).")
-    methods = url_widget(st.multiselect,
-        "Methods", list(REAL_DATA_METHODS), default=list(REAL_DATA_METHODS), key="bench_rd_methods", **BOUND,
-        help="The eight methods of section 4.4 (st-gbrt / st-rf are the paper's br-gbrt / br-rf in multi-label).")
-    boomer = url_widget(st.checkbox,
-        "BOOMER reference rows", installed, key="bench_rd_boomer", disabled=not installed, **BOUND,
-        help="BOOMER (paper 004, the real mlrl-boomer package) with its defaults and with its "
-        "non-decomposable logistic loss, on the multi-label data sets." + ("" if installed else f" {message}"))
+    methods = parameter_widget("bench_rd_methods")
+    boomer = parameter_widget("bench_rd_boomer", default=installed, disabled=not installed,
+                              help=parameter("bench_rd_boomer").help + ("" if installed else f" {message}"))
     if not installed:
         st.caption("BOOMER is not installed: `sh tests/install_boomer.sh`.")
-    newton = url_widget(st.checkbox,
-        "Second-order rows (Newton leaves)", False, key="bench_rd_newton", **BOUND,
-        help="Extra rows, an extension beyond the paper: " + ", ".join(SECOND_ORDER_METHODS) + " (each leaf "
-        "holds −Σg/(Σh+λ) per output, λ = 1, no line search). Ranked apart from the paper's eight methods, "
-        "whose ranks stay comparable to the paper's.")
-    budget = url_widget(st.radio, "Budget", BUDGETS, horizontal=True, key="bench_rd_budget", **BOUND,
-                                  help=" ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()))
-    refit = url_widget(st.checkbox, "Refit the chosen setting on the whole training set", REPRODUCTION_REFIT, key="bench_rd_refit",
-                                    **BOUND,
-                                    help="The paper does not say whether the chosen boosting setting is fitted again on "
-                                    "training + validation before the test. Both scores are computed; this picks the one ranked.")
-    seed = url_widget(st.number_input, "Seed", 0, 2**31 - 1, 0, step=1, key="bench_rd_seed", **BOUND,
-                                       help="Seeds the splits and the models: the same seed gives the same tables.")
+    newton = parameter_widget("bench_rd_newton")
+    budget = parameter_widget("bench_rd_budget")
+    refit = parameter_widget("bench_rd_refit")
+    seed = parameter_widget("bench_rd_seed")
     return dict(datasets=list(datasets), methods=list(methods) + (list(BOOMER_NAMES) if boomer and installed else [])
                 + (list(SECOND_ORDER_METHODS) if newton else []), budget=budget, refit=bool(refit), seed=int(seed))
 

@@ -8,7 +8,8 @@ scikit-learn's per-output gradient boosting and random forests run under the sam
 reference rows. The work runs in the page's background run (pages/_jobs.py) polled by one fragment,
 so the page never blocks and Stop keeps the finished repeats.
 
-Every setting is in the URL (widget key = query parameter), e.g.
+Every setting is in the URL (widget key = query parameter; the widgets are drawn from
+engine/app/page_content/parameters/benchmark.py), e.g.
 ``/benchmark?bench_dataset=friedman1-chain&bench_repeats=5&bench_seed=0``; estimators are
 repeated parameters (``&bench_estimators=st-gbrt&bench_estimators=gbmort``).
 """
@@ -23,7 +24,8 @@ from engine.app.page_models import dataspec
 from engine.app.page_models.cost import estimate_model_selection_cost
 from engine.experiments import model_selection as ms
 from engine.experiments import selection_tables as tables
-from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6, TABLE4_ESTIMATORS
+from engine.experiments.published import PAPER_TABLE4, PAPER_TABLE6
+from engine.app.page_content.parameters.benchmark import DEFAULT_DATASET, MODES
 from engine import plotting
 from engine.datasets import list_datasets
 from engine.experiments.time_to_accuracy import XGBOOST_PACKAGE, xgboost_installed
@@ -34,7 +36,7 @@ from pages._status import failure, progress_bar
 from pages._real_data import real_data_mode
 from pages._compare import reset_button
 from pages._data_choice import SPEC_KEY, UPLOAD_KEY, link_note
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 from pages._render import show_chart, show_table
 
 route_through_app(__file__)
@@ -43,23 +45,12 @@ run = PageRun("bench")   # this page's background run (st.session_state["bench_p
 NOTICE_KEY = "bench_notice"
 DATA_PAGE = "data-page"  # dataset option: whatever the Data page chose
 FRIEDMAN = list(FRIEDMAN_PROBLEMS)
-DEFAULT_DATASET = "friedman1-group"
-DEFAULT_ESTIMATORS = list(TABLE4_ESTIMATORS)  # the five methods of Table 4 (~1.4 s on quick)
 # scikit-learn reference rows, added by a checkbox that is on by default: per-output gradient boosting
 # (the costly one: ~20 s of a quick friedman1 run, 16 outputs x grid x steps) and one multi-output forest.
 REFERENCES = ["sklearn-gb", "sklearn-rf"]
 PEERS = [DEFAULTS, XGBOOST]    # the engine as a practitioner gets it, and XGBoost with its defaults
 CONFIRM_SECONDS = 10 * 60     # above: an explicit confirmation before Start
 REFUSE_SECONDS = 4 * 3600     # above: refused in the page (the command line can still run it)
-ALL_ESTIMATORS = list(ms.KNOWN_NAMES)  # artificial-gbrt, boosting, our forests, scikit-learn
-BUDGET_HELP = {
-    "quick": "2 learning rates × 2 tree sizes, 100 steps: seconds. For a first look and for teaching.",
-    "moderate": "4 learning rates × 3 tree sizes × 2 feature fractions, 1000 steps: minutes.",
-    "full": "The paper's grid: 7 learning rates × 7 tree sizes × 5 feature fractions × 2 losses, "
-    "10 000 steps: hours to days on this machine.",
-}
-BOUND = {"bind": "query-params"}
-MODES = ("one data set", "real-data study")
 CHART_CONFIG = {"displaylogo": False}  # toolbar kept: PNG download
 
 
@@ -130,12 +121,7 @@ def start_run(dataset, settings, drawn):
 # --- page ------------------------------------------------------------------------------------
 st.title("Benchmark")
 with st.sidebar:
-    mode = url_widget(st.radio,
-        "Mode", MODES, horizontal=True, key="bench_mode", **BOUND,
-        help="**one data set**: the Table 4 protocol on one data set, with scikit-learn reference rows. "
-        "**real-data study**: paper 002's section 4.4 on several shipped data sets, ranks, Friedman / "
-        "Nemenyi and Wilcoxon tests next to the paper's (Figures 7-8, Tables 8-12), BOOMER beside it.",
-    )  # fmt: skip
+    mode = parameter_widget("bench_mode")
 if mode == MODES[1]:
     real_data_mode()
     st.stop()
@@ -161,64 +147,18 @@ with st.sidebar:
             return f"{name} · {c['task']} · {c['n_samples']}×{c['n_outputs']}"
         return f"{name} (synthetic, 300 train / 4000 test)"
 
-    choice = url_widget(st.selectbox,
-        "Data set", dataset_options, key="bench_dataset",
-        index=dataset_options.index(DATA_PAGE if st.session_state[SPEC_KEY].get("source") != "friedman" else DEFAULT_DATASET),
-        **BOUND,  # no format_func: the URL holds the formatted option, keep it the plain name
-        help="friedman1 chain / group / ind are the paper's synthetic problems (Table 4): each repeat "
-        "is a random 300/4000 split of one 4300-sample draw. Shipped data sets are split at random "
-        "with their standard split's sizes, else 40 % training, 10 % validation and 50 % test "
-        "(paper section 4.1.3). 'The Data page's choice' uses the data set chosen there.",
-    )  # fmt: skip
+    own_data = st.session_state[SPEC_KEY].get("source") != "friedman"
+    choice = parameter_widget("bench_dataset", options=dataset_options, default=DATA_PAGE if own_data else DEFAULT_DATASET)
     st.caption(dataset_label(choice))
-    estimators = url_widget(st.multiselect,
-        "Estimators", ALL_ESTIMATORS, default=DEFAULT_ESTIMATORS, key="bench_estimators", **BOUND,
-        help="Our boosting variants (st-gbrt: one model per output; gbmort: multi-output trees; "
-        "gbrt-rpo / gbrt-relabel-rpo: trees on random output projections), our forests (mo-rf, "
-        "st-rf, mo-et, and rf-<scheme>-shared / -per-tree: random forests on projected outputs, "
-        "paper 003, q = ln d, Algorithm 1 / 2), artificial-gbrt (the "
-        "oracle that knows the friedman1 output structure; friedman1 only), defaults (our boosting estimator as "
-        "a practitioner gets it: its defaults, only the seed set, nothing selected) and scikit-learn "
-        "references: sklearn-gb (GradientBoosting per output, steps chosen on validation), "
-        "sklearn-rf (one forest of multi-output trees) and sklearn-st-rf (one forest per output). "
-        "Every forest, ours and scikit-learn's, uses the paper's defaults (100 trees; k = p/3, min_samples_split 5 in regression; "
-        "k = √p, fully grown in classification).",
-    )  # fmt: skip
-    refs = url_widget(st.checkbox,
-        "scikit-learn reference rows", True, key="bench_refs", **BOUND,
-        help="Add scikit-learn's gradient boosting fitted per output (sklearn-gb, same grid, steps chosen on "
-        "validation) and its multi-output random forest (sklearn-rf) as reference rows. sklearn-gb makes a "
-        "quick friedman1 run take about half a minute instead of a few seconds: untick for a faster run.",
-    )  # fmt: skip
-    peers = url_widget(st.checkbox,
-        "XGBoost and the engine's defaults", True, key="bench_peers", **BOUND,
-        help="Add the two fits a practitioner makes first, nothing selected: defaults (our boosting estimator "
-        "with its defaults, only the seed set) and XGBoost with its defaults (one tree per output, depth 6, "
-        "100 rounds, one thread).",
-    )  # fmt: skip
+    estimators = parameter_widget("bench_estimators")
+    refs = parameter_widget("bench_refs")
+    peers = parameter_widget("bench_peers")
     if peers and not xgboost_installed():
         st.caption(f"XGBoost is not installed here (`pip install {XGBOOST_PACKAGE}`): its row is left out.")
-    noisy = url_widget(st.slider,
-        "Extra noisy outputs (Table 6)", 0, 32, 0, step=4, key="bench_noisy", **BOUND,
-        disabled=choice not in FRIEDMAN,
-        help="friedman1 only: append this many purely noisy outputs (rows of real outputs permuted, "
-        "section 4.2.3). The paper's Table 6 adds 16: the table then also shows half-macro-r2, the score "
-        "on the 16 real outputs, next to the paper's.",
-    )  # fmt: skip
-    budget = url_widget(st.radio,
-        "Search budget", list(ms.BUDGETS), horizontal=True, key="bench_budget", **BOUND,
-        help="How big the hyper-parameter grid and the step limit are. " + " ".join(f"**{k}**: {v}" for k, v in BUDGET_HELP.items()),
-    )  # fmt: skip
-    repeats = url_widget(st.slider,
-        "Repeats (random splits)", 2, 10, 2, key="bench_repeats", **BOUND,
-        help=f"Independent train/test splits; the paper uses 5. More repeats give a steadier mean and "
-        f"a more powerful t-test, at a proportional cost. No difference is called significant before "
-        f"{ms.MIN_TEST_REPEATS} repeats (with 2, the t-test has one degree of freedom).",
-    )  # fmt: skip
-    seed = url_widget(st.number_input,
-        "Seed", 0, 2**31 - 1, 0, step=1, key="bench_seed", **BOUND,
-        help="Seeds the data draw (friedman1), the splits and the models: the same seed gives the same table.",
-    )  # fmt: skip
+    noisy = parameter_widget("bench_noisy", disabled=choice not in FRIEDMAN)
+    budget = parameter_widget("bench_budget")
+    repeats = parameter_widget("bench_repeats")
+    seed = parameter_widget("bench_seed")
     st.caption(f"Seed **{seed}** · every setting is in the page URL: copy it to share this benchmark."
                + (" " + link_note() if choice == DATA_PAGE and st.session_state[SPEC_KEY].get("source") == "upload" else ""))
 

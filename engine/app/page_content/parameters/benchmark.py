@@ -2,7 +2,7 @@
 from engine.app.page_content.parameters.row import rows_of
 from engine.experiments import model_selection as ms
 from engine.experiments.published import REPRODUCTION_REFIT, TABLE4_ESTIMATORS
-from engine.names import FRIEDMAN_PROBLEMS, REAL_DATA_METHODS, SECOND_ORDER_METHODS
+from engine.names import REAL_DATA_METHODS, SECOND_ORDER_METHODS
 
 PAGE = "pages/benchmark.py"
 MODES = ("one data set", "real-data study")
@@ -88,4 +88,3 @@ ROWS = (
     row("bench_rd_seed", "number_input", "Seed", low=0, high=2**31 - 1, default=0, step=1,
         help="Seeds the splits and the models: the same seed gives the same tables."),
 )
-FRIEDMAN = list(FRIEDMAN_PROBLEMS)
