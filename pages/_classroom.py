@@ -20,7 +20,7 @@ import streamlit as st
 
 from engine.app.page_content.parameters import link, page_path
 from pages._params import all_controls, control_guess, page_controls
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 
 from pages._render import projector_on
 HIDE_PARAM = "hide"
@@ -44,9 +44,7 @@ PROJECTOR_CSS = """
 
 def projector_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL."""
-    url_widget(st.toggle, "Projector view", key="projector", bind="query-params",   # = PROJECTOR_KEY (pages/_render.py)
-              help="For a class reading a projected screen: larger chart, tree and table text, larger page "
-                   "text, and tables that wrap their cells instead of scrolling off the right edge.")
+    parameter_widget("projector")
 
 
 def parse_hide(value: str) -> tuple[list[str], list[str]]:

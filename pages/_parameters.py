@@ -55,6 +55,7 @@ def widget_arguments(row: Parameter, overrides: dict) -> dict:
 
 
 def parameter_button(key: str, *, where: Any = st, **kwargs: Any) -> bool:
-    """The button of ``key``'s row (a control a teacher's link may hide, not in the URL): its label and help."""
+    """The button of ``key``'s row (a control a teacher's link may hide, not in the URL): its label and help
+    (``label`` or ``help`` in ``kwargs``: the page's words for them at run time)."""
     row = parameter(key)
-    return where.button(kwargs.pop("label", row.label), key=row.key, help=row.help, **kwargs)
+    return where.button(kwargs.pop("label", row.label), key=row.key, help=kwargs.pop("help", row.help), **kwargs)

@@ -15,7 +15,7 @@ import os
 import streamlit as st
 
 from engine.app.page_content.predictions import question
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 
 TOGGLE_KEY = "predict"
 # The switch's default on this server: off (unset) or on. Off by default: a practitioner or a
@@ -43,9 +43,7 @@ def _default() -> bool:
 
 def predict_switch():
     """The sidebar switch (app.py draws it on every page); bound to the URL, off by default."""
-    url_widget(st.toggle, "Predict first", value=_default(), key="predict", bind="query-params",   # TOGGLE_KEY
-              help="Before a chart's answer is drawn, the page asks what you expect and compares your answer "
-                   "with the result. Off: charts are drawn at once.")
+    parameter_widget("predict", default=_default())
 
 
 def predicting() -> bool:

@@ -28,7 +28,7 @@ from engine.names import BOOMER_NAMES, SECOND_ORDER_METHODS
 from pages._jobs import PageRun, estimate_text, fmt_seconds
 from pages._status import failure, progress_bar
 from engine.app.page_content.parameters import parameter
-from pages._parameters import parameter_widget
+from pages._parameters import parameter_button, parameter_widget
 from pages._render import show_chart, show_table
 
 run = PageRun("bench_rd")      # its own slot: the one-data-set mode keeps its run
@@ -68,8 +68,8 @@ def sidebar():
     installed, message = boomer_available()
     st.session_state.setdefault("bench_rd_datasets", [d for d in DEFAULT_DATASETS if d in shipped])
     datasets = parameter_widget("bench_rd_datasets", options=shipped)
-    st.button("The paper's list", key="bench_rd_papers_list", on_click=select_papers_list,
-              help=f"Select every shipped data set of the paper's list ({len(shipped)} of its 29).")
+    parameter_button("bench_rd_papers_list", on_click=select_papers_list,
+                     help=f"Select every shipped data set of the paper's list ({len(shipped)} of its 29).")
     methods = parameter_widget("bench_rd_methods")
     boomer = parameter_widget("bench_rd_boomer", default=installed, disabled=not installed,
                               help=parameter("bench_rd_boomer").help + ("" if installed else f" {message}"))

@@ -16,11 +16,9 @@ from engine.app.serving.uploads import UploadFull
 from engine.datasets.target_columns import binary_columns, choose_targets, describe_rule, parse_rule, rule_text
 from pages._data_choice import UPLOAD_KEY, link_note, parse_upload
 from pages._session import open_session, shared_uploads
-from pages._url import url_widget
+from pages._parameters import parameter_widget
 
-BOUND = {"bind": "query-params", "persist_state": "page"}
 FILE_KEY = "data_upload_file"      # (the uploader's file id, its content id): the file put in the store once
-RULES = {"last": "the last k columns", "prefix": "by name prefix", "binary": "every 0/1 column", "pick": "pick them"}
 binary_of = st.cache_data(binary_columns, show_spinner="Looking for 0/1 columns…", max_entries=4)
 
 
@@ -77,33 +75,17 @@ def _controls(item, same: dict):
     sep_now = next((k for k, v in dataspec.SEPARATORS.items() if v == same.get("sep", ",")), "comma")
     kind_now, value_now = parse_rule(same["targets"]) if same.get("targets") else ("last", 1)
     with st.sidebar:
-        sep_name = url_widget(st.selectbox,
-            "Separator", names, index=names.index(sep_now), key="data_sep", **BOUND,
-            help="The character between columns: comma , · semicolon ; · tab · pipe |",
-        )  # fmt: skip
+        sep_name = parameter_widget("data_sep", default=sep_now)
         sep = dataspec.SEPARATORS[sep_name]
         hint = dataspec.separator_hint(item.raw, sep, dataspec.SEPARATORS)
         if hint:
             st.warning(hint, icon="🔣")
-        kind = url_widget(st.radio,
-            "Targets", list(RULES), captions=list(RULES.values()), index=list(RULES).index(kind_now),
-            key="data_target_rule", **BOUND,
-            help="The outputs to predict, chosen in one move; every other column is an input feature. "
-            "Whatever the rule, the targets keep the file's column order.",
-        )  # fmt: skip
+        kind = parameter_widget("data_target_rule", default=kind_now)
         if kind == "last":
-            k = url_widget(st.number_input,
-                "k (the last k columns are the targets)", 1, 1999, value_now if kind_now == "last" else 1,
-                key="data_target_k", **BOUND,
-                help="The file's last k columns are the outputs, in the file's order; the others are features.",
-            )  # fmt: skip
+            k = parameter_widget("data_target_k", default=value_now if kind_now == "last" else 1)
             return sep, rule_text("last", k)
         if kind == "prefix":
-            prefix = url_widget(st.text_input,
-                "Target names start with", value=value_now if kind_now == "prefix" else "", key="data_target_prefix",
-                placeholder="e.g. tag_", **BOUND,
-                help="Every column whose name starts with this text is an output (case-sensitive).",
-            )  # fmt: skip
+            prefix = parameter_widget("data_target_prefix", default=value_now if kind_now == "prefix" else "")
             if not prefix:
                 st.info("Type the start of the target columns' names (e.g. tag_ for tag_00 … tag_59).")
                 return sep, None

@@ -19,13 +19,12 @@ from pages._compare import reset_button
 from pages._jobs import PageRun, estimate_text, gate, shared_figure
 from pages._status import failure, run_status
 from pages._predict import ask
-from pages._url import url_widget
+from pages._parameters import parameter_button, parameter_widget
 from pages._render import show_chart
 
 route_through_app(__file__)
 
 run = PageRun("cost")
-BOUND = {"bind": "query-params", "persist_state": "page"}
 MAX_SECONDS = 120.0
 GO = "cost_go"
 CHART_CONFIG = {"displaylogo": False}
@@ -47,18 +46,14 @@ st.markdown(
 with st.sidebar:
     st.header("Cost against d")
     reset_button("cost")
-    n_samples = url_widget(st.select_slider, "Samples n (measure here)", [250, 500, 1000, 2000], LIVE_SETTINGS.n_samples,
-                                 key="cost_n", **BOUND,
-                                 help="Training rows of the measurement on this server (the shipped one: 2000).")
-    largest = url_widget(st.select_slider, "Largest d (measure here)", [64, 256, 1000], max(LIVE_SETTINGS.d_values),
-                               key="cost_max_d", **BOUND, help="Measure d = 4, 16, 64, ... up to this.")
+    n_samples = parameter_widget("cost_n")
+    largest = parameter_widget("cost_max_d")
     settings = replace(LIVE_SETTINGS, n_samples=int(n_samples),
                        d_values=tuple(d for d in LIVE_SETTINGS.d_values if d <= largest))
     reference = shipped()
     cost = estimate_seconds(reference, settings)
-    st.button(f"Measure on this server ({estimate_text(cost, run.name)})", key="cost_measure", type="primary",
-              disabled=run.running, on_click=st.session_state.__setitem__, args=(GO, True),
-              help="Time every method at every d on this server, one thread, in the background.")
+    parameter_button("cost_measure", label=f"Measure on this server ({estimate_text(cost, run.name)})", type="primary",
+                     disabled=run.running, on_click=st.session_state.__setitem__, args=(GO, True))
 
 if st.session_state.pop(GO, False) or preset_go():
     gate(run, settings, cost, lambda: run.start(run_cost_vs_outputs, settings, settings=settings, estimate=cost),
@@ -77,9 +72,7 @@ if done is not None and done.status == "failed":
     failure(done, "The measurement")
 shown = "shipped"
 if live is not None:
-    shown = url_widget(st.radio, "Show", ["here", "shipped"], key="cost_show", horizontal=True, **BOUND,
-                     format_func={"here": "measured on this server", "shipped": "the shipped measurement"}.get,
-                     help="The measurement made here (sidebar button) or the one shipped with the app.")
+    shown = parameter_widget("cost_show")
 result = live if shown == "here" else reference
 if shown == "here":
     st.caption(f"Measured on this server in {done.elapsed:.1f} s{done.timing_note}.")

@@ -21,31 +21,16 @@ from engine import plotting
 from engine.app.page_models import dataspec
 from engine.datasets import upload as engine_upload
 from engine.datasets import list_datasets
-from engine.names import STRUCTURES as FRIEDMAN_STRUCTURES
+from engine.app.page_content.parameters.data import DEFAULT_SHIPPED
 from pages._deeplink import route_through_app
 from pages._compare import reset_button
 from pages._data_choice import SPEC_KEY, URL_KEY, name_in_url
 from pages._upload import upload_choice
-from pages._url import url_widget
+from pages._parameters import parameter_button, parameter_widget
 from pages._render import show_chart
 
 route_through_app(__file__)
 
-# Bound widgets put their option *strings* in the URL, so options are short words (no
-# format_func) and the explanations go in captions.
-SOURCES = {
-    "friedman": "synthetic friedman1 (known Bayes model)",
-    "shipped": "a benchmark data set of the paper",
-    "upload": "your own CSV file",
-}
-STRUCTURE_HELP = (
-    "How the outputs are linked (paper section 4.2.1). chain: each output adds fresh noise to "
-    "the previous one, so neighbours are strongly correlated. group: every output is the same "
-    "function plus its own noise. ind: each output is the function of its own five inputs, "
-    "so the outputs are independent."
-)
-BOUND = {"bind": "query-params", "persist_state": "page"}  # in the URL, kept while hidden
-DEFAULT_SHIPPED = "enb"
 
 st.session_state.setdefault(SPEC_KEY, dict(dataspec.DEFAULT_SPEC))
 load_spec = st.cache_data(dataspec.dataset_from_spec, show_spinner="Loading the data set…")
@@ -77,51 +62,22 @@ with st.sidebar:
     # The page's settings are the app's chosen data: Reset chooses the default data again (the
     # widgets' defaults follow the chosen data, so the choice itself and its `data=` go too).
     reset_button("data", extra=(SPEC_KEY, URL_KEY))
-    source = url_widget(st.radio,
-        "Source", list(SOURCES), captions=list(SOURCES.values()), key="data_source", **BOUND,
-        index=list(SOURCES).index(current.get("source", "friedman")),
-        help="Synthetic data has a known Bayes model (the best possible prediction); shipped "
-        "data sets are the paper's real benchmarks; or upload your own CSV file.",
-    )  # fmt: skip
+    source = parameter_widget("data_source", default=current.get("source", "friedman"))
 
     if source == "friedman":
-        structure = url_widget(st.radio,
-            "Output structure", list(FRIEDMAN_STRUCTURES), horizontal=True, key="data_problem", help=STRUCTURE_HELP,
-            index=list(FRIEDMAN_STRUCTURES).index(now["structure"]), **BOUND
-        )
-        n_outputs = url_widget(st.slider,
-            "Outputs (d)", 1, 64, now["n_outputs"], key="data_n_outputs", **BOUND,
-            help="Number of outputs; the paper uses 16. For ind, each output brings 5 inputs of its own.",
-        )  # fmt: skip
-        n_samples = url_widget(st.slider,
-            "Samples (n)", 50, 5000, now["n_samples"], step=50, key="data_n_samples", **BOUND,
-            help="Rows drawn. Fewer samples make the empirical correlations noisier.",
-        )  # fmt: skip
-        inputs = url_widget(st.radio,
-            "Input distribution", ["uniform", "gaussian"], horizontal=True, key="data_inputs", **BOUND,
-            index=["uniform", "gaussian"].index(now["input_distribution"]),
-            help="uniform: x ~ U(0, 1), as in Friedman (1991). gaussian: x ~ N(0, I), as the paper's text says.",
-        )  # fmt: skip
+        structure = parameter_widget("data_problem", default=now["structure"])
+        n_outputs = parameter_widget("data_n_outputs", default=now["n_outputs"])
+        n_samples = parameter_widget("data_n_samples", default=now["n_samples"])
+        inputs = parameter_widget("data_inputs", default=now["input_distribution"])
         st.caption(
             "The paper's text says x ~ N(0, I), but the scores it reports only fit uniform inputs, "
             "hence the uniform default."
         )
-        noise = url_widget(st.slider,
-            "Noise sd", 0.0, 5.0, float(now["noise"]), step=0.1, key="data_noise", **BOUND,
-            help="Standard deviation of each output's Gaussian noise (paper: 1). For chain it accumulates: "
-            "output j has noise variance j × sd².",
-        )  # fmt: skip
-        n_noisy = url_widget(st.slider,
-            "Extra noisy outputs", 0, 64, now["n_noisy_outputs"], key="data_noisy_outputs", **BOUND,
-            help="Outputs unrelated to x: shuffled copies of real outputs (paper Table 6 adds 16). "
-            "They test whether a method is misled by irrelevant outputs.",
-        )  # fmt: skip
+        noise = parameter_widget("data_noise", default=float(now["noise"]))
+        n_noisy = parameter_widget("data_noisy_outputs", default=now["n_noisy_outputs"])
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-        seed = url_widget(c1.number_input,
-            "Seed", 0, 2**31 - 1, now["seed"], step=1, key="data_seed", **BOUND,
-            help="Random seed of the draw: the same seed gives the same data, on every machine.",
-        )  # fmt: skip
-        c2.button("New seed", key="data_new_seed", on_click=new_seed, help="Draw a fresh sample with a random seed.")
+        seed = parameter_widget("data_seed", where=c1, default=now["seed"])
+        parameter_button("data_new_seed", where=c2, on_click=new_seed)
         spec = dataspec.friedman_spec(
             structure, n_samples=n_samples, n_outputs=n_outputs, input_distribution=inputs,
             noise=noise, n_noisy_outputs=n_noisy, seed=seed,
@@ -130,12 +86,7 @@ with st.sidebar:
     elif source == "shipped":
         names = list(catalogue)
         default = current["name"] if current.get("source") == "shipped" and current["name"] in names else DEFAULT_SHIPPED
-        name = url_widget(st.selectbox,
-            "Data set", names, index=names.index(default) if default in names else 0,
-            key="data_dataset", **BOUND,
-            help="The real benchmarks of the paper (Mulan collection): multi-output regression and "
-            "multi-label classification.",
-        )  # fmt: skip
+        name = parameter_widget("data_dataset", options=names, default=default)
         info = catalogue[name]
         sparse_note = f" · sparse inputs ({info['nnz']:,} non-zeros)" if info.get("sparse") else ""
         st.caption(f"{info['task']} · {info['n_samples']:,} samples · {info['n_features']:,} inputs · "

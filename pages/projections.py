@@ -47,7 +47,7 @@ from pages._status import failure, run_status
 from pages._data_choice import SPEC_KEY, chosen_dataset
 from pages._race import leaf_widget, race_section
 from pages._compare import pin_controls, reset_button, with_pinned
-from pages._parameters import parameter_widget
+from pages._parameters import parameter_button, parameter_widget
 from pages._render import show_chart, show_table
 
 route_through_app(__file__)
@@ -152,7 +152,7 @@ with st.sidebar:
     leaves = parameter_widget("proj_max_leaf_nodes")
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     seed = parameter_widget("proj_seed", where=c1)
-    c2.button("New seed", key="proj_new_seed", on_click=new_seed, help="Draw a random seed and run again.")
+    parameter_button("proj_new_seed", where=c2, on_click=new_seed)
 
 # --- configuration and cost ---------------------------------------------------------------------------
 # The train score is not drawn here: train_curve=False saves a second pass over the training set.

@@ -108,3 +108,37 @@ def test_homes_hide_example_is_built_from_the_table():
     from pages._classroom import hide_example
 
     assert hide_example() == "/convergence?hide=conv_seed,conv_learning_rate"
+
+
+def _table_calls():
+    """{function: [(file, key pattern)]} of every parameter_widget / parameter_button call in the app, and
+    the files calling url_widget directly (an f-string key is a pattern: ``os_loss_{task}`` -> os_loss_\\w+)."""
+    import ast
+
+    calls, direct = {"parameter_widget": [], "parameter_button": []}, []
+    for path in [ROOT / "app.py", *sorted(ROOT.glob("pages/*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id == "url_widget":
+                direct.append(path.name)
+            elif node.func.id in calls:
+                arg = node.args[0]
+                pattern = (re.escape(arg.value) if isinstance(arg, ast.Constant) else
+                           "".join(re.escape(v.value) if isinstance(v, ast.Constant) else r"\w+" for v in arg.values))
+                calls[node.func.id].append((path.name, pattern))
+    return calls, direct
+
+
+def test_every_widget_drawn_under_a_url_key_has_a_row_and_every_row_is_drawn():
+    calls, direct = _table_calls()
+    assert direct == ["_parameters.py"], f"url_widget called outside pages/_parameters.py: {direct}"
+    for function, kinds in (("parameter_widget", WIDGET_KINDS), ("parameter_button", ("button",))):
+        rows = {k for k, row in table.PARAMETERS.items() if row.kind in kinds}
+        drawn = set()
+        for name, pattern in calls[function]:
+            matched = {k for k in rows if re.fullmatch(pattern, k)}
+            assert matched, f"{name}: {function}({pattern}) draws no row of kind {kinds}"
+            drawn |= matched
+        assert rows <= drawn, f"rows no page draws with {function}: {sorted(rows - drawn)}"
+    assert len(calls["parameter_widget"]) > 100

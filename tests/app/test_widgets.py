@@ -1,6 +1,7 @@
 """Static checks over app.py and pages/*.py: every input widget explains itself (help=) and lives in
-the URL (bind="query-params", directly or through the page's BOUND dict) through pages/_url.url_widget
-(which says when the URL's value was refused), except the documented exceptions below; every key
+the URL (bind="query-params") through pages/_url.url_widget (which says when the URL's value was
+refused): drawn from its row of the parameter table by pages/_parameters.parameter_widget (the row
+holds its help), except the documented exceptions below; every key
 starts with its page's prefix (a key shared by two pages leaks a setting from one to the other: issue
 31); and .streamlit/config.toml keeps the app offline, quiet and headless."""
 
@@ -9,6 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from engine.app.page_content.parameters import parameter
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
@@ -31,12 +34,30 @@ PREFIXES = {"home.py": "home_", "data.py": "data_", "_upload.py": "data_", "_bv_
             "projections.py": "proj_", "_race.py": "proj_", "benchmark.py": "bench_", "_real_data.py": "bench_rd_"}
 
 
+TABLE_CALLS = ("parameter_widget", "parameter_button")     # pages/_parameters.py: a widget drawn from its row
+
+
+def table_key(call):
+    """The key a parameter_widget / parameter_button call names (an f-string's literal start), or None."""
+    if not (isinstance(call.func, ast.Name) and call.func.id in TABLE_CALLS and call.args):
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant):
+        return str(arg.value)
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        return str(arg.values[0].value)
+    return None
+
+
 def widget_calls(path):
-    """(kind, call node) for every st.<widget>(...) / column.<widget>(...) call of the file, and every
-    url_widget(st.<widget>, ...) call (the node whose keywords are the widget's)."""
+    """(kind, call node) for every st.<widget>(...) / column.<widget>(...) call of the file, every
+    url_widget(st.<widget>, ...) call (the node whose keywords are the widget's), and every widget drawn
+    from the parameter table (its row's kind)."""
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in INPUTS | BUTTONS:
             yield node.func.attr, node
+        elif isinstance(node, ast.Call) and table_key(node) is not None:
+            yield ("button" if node.func.id == "parameter_button" else "table"), node
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "url_widget"
               and node.args and isinstance(node.args[0], ast.Attribute) and node.args[0].attr in INPUTS):
             yield node.args[0].attr, node
@@ -60,6 +81,8 @@ def bound_dicts(path):
 
 
 def key_prefix(call):
+    if table_key(call) is not None:
+        return table_key(call)
     kw = {k.arg: k.value for k in call.keywords if k.arg}
     key = kw.get("key")
     if isinstance(key, ast.Constant):
@@ -70,6 +93,8 @@ def key_prefix(call):
 
 
 def is_bound(call, bound_names):
+    if table_key(call) is not None:
+        return True         # parameter_widget binds every widget to the URL through url_widget
     for k in call.keywords:
         if k.arg == "bind" and isinstance(k.value, ast.Constant) and k.value.value == "query-params":
             return True
@@ -85,7 +110,7 @@ def all_calls():
 def test_the_scan_finds_the_widgets():
     calls = all_calls()
     kinds = {kind for _, kind, _ in calls}
-    assert len(calls) > 60 and {"slider", "select_slider", "multiselect", "file_uploader", "button"} <= kinds
+    assert len(calls) > 60 and {"table", "file_uploader", "button"} <= kinds
     assert {p.name for p, _, _ in calls} >= {"home.py", "data.py", "convergence.py", "bias_variance.py",
                                                "projections.py", "benchmark.py"}
 
@@ -93,8 +118,17 @@ def test_the_scan_finds_the_widgets():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_every_control_has_help(path):
     missing = [f"{kind} line {call.lineno}" for kind, call in widget_calls(path)
-               if not any(k.arg == "help" for k in call.keywords)]
+               if not any(k.arg == "help" for k in call.keywords) and not _row_help(call)]
     assert not missing, f"{path.name}: no help= on {missing}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def _row_help(call):
+    """The help of the row a table call draws (an f-string key: the help of each of its rows)."""
+    key = table_key(call)
+    if key is None:
+        return ""
+    return parameter(key).help if isinstance(call.args[0], ast.Constant) else "every row's"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -128,6 +162,7 @@ def test_bound_widgets_go_through_url_widget():
     for path, kind, call in all_calls():
         if kind in INPUTS and is_bound(call, bound_dicts(path)):
             assert call.lineno in through_url_widget(path), f"{path.name} line {call.lineno}: {kind} not in url_widget"
+    assert through_url_widget(ROOT / "pages" / "_parameters.py")     # where the table's widgets are drawn
 
 
 def test_every_key_starts_with_its_pages_prefix():
