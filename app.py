@@ -38,7 +38,7 @@ navigation = st.navigation(
 )
 st.session_state[REGISTERED_PAGES_KEY] = tuple(path for path, _, _ in PAGES)
 
-from pages._classroom import apply_classroom, projector_switch  # noqa: E402 - imports the engine's plotting
+from pages._classroom import apply_classroom, projector_switch, state_hidden_values  # noqa: E402 - imports the engine's plotting
 from pages._predict import predict_switch  # noqa: E402
 from pages._params import begin_run, note_unknown, note_unused  # noqa: E402
 from pages._url import note_visit, visit_number  # noqa: E402
@@ -53,7 +53,7 @@ with st.sidebar:
     st.markdown(f"Paper: [Joly, Wehenkel & Geurts, *Gradient tree boosting with random output projections*]({PAPER_URL})")
     projector_switch()   # the projector view, and below the teacher's link (?hide=...): pages/_classroom.py
     predict_switch()     # "Predict first": questions before the charts' answers (pages/_predict.py)
-apply_classroom(PAGE_FILES[navigation.url_path])
+hidden_line = apply_classroom(PAGE_FILES[navigation.url_path])   # the hidden controls' line, their values after the page
 
 from pages._session import check_settings, open_session  # noqa: E402 - imports the engine: after the navigation is set up
 
@@ -72,3 +72,4 @@ if link_notes is not None:
 navigation.run()        # a page that stops early (st.stop) ends the script here
 if link_notes is not None:
     note_unused(PAGE_FILES[navigation.url_path], visit_number(), link_notes)
+state_hidden_values(hidden_line, PAGE_FILES[navigation.url_path])

@@ -20,7 +20,7 @@ import streamlit as st
 
 from engine.app.page_content.parameters import link, page_path
 from pages._params import all_controls, control_guess, page_controls
-from pages._parameters import parameter_widget
+from pages._parameters import SHOWN_KEY, parameter_widget
 
 from pages._render import projector_on
 HIDE_PARAM = "hide"
@@ -88,7 +88,8 @@ def hide_css(names) -> str:
 def apply_classroom(page: str | None = None):
     """Call in app.py on every run, before the page (``page``: its file): this session's CSS and the
     notes, one naming each ``hide`` name that is no control of any page (with a did-you-mean for this
-    page's: ``seed`` -> ``conv_seed``)."""
+    page's: ``seed`` -> ``conv_seed``). Returns the sidebar's line about the hidden controls (None: none),
+    which :func:`state_hidden_values` completes after the page with their values."""
     names, refused = hidden_names()
     css = "\n".join(filter(None, [PROJECTOR_CSS if projector_on() else "", hide_css(names)]))
     if css:
@@ -103,9 +104,29 @@ def apply_classroom(page: str | None = None):
         st.warning(f"The link's {HIDE_PARAM} names “{name}”, which is no control of this app: nothing hidden for it"
                    + (f"; did you mean {guess}?" if guess else "."), icon="🙈")
     shown_here = [n for n in names if page and n in page_controls(page)]
-    if shown_here and SIDEBAR not in names:
-        st.sidebar.caption(f"🎓 Teacher's link: {len(shown_here)} control{'s' if len(shown_here) > 1 else ''} of this "
-                           "page hidden (they keep the link's values; Reset is hidden too).")
+    if not shown_here or SIDEBAR in names:
+        return None
+    line = st.sidebar.empty()
+    line.caption(_hidden_line(shown_here))
+    return line
+
+
+def _hidden_line(hidden, values=()) -> str:
+    return (f"🎓 Teacher's link: {len(hidden)} control{'s' if len(hidden) > 1 else ''} of this page hidden (they keep "
+            "the link's values; Reset is hidden too)" + (f": {'; '.join(values)}." if values else "."))
+
+
+def state_hidden_values(line, page: str) -> None:
+    """Call after the page ran (app.py) with :func:`apply_classroom`'s line: the values of the hidden controls
+    the page drew, each as its row of the parameter table states it ("Boosting steps: 2000"), so a class
+    that does not see a control still reads its value. A page that stopped early keeps the plain line."""
+    if line is None:
+        return
+    hidden = [n for n in st.session_state.get(HIDE_STATE) or [] if n in page_controls(page)]
+    drawn = st.session_state.get(SHOWN_KEY, {})
+    values = [drawn[n] for n in hidden if n in drawn]
+    if values:
+        line.caption(_hidden_line(hidden, values))
 
 
 def link_url(link: dict) -> str:

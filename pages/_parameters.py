@@ -16,12 +16,18 @@ from engine.app.page_content.parameters import parameter
 from engine.app.page_content.parameters.row import NUMBER_KINDS, Parameter
 from pages._url import url_widget
 
+SHOWN_KEY = "app_params_shown"     # {key: its row's words for the value} of this script run's table widgets
+
 
 def parameter_widget(key: str, *, where: Any = st, parse=None, **overrides: Any) -> Any:
     """The value of the widget of parameter ``key``, drawn in ``where`` from its row (``overrides``:
     ``options`` / ``default`` given at run time, or any keyword of the streamlit widget)."""
     row = parameter(key)
-    return url_widget(getattr(where, row.kind), parse=parse, **widget_arguments(row, overrides))
+    value = url_widget(getattr(where, row.kind), parse=parse, **widget_arguments(row, overrides))
+    # How the value is stated when a teacher's link hides the control (pages/_classroom.py says it).
+    st.session_state.setdefault(SHOWN_KEY, {})[row.key] = row.shown_hidden(
+        overrides["format_func"](value) if "format_func" in overrides else value)
+    return value
 
 
 def widget_arguments(row: Parameter, overrides: dict) -> dict:

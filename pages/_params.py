@@ -24,6 +24,7 @@ import streamlit as st
 
 from engine.app.page_content import parameters as table
 from engine.app.page_content.challenges import challenges_for
+from pages._parameters import SHOWN_KEY
 
 PAGES_DIR = Path(__file__).resolve().parent
 # A page's prefix (the start of every parameter of its own): pages/<file>.py -> prefix.
@@ -90,8 +91,9 @@ def _guess(name: str, page: str, names) -> str | None:
 
 
 def begin_run() -> None:
-    """Call at the top of every script run (app.py): nothing read yet."""
+    """Call at the top of every script run (app.py): nothing read yet, no value shown yet."""
     st.session_state[READ_KEY] = set()
+    st.session_state[SHOWN_KEY] = {}
 
 
 def _page_busy() -> bool:

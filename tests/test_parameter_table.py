@@ -142,3 +142,10 @@ def test_every_widget_drawn_under_a_url_key_has_a_row_and_every_row_is_drawn():
             drawn |= matched
         assert rows <= drawn, f"rows no page draws with {function}: {sorted(rows - drawn)}"
     assert len(calls["parameter_widget"]) > 100
+
+
+def test_a_hidden_control_is_stated_in_words():
+    assert table.parameter("conv_n_steps").shown_hidden(2000) == "Boosting steps: 2000"
+    assert table.parameter("conv_variants").shown_hidden(["st-gbrt", "gbmort"]) == "Methods: st-gbrt, gbmort"
+    assert table.parameter("os_fixed").shown_hidden(True) == "Same projection at every step: on"
+    assert table.parameter("cost_show").shown_hidden("here") == "Show: measured on this server"

@@ -155,6 +155,18 @@ def test_every_control_a_teachers_link_hides_is_a_widget_of_its_page(link):
     assert at.session_state["teacher_hide"] == list(link["hide"])
 
 
+def test_the_hidden_controls_values_are_stated_in_the_sidebar_as_their_rows_say():
+    # Act 1 hides every control but the Problem switch: the class still reads the link's values.
+    link = TEACHER_LINKS[0]
+    at = open_page(link["page"], **link["query_params"])
+    line = next(c.value for c in at.sidebar.caption if "Teacher's link" in c.value)
+    assert line.startswith("🎓 Teacher's link: 12 controls of this page hidden")
+    for said in ("Boosting steps: 2000", "Methods: st-gbrt, gbmort, gbrt-rpo-subsampled", "Learning rate μ: 0.1",
+                 "Leaves per tree: 2", "Seed: 0"):
+        assert said in line, (said, line)
+    assert "Problem:" not in line      # shown, so not stated
+
+
 def test_a_refused_name_is_said_on_screen():
     at = open_page("pages/convergence.py", hide="seed,<script>")
     assert not at.exception

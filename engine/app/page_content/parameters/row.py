@@ -71,7 +71,9 @@ class Parameter:
     def shown_hidden(self, value) -> str:
         """The words a page shows for this control when a teacher's link hides it."""
         text = self.labels.get(value, value) if self.labels else value
-        if isinstance(text, (list, tuple)):
+        if isinstance(text, bool):
+            text = "on" if text else "off"
+        elif isinstance(text, (list, tuple)):
             text = ", ".join(map(str, text)) or "none"
         return self.hidden.format(label=self.label, value=text)
 
