@@ -1,5 +1,6 @@
-"""The links' contract, generated from every page's parameters (pages/_params.py) and the widgets the
-page draws for them (issue 43): for every page and every parameter, a link with a valid value, an
+"""The links' contract, generated from every page's parameters (the parameter table,
+engine/app/page_content/parameters, through pages/_params.page_parameters) and the widgets the page
+draws from their rows (issue 43): for every page and every parameter, a link with a valid value, an
 out-of-range one, an unreadable one and an unknown name. Each link is opened as a fresh link is
 (app.py's frame, then the page); the page must show the value it uses, say so in a note naming the
 parameter when that is not the link's, and the address bar after the run must hold exactly the values
