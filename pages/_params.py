@@ -110,7 +110,9 @@ def _note(name: str, value: str, page: str) -> str:
     title = Path(page).stem
     own = name in page_parameters(page)
     if own:
-        return (f"This page does not use {name} with its current settings (its control is not shown): "
+        label = table.PARAMETERS[name].label if name in table.PARAMETERS else ""
+        control = f"its control, {label}," if label else "its control"
+        return (f"This page does not use {name} with its current settings ({control} is not shown): "
                 f"the link's “{_short(value)}” is ignored.")
     elsewhere = owner_page(name)
     guess = did_you_mean(name, page)

@@ -3,8 +3,9 @@
 Streamlit (1.67) quietly replaces a bound widget's URL value that it cannot use (not one of the
 options, not a number, outside the range) by the widget's default and drops it from the URL: a
 student who opens ``/convergence?conv_n_steps=-5`` sees 1000 steps and no word about it.
-:func:`url_widget` calls the widget as the page wrote it and says what happened, next to it: the
-parameter, the value the link gave and the value used.
+:func:`url_widget` calls the widget as its row of the parameter table describes it (pages/_parameters.py
+builds the call) and says what happened, next to it: the parameter, the value the link gave and the
+value used.
 
 * A number outside a slider's or number input's range is clamped to the range, and a number that
   is not one of a numeric select slider's values becomes the nearest one.

@@ -22,9 +22,11 @@ PAGES = {"pages/home.py": "home_", "pages/data.py": "data_", "pages/convergence.
          "pages/one_step.py": "os_", "pages/forests.py": "fx_", "pages/bias_variance.py": "bv_",
          "pages/projections.py": "proj_", "pages/benchmark.py": "bench_"}
 # Session values shared on purpose: app.py's page list, the Data page's hand-off to the other pages.
-# app_visit, app_params_read, app_param_notes: app.py's bookkeeping of the page visit and of the link's
-# parameters it read (pages/_url.py, pages/_params.py)
-SHARED = {"app_registered_pages", "dataset_spec", "dataset_upload", "app_visit", "app_params_read", "app_param_notes"}
+# app_visit, app_params_read, app_param_notes, app_params_shown: app.py's bookkeeping of the page visit,
+# of the link's parameters it read and of the values this run drew (pages/_url.py, pages/_params.py,
+# pages/_parameters.py; the last two are emptied at every run)
+SHARED = {"app_registered_pages", "dataset_spec", "dataset_upload", "app_visit", "app_params_read", "app_param_notes",
+          "app_params_shown"}
 # app.py's frame widgets, on every page by design (a projector view stays on from page to page).
 APP_FRAME = {"projector", "projector_url", "predict", "predict_url"}   # predict_url: its URL bookkeeping (pages/_url.py)
 KINDS = ("slider", "select_slider", "selectbox", "multiselect", "radio", "number_input", "text_input",
