@@ -14,16 +14,31 @@ import pytest
 
 from engine.app.serving.memory import set_malloc_thresholds
 
+# What glibc holds from the system (every arena's heaps plus its mapped blocks: mallinfo2's arena + hblkhd),
+# not the resident set: the kernel may reclaim cold pages of a freed but kept heap (this machine runs
+# DAMON's reclaim), which made the dynamic control's resident memory drop under a loaded suite.
 FREED_IN_A_THREAD = """
-import sys, threading
-from engine.app.serving.memory import release_memory, resident_mb, set_malloc_thresholds
+import ctypes, sys, threading
+from engine.app.serving.memory import release_memory, set_malloc_thresholds
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+_mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+_mallinfo2.restype = MallInfo2
+
+def held_mb():
+    info = _mallinfo2()
+    return (info.arena + info.hblkhd) / 2**20
+
 if sys.argv[1] == "fixed":
     assert set_malloc_thresholds()
 size = int(sys.argv[2])
 big = bytearray(16 << 20)      # one large buffer freed: glibc's dynamic mmap threshold rises to 16 MB
 del big
 release_memory()
-base = resident_mb()
+base = held_mb()
 
 def session():                  # a session's thread: 24 MB of blocks, then all freed
     blocks = [b"x" * size for _ in range((24 << 20) // size)]
@@ -33,7 +48,7 @@ t = threading.Thread(target=session)
 t.start()
 t.join()
 release_memory()
-print(resident_mb() - base)
+print(held_mb() - base)
 """
 
 
