@@ -12,6 +12,8 @@ holds the independent brute-force references the engine is compared with (and th
 from __future__ import annotations
 
 import os
+import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -33,11 +35,26 @@ SLOW_FOLDERS = ("browser", "app")
 TESTS = Path(__file__).resolve().parent
 
 
+# --- parallel runs -------------------------------------------------------------------------
+# The suite runs on every core (pytest-xdist, ``--dist loadgroup`` in pyproject.toml): each test goes to
+# whichever worker is free, except that a file with a module-scoped fixture (a trained model, a study's
+# run) keeps its tests on one worker, so the fixture is computed once, not once per worker.
+_MODULE_FIXTURE = re.compile(r"""scope=["']module["']""")
+
+
+@lru_cache(maxsize=None)
+def _has_module_fixture(path: Path) -> bool:
+    return bool(_MODULE_FIXTURE.search(path.read_text(encoding="utf-8")))
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        parts = Path(item.path).resolve().relative_to(TESTS).parts
+        path = Path(item.path).resolve()
+        parts = path.relative_to(TESTS).parts
         if len(parts) > 1 and parts[0] in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+        if _has_module_fixture(path):
+            item.add_marker(pytest.mark.xdist_group(path.relative_to(TESTS).as_posix()))
 
 
 # --- AppTest ----------------------------------------------------------------------------
