@@ -102,6 +102,12 @@ def partial_timer(every):
     return due
 
 
+def _ignore_interrupts():
+    """A loky worker's initializer: SIGINT is the parent's to handle."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def ordered_map(fn, arglist, *, n_jobs=1, backend="loky", client=None, local_kwargs=None):
     """Yield ``fn(*args)`` for every ``args`` of ``arglist``, in order, computed lazily.
 
@@ -131,9 +137,12 @@ def ordered_map(fn, arglist, *, n_jobs=1, backend="loky", client=None, local_kwa
         for args, kwargs in zip(arglist, local_kwargs):
             yield fn(*args, **(kwargs or {}))
         return
-    from joblib import Parallel, delayed
-    results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(
-        delayed(fn)(*args) for args in arglist)
+    from joblib import Parallel, delayed, parallel_config
+    # The workers ignore Ctrl-C: a terminal sends it to the whole process group, and a worker interrupted
+    # while it unpickled its next call broke the pool (BrokenProcessPool) instead of letting the parent
+    # stop after the work in progress (engine/__main__.py); a second Ctrl-C still ends the run at once.
+    with parallel_config(backend="loky", initializer=_ignore_interrupts):
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(*args) for args in arglist)
     try:
         for result in results:      # not "yield from": that would close it outside the filter below
             yield result
